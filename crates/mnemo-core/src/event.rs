@@ -1,0 +1,46 @@
+//! The log's vocabulary: every change to a namespace is one of these events, and
+//! nothing else is stored as truth. A batch of events commits atomically at one
+//! system time.
+//!
+//! Encodings stay readable across releases: variants and fields are only ever added
+//! at the end, and the engine prefixes every encoded batch with [`EVENT_FORMAT`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::FactId;
+use crate::model::{Entity, Episode, Fact, NamespaceConfig, PredicateDef};
+use crate::time::Timestamp;
+
+/// Version of the event encoding written by this build.
+pub const EVENT_FORMAT: u8 = 1;
+
+/// One change to a namespace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Event {
+    /// An observation was recorded.
+    EpisodeRecorded(Episode),
+    /// An entity was declared, or its next version (same id).
+    EntityDeclared(Entity),
+    /// A fact was asserted (or denied, by its polarity).
+    FactAsserted(Fact),
+    /// A fact stops holding at `valid_to`: an update in valid time. The latest visible
+    /// end wins.
+    FactEnded {
+        /// The fact.
+        fact: FactId,
+        /// Its new valid end (excluded).
+        valid_to: Timestamp,
+    },
+    /// A fact was never true: a correction in system time.
+    FactRetracted {
+        /// The fact.
+        fact: FactId,
+        /// Why, for people.
+        reason: Option<String>,
+    },
+    /// A predicate's cardinality, value type or description was declared.
+    PredicateDefined(PredicateDef),
+    /// The namespace's settings changed.
+    NamespaceConfigured(NamespaceConfig),
+}

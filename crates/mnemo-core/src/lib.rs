@@ -1,0 +1,22 @@
+//! Mnemo's pure model: identifiers, time, values, records, events and the bitemporal
+//! resolution rules. This crate does no I/O, reads no clock and knows no async runtime.
+#![deny(missing_docs)]
+
+mod error;
+mod event;
+mod ids;
+mod model;
+mod resolve;
+mod time;
+mod value;
+
+pub use error::CoreError;
+pub use event::{EVENT_FORMAT, Event};
+pub use ids::{EntityId, EpisodeId, FactId, Seq};
+pub use model::{
+    Cardinality, Entity, Episode, Fact, MAX_NAME_LEN, Namespace, NamespaceConfig, Polarity, PredicateDef,
+    normalize_name, validate_name,
+};
+pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
+pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
+pub use value::{Literal, Value, ValueType};

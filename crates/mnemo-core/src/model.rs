@@ -1,0 +1,210 @@
+//! The records of a namespace: episodes, entities, facts, predicates and configuration.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CoreError;
+use crate::ids::{EntityId, EpisodeId, FactId};
+use crate::time::{Interval, TimeZone, Timestamp};
+use crate::value::{Literal, Value, ValueType};
+
+/// Longest accepted name of a namespace, predicate or entity kind.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// The name of an isolated memory (a user, an agent, a tenant).
+///
+/// `[A-Za-z0-9_.-]`, 1 to 64 characters, not starting with `.` or `-`: it names files.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Namespace(String);
+
+impl Namespace {
+    /// Validates a namespace name; `field` names the input in the error.
+    pub fn new(field: &str, name: &str) -> Result<Self, CoreError> {
+        let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        let reason = if name.is_empty() || name.len() > 64 {
+            Some("must have 1 to 64 characters")
+        } else if !name.chars().all(ok_char) {
+            Some("may hold only letters, digits, '_', '.' and '-'")
+        } else if name.starts_with(['.', '-']) {
+            Some("must not start with '.' or '-'")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(CoreError::invalid_value(field, name, reason)),
+            None => Ok(Namespace(name.to_owned())),
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Namespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One observation, kept verbatim: a node of the event progression graph.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Episode {
+    /// Its id.
+    pub id: EpisodeId,
+    /// The text, verbatim.
+    pub text: String,
+    /// When it happened (its valid time).
+    pub occurred_at: Timestamp,
+    /// The conversation or session it belongs to.
+    pub thread: Option<String>,
+    /// Where it came from (a channel, a tool, a document).
+    pub source: Option<String>,
+    /// Who spoke (`user`, `assistant`, `tool`…).
+    pub role: Option<String>,
+    /// A client-given id, unique in the namespace.
+    pub external_id: Option<String>,
+}
+
+/// Something talked about. A later declaration with the same id is its next version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entity {
+    /// Its id.
+    pub id: EntityId,
+    /// Canonical name.
+    pub name: String,
+    /// Other names it goes by.
+    pub aliases: Vec<String>,
+    /// What kind of thing it is (`person`, `city`…).
+    pub kind: Option<String>,
+    /// Properties that are not worth a fact of their own.
+    pub properties: BTreeMap<String, Literal>,
+}
+
+/// Whether a fact states or denies its triple.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Polarity {
+    /// "Alice lives in Paris."
+    #[default]
+    Asserted,
+    /// "Alice no longer lives in Paris": never in force itself; removes the matching
+    /// positive value wherever it ranks above it.
+    Negated,
+}
+
+/// A statement `subject —predicate→ object` with a valid-time interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fact {
+    /// Its id: the same triple may hold in several disjoint periods, each its own fact.
+    pub id: FactId,
+    /// The entity it is about.
+    pub subject: EntityId,
+    /// The relation's name.
+    pub predicate: String,
+    /// An entity or a literal.
+    pub object: Value,
+    /// When it holds in the world.
+    pub valid: Interval,
+    /// How sure the source was, in (0, 1].
+    pub confidence: f64,
+    /// Stated or denied.
+    pub polarity: Polarity,
+    /// The episodes it was extracted from.
+    pub provenance: Vec<EpisodeId>,
+    /// A fact this one corrects: that fact is retracted as of this fact's system time.
+    pub supersedes: Option<FactId>,
+}
+
+impl Fact {
+    /// Checks the fact's own fields (not its references); `field` prefixes error fields.
+    pub fn validate(&self, field: &str) -> Result<(), CoreError> {
+        validate_name(&format!("{field}.predicate"), &self.predicate)?;
+        if !(self.confidence > 0.0 && self.confidence <= 1.0) {
+            return Err(CoreError::invalid_value(
+                format!("{field}.confidence"),
+                self.confidence.to_string(),
+                "must be in (0, 1]",
+            ));
+        }
+        if let Value::Literal(l) = &self.object {
+            l.validate(&format!("{field}.object"))?;
+        }
+        Interval::new(&format!("{field}.valid"), self.valid.from(), self.valid.to())?;
+        Ok(())
+    }
+}
+
+/// Whether a new value of a predicate replaces the old one or joins it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Cardinality {
+    /// One value at a time: a newer value supersedes the old (Datomic's cardinality-one).
+    One,
+    /// Values coexist. Unknown predicates are `Many`.
+    #[default]
+    Many,
+}
+
+/// A named relation's declaration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PredicateDef {
+    /// Its name.
+    pub name: String,
+    /// One or many values at a time.
+    pub cardinality: Cardinality,
+    /// The values it accepts.
+    pub value_type: ValueType,
+    /// What it means, for people.
+    pub description: Option<String>,
+}
+
+impl PredicateDef {
+    /// The definition an undeclared predicate has.
+    pub fn undeclared(name: &str) -> Self {
+        PredicateDef {
+            name: name.to_owned(),
+            cardinality: Cardinality::Many,
+            value_type: ValueType::Any,
+            description: None,
+        }
+    }
+}
+
+/// A namespace's settings.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NamespaceConfig {
+    /// Where dates and local date-times are placed.
+    pub time_zone: TimeZone,
+}
+
+/// Rejects empty, overlong or control-character names; `field` names the input.
+pub fn validate_name(field: &str, name: &str) -> Result<(), CoreError> {
+    if name.trim().is_empty() {
+        return Err(CoreError::invalid_value(field, name, "must not be empty"));
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(CoreError::invalid_value(
+            field,
+            name,
+            format!("must be at most {MAX_NAME_LEN} bytes"),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(CoreError::invalid_value(
+            field,
+            name,
+            "must not contain control characters",
+        ));
+    }
+    Ok(())
+}
+
+/// The part of an entity's name used to match it: trimmed, case-folded, inner
+/// whitespace collapsed.
+pub fn normalize_name(name: &str) -> String {
+    name.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
