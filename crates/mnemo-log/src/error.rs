@@ -1,0 +1,62 @@
+//! The crate's error type, [`LogError`].
+
+/// Everything that can go wrong opening, recovering or appending to a log.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LogError {
+    /// An I/O operation on the log's storage failed. When this comes from an append, that batch
+    /// (and every batch committed in the same group) is not acknowledged and the log is poisoned.
+    #[error("log I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// An earlier append failed with an I/O error, so the on-disk state is unknown; every later
+    /// append fails with this error. Reopening the log recovers it.
+    #[error("log is poisoned by an earlier I/O failure; reopen it to recover")]
+    Poisoned,
+    /// The payload is larger than [`MAX_PAYLOAD_LEN`](crate::MAX_PAYLOAD_LEN).
+    #[error("payload of {len} bytes exceeds the limit of {max} bytes")]
+    TooLarge {
+        /// Size of the rejected payload in bytes.
+        len: usize,
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// A log name is empty, too long, starts with a dot or uses characters outside
+    /// `[A-Za-z0-9_.-]`.
+    #[error("invalid log name {name:?}: {reason}")]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+    /// The file does not start with the log's magic bytes: it is not a Mnemo log.
+    #[error("not a Mnemo log file (bad magic bytes)")]
+    BadMagic,
+    /// The file header or a frame declares a format version this build cannot read.
+    #[error("unsupported log format version {found} (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// The version found in the file.
+        found: u32,
+        /// The version this build reads and writes.
+        supported: u32,
+    },
+    /// The log is damaged somewhere other than its tail (or in a way a crash cannot produce);
+    /// recovery refuses to guess rather than drop acknowledged batches silently.
+    #[error("log corrupt at byte offset {offset}: {reason}")]
+    Corrupt {
+        /// Byte offset of the damaged frame (or header field) in the file.
+        offset: u64,
+        /// What check failed.
+        reason: String,
+    },
+    /// The log file is already open with an exclusive lock, by this or another process.
+    #[error("log {name:?} is already open (locked by another handle or process)")]
+    Locked {
+        /// Name of the log.
+        name: String,
+    },
+    /// The next sequence number or system time would overflow its 64-bit field (the clock
+    /// reached `i64::MAX`).
+    #[error("sequence number or system time would overflow")]
+    Overflow,
+}

@@ -1,0 +1,156 @@
+//! [`FileStorage`]: one file per log, `<name>.log`, in a directory; syncs with `fdatasync`.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::storage::validate_name;
+use crate::{LogError, LogFile, Storage};
+
+/// File name extension of log files.
+const EXTENSION: &str = ".log";
+
+/// A directory of log files, one `<name>.log` per log. Each opened file is locked exclusively
+/// (an advisory lock, released when the handle is dropped or the process dies), so two writers
+/// never interleave frames in one file.
+#[derive(Clone, Debug)]
+pub struct FileStorage {
+    dir: PathBuf,
+}
+
+impl FileStorage {
+    /// A storage in `dir`, creating the directory (and its parents) when absent.
+    pub fn new(dir: impl Into<PathBuf>) -> Result<Self, LogError> {
+        let dir = dir.into();
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir)?;
+            if let Some(parent) = dir.parent() {
+                sync_dir(parent)?;
+            }
+        }
+        Ok(FileStorage { dir })
+    }
+
+    /// The directory holding the log files.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of the file holding log `name` (which must pass [`validate_name`]).
+    pub fn path_of(&self, name: &str) -> Result<PathBuf, LogError> {
+        validate_name(name)?;
+        Ok(self.dir.join(format!("{name}{EXTENSION}")))
+    }
+}
+
+impl Storage for FileStorage {
+    fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
+        let path = self.path_of(name)?;
+        // Append mode: every write lands at the end of the file whatever the read position.
+        let created = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(&path);
+        let file = match created {
+            Ok(file) => {
+                // The new directory entry must be durable before anything in the file is
+                // acknowledged, or a crash could lose the whole file.
+                sync_dir(&self.dir)?;
+                file
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                OpenOptions::new().read(true).append(true).open(&path)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(LogError::Locked {
+                    name: name.to_owned(),
+                });
+            }
+            // Platforms without file locks: proceed unlocked.
+            Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {}
+            Err(TryLockError::Error(e)) => return Err(e.into()),
+        }
+        Ok(Box::new(DiskFile { file }))
+    }
+
+    fn list(&self) -> Result<Vec<String>, LogError> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            if !entry.file_type()?.is_file() {
+                continue;
+            }
+            let file_name = entry.file_name();
+            let Some(name) = file_name.to_str().and_then(|n| n.strip_suffix(EXTENSION)) else {
+                continue;
+            };
+            if validate_name(name).is_ok() {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+}
+
+/// Makes a directory's entries durable (a no-op where directories cannot be opened).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// One open log file.
+struct DiskFile {
+    file: File,
+}
+
+impl LogFile for DiskFile {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut file = &self.file;
+            file.seek(SeekFrom::Start(offset))?;
+            file.read_exact(buf)
+        }
+    }
+
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        io::Write::write_all(&mut self.file, bytes)
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        // fdatasync: flushes the data and the metadata needed to read it (the length), which
+        // is all an append-only file needs.
+        self.file.sync_data()
+    }
+
+    fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.file.set_len(len)
+    }
+}

@@ -1,0 +1,40 @@
+//! Mnemo's durable, append-only log of opaque byte batches, behind a storage trait (files or memory).
+//!
+//! One log is one file. Each [`Log::append`] writes one batch as one checksummed frame, fsyncs it
+//! before returning, and assigns it a sequence number (1, 2, 3, … in commit order) and a strictly
+//! increasing system time in microseconds since the Unix epoch. Concurrent appends are group
+//! committed: one thread writes and syncs everything queued so far while the others wait.
+//!
+//! [`Log::open`] recovers a log after a crash: a torn tail (the last frame, cut short or failing its
+//! checksum at the end of the file) is truncated away, while damage in the middle of the file is
+//! reported as [`LogError::Corrupt`] and never skipped silently.
+//!
+//! The byte layout and the commit and recovery protocols are specified in `FORMAT.md` next to this
+//! crate's `Cargo.toml`.
+//!
+//! ```
+//! use mnemo_log::{Log, MemStorage, Storage, system_clock};
+//!
+//! let storage = MemStorage::new();
+//! let (log, recovery) = Log::open(storage.open("events")?, system_clock())?;
+//! assert!(recovery.records.is_empty());
+//! let committed = log.append(b"batch one")?;
+//! assert_eq!(committed.seq, 1);
+//! # Ok::<(), mnemo_log::LogError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod error;
+mod file;
+mod format;
+mod log;
+mod mem;
+mod recovery;
+mod storage;
+
+pub use error::LogError;
+pub use file::FileStorage;
+pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
+pub use log::{Clock, Committed, Log, Record, Recovery, system_clock};
+pub use mem::MemStorage;
+pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

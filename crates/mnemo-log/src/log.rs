@@ -1,0 +1,280 @@
+//! The log itself: [`Log::open`] (recovery) and [`Log::append`] (group commit).
+//!
+//! Commit protocol: an appender computes its frame's payload CRC outside the lock, then under the
+//! lock takes the next seq and system time, seals its frame and queues it. If no thread is writing,
+//! it becomes the leader: it takes the whole queue and the file, releases the lock, appends the
+//! queued frames with one write, syncs once, then publishes the outcome and wakes everyone.
+//! Threads that queued meanwhile wait, and one of them leads the next group. A batch is
+//! acknowledged only after the sync covering its frame returned `Ok`.
+
+use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::format::{MAX_PAYLOAD_LEN, seal_frame, unsealed_frame};
+use crate::recovery::recover;
+use crate::{LogError, LogFile};
+
+/// The source of system time: microseconds since the Unix epoch. Injected so tests (and the
+/// engine) can control time; the log never hands out a time below `last + 1` whatever it says.
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// The wall clock, in microseconds since the Unix epoch (negative before 1970).
+pub fn system_clock() -> Clock {
+    Arc::new(|| match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_micros()).map_or(i64::MIN, |m| -m),
+    })
+}
+
+/// One batch read back from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Sequence number: 1 for the first batch, +1 for each next one.
+    pub seq: u64,
+    /// System time assigned at commit, microseconds since the Unix epoch; strictly increasing.
+    pub system_time: i64,
+    /// The batch's bytes, exactly as appended.
+    pub payload: Vec<u8>,
+}
+
+/// Identity of a durable batch, returned by [`Log::append`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// Sequence number assigned to the batch.
+    pub seq: u64,
+    /// System time assigned to the batch, microseconds since the Unix epoch.
+    pub system_time: i64,
+}
+
+/// What [`Log::open`] found in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recovery {
+    /// Every batch in the log, in order; seqs are exactly `1..=records.len()`.
+    pub records: Vec<Record>,
+    /// Bytes cut off the end of the file: a torn tail (an unacknowledged write interrupted by a
+    /// crash) or a torn file header. Zero after a clean shutdown.
+    pub truncated_bytes: u64,
+}
+
+/// A durable append-only log of byte batches with group commit. `Send + Sync`; share it with
+/// an `Arc` and append from any number of threads.
+pub struct Log {
+    state: Mutex<State>,
+    /// Signalled whenever a group's outcome is published.
+    group_done: Condvar,
+    clock: Clock,
+}
+
+/// Everything behind the log's lock.
+struct State {
+    /// The file; `None` only while a leader is writing (it holds the file then).
+    file: Option<Box<dyn LogFile>>,
+    /// Sealed frames queued for the next group, back to back in seq order.
+    pending: Vec<u8>,
+    /// Seq of the first frame in `pending` (meaningless while it is empty).
+    pending_first: u64,
+    /// The last frame in `pending`; `None` when nothing is queued.
+    pending_last: Option<Committed>,
+    /// Seq the next append gets.
+    next_seq: u64,
+    /// System time of the last frame sequenced (queued or durable); the next one is above it.
+    last_time: Option<i64>,
+    /// The last durable batch. Frames up to it are on disk and synced.
+    durable: Option<Committed>,
+    /// Durable file length in bytes.
+    size: u64,
+    /// Whether a leader is writing a group right now.
+    writing: bool,
+    /// The failed group, once an I/O error poisoned the log. Never cleared.
+    failure: Option<Failure>,
+}
+
+/// The group whose write or sync failed; every seq from `first_seq` on is refused.
+struct Failure {
+    first_seq: u64,
+    group_last_seq: u64,
+    kind: io::ErrorKind,
+    message: String,
+}
+
+impl Log {
+    /// Opens a log on `file`: recovers it (see `FORMAT.md`), truncating a torn tail and writing
+    /// a header into an empty file, syncs it, and returns the log with everything it holds.
+    /// Appends continue after the last recovered seq and time.
+    pub fn open(mut file: Box<dyn LogFile>, clock: Clock) -> Result<(Log, Recovery), LogError> {
+        let recovered = recover(file.as_mut())?;
+        let durable = recovered.records.last().map(|r| Committed {
+            seq: r.seq,
+            system_time: r.system_time,
+        });
+        let state = State {
+            file: Some(file),
+            pending: Vec::new(),
+            pending_first: 0,
+            pending_last: None,
+            next_seq: durable.map_or(1, |c| c.seq + 1),
+            last_time: durable.map(|c| c.system_time),
+            durable,
+            size: recovered.size,
+            writing: false,
+            failure: None,
+        };
+        let log = Log {
+            state: Mutex::new(state),
+            group_done: Condvar::new(),
+            clock,
+        };
+        let recovery = Recovery {
+            records: recovered.records,
+            truncated_bytes: recovered.truncated_bytes,
+        };
+        Ok((log, recovery))
+    }
+
+    /// Appends one batch and returns once it is durable (written and fsynced), with its seq and
+    /// system time. Concurrent calls are group committed: they share one write and one sync.
+    ///
+    /// On an I/O error this batch and every batch of the same group fail with
+    /// [`LogError::Io`], and the log is poisoned: later appends fail with
+    /// [`LogError::Poisoned`] until it is reopened. A failed batch may or may not be found on
+    /// reopen, but only whole.
+    pub fn append(&self, payload: &[u8]) -> Result<Committed, LogError> {
+        if payload.len() > MAX_PAYLOAD_LEN {
+            return Err(LogError::TooLarge {
+                len: payload.len(),
+                max: MAX_PAYLOAD_LEN,
+            });
+        }
+        // Copy and checksum the payload before taking the lock: that is the expensive part.
+        let mut frame = unsealed_frame(payload);
+
+        let mut st = self.lock();
+        if st.failure.is_some() {
+            return Err(LogError::Poisoned);
+        }
+        // Seq and time are assigned under the lock, so both follow queue order, which is file
+        // order.
+        let seq = st.next_seq;
+        let next_seq = seq.checked_add(1).ok_or(LogError::Overflow)?;
+        let floor = match st.last_time {
+            Some(t) => t.checked_add(1).ok_or(LogError::Overflow)?,
+            None => i64::MIN,
+        };
+        let system_time = (self.clock)().max(floor);
+        seal_frame(&mut frame, seq, system_time);
+        st.next_seq = next_seq;
+        st.last_time = Some(system_time);
+        if st.pending.is_empty() {
+            st.pending = frame;
+            st.pending_first = seq;
+        } else {
+            st.pending.extend_from_slice(&frame);
+        }
+        let mine = Committed { seq, system_time };
+        st.pending_last = Some(mine);
+
+        loop {
+            if st.durable.is_some_and(|d| d.seq >= seq) {
+                return Ok(mine);
+            }
+            if let Some(f) = &st.failure
+                && seq >= f.first_seq
+            {
+                return Err(if seq <= f.group_last_seq {
+                    LogError::Io(io::Error::new(f.kind, f.message.clone()))
+                } else {
+                    LogError::Poisoned
+                });
+            }
+            if st.writing {
+                st = self.group_done.wait(st).unwrap_or_else(PoisonError::into_inner);
+            } else {
+                // Our frame is still queued (not durable, not failed, nobody writing): lead.
+                st = self.commit_group(st);
+            }
+        }
+    }
+
+    /// Writes and syncs every queued frame as one group, with the lock released during I/O.
+    fn commit_group<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        let (Some(last), Some(mut file)) = (st.pending_last.take(), st.file.take()) else {
+            // Unreachable while the invariants hold (the caller's frame is queued, and the
+            // file is present when nobody writes); fail the log rather than spin.
+            let first_seq = st.durable.map_or(1, |d| d.seq + 1);
+            st.failure = Some(Failure {
+                first_seq,
+                group_last_seq: st.next_seq,
+                kind: io::ErrorKind::Other,
+                message: "log state invariant violated".to_owned(),
+            });
+            self.group_done.notify_all();
+            return st;
+        };
+        let first_seq = st.pending_first;
+        let group = std::mem::take(&mut st.pending);
+        st.writing = true;
+        drop(st);
+
+        // A panicking LogFile must not leave `writing` set forever (every appender would wait
+        // on it): treat the panic as an I/O failure.
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            file.append(&group)?;
+            file.sync()
+        }))
+        .unwrap_or_else(|_| Err(io::Error::other("log file implementation panicked")));
+
+        let mut st = self.lock();
+        st.writing = false;
+        st.file = Some(file);
+        match result {
+            Ok(()) => {
+                st.size += group.len() as u64;
+                st.durable = Some(last);
+            }
+            Err(e) => {
+                st.failure = Some(Failure {
+                    first_seq,
+                    group_last_seq: last.seq,
+                    kind: e.kind(),
+                    message: e.to_string(),
+                });
+            }
+        }
+        self.group_done.notify_all();
+        st
+    }
+
+    /// The last durable batch, or `None` when the log is empty.
+    pub fn last(&self) -> Option<Committed> {
+        self.lock().durable
+    }
+
+    /// Durable size of the log file in bytes (header and whole frames).
+    pub fn size_bytes(&self) -> u64 {
+        self.lock().size
+    }
+
+    /// Whether an I/O failure poisoned the log (every append now fails until it is reopened).
+    pub fn is_poisoned(&self) -> bool {
+        self.lock().failure.is_some()
+    }
+
+    /// Locks the state. A panic while holding the lock (only a panicking clock can cause one)
+    /// leaves the state consistent, since it is mutated only after the clock returned.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let st = self.lock();
+        f.debug_struct("Log")
+            .field("last", &st.durable)
+            .field("size_bytes", &st.size)
+            .field("poisoned", &st.failure.is_some())
+            .finish_non_exhaustive()
+    }
+}
