@@ -1,0 +1,185 @@
+//! What a client asks to write, before the store has given it ids, and the receipt it
+//! gets back once the batch is durable.
+
+use std::collections::BTreeMap;
+
+use mnemo_core::{
+    EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef, Seq, Timestamp,
+};
+
+/// An entity named by id, or by its position among the changes of the same batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntityRef {
+    /// An entity that already exists.
+    Id(EntityId),
+    /// The entity declared by change number `n` of this batch (it must come earlier).
+    New(usize),
+}
+
+/// An episode named by id, by its client-given external id, or by its position in
+/// the batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EpisodeRef {
+    /// An episode that already exists.
+    Id(EpisodeId),
+    /// An existing episode's external id.
+    External(String),
+    /// The episode recorded by change number `n` of this batch (it must come earlier).
+    New(usize),
+}
+
+/// The object of a new fact.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObjectRef {
+    /// An entity.
+    Entity(EntityRef),
+    /// A literal.
+    Literal(Literal),
+}
+
+/// A new episode.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct NewEpisode {
+    /// The text, verbatim.
+    pub text: String,
+    /// When it happened.
+    pub occurred_at: Timestamp,
+    /// Its conversation or session.
+    pub thread: Option<String>,
+    /// Where it came from.
+    pub source: Option<String>,
+    /// Who spoke.
+    pub role: Option<String>,
+    /// A client-given id, unique in the namespace.
+    pub external_id: Option<String>,
+}
+
+/// A new entity, or the next version of an existing one.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct NewEntity {
+    /// `Some` to write the next version of an existing entity.
+    pub id: Option<EntityId>,
+    /// Canonical name.
+    pub name: String,
+    /// Other names.
+    pub aliases: Vec<String>,
+    /// Its kind.
+    pub kind: Option<String>,
+    /// Properties.
+    pub properties: BTreeMap<String, Literal>,
+}
+
+/// A new fact.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewFact {
+    /// What it is about.
+    pub subject: EntityRef,
+    /// The relation.
+    pub predicate: String,
+    /// An entity or a literal.
+    pub object: ObjectRef,
+    /// When it holds.
+    pub valid: Interval,
+    /// How sure the source is, in (0, 1]; 1 when absent.
+    pub confidence: Option<f64>,
+    /// Stated or denied.
+    pub polarity: Polarity,
+    /// The episodes it comes from.
+    pub provenance: Vec<EpisodeRef>,
+    /// A fact this one corrects (retracted as of this batch).
+    pub supersedes: Option<FactId>,
+}
+
+impl NewFact {
+    /// A positive fact with confidence 1 and no provenance.
+    pub fn new(subject: EntityRef, predicate: impl Into<String>, object: ObjectRef, valid: Interval) -> Self {
+        NewFact {
+            subject,
+            predicate: predicate.into(),
+            object,
+            valid,
+            confidence: None,
+            polarity: Polarity::Asserted,
+            provenance: Vec::new(),
+            supersedes: None,
+        }
+    }
+}
+
+/// One change of a batch.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// Record an episode.
+    RecordEpisode(NewEpisode),
+    /// Declare an entity (or its next version).
+    DeclareEntity(NewEntity),
+    /// Assert or deny a fact.
+    AssertFact(NewFact),
+    /// End a fact's validity at `valid_to`: an update in valid time.
+    EndFact {
+        /// The fact.
+        fact: FactId,
+        /// Its new end (excluded); must be after its start.
+        valid_to: Timestamp,
+    },
+    /// Retract a fact: it was never true (a correction in system time).
+    RetractFact {
+        /// The fact.
+        fact: FactId,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// Declare a predicate's cardinality and value type.
+    DefinePredicate(PredicateDef),
+    /// Change the namespace's settings.
+    ConfigureNamespace(NamespaceConfig),
+}
+
+/// The id a change produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordId {
+    /// An episode.
+    Episode(EpisodeId),
+    /// An entity.
+    Entity(EntityId),
+    /// A fact.
+    Fact(FactId),
+}
+
+/// What the store acknowledges once a batch is durable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    /// The batch's position in the namespace's log.
+    pub seq: Seq,
+    /// Its system time.
+    pub system_time: Timestamp,
+    /// For each change in order, the id it produced, if any.
+    pub ids: Vec<Option<RecordId>>,
+}
+
+impl Receipt {
+    /// The fact id produced by change `n`.
+    pub fn fact(&self, n: usize) -> Option<FactId> {
+        match self.ids.get(n)? {
+            Some(RecordId::Fact(id)) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The entity id produced by change `n`.
+    pub fn entity(&self, n: usize) -> Option<EntityId> {
+        match self.ids.get(n)? {
+            Some(RecordId::Entity(id)) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The episode id produced by change `n`.
+    pub fn episode(&self, n: usize) -> Option<EpisodeId> {
+        match self.ids.get(n)? {
+            Some(RecordId::Episode(id)) => Some(*id),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The engine's error type. A write that fails with one stores nothing.
+
+use mnemo_core::{CoreError, Seq};
+use mnemo_log::LogError;
+use thiserror::Error;
+
+/// Why a write was refused or a read could not be answered.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// An input broke a rule of the model (time, interval, name, value).
+    #[error(transparent)]
+    Invalid(#[from] CoreError),
+    /// A referenced entity does not exist (or not yet at this point of the batch).
+    #[error("unknown entity in `{field}`: {value}")]
+    UnknownEntity {
+        /// The input field.
+        field: String,
+        /// The reference as given.
+        value: String,
+    },
+    /// A referenced episode does not exist.
+    #[error("unknown episode in `{field}`: {value}")]
+    UnknownEpisode {
+        /// The input field.
+        field: String,
+        /// The reference as given.
+        value: String,
+    },
+    /// A referenced fact does not exist.
+    #[error("unknown fact in `{field}`: {value}")]
+    UnknownFact {
+        /// The input field.
+        field: String,
+        /// The reference as given.
+        value: String,
+    },
+    /// A fact's object has a type its predicate does not accept.
+    #[error("wrong value type in `{field}`: predicate {predicate:?} takes {expected}, got {actual}")]
+    WrongValueType {
+        /// The input field.
+        field: String,
+        /// The predicate.
+        predicate: String,
+        /// What the predicate accepts.
+        expected: String,
+        /// What was given.
+        actual: String,
+    },
+    /// The fact was already retracted; it can be neither ended, corrected nor retracted again.
+    #[error("fact already retracted in `{field}`: {value}")]
+    AlreadyRetracted {
+        /// The input field.
+        field: String,
+        /// The fact.
+        value: String,
+    },
+    /// Another episode already has this external id.
+    #[error("duplicate external id in `{field}`: {value:?}")]
+    DuplicateExternalId {
+        /// The input field.
+        field: String,
+        /// The external id.
+        value: String,
+    },
+    /// A request exceeds a limit (batch size, page size, depth, text size).
+    #[error("limit exceeded in `{field}`: {value} (at most {max})")]
+    LimitExceeded {
+        /// The input field.
+        field: String,
+        /// What was asked.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A read pinned `knownAt` past the last committed batch.
+    #[error("knownAt {requested} is past the last committed batch {latest}")]
+    NotYetKnown {
+        /// The requested sequence.
+        requested: Seq,
+        /// The last committed one.
+        latest: Seq,
+    },
+    /// A batch in the log could not be decoded.
+    #[error("cannot decode batch {seq} of namespace {namespace:?}: {reason}")]
+    Decode {
+        /// The namespace.
+        namespace: String,
+        /// The batch.
+        seq: u64,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The durable log failed.
+    #[error("log of namespace {namespace:?}: {source}")]
+    Log {
+        /// The namespace.
+        namespace: String,
+        /// The log's error.
+        #[source]
+        source: LogError,
+    },
+    /// Encoding a batch failed (a bug rather than bad input).
+    #[error("cannot encode a batch: {0}")]
+    Encode(String),
+}

@@ -1,0 +1,23 @@
+//! Mnemo's engine: the [`Store`] facade over one durable log and one derived index per
+//! namespace. Writes are validated and given ids, appended durably (group commit), then
+//! applied in log order; reads are pinned at a (validAt, knownAt) and say their basis.
+#![deny(missing_docs)]
+
+mod change;
+mod error;
+mod store;
+
+pub use change::{
+    Change, EntityRef, EpisodeRef, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
+};
+pub use error::EngineError;
+pub use mnemo_core as core;
+pub use mnemo_index::{
+    Counts, EntityView, FactFilter, FactView, Neighborhood, Retraction, RetractionView, Scope,
+    SnapshotCursor, SnapshotPage,
+};
+pub use mnemo_log::{MemStorage, Storage};
+pub use store::{
+    Answer, Basis, Clock, KnownAt, MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store,
+    system_clock,
+};

@@ -1,0 +1,671 @@
+//! The `Store` facade: one durable log and one derived index per namespace; writes
+//! are validated, given ids, made durable, then applied in log order; reads are pinned
+//! at a (validAt, knownAt) and report the basis they were answered at.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+
+use mnemo_core::{
+    EVENT_FORMAT, Entity, EntityId, EpisodeId, Event, Fact, FactId, Namespace, Seq, Timestamp, Value,
+    ValueType, validate_name,
+};
+use mnemo_index::{
+    Counts, EntityView, FactFilter, FactView, NamespaceIndex, Neighborhood, Scope, SnapshotCursor,
+    SnapshotPage, View,
+};
+use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
+
+use crate::change::{Change, EntityRef, EpisodeRef, ObjectRef, Receipt, RecordId};
+use crate::error::EngineError;
+
+/// Most changes in one batch.
+pub const MAX_BATCH_CHANGES: usize = 100_000;
+/// Longest episode text, in bytes.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+/// Largest snapshot page.
+pub const MAX_PAGE: usize = 10_000;
+/// Deepest neighbourhood.
+pub const MAX_DEPTH: u32 = 8;
+
+/// The store's clock: now, in UTC microseconds. Injected so that tests can pin it.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// The wall clock.
+pub fn system_clock() -> Clock {
+    let log_clock = mnemo_log::system_clock();
+    Arc::new(move || Timestamp::from_micros(log_clock()))
+}
+
+/// Which system time a read sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KnownAt {
+    /// Everything committed so far.
+    #[default]
+    Latest,
+    /// Batches up to and including this one.
+    Seq(Seq),
+    /// Batches committed at or before this system time.
+    Time(Timestamp),
+}
+
+/// Where a read is pinned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadAt {
+    /// Valid time; the clock when `None`.
+    pub valid_at: Option<Timestamp>,
+    /// System time; the latest when `Latest`.
+    pub known_at: KnownAt,
+}
+
+impl ReadAt {
+    /// Now, as known now.
+    pub fn latest() -> Self {
+        ReadAt::default()
+    }
+
+    /// Valid time `t`, as known now.
+    pub fn valid(t: Timestamp) -> Self {
+        ReadAt {
+            valid_at: Some(t),
+            known_at: KnownAt::Latest,
+        }
+    }
+
+    /// Valid time `t`, as known after batch `s`.
+    pub fn bitemporal(t: Timestamp, s: Seq) -> Self {
+        ReadAt {
+            valid_at: Some(t),
+            known_at: KnownAt::Seq(s),
+        }
+    }
+}
+
+/// What an answer was computed from: pinning a read to it replays it exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Basis {
+    /// The last batch visible to the read.
+    pub known_at: Seq,
+    /// That batch's system time (`None` before the first batch).
+    pub system_time: Option<Timestamp>,
+    /// The valid time the read resolved at.
+    pub valid_at: Timestamp,
+    /// The clock when the read ran.
+    pub clock: Timestamp,
+}
+
+impl Basis {
+    /// A [`ReadAt`] that reproduces this answer.
+    pub fn read_at(&self) -> ReadAt {
+        ReadAt::bitemporal(self.valid_at, self.known_at)
+    }
+}
+
+/// An answer with its basis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer<T> {
+    /// How it was computed.
+    pub basis: Basis,
+    /// What was found.
+    pub value: T,
+}
+
+/// One namespace: its log, its index, and the batches committed but not yet applied.
+struct Shard {
+    log: Log,
+    index: RwLock<NamespaceIndex>,
+    /// Batches durable in the log, waiting for their predecessors to be applied.
+    pending: Mutex<BTreeMap<u64, (Timestamp, Vec<Event>)>>,
+    applied: Condvar,
+    next_entity: AtomicU64,
+    next_fact: AtomicU64,
+    next_episode: AtomicU64,
+}
+
+/// Mnemo's store: namespaces of bitemporal memory over a durable log.
+pub struct Store {
+    storage: Arc<dyn Storage>,
+    clock: Clock,
+    shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic in another thread cannot leave these structures half-updated in a way a
+    // reader could observe (apply is only ever run to completion), so keep going.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Store {
+    /// Opens (or creates) a store in a directory, replaying every namespace's log.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {
+        let storage = FileStorage::new(dir.as_ref().join("logs")).map_err(|source| EngineError::Log {
+            namespace: String::new(),
+            source,
+        })?;
+        Self::with_storage(Arc::new(storage), system_clock())
+    }
+
+    /// A store that lives in memory only.
+    pub fn in_memory() -> Self {
+        Store {
+            storage: Arc::new(MemStorage::new()),
+            clock: system_clock(),
+            shards: RwLock::default(),
+        }
+    }
+
+    /// A store over any storage, with an injected clock; replays every log found.
+    pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, EngineError> {
+        let store = Store {
+            storage,
+            clock,
+            shards: RwLock::default(),
+        };
+        let names = store.storage.list().map_err(|source| EngineError::Log {
+            namespace: String::new(),
+            source,
+        })?;
+        let mut shards = HashMap::new();
+        for name in names {
+            let ns = Namespace::new("namespace", &name)?;
+            let shard = store.open_shard(&ns)?;
+            shards.insert(ns, Arc::new(shard));
+        }
+        *store.shards.write().unwrap_or_else(PoisonError::into_inner) = shards;
+        Ok(store)
+    }
+
+    fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
+        let log_err = |source: LogError| EngineError::Log {
+            namespace: ns.to_string(),
+            source,
+        };
+        let file = self.storage.open(ns.as_str()).map_err(log_err)?;
+        let clock = Arc::clone(&self.clock);
+        let (log, recovery) = Log::open(file, Arc::new(move || clock().as_micros())).map_err(log_err)?;
+        let mut index = NamespaceIndex::new();
+        for record in recovery.records {
+            let events = decode(ns, record.seq, &record.payload)?;
+            index.apply(
+                Seq(record.seq),
+                Timestamp::from_micros(record.system_time),
+                &events,
+            );
+        }
+        let high = index.high_water();
+        Ok(Shard {
+            log,
+            index: RwLock::new(index),
+            pending: Mutex::default(),
+            applied: Condvar::new(),
+            next_entity: AtomicU64::new(high.entity + 1),
+            next_fact: AtomicU64::new(high.fact + 1),
+            next_episode: AtomicU64::new(high.episode + 1),
+        })
+    }
+
+    fn shard(&self, ns: &Namespace) -> Option<Arc<Shard>> {
+        read(&self.shards).get(ns).cloned()
+    }
+
+    fn shard_or_create(&self, ns: &Namespace) -> Result<Arc<Shard>, EngineError> {
+        if let Some(shard) = self.shard(ns) {
+            return Ok(shard);
+        }
+        let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(shard) = shards.get(ns) {
+            return Ok(Arc::clone(shard));
+        }
+        let shard = Arc::new(self.open_shard(ns)?);
+        shards.insert(ns.clone(), Arc::clone(&shard));
+        Ok(shard)
+    }
+
+    /// The namespaces that have a log, sorted.
+    pub fn namespaces(&self) -> Vec<Namespace> {
+        let mut names: Vec<Namespace> = read(&self.shards).keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// The clock's reading now.
+    pub fn now(&self) -> Timestamp {
+        (self.clock)()
+    }
+
+    /// Validates a batch, gives its records ids, appends it durably and applies it.
+    /// On `Ok` the batch is durable and visible to every later read; on `Err` nothing
+    /// of it is stored.
+    pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
+        if changes.len() > MAX_BATCH_CHANGES {
+            return Err(EngineError::LimitExceeded {
+                field: "changes".into(),
+                value: changes.len() as u64,
+                max: MAX_BATCH_CHANGES as u64,
+            });
+        }
+        let shard = self.shard_or_create(ns)?;
+        let (events, ids) = {
+            let index = read(&shard.index);
+            prepare(&shard, &index, changes)?
+        };
+        let mut payload = vec![EVENT_FORMAT];
+        postcard::to_io(&events, &mut payload).map_err(|e| EngineError::Encode(e.to_string()))?;
+        let committed = shard.log.append(&payload).map_err(|source| EngineError::Log {
+            namespace: ns.to_string(),
+            source,
+        })?;
+        let system_time = Timestamp::from_micros(committed.system_time);
+        shard.publish(committed.seq, system_time, events);
+        Ok(Receipt {
+            seq: Seq(committed.seq),
+            system_time,
+            ids,
+        })
+    }
+
+    /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
+    fn read_with<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, View) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        let clock = self.now();
+        let valid_at = at.valid_at.unwrap_or(clock);
+        let empty = NamespaceIndex::new();
+        let shard = self.shard(ns);
+        let guard = shard.as_ref().map(|s| read(&s.index));
+        let index = guard.as_deref().unwrap_or(&empty);
+        let latest = index.last_seq();
+        let known_at = match at.known_at {
+            KnownAt::Latest => latest,
+            KnownAt::Seq(s) if s > latest => return Err(EngineError::NotYetKnown { requested: s, latest }),
+            KnownAt::Seq(s) => s,
+            KnownAt::Time(t) => index.seq_at(t),
+        };
+        let view = View { valid_at, known_at };
+        let basis = Basis {
+            known_at,
+            system_time: index.system_time(known_at),
+            valid_at,
+            clock,
+        };
+        Ok(Answer {
+            basis,
+            value: f(index, view),
+        })
+    }
+
+    /// Facts matching `filter` at `at`: those in force, or every visible one with its status.
+    pub fn facts(
+        &self,
+        ns: &Namespace,
+        filter: &FactFilter,
+        at: ReadAt,
+        scope: Scope,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_with(ns, at, |index, view| index.facts(filter, view, scope))
+    }
+
+    /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
+    pub fn history(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicate: &str,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_with(ns, at, |index, view| index.history(subject, predicate, view))
+    }
+
+    /// One entity as known at S with its facts in force at T.
+    pub fn entity(
+        &self,
+        ns: &Namespace,
+        id: EntityId,
+        at: ReadAt,
+    ) -> Result<Answer<Option<EntityView>>, EngineError> {
+        self.read_with(ns, at, |index, view| index.entity_at(id, view))
+    }
+
+    /// A page of every fact in force at `at`.
+    pub fn snapshot(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, EngineError> {
+        check_limit("limit", limit as u64, MAX_PAGE as u64)?;
+        self.read_with(ns, at, |index, view| index.snapshot(view, after, limit))
+    }
+
+    /// Entities within `depth` hops of `start`, every hop resolved at `at`.
+    pub fn neighbors(
+        &self,
+        ns: &Namespace,
+        start: EntityId,
+        depth: u32,
+        at: ReadAt,
+    ) -> Result<Answer<Neighborhood>, EngineError> {
+        check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
+        self.read_with(ns, at, |index, view| index.neighbors(start, depth, view))
+    }
+
+    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
+    pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
+        match self.shard(ns) {
+            Some(shard) => f(&read(&shard.index)),
+            None => f(&NamespaceIndex::new()),
+        }
+    }
+
+    /// Record counts of a namespace.
+    pub fn counts(&self, ns: &Namespace) -> Counts {
+        self.inspect(ns, NamespaceIndex::counts)
+    }
+
+    /// Size of a namespace's log in bytes.
+    pub fn log_size(&self, ns: &Namespace) -> u64 {
+        self.shard(ns).map_or(0, |s| s.log.size_bytes())
+    }
+}
+
+impl Shard {
+    /// Applies a durable batch in log order, then waits until it is visible. Batches
+    /// committed by a group may come back out of order; each waits for its
+    /// predecessors, and whoever holds the lock applies every batch that is ready.
+    fn publish(&self, seq: u64, system_time: Timestamp, events: Vec<Event>) {
+        let mut pending = lock(&self.pending);
+        pending.insert(seq, (system_time, events));
+        {
+            let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                let next = index.last_seq().0 + 1;
+                let Some((time, events)) = pending.remove(&next) else {
+                    break;
+                };
+                index.apply(Seq(next), time, &events);
+            }
+        }
+        self.applied.notify_all();
+        // The log fails every later append once one fails, so a gap before `seq` is
+        // always a batch that is durable and about to be published.
+        while read(&self.index).last_seq().0 < seq {
+            pending = self.applied.wait(pending).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, EngineError> {
+    let err = |reason: String| EngineError::Decode {
+        namespace: ns.to_string(),
+        seq,
+        reason,
+    };
+    match payload.split_first() {
+        Some((&EVENT_FORMAT, body)) => postcard::from_bytes(body).map_err(|e| err(e.to_string())),
+        Some((version, _)) => Err(err(format!("unsupported event format {version}"))),
+        None => Err(err("empty batch".into())),
+    }
+}
+
+fn check_limit(field: &str, value: u64, max: u64) -> Result<(), EngineError> {
+    if value > max {
+        return Err(EngineError::LimitExceeded {
+            field: field.into(),
+            value,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// What a batch has declared so far, for references to earlier changes of it.
+#[derive(Default)]
+struct BatchScope {
+    ids: Vec<Option<RecordId>>,
+    external_ids: HashSet<String>,
+    predicate_types: HashMap<String, ValueType>,
+    retracted: HashSet<FactId>,
+}
+
+/// Checks every change against the index as of now and the batch so far, and turns
+/// them into events with fresh ids. Pure apart from taking ids from the counters.
+fn prepare(
+    shard: &Shard,
+    index: &NamespaceIndex,
+    changes: Vec<Change>,
+) -> Result<(Vec<Event>, Vec<Option<RecordId>>), EngineError> {
+    let mut scope = BatchScope::default();
+    let mut events = Vec::with_capacity(changes.len());
+    for (n, change) in changes.into_iter().enumerate() {
+        let field = |name: &str| format!("changes[{n}].{name}");
+        let (event, id) = match change {
+            Change::RecordEpisode(e) => {
+                if e.text.len() > MAX_TEXT_BYTES {
+                    return Err(EngineError::LimitExceeded {
+                        field: field("text"),
+                        value: e.text.len() as u64,
+                        max: MAX_TEXT_BYTES as u64,
+                    });
+                }
+                for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
+                    if let Some(v) = value {
+                        validate_name(&field(name), v)?;
+                    }
+                }
+                if let Some(ext) = &e.external_id {
+                    validate_name(&field("externalId"), ext)?;
+                    if index.episode_by_external_id(ext).is_some() || !scope.external_ids.insert(ext.clone())
+                    {
+                        return Err(EngineError::DuplicateExternalId {
+                            field: field("externalId"),
+                            value: ext.clone(),
+                        });
+                    }
+                }
+                let id = EpisodeId(shard.next_episode.fetch_add(1, Ordering::Relaxed));
+                let episode = mnemo_core::Episode {
+                    id,
+                    text: e.text,
+                    occurred_at: e.occurred_at,
+                    thread: e.thread,
+                    source: e.source,
+                    role: e.role,
+                    external_id: e.external_id,
+                };
+                (Event::EpisodeRecorded(episode), RecordId::Episode(id))
+            }
+            Change::DeclareEntity(e) => {
+                validate_name(&field("name"), &e.name)?;
+                for (i, alias) in e.aliases.iter().enumerate() {
+                    validate_name(&field(&format!("aliases[{i}]")), alias)?;
+                }
+                if let Some(kind) = &e.kind {
+                    validate_name(&field("kind"), kind)?;
+                }
+                for (key, value) in &e.properties {
+                    validate_name(&field("properties"), key)?;
+                    value.validate(&field(&format!("properties.{key}")))?;
+                }
+                let id = match e.id {
+                    Some(id) if index.entity(id).is_none() => {
+                        return Err(EngineError::UnknownEntity {
+                            field: field("id"),
+                            value: id.to_string(),
+                        });
+                    }
+                    Some(id) => id,
+                    None => EntityId(shard.next_entity.fetch_add(1, Ordering::Relaxed)),
+                };
+                let entity = Entity {
+                    id,
+                    name: e.name,
+                    aliases: e.aliases,
+                    kind: e.kind,
+                    properties: e.properties,
+                };
+                (Event::EntityDeclared(entity), RecordId::Entity(id))
+            }
+            Change::AssertFact(f) => {
+                let subject = resolve_entity(index, &scope, &f.subject, &field("subject"))?;
+                let object = match f.object {
+                    ObjectRef::Entity(r) => {
+                        Value::Entity(resolve_entity(index, &scope, &r, &field("object"))?)
+                    }
+                    ObjectRef::Literal(l) => Value::Literal(l),
+                };
+                let expected = scope
+                    .predicate_types
+                    .get(&f.predicate)
+                    .copied()
+                    .unwrap_or_else(|| index.predicate(&f.predicate).value_type);
+                if !expected.accepts(object.value_type()) {
+                    return Err(EngineError::WrongValueType {
+                        field: field("object"),
+                        predicate: f.predicate,
+                        expected: format!("{expected:?}"),
+                        actual: format!("{:?}", object.value_type()),
+                    });
+                }
+                let mut provenance = Vec::with_capacity(f.provenance.len());
+                for (i, r) in f.provenance.iter().enumerate() {
+                    provenance.push(resolve_episode(
+                        index,
+                        &scope,
+                        r,
+                        &field(&format!("provenance[{i}]")),
+                    )?);
+                }
+                if let Some(old) = f.supersedes {
+                    live_fact(index, &scope, old, &field("supersedes"))?;
+                    scope.retracted.insert(old);
+                }
+                let id = FactId(shard.next_fact.fetch_add(1, Ordering::Relaxed));
+                let fact = Fact {
+                    id,
+                    subject,
+                    predicate: f.predicate,
+                    object,
+                    valid: f.valid,
+                    confidence: f.confidence.unwrap_or(1.0),
+                    polarity: f.polarity,
+                    provenance,
+                    supersedes: f.supersedes,
+                };
+                fact.validate(&format!("changes[{n}]"))?;
+                (Event::FactAsserted(fact), RecordId::Fact(id))
+            }
+            Change::EndFact { fact, valid_to } => {
+                let stated = live_fact(index, &scope, fact, &field("fact"))?;
+                if valid_to <= stated.valid.from() {
+                    return Err(mnemo_core::CoreError::InvalidInterval {
+                        field: field("validTo"),
+                        from: stated.valid.from().to_string(),
+                        to: valid_to.to_string(),
+                    }
+                    .into());
+                }
+                events.push(Event::FactEnded { fact, valid_to });
+                scope.ids.push(None);
+                continue;
+            }
+            Change::RetractFact { fact, reason } => {
+                live_fact(index, &scope, fact, &field("fact"))?;
+                scope.retracted.insert(fact);
+                events.push(Event::FactRetracted { fact, reason });
+                scope.ids.push(None);
+                continue;
+            }
+            Change::DefinePredicate(def) => {
+                validate_name(&field("name"), &def.name)?;
+                scope.predicate_types.insert(def.name.clone(), def.value_type);
+                events.push(Event::PredicateDefined(def));
+                scope.ids.push(None);
+                continue;
+            }
+            Change::ConfigureNamespace(config) => {
+                events.push(Event::NamespaceConfigured(config));
+                scope.ids.push(None);
+                continue;
+            }
+        };
+        events.push(event);
+        scope.ids.push(Some(id));
+    }
+    Ok((events, scope.ids))
+}
+
+fn resolve_entity(
+    index: &NamespaceIndex,
+    scope: &BatchScope,
+    r: &EntityRef,
+    field: &str,
+) -> Result<EntityId, EngineError> {
+    let unknown = |value: String| EngineError::UnknownEntity {
+        field: field.to_owned(),
+        value,
+    };
+    match r {
+        EntityRef::Id(id) if index.entity(*id).is_some() => Ok(*id),
+        EntityRef::Id(id) => Err(unknown(id.to_string())),
+        EntityRef::New(n) => match scope.ids.get(*n) {
+            Some(Some(RecordId::Entity(id))) => Ok(*id),
+            _ => Err(unknown(format!(
+                "change {n} of this batch, which does not declare an entity before this one"
+            ))),
+        },
+    }
+}
+
+fn resolve_episode(
+    index: &NamespaceIndex,
+    scope: &BatchScope,
+    r: &EpisodeRef,
+    field: &str,
+) -> Result<EpisodeId, EngineError> {
+    let unknown = |value: String| EngineError::UnknownEpisode {
+        field: field.to_owned(),
+        value,
+    };
+    match r {
+        EpisodeRef::Id(id) if index.episode(*id).is_some() => Ok(*id),
+        EpisodeRef::Id(id) => Err(unknown(id.to_string())),
+        EpisodeRef::External(ext) => index
+            .episode_by_external_id(ext)
+            .ok_or_else(|| unknown(format!("{ext:?}"))),
+        EpisodeRef::New(n) => match scope.ids.get(*n) {
+            Some(Some(RecordId::Episode(id))) => Ok(*id),
+            _ => Err(unknown(format!(
+                "change {n} of this batch, which does not record an episode before this one"
+            ))),
+        },
+    }
+}
+
+/// A fact that exists and is not retracted, neither in the index nor earlier in the batch.
+fn live_fact<'a>(
+    index: &'a NamespaceIndex,
+    scope: &BatchScope,
+    id: FactId,
+    field: &str,
+) -> Result<&'a Fact, EngineError> {
+    let fact = index.fact(id).ok_or_else(|| EngineError::UnknownFact {
+        field: field.to_owned(),
+        value: id.to_string(),
+    })?;
+    if index.is_retracted(id) || scope.retracted.contains(&id) {
+        return Err(EngineError::AlreadyRetracted {
+            field: field.to_owned(),
+            value: id.to_string(),
+        });
+    }
+    Ok(fact)
+}

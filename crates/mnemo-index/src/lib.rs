@@ -1,0 +1,12 @@
+//! Mnemo's derived indexes: the state of a namespace folded from its events, and the
+//! reads that resolve it at a pinned (validAt, knownAt). Every structure here is a
+//! cache of the log: it knows no storage and can always be rebuilt by replay.
+#![deny(missing_docs)]
+
+mod read;
+mod state;
+
+pub use read::{
+    EntityView, FactFilter, FactView, Neighborhood, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
+};
+pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction};

@@ -1,0 +1,518 @@
+//! Reads at a pinned (validAt T, knownAt S): facts, slot histories, entities,
+//! snapshots and neighbourhoods, every one resolved by the core's rules.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mnemo_core::{
+    Candidate, Cardinality, Entity, EntityId, EpisodeId, Fact, FactId, Interval, Polarity, Seq, Status,
+    Timestamp, Value, combine_confidence, resolve_slot,
+};
+
+use crate::state::{FactRecord, NamespaceIndex, PredId, Retraction};
+
+/// The point a read is pinned at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct View {
+    /// Valid time T: what was true then.
+    pub valid_at: Timestamp,
+    /// System sequence S: as we knew it after batch S.
+    pub known_at: Seq,
+}
+
+/// A fact as seen from a [`View`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactView {
+    /// The fact as asserted (its `valid.to` is the asserted end).
+    pub fact: Fact,
+    /// Its valid interval with the end of the latest `FactEnded` visible at S.
+    pub valid: Interval,
+    /// The batch that asserted it.
+    pub asserted_seq: Seq,
+    /// The system time of that batch.
+    pub asserted_at: Timestamp,
+    /// Where it stands at (T, S).
+    pub status: Status,
+    /// The fact that beat it at T (or corrected it), if any.
+    pub beaten_by: Option<FactId>,
+    /// Competing facts with the same valid start (a contradiction), if any.
+    pub contradicts: Vec<FactId>,
+    /// Where it is in force over all valid time, as known at S (empty if retracted).
+    pub effective: Vec<Interval>,
+    /// Confidence with visible corroborations folded in (noisy-or).
+    pub confidence: f64,
+    /// How many times it was stated (1 + visible re-assertions).
+    pub corroborations: u32,
+    /// Its episodes and those of its re-assertions, sorted.
+    pub provenance: Vec<EpisodeId>,
+    /// How it was retracted, if it was at S.
+    pub retraction: Option<RetractionView>,
+    /// A sentence saying why it has its status.
+    pub reason: String,
+}
+
+impl FactView {
+    /// Whether it is a positive fact in force at T.
+    pub fn in_force(&self) -> bool {
+        self.status == Status::Current && self.fact.polarity == Polarity::Asserted
+    }
+}
+
+/// A visible retraction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetractionView {
+    /// The batch that retracted it.
+    pub seq: Seq,
+    /// Explicit retraction or correction.
+    pub kind: Retraction,
+}
+
+/// Which facts a read returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Positive facts in force at T.
+    #[default]
+    InForce,
+    /// Every visible fact, whatever its status at T, retracted ones included.
+    All,
+}
+
+/// Which facts to look at; at least one field narrows the search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FactFilter {
+    /// The subject.
+    pub subject: Option<EntityId>,
+    /// The predicate's name.
+    pub predicate: Option<String>,
+    /// The object.
+    pub object: Option<Value>,
+}
+
+/// An entity as seen from a [`View`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityView {
+    /// Its version as known at S.
+    pub entity: Entity,
+    /// The batch that declared that version.
+    pub declared_seq: Seq,
+    /// Its facts (as subject) in force at T.
+    pub facts: Vec<FactView>,
+}
+
+/// Position after the last fact of a snapshot page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SnapshotCursor {
+    subject: EntityId,
+    predicate: u32,
+    fact: FactId,
+}
+
+impl SnapshotCursor {
+    /// An opaque text form, for APIs.
+    pub fn encode(&self) -> String {
+        format!("{}.{}.{}", self.subject.0, self.predicate, self.fact.0)
+    }
+
+    /// Reads [`SnapshotCursor::encode`]'s form back; `None` if it is not one.
+    pub fn decode(s: &str) -> Option<Self> {
+        let mut parts = s.split('.');
+        let subject = EntityId(parts.next()?.parse().ok()?);
+        let predicate = parts.next()?.parse().ok()?;
+        let fact = FactId(parts.next()?.parse().ok()?);
+        parts.next().is_none().then_some(SnapshotCursor {
+            subject,
+            predicate,
+            fact,
+        })
+    }
+}
+
+/// One page of a snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SnapshotPage {
+    /// Facts in force, ordered by (subject, predicate, fact id).
+    pub facts: Vec<FactView>,
+    /// Where the next page starts, if there is one.
+    pub next: Option<SnapshotCursor>,
+}
+
+/// The entities within N hops and the facts joining them, every hop at one (T, S).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighborhood {
+    /// Each reached entity with its distance from the start (the start has 0).
+    pub nodes: Vec<(EntityId, u32)>,
+    /// Facts in force between reached entities, by id.
+    pub edges: Vec<FactView>,
+}
+
+impl NamespaceIndex {
+    fn cardinality_at(&self, pred: PredId, s: Seq) -> Cardinality {
+        self.predicates[pred.0 as usize]
+            .versions
+            .iter()
+            .rev()
+            .find(|(seq, _)| *seq <= s)
+            .map_or(Cardinality::Many, |(_, d)| d.cardinality)
+    }
+
+    /// Resolves one `(subject, predicate)` slot: every visible fact with its verdict,
+    /// in assertion order. Retracted facts are included only for `Scope::All`.
+    fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
+        let Some(ids) = self.slots.get(&slot) else {
+            return Vec::new();
+        };
+        let visible: Vec<&FactRecord> = ids
+            .iter()
+            .filter_map(|id| self.facts.get(id))
+            .filter(|r| r.seq <= view.known_at)
+            .collect();
+        let live: Vec<&FactRecord> = visible
+            .iter()
+            .copied()
+            .filter(|r| !r.is_retracted_at(view.known_at))
+            .collect();
+        let mut views = Vec::with_capacity(visible.len());
+        let mut confidences = Vec::with_capacity(live.len());
+        let mut candidates = Vec::with_capacity(live.len());
+        for r in &live {
+            let (confidence, _, _) = self.support(r, view.known_at);
+            confidences.push(confidence);
+        }
+        for (r, confidence) in live.iter().zip(&confidences) {
+            let to = r.valid_to_at(view.known_at);
+            candidates.push(Candidate {
+                id: r.fact.id,
+                value: &r.fact.object,
+                polarity: r.fact.polarity,
+                // Ends are validated against the start when applied, so this never fails.
+                valid: Interval::new("valid", r.fact.valid.from(), to).unwrap_or(r.fact.valid),
+                seq: r.seq,
+                confidence: *confidence,
+            });
+        }
+        let verdicts = resolve_slot(
+            self.cardinality_at(slot.1, view.known_at),
+            &candidates,
+            view.valid_at,
+        );
+        let mut verdicts = candidates.iter().zip(verdicts);
+        for r in visible {
+            if r.is_retracted_at(view.known_at) {
+                if scope == Scope::All {
+                    views.push(self.retracted_view(r, view));
+                }
+                continue;
+            }
+            let Some((candidate, verdict)) = verdicts.next() else {
+                break;
+            };
+            if scope == Scope::InForce
+                && !(verdict.status == Status::Current && r.fact.polarity == Polarity::Asserted)
+            {
+                continue;
+            }
+            let (confidence, corroborations, provenance) = self.support(r, view.known_at);
+            let reason = reason(
+                verdict.status,
+                candidate,
+                verdict.beaten_by,
+                &verdict.contradicts,
+                self,
+                r,
+            );
+            views.push(FactView {
+                fact: r.fact.clone(),
+                valid: candidate.valid,
+                asserted_seq: r.seq,
+                asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
+                status: verdict.status,
+                beaten_by: verdict.beaten_by,
+                contradicts: verdict.contradicts,
+                effective: verdict.effective,
+                confidence,
+                corroborations,
+                provenance,
+                retraction: None,
+                reason,
+            });
+        }
+        views
+    }
+
+    fn retracted_view(&self, r: &FactRecord, view: View) -> FactView {
+        let (confidence, corroborations, provenance) = self.support(r, view.known_at);
+        let (seq, kind) = r
+            .retracted
+            .clone()
+            .unwrap_or((Seq(0), Retraction::Retracted { reason: None }));
+        let (beaten_by, reason) = match &kind {
+            Retraction::CorrectedBy(by) => (Some(*by), format!("corrected by {by} in batch {seq}")),
+            Retraction::Retracted { reason: Some(why) } => (None, format!("retracted in batch {seq}: {why}")),
+            Retraction::Retracted { reason: None } => (None, format!("retracted in batch {seq}")),
+        };
+        let to = r.valid_to_at(view.known_at);
+        FactView {
+            fact: r.fact.clone(),
+            valid: Interval::new("valid", r.fact.valid.from(), to).unwrap_or(r.fact.valid),
+            asserted_seq: r.seq,
+            asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
+            status: Status::Retracted,
+            beaten_by,
+            contradicts: Vec::new(),
+            effective: Vec::new(),
+            confidence,
+            corroborations,
+            provenance,
+            retraction: Some(RetractionView { seq, kind }),
+            reason,
+        }
+    }
+
+    /// Confidence, statement count and provenance with the re-assertions visible at `s`.
+    fn support(&self, r: &FactRecord, s: Seq) -> (f64, u32, Vec<EpisodeId>) {
+        let visible: Vec<_> = r
+            .corroborations
+            .iter()
+            .filter(|c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s))
+            .collect();
+        let confidence = combine_confidence(
+            std::iter::once(r.fact.confidence).chain(visible.iter().map(|c| c.confidence)),
+        );
+        let mut provenance: Vec<EpisodeId> = r.fact.provenance.clone();
+        provenance.extend(visible.iter().flat_map(|c| c.provenance.iter().copied()));
+        provenance.sort();
+        provenance.dedup();
+        (confidence, 1 + visible.len() as u32, provenance)
+    }
+
+    fn pred_id(&self, name: &str) -> Option<PredId> {
+        self.predicate_ids.get(name).copied()
+    }
+
+    fn slots_of(&self, subject: EntityId) -> impl Iterator<Item = (EntityId, PredId)> + '_ {
+        self.slots
+            .range((subject, PredId(0))..=(subject, PredId(u32::MAX)))
+            .map(|(k, _)| *k)
+    }
+
+    /// Facts matching `filter` at `view`, ordered by (subject, predicate, valid start, id).
+    /// With no filter at all, every slot is read: prefer [`NamespaceIndex::snapshot`].
+    pub fn facts(&self, filter: &FactFilter, view: View, scope: Scope) -> Vec<FactView> {
+        let pred = match &filter.predicate {
+            Some(name) => match self.pred_id(name) {
+                Some(p) => Some(p),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let slots: BTreeSet<(EntityId, PredId)> = match (filter.subject, pred, &filter.object) {
+            (Some(s), Some(p), _) => [(s, p)].into_iter().collect(),
+            (Some(s), None, _) => self.slots_of(s).collect(),
+            (None, _, Some(object)) => self
+                .by_object
+                .get(object)
+                .into_iter()
+                .flatten()
+                .filter_map(|id| self.facts.get(id))
+                .filter(|r| pred.is_none_or(|p| r.pred == p))
+                .map(|r| (r.fact.subject, r.pred))
+                .collect(),
+            (None, Some(p), None) => self
+                .by_predicate
+                .get(&p)
+                .into_iter()
+                .flatten()
+                .map(|s| (*s, p))
+                .collect(),
+            (None, None, None) => self.slots.keys().copied().collect(),
+        };
+        let mut out: Vec<FactView> = slots
+            .into_iter()
+            .flat_map(|slot| self.resolve(slot, view, scope))
+            .filter(|f| filter.object.as_ref().is_none_or(|o| &f.fact.object == o))
+            .collect();
+        out.sort_by(|a, b| {
+            (a.fact.subject, &a.fact.predicate, a.fact.valid.from(), a.fact.id).cmp(&(
+                b.fact.subject,
+                &b.fact.predicate,
+                b.fact.valid.from(),
+                b.fact.id,
+            ))
+        });
+        out
+    }
+
+    /// Every version of the slot `(subject, predicate)` known at S, retracted ones
+    /// included, ordered by valid start then id, each with its status at T.
+    pub fn history(&self, subject: EntityId, predicate: &str, view: View) -> Vec<FactView> {
+        let Some(pred) = self.pred_id(predicate) else {
+            return Vec::new();
+        };
+        let mut out = self.resolve((subject, pred), view, Scope::All);
+        out.sort_by_key(|f| (f.fact.valid.from(), f.fact.id));
+        out
+    }
+
+    /// One entity as known at S, with its facts in force at T.
+    pub fn entity_at(&self, id: EntityId, view: View) -> Option<EntityView> {
+        let (declared_seq, entity) = self
+            .entities
+            .get(&id)?
+            .iter()
+            .rev()
+            .find(|(seq, _)| *seq <= view.known_at)?;
+        let filter = FactFilter {
+            subject: Some(id),
+            ..FactFilter::default()
+        };
+        Some(EntityView {
+            entity: entity.clone(),
+            declared_seq: *declared_seq,
+            facts: self.facts(&filter, view, Scope::InForce),
+        })
+    }
+
+    /// Every fact in force at `view`, ordered by (subject, predicate, fact id), at most
+    /// `limit` of them after `after`.
+    pub fn snapshot(&self, view: View, after: Option<SnapshotCursor>, limit: usize) -> SnapshotPage {
+        let start = after.map_or((EntityId(0), PredId(0)), |c| (c.subject, PredId(c.predicate)));
+        let mut facts = Vec::new();
+        let mut last = None;
+        for (&slot, _) in self.slots.range(start..) {
+            let mut in_force = self.resolve(slot, view, Scope::InForce);
+            in_force.sort_by_key(|f| f.fact.id);
+            for f in in_force {
+                let cursor = SnapshotCursor {
+                    subject: slot.0,
+                    predicate: slot.1.0,
+                    fact: f.fact.id,
+                };
+                if after.is_some_and(|a| cursor <= a) {
+                    continue;
+                }
+                if facts.len() == limit {
+                    return SnapshotPage { facts, next: last };
+                }
+                facts.push(f);
+                last = Some(cursor);
+            }
+        }
+        SnapshotPage { facts, next: None }
+    }
+
+    /// Entities within `depth` hops of `start` over facts in force at `view` (either
+    /// direction), with those facts. Every hop is resolved at the same (T, S).
+    pub fn neighbors(&self, start: EntityId, depth: u32, view: View) -> Neighborhood {
+        let mut dist: BTreeMap<EntityId, u32> = BTreeMap::new();
+        let mut edges: BTreeMap<FactId, FactView> = BTreeMap::new();
+        if self.entity_at(start, view).is_none() {
+            return Neighborhood {
+                nodes: Vec::new(),
+                edges: Vec::new(),
+            };
+        }
+        dist.insert(start, 0);
+        let mut frontier = vec![start];
+        for hop in 1..=depth {
+            let mut next = BTreeSet::new();
+            for &e in &frontier {
+                for f in self.edges_of(e, view) {
+                    let other = if f.fact.subject == e {
+                        f.fact.object.as_entity()
+                    } else {
+                        Some(f.fact.subject)
+                    };
+                    if let Some(other) = other
+                        && !dist.contains_key(&other)
+                    {
+                        next.insert(other);
+                    }
+                    edges.entry(f.fact.id).or_insert(f);
+                }
+            }
+            for &n in &next {
+                dist.insert(n, hop);
+            }
+            frontier = next.into_iter().collect();
+            if frontier.is_empty() {
+                break;
+            }
+        }
+        // Keep only edges whose both ends were reached (the last hop's outer edges lead out).
+        let edges = edges
+            .into_values()
+            .filter(|f| {
+                dist.contains_key(&f.fact.subject)
+                    && f.fact.object.as_entity().is_some_and(|o| dist.contains_key(&o))
+            })
+            .collect();
+        let mut nodes: Vec<(EntityId, u32)> = dist.into_iter().collect();
+        nodes.sort_by_key(|&(e, d)| (d, e));
+        Neighborhood { nodes, edges }
+    }
+
+    /// Facts in force at `view` joining `e` to another entity, outgoing then incoming.
+    fn edges_of(&self, e: EntityId, view: View) -> Vec<FactView> {
+        let mut out: Vec<FactView> = self
+            .slots_of(e)
+            .flat_map(|slot| self.resolve(slot, view, Scope::InForce))
+            .filter(|f| f.fact.object.as_entity().is_some())
+            .collect();
+        let incoming: BTreeSet<(EntityId, PredId)> = self
+            .by_object
+            .get(&Value::Entity(e))
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.facts.get(id))
+            .filter(|r| r.seq <= view.known_at)
+            .map(|r| (r.fact.subject, r.pred))
+            .collect();
+        for slot in incoming {
+            out.extend(
+                self.resolve(slot, view, Scope::InForce)
+                    .into_iter()
+                    .filter(|f| f.fact.object == Value::Entity(e)),
+            );
+        }
+        out
+    }
+}
+
+fn reason(
+    status: Status,
+    candidate: &Candidate<'_>,
+    beaten_by: Option<FactId>,
+    contradicts: &[FactId],
+    index: &NamespaceIndex,
+    record: &FactRecord,
+) -> String {
+    let ids = |ids: &[FactId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let beater = beaten_by.map(|id| id.to_string()).unwrap_or_default();
+    let beater_from = beaten_by
+        .and_then(|id| index.facts.get(&id))
+        .map(|r| r.fact.valid.from().to_string())
+        .unwrap_or_default();
+    let base = match status {
+        Status::Current if record.fact.polarity == Polarity::Negated => "the denial holds".to_owned(),
+        Status::Current => "in force".to_owned(),
+        Status::NotYetValid => format!("valid from {}", candidate.valid.from()),
+        Status::Ended => match candidate.valid.to() {
+            Some(to) if Some(to) != record.fact.valid.to() => format!("ended at {to} by a later update"),
+            Some(to) => format!("ended at {to}"),
+            None => "ended".to_owned(),
+        },
+        Status::Superseded => format!("superseded by {beater}, valid from {beater_from}"),
+        Status::Negated if record.fact.polarity == Polarity::Negated => {
+            format!("overridden by {beater}, which restates the value from {beater_from}")
+        }
+        Status::Negated => format!("negated by {beater} from {beater_from}"),
+        Status::Contradicted => {
+            format!("contradicted by {beater}, which starts at the same time and ranks above")
+        }
+        Status::Retracted => "retracted".to_owned(),
+    };
+    if contradicts.is_empty() || status == Status::Contradicted {
+        base
+    } else {
+        format!("{base}; contradicts {}", ids(contradicts))
+    }
+}

@@ -1,0 +1,405 @@
+//! The materialised state of one namespace: a pure function of its log prefix.
+//!
+//! [`NamespaceIndex::apply`] folds one committed batch in. It is total: the log is the
+//! truth, so an event that the write path would have refused (a dangling reference, an
+//! end before a start) is kept in the log and given a deterministic, harmless meaning
+//! here instead of failing the replay.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use mnemo_core::{
+    Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef, Seq, Timestamp,
+    Value, normalize_name,
+};
+
+/// Interned predicate, dense from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct PredId(pub(crate) u32);
+
+/// Why a fact stopped being a candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Retraction {
+    /// Retracted explicitly.
+    Retracted {
+        /// The reason given.
+        reason: Option<String>,
+    },
+    /// Corrected: a fact with `supersedes` pointing here was asserted.
+    CorrectedBy(FactId),
+}
+
+/// A re-assertion of an identical fact, counted on the first one.
+#[derive(Clone, Debug)]
+pub(crate) struct Corroboration {
+    pub(crate) id: FactId,
+    pub(crate) seq: Seq,
+    pub(crate) confidence: f64,
+    pub(crate) provenance: Vec<EpisodeId>,
+    pub(crate) retracted: Option<Seq>,
+}
+
+/// Everything the log says about one fact.
+#[derive(Clone, Debug)]
+pub(crate) struct FactRecord {
+    pub(crate) fact: Fact,
+    pub(crate) pred: PredId,
+    pub(crate) seq: Seq,
+    /// `FactEnded` events in log order.
+    pub(crate) ends: Vec<(Seq, Timestamp)>,
+    pub(crate) retracted: Option<(Seq, Retraction)>,
+    pub(crate) corroborations: Vec<Corroboration>,
+}
+
+impl FactRecord {
+    /// The valid end set by the latest `FactEnded` visible at `s`, else its own.
+    pub(crate) fn valid_to_at(&self, s: Seq) -> Option<Timestamp> {
+        self.ends
+            .iter()
+            .rev()
+            .find(|(seq, _)| *seq <= s)
+            .map_or(self.fact.valid.to(), |(_, to)| Some(*to))
+    }
+
+    pub(crate) fn is_retracted_at(&self, s: Seq) -> bool {
+        self.retracted.as_ref().is_some_and(|(seq, _)| *seq <= s)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PredicateEntry {
+    pub(crate) name: String,
+    pub(crate) versions: Vec<(Seq, PredicateDef)>,
+}
+
+/// The derived state of one namespace.
+#[derive(Clone, Debug, Default)]
+pub struct NamespaceIndex {
+    /// System time of every applied batch; index `i` holds batch `Seq(i + 1)`.
+    pub(crate) batches: Vec<Timestamp>,
+    pub(crate) configs: Vec<(Seq, NamespaceConfig)>,
+    pub(crate) predicate_ids: HashMap<String, PredId>,
+    pub(crate) predicates: Vec<PredicateEntry>,
+    pub(crate) entities: HashMap<EntityId, Vec<(Seq, Entity)>>,
+    pub(crate) names: HashMap<String, BTreeSet<EntityId>>,
+    pub(crate) episodes: HashMap<EpisodeId, (Seq, Episode)>,
+    pub(crate) external_ids: HashMap<String, EpisodeId>,
+    pub(crate) threads: HashMap<String, Vec<EpisodeId>>,
+    pub(crate) facts: HashMap<FactId, FactRecord>,
+    /// Re-assertions of identical facts: their id → the fact they corroborate.
+    pub(crate) aliases: HashMap<FactId, FactId>,
+    /// `(subject, predicate)` → facts, in assertion order.
+    pub(crate) slots: BTreeMap<(EntityId, PredId), Vec<FactId>>,
+    /// Object value → facts pointing at it, in assertion order.
+    pub(crate) by_object: HashMap<Value, Vec<FactId>>,
+    /// Predicate → subjects having it.
+    pub(crate) by_predicate: HashMap<PredId, BTreeSet<EntityId>>,
+    pub(crate) max_entity: u64,
+    pub(crate) max_fact: u64,
+    pub(crate) max_episode: u64,
+}
+
+/// Highest ids seen, so that a writer can continue numbering after a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdHighWater {
+    /// Highest entity id.
+    pub entity: u64,
+    /// Highest fact id.
+    pub fact: u64,
+    /// Highest episode id.
+    pub episode: u64,
+}
+
+impl NamespaceIndex {
+    /// An empty namespace.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The last applied batch, `Seq(0)` when none.
+    pub fn last_seq(&self) -> Seq {
+        Seq(self.batches.len() as u64)
+    }
+
+    /// System time of batch `seq`, if applied.
+    pub fn system_time(&self, seq: Seq) -> Option<Timestamp> {
+        let i = usize::try_from(seq.0).ok()?.checked_sub(1)?;
+        self.batches.get(i).copied()
+    }
+
+    /// The last batch committed at or before system time `t` (`Seq(0)` if none).
+    pub fn seq_at(&self, t: Timestamp) -> Seq {
+        Seq(self.batches.partition_point(|&bt| bt <= t) as u64)
+    }
+
+    /// Highest ids seen so far.
+    pub fn high_water(&self) -> IdHighWater {
+        IdHighWater {
+            entity: self.max_entity,
+            fact: self.max_fact,
+            episode: self.max_episode,
+        }
+    }
+
+    /// Folds in batch `seq`, committed at `system_time`. Batches must come in order;
+    /// one out of order is ignored (and reported as `false`).
+    pub fn apply(&mut self, seq: Seq, system_time: Timestamp, events: &[Event]) -> bool {
+        if seq.0 != self.batches.len() as u64 + 1 {
+            return false;
+        }
+        self.batches.push(system_time);
+        for event in events {
+            self.apply_event(seq, event);
+        }
+        true
+    }
+
+    fn apply_event(&mut self, seq: Seq, event: &Event) {
+        match event {
+            Event::EpisodeRecorded(episode) => self.apply_episode(seq, episode),
+            Event::EntityDeclared(entity) => self.apply_entity(seq, entity),
+            Event::FactAsserted(fact) => self.apply_fact(seq, fact),
+            Event::FactEnded { fact, valid_to } => {
+                let id = self.canonical(*fact);
+                if let Some(record) = self.facts.get_mut(&id)
+                    && *valid_to > record.fact.valid.from()
+                {
+                    record.ends.push((seq, *valid_to));
+                }
+            }
+            Event::FactRetracted { fact, reason } => self.apply_retraction(seq, *fact, reason.clone()),
+            Event::PredicateDefined(def) => {
+                let pred = self.intern(&def.name);
+                self.predicates[pred.0 as usize].versions.push((seq, def.clone()));
+            }
+            Event::NamespaceConfigured(config) => self.configs.push((seq, config.clone())),
+            // Kinds added by later versions of the format carry no truth this build reads.
+            _ => {}
+        }
+    }
+
+    fn apply_episode(&mut self, seq: Seq, episode: &Episode) {
+        if self.episodes.contains_key(&episode.id) {
+            return;
+        }
+        self.max_episode = self.max_episode.max(episode.id.0);
+        if let Some(ext) = &episode.external_id {
+            self.external_ids.entry(ext.clone()).or_insert(episode.id);
+        }
+        if let Some(thread) = &episode.thread {
+            self.threads.entry(thread.clone()).or_default().push(episode.id);
+        }
+        self.episodes.insert(episode.id, (seq, episode.clone()));
+    }
+
+    fn apply_entity(&mut self, seq: Seq, entity: &Entity) {
+        self.max_entity = self.max_entity.max(entity.id.0);
+        for name in std::iter::once(&entity.name).chain(&entity.aliases) {
+            self.names
+                .entry(normalize_name(name))
+                .or_default()
+                .insert(entity.id);
+        }
+        self.entities
+            .entry(entity.id)
+            .or_default()
+            .push((seq, entity.clone()));
+    }
+
+    fn apply_fact(&mut self, seq: Seq, fact: &Fact) {
+        if self.facts.contains_key(&fact.id) || self.aliases.contains_key(&fact.id) {
+            return;
+        }
+        self.max_fact = self.max_fact.max(fact.id.0);
+        let pred = self.intern(&fact.predicate);
+        let corrected = fact.supersedes.map(|old| self.canonical(old));
+        if let Some(old) = corrected
+            && let Some(record) = self.facts.get_mut(&old)
+            && record.retracted.is_none()
+        {
+            record.retracted = Some((seq, Retraction::CorrectedBy(fact.id)));
+        }
+        // An identical, live fact already stated: this is corroboration, not a new version.
+        let slot = (fact.subject, pred);
+        let same = self.slots.get(&slot).and_then(|ids| {
+            ids.iter().copied().find(|id| {
+                Some(*id) != corrected
+                    && self.facts.get(id).is_some_and(|r| {
+                        r.retracted.is_none()
+                            && r.fact.object == fact.object
+                            && r.fact.polarity == fact.polarity
+                            && r.fact.valid.from() == fact.valid.from()
+                            && r.valid_to_at(seq) == fact.valid.to()
+                    })
+            })
+        });
+        if let Some(existing) = same
+            && let Some(record) = self.facts.get_mut(&existing)
+        {
+            record.corroborations.push(Corroboration {
+                id: fact.id,
+                seq,
+                confidence: fact.confidence,
+                provenance: fact.provenance.clone(),
+                retracted: None,
+            });
+            self.aliases.insert(fact.id, existing);
+            return;
+        }
+        self.slots.entry(slot).or_default().push(fact.id);
+        self.by_object
+            .entry(fact.object.clone())
+            .or_default()
+            .push(fact.id);
+        self.by_predicate.entry(pred).or_default().insert(fact.subject);
+        self.facts.insert(
+            fact.id,
+            FactRecord {
+                fact: fact.clone(),
+                pred,
+                seq,
+                ends: Vec::new(),
+                retracted: None,
+                corroborations: Vec::new(),
+            },
+        );
+    }
+
+    fn apply_retraction(&mut self, seq: Seq, id: FactId, reason: Option<String>) {
+        if let Some(&canonical) = self.aliases.get(&id) {
+            // Retracting one re-assertion withdraws only its corroboration.
+            if let Some(c) = self
+                .facts
+                .get_mut(&canonical)
+                .and_then(|r| r.corroborations.iter_mut().find(|c| c.id == id))
+                && c.retracted.is_none()
+            {
+                c.retracted = Some(seq);
+            }
+            return;
+        }
+        if let Some(record) = self.facts.get_mut(&id)
+            && record.retracted.is_none()
+        {
+            record.retracted = Some((seq, Retraction::Retracted { reason }));
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> PredId {
+        if let Some(&id) = self.predicate_ids.get(name) {
+            return id;
+        }
+        let id = PredId(self.predicates.len() as u32);
+        self.predicates.push(PredicateEntry {
+            name: name.to_owned(),
+            versions: Vec::new(),
+        });
+        self.predicate_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The fact an id stands for: itself, or the fact it re-asserted.
+    pub fn canonical(&self, id: FactId) -> FactId {
+        self.aliases.get(&id).copied().unwrap_or(id)
+    }
+
+    /// Whether a fact id is known (as a fact or a re-assertion) at the latest seq.
+    pub fn contains_fact(&self, id: FactId) -> bool {
+        self.facts.contains_key(&id) || self.aliases.contains_key(&id)
+    }
+
+    /// Whether a fact id was retracted, at the latest seq (for a re-assertion: whether
+    /// its corroboration was withdrawn).
+    pub fn is_retracted(&self, id: FactId) -> bool {
+        match self.aliases.get(&id) {
+            Some(canonical) => self
+                .facts
+                .get(canonical)
+                .and_then(|r| r.corroborations.iter().find(|c| c.id == id))
+                .is_some_and(|c| c.retracted.is_some()),
+            None => self.facts.get(&id).is_some_and(|r| r.retracted.is_some()),
+        }
+    }
+
+    /// The fact an id names (following a re-assertion to the fact it corroborates), as
+    /// stated when asserted.
+    pub fn fact(&self, id: FactId) -> Option<&Fact> {
+        self.facts.get(&self.canonical(id)).map(|r| &r.fact)
+    }
+
+    /// The latest version of an entity.
+    pub fn entity(&self, id: EntityId) -> Option<&Entity> {
+        self.entities.get(&id).and_then(|v| v.last()).map(|(_, e)| e)
+    }
+
+    /// An episode.
+    pub fn episode(&self, id: EpisodeId) -> Option<&Episode> {
+        self.episodes.get(&id).map(|(_, e)| e)
+    }
+
+    /// The episode with a client-given external id.
+    pub fn episode_by_external_id(&self, external_id: &str) -> Option<EpisodeId> {
+        self.external_ids.get(external_id).copied()
+    }
+
+    /// Entities whose canonical name or an alias normalises to `name`'s, at the latest seq.
+    pub fn entities_named(&self, name: &str) -> Vec<EntityId> {
+        self.names
+            .get(&normalize_name(name))
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// A predicate's definition at the latest seq (undeclared ones are `many`/`any`).
+    pub fn predicate(&self, name: &str) -> PredicateDef {
+        self.predicate_ids
+            .get(name)
+            .and_then(|p| self.predicates[p.0 as usize].versions.last())
+            .map_or_else(|| PredicateDef::undeclared(name), |(_, d)| d.clone())
+    }
+
+    /// Every predicate used or declared, by name, with its definition at the latest seq.
+    pub fn predicates(&self) -> Vec<PredicateDef> {
+        let mut defs: Vec<PredicateDef> = self
+            .predicates
+            .iter()
+            .map(|p| {
+                p.versions
+                    .last()
+                    .map_or_else(|| PredicateDef::undeclared(&p.name), |(_, d)| d.clone())
+            })
+            .collect();
+        defs.sort_by(|a, b| a.name.cmp(&b.name));
+        defs
+    }
+
+    /// The namespace's configuration at the latest seq.
+    pub fn config(&self) -> NamespaceConfig {
+        self.configs.last().map(|(_, c)| c.clone()).unwrap_or_default()
+    }
+
+    /// Counts of records, at the latest seq.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            batches: self.batches.len() as u64,
+            episodes: self.episodes.len() as u64,
+            entities: self.entities.len() as u64,
+            facts: self.facts.len() as u64,
+            predicates: self.predicates.len() as u64,
+        }
+    }
+}
+
+/// How many records a namespace holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Committed batches.
+    pub batches: u64,
+    /// Episodes.
+    pub episodes: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Distinct facts (re-assertions count on the fact they corroborate).
+    pub facts: u64,
+    /// Predicates used or declared.
+    pub predicates: u64,
+}
