@@ -26,18 +26,9 @@ fn current_value() {
     assert_eq!(fx.values(alice, "livesIn", ReadAt::latest()), ["London"]);
     let h = fx.history(alice, "livesIn", ReadAt::latest());
     assert_eq!(h.len(), 2);
-    assert_eq!(
-        (h[0].fact.id, h[0].status, h[0].beaten_by),
-        (p, Status::Superseded, Some(l))
-    );
-    assert_eq!(
-        iv_list(&h[0]),
-        ["[2010-01-01T00:00:00.000000Z, 2015-01-01T00:00:00.000000Z)"]
-    );
-    assert_eq!(
-        (h[1].fact.id, h[1].status, h[1].beaten_by),
-        (l, Status::Current, None)
-    );
+    assert_eq!((h[0].fact.id, h[0].status, h[0].beaten_by), (p, Status::Superseded, Some(l)));
+    assert_eq!(iv_list(&h[0]), ["[2010-01-01T00:00:00.000000Z, 2015-01-01T00:00:00.000000Z)"]);
+    assert_eq!((h[1].fact.id, h[1].status, h[1].beaten_by), (l, Status::Current, None));
     assert_eq!(iv_list(&h[1]), ["[2015-01-01T00:00:00.000000Z, ∞)"]);
     assert!(h[0].reason.contains("superseded by fact:"), "{}", h[0].reason);
 }
@@ -68,19 +59,10 @@ fn as_of_system_time_audit_hides_later_corrections() {
         ..fact(bob, "worksAt", globex, iv("2018", None))
     });
     // What we believed after s1: Acme. After s2: Globex.
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s1)),
-        ["Acme"]
-    );
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s2)),
-        ["Globex"]
-    );
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s1)), ["Acme"]);
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s2)), ["Globex"]);
     // knownAt as a system time between the two writes sees the first belief.
-    let mid = ReadAt {
-        valid_at: Some(t("2020")),
-        known_at: KnownAt::Time(t("2030-01-15")),
-    };
+    let mid = ReadAt { valid_at: Some(t("2020")), known_at: KnownAt::Time(t("2030-01-15")) };
     assert_eq!(fx.values(bob, "worksAt", mid), ["Acme"]);
     // The audit trail at s1 shows no trace of the correction.
     let before = fx.history(bob, "worksAt", ReadAt::bitemporal(t("2020"), s1));
@@ -93,10 +75,7 @@ fn as_of_system_time_audit_hides_later_corrections() {
     assert_eq!((w.status, w.beaten_by), (Status::Retracted, Some(right)));
     assert_eq!(w.retraction.as_ref().unwrap().seq, s2);
     assert!(w.effective.is_empty());
-    assert_eq!(
-        now.iter().find(|f| f.fact.id == right).unwrap().status,
-        Status::Current
-    );
+    assert_eq!(now.iter().find(|f| f.fact.id == right).unwrap().status, Status::Current);
 }
 
 #[test]
@@ -110,23 +89,11 @@ fn full_bitemporal_point_where_s_predates_the_correction() {
         ..fact(bob, "worksAt", globex, iv("2016", None))
     });
     // (T = 2017, S = s1): Acme had not started; (T = 2019, S = s1): Acme.
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2017"), s1)),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2019"), s1)),
-        ["Acme"]
-    );
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2017"), s1)), Vec::<String>::new());
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2019"), s1)), ["Acme"]);
     // (T = 2017, S = s2): Globex, corrected retroactively to 2016.
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2017"), s2)),
-        ["Globex"]
-    );
-    assert_eq!(
-        fx.values(bob, "worksAt", ReadAt::bitemporal(t("2019"), s2)),
-        ["Globex"]
-    );
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2017"), s2)), ["Globex"]);
+    assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2019"), s2)), ["Globex"]);
     // A knownAt past the log is refused, not silently clamped.
     let err = fx.store.history(
         &fx.ns,
@@ -142,18 +109,8 @@ fn boundaries_start_included_end_excluded_and_meeting_intervals() {
     let fx = Fixture::new();
     fx.define("employedBy", Cardinality::One);
     let (carol, acme, globex) = (fx.entity("Carol"), fx.entity("Acme"), fx.entity("Globex"));
-    let (a, _) = fx.assert(fact(
-        carol,
-        "employedBy",
-        acme,
-        iv("2020-01-01", Some("2021-01-01")),
-    ));
-    fx.assert(fact(
-        carol,
-        "employedBy",
-        globex,
-        iv("2021-01-01", Some("2022-01-01")),
-    ));
+    let (a, _) = fx.assert(fact(carol, "employedBy", acme, iv("2020-01-01", Some("2021-01-01"))));
+    fx.assert(fact(carol, "employedBy", globex, iv("2021-01-01", Some("2022-01-01"))));
     let v = |s: &str| fx.values(carol, "employedBy", at(s));
     assert_eq!(v("2019-12-31T23:59:59.999999Z"), Vec::<String>::new());
     assert_eq!(v("2020-01-01T00:00:00Z"), ["Acme"]);
@@ -163,24 +120,12 @@ fn boundaries_start_included_end_excluded_and_meeting_intervals() {
     assert_eq!(v("2022-01-01T00:00:00Z"), Vec::<String>::new());
     let end_minus_1 = ReadAt::valid(Timestamp::from_micros(t("2021").as_micros() - 1));
     assert_eq!(fx.values(carol, "employedBy", end_minus_1), ["Acme"]);
-    assert_eq!(
-        fx.status_of(carol, "employedBy", a, at("2021-01-01")),
-        Status::Ended
-    );
-    assert_eq!(
-        fx.status_of(carol, "employedBy", a, at("2019")),
-        Status::NotYetValid
-    );
+    assert_eq!(fx.status_of(carol, "employedBy", a, at("2021-01-01")), Status::Ended);
+    assert_eq!(fx.status_of(carol, "employedBy", a, at("2019")), Status::NotYetValid);
     // Meeting intervals do not overlap, so neither supersedes the other.
     let h = fx.history(carol, "employedBy", at("2020-06"));
-    assert_eq!(
-        iv_list(&h[0]),
-        ["[2020-01-01T00:00:00.000000Z, 2021-01-01T00:00:00.000000Z)"]
-    );
-    assert_eq!(
-        iv_list(&h[1]),
-        ["[2021-01-01T00:00:00.000000Z, 2022-01-01T00:00:00.000000Z)"]
-    );
+    assert_eq!(iv_list(&h[0]), ["[2020-01-01T00:00:00.000000Z, 2021-01-01T00:00:00.000000Z)"]);
+    assert_eq!(iv_list(&h[1]), ["[2021-01-01T00:00:00.000000Z, 2022-01-01T00:00:00.000000Z)"]);
 }
 
 #[test]
@@ -192,22 +137,12 @@ fn open_ended_and_future_dated_facts() {
     // The clock reads 2030: the open-ended fact holds now and in any far future.
     assert_eq!(fx.values(dan, "livesIn", ReadAt::latest()), ["Lyon"]);
     assert_eq!(fx.values(dan, "livesIn", at("9999-12-31")), ["Lyon"]);
-    assert_eq!(
-        fx.values(dan, "plansToLiveIn", ReadAt::latest()),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        fx.status_of(dan, "plansToLiveIn", future, ReadAt::latest()),
-        Status::NotYetValid
-    );
+    assert_eq!(fx.values(dan, "plansToLiveIn", ReadAt::latest()), Vec::<String>::new());
+    assert_eq!(fx.status_of(dan, "plansToLiveIn", future, ReadAt::latest()), Status::NotYetValid);
     assert_eq!(fx.values(dan, "plansToLiveIn", at("2035-01-01")), ["Mars base"]);
     let h = fx.history(dan, "plansToLiveIn", ReadAt::latest());
     assert_eq!(h[0].valid.to(), None);
-    assert!(
-        h[0].reason.contains("valid from 2035-01-01T00:00:00.000000Z"),
-        "{}",
-        h[0].reason
-    );
+    assert!(h[0].reason.contains("valid from 2035-01-01T00:00:00.000000Z"), "{}", h[0].reason);
 }
 
 #[test]
@@ -215,14 +150,10 @@ fn retroactive_correction_vs_update_vs_end_vs_retraction() {
     let fx = Fixture::new();
     fx.define("worksAt", Cardinality::One);
     let (acme, globex, initech) = (fx.entity("Acme"), fx.entity("Globex"), fx.entity("Initech"));
-    let people: Vec<_> = ["Corrected", "Updated", "Ended", "Retracted"]
-        .iter()
-        .map(|n| fx.entity(n))
-        .collect();
-    let first: Vec<(FactId, _)> = people
-        .iter()
-        .map(|&p| fx.assert(fact(p, "worksAt", acme, iv("2010", None))))
-        .collect();
+    let people: Vec<_> =
+        ["Corrected", "Updated", "Ended", "Retracted"].iter().map(|n| fx.entity(n)).collect();
+    let first: Vec<(FactId, _)> =
+        people.iter().map(|&p| fx.assert(fact(p, "worksAt", acme, iv("2010", None)))).collect();
     let s0 = first[3].1;
     // Correction: it was Globex all along.
     fx.assert(mnemo_engine::NewFact {
@@ -232,70 +163,33 @@ fn retroactive_correction_vs_update_vs_end_vs_retraction() {
     // Update: a new employer from 2015.
     fx.assert(fact(people[1], "worksAt", initech, iv("2015", None)));
     // End: stopped working at Acme in 2015.
-    fx.append(vec![Change::EndFact {
-        fact: first[2].0,
-        valid_to: t("2015"),
-    }]);
+    fx.append(vec![Change::EndFact { fact: first[2].0, valid_to: t("2015") }]);
     // Retraction: never worked there.
-    fx.append(vec![Change::RetractFact {
-        fact: first[3].0,
-        reason: Some("mistaken identity".into()),
-    }]);
+    fx.append(vec![Change::RetractFact { fact: first[3].0, reason: Some("mistaken identity".into()) }]);
 
     let v = |i: usize, s: &str| fx.values(people[i], "worksAt", at(s));
-    assert_eq!(
-        (v(0, "2012"), v(0, "2016")),
-        (vec!["Globex".to_owned()], vec!["Globex".to_owned()])
-    );
-    assert_eq!(
-        (v(1, "2012"), v(1, "2016")),
-        (vec!["Acme".to_owned()], vec!["Initech".to_owned()])
-    );
+    assert_eq!((v(0, "2012"), v(0, "2016")), (vec!["Globex".to_owned()], vec!["Globex".to_owned()]));
+    assert_eq!((v(1, "2012"), v(1, "2016")), (vec!["Acme".to_owned()], vec!["Initech".to_owned()]));
     assert_eq!((v(2, "2012"), v(2, "2016")), (vec!["Acme".to_owned()], vec![]));
     assert_eq!((v(3, "2012"), v(3, "2016")), (vec![], vec![]));
 
-    assert_eq!(
-        fx.status_of(people[0], "worksAt", first[0].0, at("2012")),
-        Status::Retracted
-    );
-    assert_eq!(
-        fx.status_of(people[1], "worksAt", first[1].0, at("2016")),
-        Status::Superseded
-    );
-    assert_eq!(
-        fx.status_of(people[1], "worksAt", first[1].0, at("2012")),
-        Status::Current
-    );
-    assert_eq!(
-        fx.status_of(people[2], "worksAt", first[2].0, at("2016")),
-        Status::Ended
-    );
-    assert_eq!(
-        fx.status_of(people[3], "worksAt", first[3].0, at("2012")),
-        Status::Retracted
-    );
+    assert_eq!(fx.status_of(people[0], "worksAt", first[0].0, at("2012")), Status::Retracted);
+    assert_eq!(fx.status_of(people[1], "worksAt", first[1].0, at("2016")), Status::Superseded);
+    assert_eq!(fx.status_of(people[1], "worksAt", first[1].0, at("2012")), Status::Current);
+    assert_eq!(fx.status_of(people[2], "worksAt", first[2].0, at("2016")), Status::Ended);
+    assert_eq!(fx.status_of(people[3], "worksAt", first[3].0, at("2012")), Status::Retracted);
     let r = fx.history(people[3], "worksAt", at("2012"));
     assert_eq!(
         r[0].reason,
-        format!(
-            "retracted in batch {}: mistaken identity",
-            r[0].retraction.as_ref().unwrap().seq
-        )
+        format!("retracted in batch {}: mistaken identity", r[0].retraction.as_ref().unwrap().seq)
     );
     let ended = &fx.history(people[2], "worksAt", at("2016"))[0];
     assert_eq!(ended.valid.to(), Some(t("2015")));
-    assert_eq!(
-        ended.fact.valid.to(),
-        None,
-        "the asserted fact is unchanged; the end is a later event"
-    );
+    assert_eq!(ended.fact.valid.to(), None, "the asserted fact is unchanged; the end is a later event");
 
     // As of before all four changes, every one of them still worked at Acme in 2016.
     for p in &people {
-        assert_eq!(
-            fx.values(*p, "worksAt", ReadAt::bitemporal(t("2016"), s0)),
-            ["Acme"]
-        );
+        assert_eq!(fx.values(*p, "worksAt", ReadAt::bitemporal(t("2016"), s0)), ["Acme"]);
     }
 }
 
@@ -311,16 +205,10 @@ fn narrower_period_inside_a_wider_one_splits_it_in_three() {
     assert_eq!(fx.values(eve, "livesIn", at("2018")), ["Paris"]);
     let h = fx.history(eve, "livesIn", at("2016"));
     let paris_view = h.iter().find(|f| f.fact.id == p).unwrap();
-    assert_eq!(
-        (paris_view.status, paris_view.beaten_by),
-        (Status::Superseded, Some(l))
-    );
+    assert_eq!((paris_view.status, paris_view.beaten_by), (Status::Superseded, Some(l)));
     assert_eq!(
         iv_list(paris_view),
-        [
-            "[2010-01-01T00:00:00.000000Z, 2015-01-01T00:00:00.000000Z)",
-            "[2017-01-01T00:00:00.000000Z, ∞)"
-        ]
+        ["[2010-01-01T00:00:00.000000Z, 2015-01-01T00:00:00.000000Z)", "[2017-01-01T00:00:00.000000Z, ∞)"]
     );
 }
 
@@ -330,18 +218,12 @@ fn late_arriving_fact_splits_a_closed_interval_and_earlier_snapshots_stay() {
     fx.define("livesIn", Cardinality::One);
     let (fay, paris, london) = (fx.entity("Fay"), fx.entity("Paris"), fx.entity("London"));
     let (p, s1) = fx.assert(fact(fay, "livesIn", paris, iv("2010", Some("2020"))));
-    let before = fx
-        .store
-        .snapshot(&fx.ns, ReadAt::bitemporal(t("2015"), s1), None, 100)
-        .unwrap();
+    let before = fx.store.snapshot(&fx.ns, ReadAt::bitemporal(t("2015"), s1), None, 100).unwrap();
     assert_eq!(before.value.facts.len(), 1);
     let (_, s2) = fx.assert(fact(fay, "livesIn", london, iv("2014", Some("2016"))));
     assert_eq!(fx.values(fay, "livesIn", at("2015")), ["London"]);
     assert_eq!(fx.values(fay, "livesIn", at("2017")), ["Paris"]);
-    assert_eq!(
-        fx.values(fay, "livesIn", ReadAt::bitemporal(t("2015"), s1)),
-        ["Paris"]
-    );
+    assert_eq!(fx.values(fay, "livesIn", ReadAt::bitemporal(t("2015"), s1)), ["Paris"]);
     let now = fx.history(fay, "livesIn", ReadAt::bitemporal(t("2015"), s2));
     assert_eq!(
         iv_list(now.iter().find(|f| f.fact.id == p).unwrap()),
@@ -351,15 +233,9 @@ fn late_arriving_fact_splits_a_closed_interval_and_earlier_snapshots_stay() {
         ]
     );
     let then = fx.history(fay, "livesIn", ReadAt::bitemporal(t("2015"), s1));
-    assert_eq!(
-        iv_list(&then[0]),
-        ["[2010-01-01T00:00:00.000000Z, 2020-01-01T00:00:00.000000Z)"]
-    );
+    assert_eq!(iv_list(&then[0]), ["[2010-01-01T00:00:00.000000Z, 2020-01-01T00:00:00.000000Z)"]);
     // The earlier snapshot, re-read at its basis, is unchanged.
-    let again = fx
-        .store
-        .snapshot(&fx.ns, before.basis.read_at(), None, 100)
-        .unwrap();
+    let again = fx.store.snapshot(&fx.ns, before.basis.read_at(), None, 100).unwrap();
     assert_eq!(again.value, before.value);
 }
 
@@ -383,18 +259,8 @@ fn cardinality_one_supersedes_while_cardinality_many_accumulates() {
     fx.assert(fact(hal, "livesIn", paris, iv("2010", None)));
     fx.assert(fact(hal, "livesIn", london, iv("2015", None)));
     // `speaks` was never declared: it is cardinality many.
-    fx.assert(prop(
-        hal,
-        "speaks",
-        Literal::String("French".into()),
-        iv("2010", None),
-    ));
-    fx.assert(prop(
-        hal,
-        "speaks",
-        Literal::String("English".into()),
-        iv("2015", None),
-    ));
+    fx.assert(prop(hal, "speaks", Literal::String("French".into()), iv("2010", None)));
+    fx.assert(prop(hal, "speaks", Literal::String("English".into()), iv("2015", None)));
     assert_eq!(fx.values(hal, "livesIn", at("2016")), ["London"]);
     assert_eq!(fx.values(hal, "speaks", at("2016")), ["English", "French"]);
     assert_eq!(fx.values(hal, "speaks", at("2012")), ["French"]);
@@ -435,10 +301,7 @@ fn same_batch_conflict_is_resolved_deterministically_and_flagged() {
     let rv = h.iter().find(|f| f.fact.id == ro).unwrap();
     let pv = h.iter().find(|f| f.fact.id == p).unwrap();
     assert_eq!((rv.status, rv.contradicts.clone()), (Status::Current, vec![p]));
-    assert_eq!(
-        (pv.status, pv.beaten_by, pv.contradicts.clone()),
-        (Status::Contradicted, Some(ro), vec![ro])
-    );
+    assert_eq!((pv.status, pv.beaten_by, pv.contradicts.clone()), (Status::Contradicted, Some(ro), vec![ro]));
     assert!(rv.reason.contains("contradicts"), "{}", rv.reason);
     // A rebuilt store resolves it the same way.
     let reopened = fx.reopen();
@@ -516,10 +379,8 @@ fn reassertion_is_corroboration_not_a_new_version() {
         ..fact(ned, "livesIn", oslo, iv("2019", None))
     };
     let (a, s1) = fx.assert(first.clone());
-    let (b, _) = fx.assert(mnemo_engine::NewFact {
-        provenance: vec![mnemo_engine::EpisodeRef::Id(e2)],
-        ..first
-    });
+    let (b, _) =
+        fx.assert(mnemo_engine::NewFact { provenance: vec![mnemo_engine::EpisodeRef::Id(e2)], ..first });
     assert_ne!(a, b);
     let h = fx.history(ned, "livesIn", at("2022"));
     assert_eq!(h.len(), 1, "one fact, stated twice");
@@ -530,10 +391,7 @@ fn reassertion_is_corroboration_not_a_new_version() {
     let then = fx.history(ned, "livesIn", ReadAt::bitemporal(t("2022"), s1));
     assert_eq!((then[0].corroborations, then[0].confidence), (1, 0.5));
     // Retracting the re-assertion withdraws only the corroboration.
-    fx.append(vec![Change::RetractFact {
-        fact: b,
-        reason: None,
-    }]);
+    fx.append(vec![Change::RetractFact { fact: b, reason: None }]);
     let h = fx.history(ned, "livesIn", at("2022"));
     assert_eq!((h[0].status, h[0].corroborations), (Status::Current, 1));
 }
@@ -562,30 +420,14 @@ fn facts_by_subject_predicate_and_object() {
             })
             .collect()
     };
-    let by_object = FactFilter {
-        object: Some(x.into()),
-        ..Default::default()
-    };
+    let by_object = FactFilter { object: Some(x.into()), ..Default::default() };
     assert_eq!(names(by_object), ["A likes X", "C hates X"]);
-    let by_predicate = FactFilter {
-        predicate: Some("hates".into()),
-        ..Default::default()
-    };
+    let by_predicate = FactFilter { predicate: Some("hates".into()), ..Default::default() };
     assert_eq!(names(by_predicate), ["A hates C", "C hates X"]);
-    let by_subject = FactFilter {
-        subject: Some(a),
-        ..Default::default()
-    };
+    let by_subject = FactFilter { subject: Some(a), ..Default::default() };
     assert_eq!(names(by_subject), ["A hates C", "A likes X"]);
-    let all_of_b = FactFilter {
-        subject: Some(b),
-        ..Default::default()
-    };
-    let all = fx
-        .store
-        .facts(&fx.ns, &all_of_b, at("2015"), Scope::All)
-        .unwrap()
-        .value;
+    let all_of_b = FactFilter { subject: Some(b), ..Default::default() };
+    let all = fx.store.facts(&fx.ns, &all_of_b, at("2015"), Scope::All).unwrap().value;
     assert_eq!(all.iter().map(|f| f.status).collect::<Vec<_>>(), [Status::Ended]);
 }
 
@@ -602,24 +444,14 @@ fn three_hop_traversal_at_a_fixed_point() {
     fx.assert(fact(a, "worksAt", globex, iv("2015", None)));
     let hood = |at: ReadAt| {
         let n = fx.store.neighbors(&fx.ns, a, 3, at).unwrap().value;
-        let nodes: Vec<(String, u32)> = n
-            .nodes
-            .iter()
-            .map(|(id, d)| (fx.show(&(*id).into()), *d))
-            .collect();
+        let nodes: Vec<(String, u32)> = n.nodes.iter().map(|(id, d)| (fx.show(&(*id).into()), *d)).collect();
         (nodes, n.edges.len())
     };
     let s = |v: &[(&str, u32)]| v.iter().map(|(n, d)| (n.to_string(), *d)).collect::<Vec<_>>();
     // Nodes come by distance, then by id. At 2016: A→B→C←D in three hops (D→E would be a fourth); A works at Globex, not Acme.
-    assert_eq!(
-        hood(at("2016")),
-        (s(&[("A", 0), ("B", 1), ("Globex", 1), ("C", 2), ("D", 3)]), 4)
-    );
+    assert_eq!(hood(at("2016")), (s(&[("A", 0), ("B", 1), ("Globex", 1), ("C", 2), ("D", 3)]), 4));
     // At 2012: D's links have not started; A still works at Acme.
-    assert_eq!(
-        hood(at("2012")),
-        (s(&[("A", 0), ("B", 1), ("Acme", 1), ("C", 2)]), 3)
-    );
+    assert_eq!(hood(at("2012")), (s(&[("A", 0), ("B", 1), ("Acme", 1), ("C", 2)]), 3));
     // At 2021: B no longer knows C.
     assert_eq!(hood(at("2021")), (s(&[("A", 0), ("B", 1), ("Globex", 1)]), 2));
     // At 2016 as known before D's links and Globex were written.
@@ -640,23 +472,14 @@ fn answers_are_repeatable_under_a_pinned_basis() {
     assert_eq!(first.basis.valid_at, t("2030"), "validAt defaults to the clock");
     fx.clock.set("2031-01-01");
     fx.assert(fact(oz, "livesIn", london, iv("2011", None)));
-    fx.append(vec![Change::EndFact {
-        fact: hist.value[0].fact.id,
-        valid_to: t("2012"),
-    }]);
-    let again = fx
-        .store
-        .snapshot(&fx.ns, first.basis.read_at(), None, 100)
-        .unwrap();
+    fx.append(vec![Change::EndFact { fact: hist.value[0].fact.id, valid_to: t("2012") }]);
+    let again = fx.store.snapshot(&fx.ns, first.basis.read_at(), None, 100).unwrap();
     assert_eq!(format!("{:?}", again.value), format!("{:?}", first.value));
     assert_eq!(
         (again.basis.known_at, again.basis.system_time),
         (first.basis.known_at, first.basis.system_time)
     );
-    let hist_again = fx
-        .store
-        .history(&fx.ns, oz, "livesIn", hist.basis.read_at())
-        .unwrap();
+    let hist_again = fx.store.history(&fx.ns, oz, "livesIn", hist.basis.read_at()).unwrap();
     assert_eq!(format!("{:?}", hist_again.value), format!("{:?}", hist.value));
     // And the unpinned read has moved on.
     let now = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 100).unwrap();
@@ -680,69 +503,32 @@ fn rejected_batches_store_nothing_and_name_the_field() {
 
     let e = fail(vec![
         ok_change.clone(),
-        Change::AssertFact(fact(
-            mnemo_engine::core::EntityId(999),
-            "x",
-            oslo,
-            iv("2010", None),
-        )),
+        Change::AssertFact(fact(mnemo_engine::core::EntityId(999), "x", oslo, iv("2010", None))),
     ]);
-    assert!(
-        matches!(&e, EngineError::UnknownEntity { field, .. } if field == "changes[1].subject"),
-        "{e}"
-    );
+    assert!(matches!(&e, EngineError::UnknownEntity { field, .. } if field == "changes[1].subject"), "{e}");
     let e = fail(vec![
         ok_change.clone(),
         Change::AssertFact(prop(pia, "age", Literal::String("old".into()), iv("2010", None))),
     ]);
-    assert!(
-        matches!(&e, EngineError::WrongValueType { field, .. } if field == "changes[1].object"),
-        "{e}"
-    );
-    let e = fail(vec![
-        ok_change.clone(),
-        Change::EndFact {
-            fact: f,
-            valid_to: t("2009"),
-        },
-    ]);
+    assert!(matches!(&e, EngineError::WrongValueType { field, .. } if field == "changes[1].object"), "{e}");
+    let e = fail(vec![ok_change.clone(), Change::EndFact { fact: f, valid_to: t("2009") }]);
     assert!(
         matches!(&e, EngineError::Invalid(mnemo_engine::core::CoreError::InvalidInterval { field, .. }) if field == "changes[1].validTo"),
         "{e}"
     );
     let e = fail(vec![
-        Change::RetractFact {
-            fact: f,
-            reason: None,
-        },
-        Change::RetractFact {
-            fact: f,
-            reason: None,
-        },
+        Change::RetractFact { fact: f, reason: None },
+        Change::RetractFact { fact: f, reason: None },
     ]);
-    assert!(
-        matches!(&e, EngineError::AlreadyRetracted { field, .. } if field == "changes[1].fact"),
-        "{e}"
-    );
-    let e = fail(vec![
-        ok_change.clone(),
-        Change::EndFact {
-            fact: FactId(12345),
-            valid_to: t("2020"),
-        },
-    ]);
+    assert!(matches!(&e, EngineError::AlreadyRetracted { field, .. } if field == "changes[1].fact"), "{e}");
+    let e = fail(vec![ok_change.clone(), Change::EndFact { fact: FactId(12345), valid_to: t("2020") }]);
     assert!(matches!(&e, EngineError::UnknownFact { .. }), "{e}");
     let e = fail(vec![Change::AssertFact(mnemo_engine::NewFact {
         confidence: Some(1.5),
         ..fact(pia, "x", oslo, iv("2010", None))
     })]);
     assert!(e.to_string().contains("changes[0].confidence"), "{e}");
-    let e = fail(vec![Change::AssertFact(prop(
-        pia,
-        "height",
-        Literal::Float(f64::NAN),
-        iv("2010", None),
-    ))]);
+    let e = fail(vec![Change::AssertFact(prop(pia, "height", Literal::Float(f64::NAN), iv("2010", None)))]);
     assert!(e.to_string().contains("changes[0].object"), "{e}");
     let e = fail(vec![Change::AssertFact(mnemo_engine::NewFact {
         provenance: vec![mnemo_engine::EpisodeRef::External("nope".into())],

@@ -76,17 +76,11 @@ impl Reference {
     /// Status of every visible fact of `(subject, pred)` at (T, S), by scanning everything.
     fn statuses(&self, subject: EntityId, pred: usize, t: Timestamp, s: Seq) -> BTreeMap<FactId, Status> {
         let card = PREDICATES[pred].1;
-        let visible: Vec<&Stated> = self
-            .asserted
-            .iter()
-            .filter(|a| a.seq <= s && a.subject == subject && a.pred == pred)
-            .collect();
+        let visible: Vec<&Stated> =
+            self.asserted.iter().filter(|a| a.seq <= s && a.subject == subject && a.pred == pred).collect();
         let retracted = |a: &Stated| {
             self.retractions.iter().any(|(rs, f)| *rs <= s && *f == a.id)
-                || self
-                    .asserted
-                    .iter()
-                    .any(|b| b.seq <= s && b.supersedes == Some(a.id))
+                || self.asserted.iter().any(|b| b.seq <= s && b.supersedes == Some(a.id))
         };
         let end = |a: &Stated| {
             // The latest visible end wins; `ends` is in log order.
@@ -149,26 +143,13 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                     .then(|| reference.asserted[i as usize % reference.asserted.len()].id)
             };
             match op {
-                Op::Assert {
-                    subject,
-                    pred,
-                    object,
-                    from,
-                    len,
-                    negated,
-                    confidence,
-                    supersedes,
-                } => {
+                Op::Assert { subject, pred, object, from, len, negated, confidence, supersedes } => {
                     // Identical statements are corroboration (tested on their own); keep them out.
                     if !keys.insert((subject, pred, object, from, negated)) {
                         continue;
                     }
                     let valid = Interval::new("valid", year(from), len.map(|l| year(from + l))).unwrap();
-                    let polarity = if negated {
-                        Polarity::Negated
-                    } else {
-                        Polarity::Asserted
-                    };
+                    let polarity = if negated { Polarity::Negated } else { Polarity::Asserted };
                     let conf = [1.0, 0.8, 0.5][confidence as usize];
                     let supersedes = supersedes.and_then(pick);
                     changes.push(Change::AssertFact(NewFact {
@@ -186,19 +167,13 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                 }
                 Op::End { fact, to } => {
                     if let Some(f) = pick(fact) {
-                        changes.push(Change::EndFact {
-                            fact: f,
-                            valid_to: year(to),
-                        });
+                        changes.push(Change::EndFact { fact: f, valid_to: year(to) });
                         pending.push(None);
                     }
                 }
                 Op::Retract { fact } => {
                     if let Some(f) = pick(fact) {
-                        changes.push(Change::RetractFact {
-                            fact: f,
-                            reason: None,
-                        });
+                        changes.push(Change::RetractFact { fact: f, reason: None });
                         pending.push(None);
                     }
                 }
@@ -246,18 +221,12 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         let t = Timestamp::from_micros(year(ty / 2).as_micros() + i64::from(ty % 2) * 182 * 86_400_000_000);
         let (subject, pred) = (subjects[subject as usize % 2], pred as usize % 2);
         let expected = reference.statuses(subject, pred, t, s);
-        let history = fx
-            .store
-            .history(&fx.ns, subject, PREDICATES[pred].0, ReadAt::bitemporal(t, s))
-            .unwrap()
-            .value;
+        let history =
+            fx.store.history(&fx.ns, subject, PREDICATES[pred].0, ReadAt::bitemporal(t, s)).unwrap().value;
         let actual: BTreeMap<FactId, Status> = history.iter().map(|f| (f.fact.id, f.status)).collect();
         prop_assert_eq!(&actual, &expected, "statuses at T={} S={}", t, s);
-        let filter = FactFilter {
-            subject: Some(subject),
-            predicate: Some(PREDICATES[pred].0.into()),
-            object: None,
-        };
+        let filter =
+            FactFilter { subject: Some(subject), predicate: Some(PREDICATES[pred].0.into()), object: None };
         let in_force: BTreeSet<FactId> = fx
             .store
             .facts(&fx.ns, &filter, ReadAt::bitemporal(t, s), Scope::InForce)
@@ -270,10 +239,7 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
             .iter()
             .filter(|(id, st)| {
                 **st == Status::Current
-                    && reference
-                        .asserted
-                        .iter()
-                        .any(|a| a.id == **id && a.polarity == Polarity::Asserted)
+                    && reference.asserted.iter().any(|a| a.id == **id && a.polarity == Polarity::Asserted)
             })
             .map(|(id, _)| *id)
             .collect();
@@ -285,13 +251,7 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                 let inside = f.effective.iter().any(|i| i.contains(probe));
                 let current =
                     reference.statuses(subject, pred, probe, s).get(&f.fact.id) == Some(&Status::Current);
-                prop_assert_eq!(
-                    inside,
-                    current,
-                    "effective validity of {} at {}",
-                    f.fact.id,
-                    probe
-                );
+                prop_assert_eq!(inside, current, "effective validity of {} at {}", f.fact.id, probe);
             }
         }
     }

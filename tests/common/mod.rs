@@ -52,12 +52,7 @@ impl Fixture {
             Arc::new(move || Timestamp::from_micros(c.0.load(Ordering::SeqCst))),
         )
         .unwrap();
-        Fixture {
-            store,
-            storage,
-            clock,
-            ns: Namespace::new("ns", "test").unwrap(),
-        }
+        Fixture { store, storage, clock, ns: Namespace::new("ns", "test").unwrap() }
     }
 
     /// Reopens the same storage: every index rebuilt from the log.
@@ -75,12 +70,9 @@ impl Fixture {
     }
 
     pub fn entity(&self, name: &str) -> EntityId {
-        self.append(vec![Change::DeclareEntity(NewEntity {
-            name: name.into(),
-            ..NewEntity::default()
-        })])
-        .entity(0)
-        .unwrap()
+        self.append(vec![Change::DeclareEntity(NewEntity { name: name.into(), ..NewEntity::default() })])
+            .entity(0)
+            .unwrap()
     }
 
     pub fn define(&self, predicate: &str, cardinality: Cardinality) {
@@ -100,11 +92,7 @@ impl Fixture {
 
     /// Values of `subject.predicate` in force at (T, S), as display strings, sorted.
     pub fn values(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<String> {
-        let filter = FactFilter {
-            subject: Some(subject),
-            predicate: Some(predicate.into()),
-            object: None,
-        };
+        let filter = FactFilter { subject: Some(subject), predicate: Some(predicate.into()), object: None };
         let mut v: Vec<String> = self
             .store
             .facts(&self.ns, &filter, at, Scope::InForce)
@@ -119,27 +107,19 @@ impl Fixture {
 
     /// Every version of a slot with its status at (T, S).
     pub fn history(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<FactView> {
-        self.store
-            .history(&self.ns, subject, predicate, at)
-            .unwrap()
-            .value
+        self.store.history(&self.ns, subject, predicate, at).unwrap().value
     }
 
     pub fn status_of(&self, subject: EntityId, predicate: &str, fact: FactId, at: ReadAt) -> Status {
-        self.history(subject, predicate, at)
-            .into_iter()
-            .find(|f| f.fact.id == fact)
-            .unwrap()
-            .status
+        self.history(subject, predicate, at).into_iter().find(|f| f.fact.id == fact).unwrap().status
     }
 
     /// An entity's name, or a literal's text.
     pub fn show(&self, v: &mnemo_engine::core::Value) -> String {
         match v {
-            mnemo_engine::core::Value::Entity(id) => self
-                .store
-                .inspect(&self.ns, |i| i.entity(*id).map(|e| e.name.clone()))
-                .unwrap(),
+            mnemo_engine::core::Value::Entity(id) => {
+                self.store.inspect(&self.ns, |i| i.entity(*id).map(|e| e.name.clone())).unwrap()
+            }
             mnemo_engine::core::Value::Literal(Literal::String(s)) => s.clone(),
             mnemo_engine::core::Value::Literal(l) => l.to_string(),
         }
@@ -148,28 +128,15 @@ impl Fixture {
 
 /// `subject predicate object` over `valid`, positive, confidence 1.
 pub fn fact(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
-    NewFact::new(
-        EntityRef::Id(subject),
-        predicate,
-        ObjectRef::Entity(EntityRef::Id(object)),
-        valid,
-    )
+    NewFact::new(EntityRef::Id(subject), predicate, ObjectRef::Entity(EntityRef::Id(object)), valid)
 }
 
 /// A literal-valued fact.
 pub fn prop(subject: EntityId, predicate: &str, value: Literal, valid: Interval) -> NewFact {
-    NewFact::new(
-        EntityRef::Id(subject),
-        predicate,
-        ObjectRef::Literal(value),
-        valid,
-    )
+    NewFact::new(EntityRef::Id(subject), predicate, ObjectRef::Literal(value), valid)
 }
 
 /// The negation of `subject predicate object` over `valid`.
 pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
-    NewFact {
-        polarity: Polarity::Negated,
-        ..fact(subject, predicate, object, valid)
-    }
+    NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }

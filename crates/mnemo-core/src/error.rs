@@ -45,10 +45,6 @@ impl CoreError {
         value: impl Into<String>,
         reason: impl Into<String>,
     ) -> Self {
-        CoreError::InvalidValue {
-            field: field.into(),
-            value: value.into(),
-            reason: reason.into(),
-        }
+        CoreError::InvalidValue { field: field.into(), value: value.into(), reason: reason.into() }
     }
 }

@@ -184,18 +184,10 @@ pub fn validate_name(field: &str, name: &str) -> Result<(), CoreError> {
         return Err(CoreError::invalid_value(field, name, "must not be empty"));
     }
     if name.len() > MAX_NAME_LEN {
-        return Err(CoreError::invalid_value(
-            field,
-            name,
-            format!("must be at most {MAX_NAME_LEN} bytes"),
-        ));
+        return Err(CoreError::invalid_value(field, name, format!("must be at most {MAX_NAME_LEN} bytes")));
     }
     if name.chars().any(char::is_control) {
-        return Err(CoreError::invalid_value(
-            field,
-            name,
-            "must not contain control characters",
-        ));
+        return Err(CoreError::invalid_value(field, name, "must not contain control characters"));
     }
     Ok(())
 }
@@ -203,8 +195,5 @@ pub fn validate_name(field: &str, name: &str) -> Result<(), CoreError> {
 /// The part of an entity's name used to match it: trimmed, case-folded, inner
 /// whitespace collapsed.
 pub fn normalize_name(name: &str) -> String {
-    name.split_whitespace()
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
+    name.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
 }

@@ -123,10 +123,7 @@ pub fn resolve_slot(card: Cardinality, candidates: &[Candidate<'_>], t: Timestam
     let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
     for (pos, &i) in order.iter().enumerate() {
         let f = &candidates[i];
-        let above = order[..pos]
-            .iter()
-            .map(|&j| &candidates[j])
-            .filter(|g| g.competes_with(f, card));
+        let above = order[..pos].iter().map(|&j| &candidates[j]).filter(|g| g.competes_with(f, card));
         let mut beaten_by: Option<&Candidate<'_>> = None;
         let mut outranking = Vec::new();
         for g in above {
@@ -156,12 +153,7 @@ pub fn resolve_slot(card: Cardinality, candidates: &[Candidate<'_>], t: Timestam
                 }
             }
         };
-        verdicts[i] = Some(Verdict {
-            status,
-            beaten_by,
-            contradicts,
-            effective,
-        });
+        verdicts[i] = Some(Verdict { status, beaten_by, contradicts, effective });
     }
     verdicts.into_iter().flatten().collect()
 }
@@ -187,7 +179,5 @@ fn contradictions(card: Cardinality, candidates: &[Candidate<'_>], f: &Candidate
 
 /// Combined confidence of independent sources (noisy-or): 1 − Π(1 − cᵢ).
 pub fn combine_confidence(confidences: impl IntoIterator<Item = f64>) -> f64 {
-    1.0 - confidences
-        .into_iter()
-        .fold(1.0, |acc, c| acc * (1.0 - c.clamp(0.0, 1.0)))
+    1.0 - confidences.into_iter().fold(1.0, |acc, c| acc * (1.0 - c.clamp(0.0, 1.0)))
 }

@@ -75,12 +75,7 @@ impl fmt::Display for Timestamp {
             write!(f, "{}", dt.format("%Y-%m-%dT%H:%M:%S%.6fZ"))
         } else {
             let sign = if year < 0 { '-' } else { '+' };
-            write!(
-                f,
-                "{sign}{:06}-{}",
-                year.unsigned_abs(),
-                dt.format("%m-%dT%H:%M:%S%.6fZ")
-            )
+            write!(f, "{sign}{:06}-{}", year.unsigned_abs(), dt.format("%m-%dT%H:%M:%S%.6fZ"))
         }
     }
 }
@@ -190,16 +185,11 @@ fn parse_partial_date(s: &str, tz: &TimeZone) -> Result<PartialTime, String> {
         return Err("a month or day is given but the year is unknown".into());
     }
     let scale = 10i64.pow(hashes as u32);
-    let leading: i64 = digits
-        .parse()
-        .map_err(|_| format!("the year {year_text:?} is not a number"))?;
+    let leading: i64 = digits.parse().map_err(|_| format!("the year {year_text:?} is not a number"))?;
     let magnitude = leading * scale;
     // A negative partial year counts backwards: `-4##` spans -499 ..= -400.
-    let (first_year, span_years) = if negative {
-        (-(magnitude + scale - 1), scale)
-    } else {
-        (magnitude, scale)
-    };
+    let (first_year, span_years) =
+        if negative { (-(magnitude + scale - 1), scale) } else { (magnitude, scale) };
     if hashes > 0 {
         if !(unknown_field(month_text) && unknown_field(day_text)) {
             return Err("a month or day is given but the year is partial".into());
@@ -224,9 +214,8 @@ fn parse_partial_date(s: &str, tz: &TimeZone) -> Result<PartialTime, String> {
     };
     let year = i32::try_from(first_year).map_err(|_| "the year is out of range".to_owned())?;
     let month_start = NaiveDate::from_ymd_opt(year, month, 1).ok_or("the year is out of range")?;
-    let next_month = month_start
-        .checked_add_months(chrono::Months::new(1))
-        .ok_or("the year is out of range")?;
+    let next_month =
+        month_start.checked_add_months(chrono::Months::new(1)).ok_or("the year is out of range")?;
     let day = match day_text {
         None => None,
         Some(t) if unknown_field(Some(t)) => None,
@@ -241,20 +230,14 @@ fn parse_partial_date(s: &str, tz: &TimeZone) -> Result<PartialTime, String> {
             (date, next, Precision::Day)
         }
     };
-    Ok(PartialTime::Known {
-        start: tz.midnight(start)?,
-        end: tz.midnight(end)?,
-        precision,
-    })
+    Ok(PartialTime::Known { start: tz.midnight(start)?, end: tz.midnight(end)?, precision })
 }
 
 fn parse_field(text: &str, what: &str, min: u32, max: u32) -> Result<u32, String> {
     if text.is_empty() || text.len() > 2 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("the {what} {text:?} is not a number from {min} to {max}"));
     }
-    let n: u32 = text
-        .parse()
-        .map_err(|_| format!("the {what} {text:?} is not a number"))?;
+    let n: u32 = text.parse().map_err(|_| format!("the {what} {text:?} is not a number"))?;
     if !(min..=max).contains(&n) {
         return Err(format!("the {what} {n} is not from {min} to {max}"));
     }
@@ -305,14 +288,14 @@ impl TimeZone {
     fn local_to_utc(&self, naive: NaiveDateTime) -> Option<Timestamp> {
         // In a daylight-saving gap the local time does not exist: take the first whole
         // hour after the gap (gaps are at most a few hours).
-        (0..=4)
-            .filter_map(|h| naive.checked_add_signed(chrono::TimeDelta::hours(h)))
-            .find_map(|candidate| match self.lookup(candidate)? {
+        (0..=4).filter_map(|h| naive.checked_add_signed(chrono::TimeDelta::hours(h))).find_map(|candidate| {
+            match self.lookup(candidate)? {
                 LocalResult::Single(d) | LocalResult::Ambiguous(d, _) => {
                     Some(Timestamp(d.timestamp_micros()))
                 }
                 LocalResult::None => None,
-            })
+            }
+        })
     }
 
     fn lookup(&self, naive: NaiveDateTime) -> Option<LocalResult<DateTime<Utc>>> {
@@ -340,10 +323,8 @@ impl FromStr for TimeZone {
         if s.eq_ignore_ascii_case("utc") || s == "Z" {
             return Ok(TimeZone::Utc);
         }
-        if let Some(rest) = s
-            .strip_prefix('+')
-            .map(|r| (1, r))
-            .or_else(|| s.strip_prefix('-').map(|r| (-1, r)))
+        if let Some(rest) =
+            s.strip_prefix('+').map(|r| (1, r)).or_else(|| s.strip_prefix('-').map(|r| (-1, r)))
         {
             let (sign, body) = rest;
             let (h, m) = body.split_once(':').unwrap_or((body, "0"));
@@ -434,19 +415,13 @@ impl Interval {
         // Piece before `other`.
         if self.from < other.from {
             let end = min_end(self.to, Some(other.from));
-            out.push(Interval {
-                from: self.from,
-                to: end,
-            });
+            out.push(Interval { from: self.from, to: end });
         }
         // Piece after `other`.
         if let Some(other_to) = other.to {
             let start = self.from.max(other_to);
             if self.to.is_none_or(|to| start < to) {
-                out.push(Interval {
-                    from: start,
-                    to: self.to,
-                });
+                out.push(Interval { from: start, to: self.to });
             }
         }
         out

@@ -41,11 +41,9 @@ impl Literal {
     /// Rejects non-finite floats; `field` names the input in the error.
     pub fn validate(&self, field: &str) -> Result<(), CoreError> {
         match self {
-            Literal::Float(f) if !f.is_finite() => Err(CoreError::invalid_value(
-                field,
-                f.to_string(),
-                "a float must be finite",
-            )),
+            Literal::Float(f) if !f.is_finite() => {
+                Err(CoreError::invalid_value(field, f.to_string(), "a float must be finite"))
+            }
             _ => Ok(()),
         }
     }

@@ -13,29 +13,16 @@ fn at(s: &str) -> Timestamp {
 
 fn span(s: &str, tz: &TimeZone) -> (String, String, Precision) {
     match PartialTime::parse("t", s, tz).unwrap() {
-        PartialTime::Known {
-            start,
-            end,
-            precision,
-        } => (start.to_string(), end.to_string(), precision),
+        PartialTime::Known { start, end, precision } => (start.to_string(), end.to_string(), precision),
         PartialTime::Unknown => panic!("{s} parsed as unknown"),
     }
 }
 
 #[test]
 fn rfc3339_with_offsets_is_normalised_to_utc_micros() {
-    assert_eq!(
-        at("2024-05-01T10:00:00+02:00").to_string(),
-        "2024-05-01T08:00:00.000000Z"
-    );
-    assert_eq!(
-        at("2024-05-01T10:00:00.123456Z").to_string(),
-        "2024-05-01T10:00:00.123456Z"
-    );
-    assert_eq!(
-        at("2024-05-01T10:00:00.5-01:30").to_string(),
-        "2024-05-01T11:30:00.500000Z"
-    );
+    assert_eq!(at("2024-05-01T10:00:00+02:00").to_string(), "2024-05-01T08:00:00.000000Z");
+    assert_eq!(at("2024-05-01T10:00:00.123456Z").to_string(), "2024-05-01T10:00:00.123456Z");
+    assert_eq!(at("2024-05-01T10:00:00.5-01:30").to_string(), "2024-05-01T11:30:00.500000Z");
 }
 
 #[test]
@@ -43,27 +30,15 @@ fn dates_and_partial_dates_mean_the_start_of_their_span() {
     let tz = utc();
     assert_eq!(
         span("2014-05-03", &tz),
-        (
-            "2014-05-03T00:00:00.000000Z".into(),
-            "2014-05-04T00:00:00.000000Z".into(),
-            Precision::Day
-        )
+        ("2014-05-03T00:00:00.000000Z".into(), "2014-05-04T00:00:00.000000Z".into(), Precision::Day)
     );
     assert_eq!(
         span("2014-05", &tz),
-        (
-            "2014-05-01T00:00:00.000000Z".into(),
-            "2014-06-01T00:00:00.000000Z".into(),
-            Precision::Month
-        )
+        ("2014-05-01T00:00:00.000000Z".into(), "2014-06-01T00:00:00.000000Z".into(), Precision::Month)
     );
     assert_eq!(
         span("2014", &tz),
-        (
-            "2014-01-01T00:00:00.000000Z".into(),
-            "2015-01-01T00:00:00.000000Z".into(),
-            Precision::Year
-        )
+        ("2014-01-01T00:00:00.000000Z".into(), "2015-01-01T00:00:00.000000Z".into(), Precision::Year)
     );
 }
 
@@ -75,17 +50,10 @@ fn yago_partial_dates() {
     assert_eq!(span("2009-12-##", &tz).1, "2010-01-01T00:00:00.000000Z");
     assert_eq!(
         span("19##-##-##", &tz),
-        (
-            "1900-01-01T00:00:00.000000Z".into(),
-            "2000-01-01T00:00:00.000000Z".into(),
-            Precision::Century
-        )
+        ("1900-01-01T00:00:00.000000Z".into(), "2000-01-01T00:00:00.000000Z".into(), Precision::Century)
     );
     assert_eq!(span("195#", &tz).2, Precision::Decade);
-    assert_eq!(
-        PartialTime::parse("t", "####-##-##", &tz).unwrap(),
-        PartialTime::Unknown
-    );
+    assert_eq!(PartialTime::parse("t", "####-##-##", &tz).unwrap(), PartialTime::Unknown);
 }
 
 #[test]
@@ -108,9 +76,7 @@ fn a_date_is_placed_in_the_namespace_time_zone() {
     let fixed = TimeZone::parse("tz", "-05:00").unwrap();
     assert_eq!(span("2024-01-01", &fixed).0, "2024-01-01T05:00:00.000000Z");
     assert_eq!(
-        Timestamp::parse("t", "2024-07-01T12:00:00", &paris)
-            .unwrap()
-            .to_string(),
+        Timestamp::parse("t", "2024-07-01T12:00:00", &paris).unwrap().to_string(),
         "2024-07-01T10:00:00.000000Z"
     );
     // A local midnight that does not exist (Santiago skips 00:00 on 2022-09-11) moves past the gap.
@@ -155,10 +121,7 @@ fn inverted_and_empty_intervals_are_rejected() {
     let b = at("2021");
     assert!(Interval::new("valid", a, Some(b)).is_ok());
     let err = Interval::new("valid", b, Some(a)).unwrap_err();
-    assert!(
-        matches!(err, CoreError::InvalidInterval { ref field, .. } if field == "valid"),
-        "{err:?}"
-    );
+    assert!(matches!(err, CoreError::InvalidInterval { ref field, .. } if field == "valid"), "{err:?}");
     assert!(Interval::new("valid", a, Some(a)).is_err());
     assert!(Interval::new("valid", a, None).is_ok());
 }

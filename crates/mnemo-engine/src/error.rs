@@ -100,6 +100,22 @@ pub enum EngineError {
         #[source]
         source: LogError,
     },
+    /// The data directory is in use by another store (another process, or another
+    /// `Store::open` in this one).
+    #[error("data directory {path} is locked by another Mnemo store")]
+    Locked {
+        /// The directory.
+        path: String,
+    },
+    /// The data directory could not be prepared.
+    #[error("data directory {path}: {source}")]
+    Io {
+        /// The directory.
+        path: String,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
     /// Encoding a batch failed (a bug rather than bad input).
     #[error("cannot encode a batch: {0}")]
     Encode(String),

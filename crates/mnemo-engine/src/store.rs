@@ -67,18 +67,12 @@ impl ReadAt {
 
     /// Valid time `t`, as known now.
     pub fn valid(t: Timestamp) -> Self {
-        ReadAt {
-            valid_at: Some(t),
-            known_at: KnownAt::Latest,
-        }
+        ReadAt { valid_at: Some(t), known_at: KnownAt::Latest }
     }
 
     /// Valid time `t`, as known after batch `s`.
     pub fn bitemporal(t: Timestamp, s: Seq) -> Self {
-        ReadAt {
-            valid_at: Some(t),
-            known_at: KnownAt::Seq(s),
-        }
+        ReadAt { valid_at: Some(t), known_at: KnownAt::Seq(s) }
     }
 }
 
@@ -128,6 +122,8 @@ pub struct Store {
     storage: Arc<dyn Storage>,
     clock: Clock,
     shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
+    /// Held while the store is open: one process per data directory.
+    _dir_lock: Option<std::fs::File>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,11 +139,23 @@ fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
 impl Store {
     /// Opens (or creates) a store in a directory, replaying every namespace's log.
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {
-        let storage = FileStorage::new(dir.as_ref().join("logs")).map_err(|source| EngineError::Log {
-            namespace: String::new(),
-            source,
-        })?;
-        Self::with_storage(Arc::new(storage), system_clock())
+        let dir = dir.as_ref();
+        let io = |source: std::io::Error| EngineError::Io { path: dir.display().to_string(), source };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let lock_file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("LOCK"))
+            .map_err(io)?;
+        if lock_file.try_lock().is_err() {
+            return Err(EngineError::Locked { path: dir.display().to_string() });
+        }
+        let storage = FileStorage::new(dir.join("logs"))
+            .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+        let mut store = Self::with_storage(Arc::new(storage), system_clock())?;
+        store._dir_lock = Some(lock_file);
+        Ok(store)
     }
 
     /// A store that lives in memory only.
@@ -156,20 +164,15 @@ impl Store {
             storage: Arc::new(MemStorage::new()),
             clock: system_clock(),
             shards: RwLock::default(),
+            _dir_lock: None,
         }
     }
 
     /// A store over any storage, with an injected clock; replays every log found.
     pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, EngineError> {
-        let store = Store {
-            storage,
-            clock,
-            shards: RwLock::default(),
-        };
-        let names = store.storage.list().map_err(|source| EngineError::Log {
-            namespace: String::new(),
-            source,
-        })?;
+        let store = Store { storage, clock, shards: RwLock::default(), _dir_lock: None };
+        let names =
+            store.storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         let mut shards = HashMap::new();
         for name in names {
             let ns = Namespace::new("namespace", &name)?;
@@ -181,21 +184,14 @@ impl Store {
     }
 
     fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
-        let log_err = |source: LogError| EngineError::Log {
-            namespace: ns.to_string(),
-            source,
-        };
+        let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
         let file = self.storage.open(ns.as_str()).map_err(log_err)?;
         let clock = Arc::clone(&self.clock);
         let (log, recovery) = Log::open(file, Arc::new(move || clock().as_micros())).map_err(log_err)?;
         let mut index = NamespaceIndex::new();
         for record in recovery.records {
             let events = decode(ns, record.seq, &record.payload)?;
-            index.apply(
-                Seq(record.seq),
-                Timestamp::from_micros(record.system_time),
-                &events,
-            );
+            index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
         let high = index.high_water();
         Ok(Shard {
@@ -256,17 +252,13 @@ impl Store {
         };
         let mut payload = vec![EVENT_FORMAT];
         postcard::to_io(&events, &mut payload).map_err(|e| EngineError::Encode(e.to_string()))?;
-        let committed = shard.log.append(&payload).map_err(|source| EngineError::Log {
-            namespace: ns.to_string(),
-            source,
-        })?;
+        let committed = shard
+            .log
+            .append(&payload)
+            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
         let system_time = Timestamp::from_micros(committed.system_time);
         shard.publish(committed.seq, system_time, events);
-        Ok(Receipt {
-            seq: Seq(committed.seq),
-            system_time,
-            ids,
-        })
+        Ok(Receipt { seq: Seq(committed.seq), system_time, ids })
     }
 
     /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
@@ -290,16 +282,8 @@ impl Store {
             KnownAt::Time(t) => index.seq_at(t),
         };
         let view = View { valid_at, known_at };
-        let basis = Basis {
-            known_at,
-            system_time: index.system_time(known_at),
-            valid_at,
-            clock,
-        };
-        Ok(Answer {
-            basis,
-            value: f(index, view),
-        })
+        let basis = Basis { known_at, system_time: index.system_time(known_at), valid_at, clock };
+        Ok(Answer { basis, value: f(index, view) })
     }
 
     /// Facts matching `filter` at `at`: those in force, or every visible one with its status.
@@ -404,11 +388,7 @@ impl Shard {
 }
 
 fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, EngineError> {
-    let err = |reason: String| EngineError::Decode {
-        namespace: ns.to_string(),
-        seq,
-        reason,
-    };
+    let err = |reason: String| EngineError::Decode { namespace: ns.to_string(), seq, reason };
     match payload.split_first() {
         Some((&EVENT_FORMAT, body)) => postcard::from_bytes(body).map_err(|e| err(e.to_string())),
         Some((version, _)) => Err(err(format!("unsupported event format {version}"))),
@@ -418,11 +398,7 @@ fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, Engine
 
 fn check_limit(field: &str, value: u64, max: u64) -> Result<(), EngineError> {
     if value > max {
-        return Err(EngineError::LimitExceeded {
-            field: field.into(),
-            value,
-            max,
-        });
+        return Err(EngineError::LimitExceeded { field: field.into(), value, max });
     }
     Ok(())
 }
@@ -497,21 +473,13 @@ fn prepare(
                 }
                 let id = match e.id {
                     Some(id) if index.entity(id).is_none() => {
-                        return Err(EngineError::UnknownEntity {
-                            field: field("id"),
-                            value: id.to_string(),
-                        });
+                        return Err(EngineError::UnknownEntity { field: field("id"), value: id.to_string() });
                     }
                     Some(id) => id,
                     None => EntityId(shard.next_entity.fetch_add(1, Ordering::Relaxed)),
                 };
-                let entity = Entity {
-                    id,
-                    name: e.name,
-                    aliases: e.aliases,
-                    kind: e.kind,
-                    properties: e.properties,
-                };
+                let entity =
+                    Entity { id, name: e.name, aliases: e.aliases, kind: e.kind, properties: e.properties };
                 (Event::EntityDeclared(entity), RecordId::Entity(id))
             }
             Change::AssertFact(f) => {
@@ -537,12 +505,7 @@ fn prepare(
                 }
                 let mut provenance = Vec::with_capacity(f.provenance.len());
                 for (i, r) in f.provenance.iter().enumerate() {
-                    provenance.push(resolve_episode(
-                        index,
-                        &scope,
-                        r,
-                        &field(&format!("provenance[{i}]")),
-                    )?);
+                    provenance.push(resolve_episode(index, &scope, r, &field(&format!("provenance[{i}]")))?);
                 }
                 if let Some(old) = f.supersedes {
                     live_fact(index, &scope, old, &field("supersedes"))?;
@@ -609,10 +572,7 @@ fn resolve_entity(
     r: &EntityRef,
     field: &str,
 ) -> Result<EntityId, EngineError> {
-    let unknown = |value: String| EngineError::UnknownEntity {
-        field: field.to_owned(),
-        value,
-    };
+    let unknown = |value: String| EngineError::UnknownEntity { field: field.to_owned(), value };
     match r {
         EntityRef::Id(id) if index.entity(*id).is_some() => Ok(*id),
         EntityRef::Id(id) => Err(unknown(id.to_string())),
@@ -631,16 +591,13 @@ fn resolve_episode(
     r: &EpisodeRef,
     field: &str,
 ) -> Result<EpisodeId, EngineError> {
-    let unknown = |value: String| EngineError::UnknownEpisode {
-        field: field.to_owned(),
-        value,
-    };
+    let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_owned(), value };
     match r {
         EpisodeRef::Id(id) if index.episode(*id).is_some() => Ok(*id),
         EpisodeRef::Id(id) => Err(unknown(id.to_string())),
-        EpisodeRef::External(ext) => index
-            .episode_by_external_id(ext)
-            .ok_or_else(|| unknown(format!("{ext:?}"))),
+        EpisodeRef::External(ext) => {
+            index.episode_by_external_id(ext).ok_or_else(|| unknown(format!("{ext:?}")))
+        }
         EpisodeRef::New(n) => match scope.ids.get(*n) {
             Some(Some(RecordId::Episode(id))) => Ok(*id),
             _ => Err(unknown(format!(
@@ -657,15 +614,11 @@ fn live_fact<'a>(
     id: FactId,
     field: &str,
 ) -> Result<&'a Fact, EngineError> {
-    let fact = index.fact(id).ok_or_else(|| EngineError::UnknownFact {
-        field: field.to_owned(),
-        value: id.to_string(),
-    })?;
+    let fact = index
+        .fact(id)
+        .ok_or_else(|| EngineError::UnknownFact { field: field.to_owned(), value: id.to_string() })?;
     if index.is_retracted(id) || scope.retracted.contains(&id) {
-        return Err(EngineError::AlreadyRetracted {
-            field: field.to_owned(),
-            value: id.to_string(),
-        });
+        return Err(EngineError::AlreadyRetracted { field: field.to_owned(), value: id.to_string() });
     }
     Ok(fact)
 }

@@ -118,11 +118,7 @@ impl SnapshotCursor {
         let subject = EntityId(parts.next()?.parse().ok()?);
         let predicate = parts.next()?.parse().ok()?;
         let fact = FactId(parts.next()?.parse().ok()?);
-        parts.next().is_none().then_some(SnapshotCursor {
-            subject,
-            predicate,
-            fact,
-        })
+        parts.next().is_none().then_some(SnapshotCursor { subject, predicate, fact })
     }
 }
 
@@ -160,16 +156,10 @@ impl NamespaceIndex {
         let Some(ids) = self.slots.get(&slot) else {
             return Vec::new();
         };
-        let visible: Vec<&FactRecord> = ids
-            .iter()
-            .filter_map(|id| self.facts.get(id))
-            .filter(|r| r.seq <= view.known_at)
-            .collect();
-        let live: Vec<&FactRecord> = visible
-            .iter()
-            .copied()
-            .filter(|r| !r.is_retracted_at(view.known_at))
-            .collect();
+        let visible: Vec<&FactRecord> =
+            ids.iter().filter_map(|id| self.facts.get(id)).filter(|r| r.seq <= view.known_at).collect();
+        let live: Vec<&FactRecord> =
+            visible.iter().copied().filter(|r| !r.is_retracted_at(view.known_at)).collect();
         let mut views = Vec::with_capacity(visible.len());
         let mut confidences = Vec::with_capacity(live.len());
         let mut candidates = Vec::with_capacity(live.len());
@@ -189,11 +179,7 @@ impl NamespaceIndex {
                 confidence: *confidence,
             });
         }
-        let verdicts = resolve_slot(
-            self.cardinality_at(slot.1, view.known_at),
-            &candidates,
-            view.valid_at,
-        );
+        let verdicts = resolve_slot(self.cardinality_at(slot.1, view.known_at), &candidates, view.valid_at);
         let mut verdicts = candidates.iter().zip(verdicts);
         for r in visible {
             if r.is_retracted_at(view.known_at) {
@@ -211,14 +197,7 @@ impl NamespaceIndex {
                 continue;
             }
             let (confidence, corroborations, provenance) = self.support(r, view.known_at);
-            let reason = reason(
-                verdict.status,
-                candidate,
-                verdict.beaten_by,
-                &verdict.contradicts,
-                self,
-                r,
-            );
+            let reason = reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
             views.push(FactView {
                 fact: r.fact.clone(),
                 valid: candidate.valid,
@@ -240,10 +219,7 @@ impl NamespaceIndex {
 
     fn retracted_view(&self, r: &FactRecord, view: View) -> FactView {
         let (confidence, corroborations, provenance) = self.support(r, view.known_at);
-        let (seq, kind) = r
-            .retracted
-            .clone()
-            .unwrap_or((Seq(0), Retraction::Retracted { reason: None }));
+        let (seq, kind) = r.retracted.clone().unwrap_or((Seq(0), Retraction::Retracted { reason: None }));
         let (beaten_by, reason) = match &kind {
             Retraction::CorrectedBy(by) => (Some(*by), format!("corrected by {by} in batch {seq}")),
             Retraction::Retracted { reason: Some(why) } => (None, format!("retracted in batch {seq}: {why}")),
@@ -269,11 +245,8 @@ impl NamespaceIndex {
 
     /// Confidence, statement count and provenance with the re-assertions visible at `s`.
     fn support(&self, r: &FactRecord, s: Seq) -> (f64, u32, Vec<EpisodeId>) {
-        let visible: Vec<_> = r
-            .corroborations
-            .iter()
-            .filter(|c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s))
-            .collect();
+        let visible: Vec<_> =
+            r.corroborations.iter().filter(|c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s)).collect();
         let confidence = combine_confidence(
             std::iter::once(r.fact.confidence).chain(visible.iter().map(|c| c.confidence)),
         );
@@ -289,9 +262,7 @@ impl NamespaceIndex {
     }
 
     fn slots_of(&self, subject: EntityId) -> impl Iterator<Item = (EntityId, PredId)> + '_ {
-        self.slots
-            .range((subject, PredId(0))..=(subject, PredId(u32::MAX)))
-            .map(|(k, _)| *k)
+        self.slots.range((subject, PredId(0))..=(subject, PredId(u32::MAX))).map(|(k, _)| *k)
     }
 
     /// Facts matching `filter` at `view`, ordered by (subject, predicate, valid start, id).
@@ -316,13 +287,9 @@ impl NamespaceIndex {
                 .filter(|r| pred.is_none_or(|p| r.pred == p))
                 .map(|r| (r.fact.subject, r.pred))
                 .collect(),
-            (None, Some(p), None) => self
-                .by_predicate
-                .get(&p)
-                .into_iter()
-                .flatten()
-                .map(|s| (*s, p))
-                .collect(),
+            (None, Some(p), None) => {
+                self.by_predicate.get(&p).into_iter().flatten().map(|s| (*s, p)).collect()
+            }
             (None, None, None) => self.slots.keys().copied().collect(),
         };
         let mut out: Vec<FactView> = slots
@@ -354,16 +321,9 @@ impl NamespaceIndex {
 
     /// One entity as known at S, with its facts in force at T.
     pub fn entity_at(&self, id: EntityId, view: View) -> Option<EntityView> {
-        let (declared_seq, entity) = self
-            .entities
-            .get(&id)?
-            .iter()
-            .rev()
-            .find(|(seq, _)| *seq <= view.known_at)?;
-        let filter = FactFilter {
-            subject: Some(id),
-            ..FactFilter::default()
-        };
+        let (declared_seq, entity) =
+            self.entities.get(&id)?.iter().rev().find(|(seq, _)| *seq <= view.known_at)?;
+        let filter = FactFilter { subject: Some(id), ..FactFilter::default() };
         Some(EntityView {
             entity: entity.clone(),
             declared_seq: *declared_seq,
@@ -381,11 +341,7 @@ impl NamespaceIndex {
             let mut in_force = self.resolve(slot, view, Scope::InForce);
             in_force.sort_by_key(|f| f.fact.id);
             for f in in_force {
-                let cursor = SnapshotCursor {
-                    subject: slot.0,
-                    predicate: slot.1.0,
-                    fact: f.fact.id,
-                };
+                let cursor = SnapshotCursor { subject: slot.0, predicate: slot.1.0, fact: f.fact.id };
                 if after.is_some_and(|a| cursor <= a) {
                     continue;
                 }
@@ -405,10 +361,7 @@ impl NamespaceIndex {
         let mut dist: BTreeMap<EntityId, u32> = BTreeMap::new();
         let mut edges: BTreeMap<FactId, FactView> = BTreeMap::new();
         if self.entity_at(start, view).is_none() {
-            return Neighborhood {
-                nodes: Vec::new(),
-                edges: Vec::new(),
-            };
+            return Neighborhood { nodes: Vec::new(), edges: Vec::new() };
         }
         dist.insert(start, 0);
         let mut frontier = vec![start];
@@ -416,11 +369,8 @@ impl NamespaceIndex {
             let mut next = BTreeSet::new();
             for &e in &frontier {
                 for f in self.edges_of(e, view) {
-                    let other = if f.fact.subject == e {
-                        f.fact.object.as_entity()
-                    } else {
-                        Some(f.fact.subject)
-                    };
+                    let other =
+                        if f.fact.subject == e { f.fact.object.as_entity() } else { Some(f.fact.subject) };
                     if let Some(other) = other
                         && !dist.contains_key(&other)
                     {

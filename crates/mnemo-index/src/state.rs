@@ -53,11 +53,7 @@ pub(crate) struct FactRecord {
 impl FactRecord {
     /// The valid end set by the latest `FactEnded` visible at `s`, else its own.
     pub(crate) fn valid_to_at(&self, s: Seq) -> Option<Timestamp> {
-        self.ends
-            .iter()
-            .rev()
-            .find(|(seq, _)| *seq <= s)
-            .map_or(self.fact.valid.to(), |(_, to)| Some(*to))
+        self.ends.iter().rev().find(|(seq, _)| *seq <= s).map_or(self.fact.valid.to(), |(_, to)| Some(*to))
     }
 
     pub(crate) fn is_retracted_at(&self, s: Seq) -> bool {
@@ -133,11 +129,7 @@ impl NamespaceIndex {
 
     /// Highest ids seen so far.
     pub fn high_water(&self) -> IdHighWater {
-        IdHighWater {
-            entity: self.max_entity,
-            fact: self.max_fact,
-            episode: self.max_episode,
-        }
+        IdHighWater { entity: self.max_entity, fact: self.max_fact, episode: self.max_episode }
     }
 
     /// Folds in batch `seq`, committed at `system_time`. Batches must come in order;
@@ -194,15 +186,9 @@ impl NamespaceIndex {
     fn apply_entity(&mut self, seq: Seq, entity: &Entity) {
         self.max_entity = self.max_entity.max(entity.id.0);
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
-            self.names
-                .entry(normalize_name(name))
-                .or_default()
-                .insert(entity.id);
+            self.names.entry(normalize_name(name)).or_default().insert(entity.id);
         }
-        self.entities
-            .entry(entity.id)
-            .or_default()
-            .push((seq, entity.clone()));
+        self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
     }
 
     fn apply_fact(&mut self, seq: Seq, fact: &Fact) {
@@ -246,10 +232,7 @@ impl NamespaceIndex {
             return;
         }
         self.slots.entry(slot).or_default().push(fact.id);
-        self.by_object
-            .entry(fact.object.clone())
-            .or_default()
-            .push(fact.id);
+        self.by_object.entry(fact.object.clone()).or_default().push(fact.id);
         self.by_predicate.entry(pred).or_default().insert(fact.subject);
         self.facts.insert(
             fact.id,
@@ -267,10 +250,8 @@ impl NamespaceIndex {
     fn apply_retraction(&mut self, seq: Seq, id: FactId, reason: Option<String>) {
         if let Some(&canonical) = self.aliases.get(&id) {
             // Retracting one re-assertion withdraws only its corroboration.
-            if let Some(c) = self
-                .facts
-                .get_mut(&canonical)
-                .and_then(|r| r.corroborations.iter_mut().find(|c| c.id == id))
+            if let Some(c) =
+                self.facts.get_mut(&canonical).and_then(|r| r.corroborations.iter_mut().find(|c| c.id == id))
                 && c.retracted.is_none()
             {
                 c.retracted = Some(seq);
@@ -289,10 +270,7 @@ impl NamespaceIndex {
             return id;
         }
         let id = PredId(self.predicates.len() as u32);
-        self.predicates.push(PredicateEntry {
-            name: name.to_owned(),
-            versions: Vec::new(),
-        });
+        self.predicates.push(PredicateEntry { name: name.to_owned(), versions: Vec::new() });
         self.predicate_ids.insert(name.to_owned(), id);
         id
     }
@@ -343,10 +321,7 @@ impl NamespaceIndex {
 
     /// Entities whose canonical name or an alias normalises to `name`'s, at the latest seq.
     pub fn entities_named(&self, name: &str) -> Vec<EntityId> {
-        self.names
-            .get(&normalize_name(name))
-            .map(|s| s.iter().copied().collect())
-            .unwrap_or_default()
+        self.names.get(&normalize_name(name)).map(|s| s.iter().copied().collect()).unwrap_or_default()
     }
 
     /// A predicate's definition at the latest seq (undeclared ones are `many`/`any`).
@@ -362,11 +337,7 @@ impl NamespaceIndex {
         let mut defs: Vec<PredicateDef> = self
             .predicates
             .iter()
-            .map(|p| {
-                p.versions
-                    .last()
-                    .map_or_else(|| PredicateDef::undeclared(&p.name), |(_, d)| d.clone())
-            })
+            .map(|p| p.versions.last().map_or_else(|| PredicateDef::undeclared(&p.name), |(_, d)| d.clone()))
             .collect();
         defs.sort_by(|a, b| a.name.cmp(&b.name));
         defs

@@ -63,11 +63,7 @@ impl LogFile for InstrumentedFile {
 
 fn storage(dir: &std::path::Path, skip_sync: bool) -> (Instrumented, Arc<AtomicU64>) {
     let syncs = Arc::new(AtomicU64::new(0));
-    let s = Instrumented {
-        inner: FileStorage::new(dir).unwrap(),
-        syncs: Arc::clone(&syncs),
-        skip_sync,
-    };
+    let s = Instrumented { inner: FileStorage::new(dir).unwrap(), syncs: Arc::clone(&syncs), skip_sync };
     (s, syncs)
 }
 

@@ -47,11 +47,7 @@ impl Storage for FileStorage {
     fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
         let path = self.path_of(name)?;
         // Append mode: every write lands at the end of the file whatever the read position.
-        let created = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create_new(true)
-            .open(&path);
+        let created = OpenOptions::new().read(true).append(true).create_new(true).open(&path);
         let file = match created {
             Ok(file) => {
                 // The new directory entry must be durable before anything in the file is
@@ -67,9 +63,7 @@ impl Storage for FileStorage {
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(LogError::Locked {
-                    name: name.to_owned(),
-                });
+                return Err(LogError::Locked { name: name.to_owned() });
             }
             // Platforms without file locks: proceed unlocked.
             Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {}
@@ -102,11 +96,7 @@ impl Storage for FileStorage {
 fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         File::open(dir)?.sync_all()
     }
     #[cfg(not(unix))]

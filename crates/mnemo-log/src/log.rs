@@ -105,10 +105,7 @@ impl Log {
     /// Appends continue after the last recovered seq and time.
     pub fn open(mut file: Box<dyn LogFile>, clock: Clock) -> Result<(Log, Recovery), LogError> {
         let recovered = recover(file.as_mut())?;
-        let durable = recovered.records.last().map(|r| Committed {
-            seq: r.seq,
-            system_time: r.system_time,
-        });
+        let durable = recovered.records.last().map(|r| Committed { seq: r.seq, system_time: r.system_time });
         let state = State {
             file: Some(file),
             pending: Vec::new(),
@@ -121,15 +118,8 @@ impl Log {
             writing: false,
             failure: None,
         };
-        let log = Log {
-            state: Mutex::new(state),
-            group_done: Condvar::new(),
-            clock,
-        };
-        let recovery = Recovery {
-            records: recovered.records,
-            truncated_bytes: recovered.truncated_bytes,
-        };
+        let log = Log { state: Mutex::new(state), group_done: Condvar::new(), clock };
+        let recovery = Recovery { records: recovered.records, truncated_bytes: recovered.truncated_bytes };
         Ok((log, recovery))
     }
 
@@ -142,10 +132,7 @@ impl Log {
     /// reopen, but only whole.
     pub fn append(&self, payload: &[u8]) -> Result<Committed, LogError> {
         if payload.len() > MAX_PAYLOAD_LEN {
-            return Err(LogError::TooLarge {
-                len: payload.len(),
-                max: MAX_PAYLOAD_LEN,
-            });
+            return Err(LogError::TooLarge { len: payload.len(), max: MAX_PAYLOAD_LEN });
         }
         // Copy and checksum the payload before taking the lock: that is the expensive part.
         let mut frame = unsealed_frame(payload);

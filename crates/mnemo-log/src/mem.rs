@@ -52,18 +52,10 @@ impl MemStorage {
             let kept = keep(data.unsynced.len()).min(data.unsynced.len());
             let mut durable = data.durable.clone();
             durable.extend_from_slice(&data.unsynced[..kept]);
-            let file = MemData {
-                durable,
-                unsynced: Vec::new(),
-            };
+            let file = MemData { durable, unsynced: Vec::new() };
             survived.insert(name.clone(), Arc::new(Mutex::new(file)));
         }
-        MemStorage {
-            shared: Arc::new(Shared {
-                files: Mutex::new(survived),
-                budget: Mutex::new(None),
-            }),
-        }
+        MemStorage { shared: Arc::new(Shared { files: Mutex::new(survived), budget: Mutex::new(None) }) }
     }
 
     /// Makes every file's `append` and `sync` fail after `n` more successful append-or-sync
@@ -89,33 +81,22 @@ impl MemStorage {
     pub fn set_bytes(&self, name: &str, bytes: Vec<u8>) {
         let mut files = lock(&self.shared.files);
         let data = files.entry(name.to_owned()).or_default();
-        *lock(data) = MemData {
-            durable: bytes,
-            unsynced: Vec::new(),
-        };
+        *lock(data) = MemData { durable: bytes, unsynced: Vec::new() };
     }
 }
 
 impl std::fmt::Debug for MemStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let files = lock(&self.shared.files);
-        f.debug_struct("MemStorage")
-            .field("files", &files.keys().collect::<Vec<_>>())
-            .finish()
+        f.debug_struct("MemStorage").field("files", &files.keys().collect::<Vec<_>>()).finish()
     }
 }
 
 impl Storage for MemStorage {
     fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
         validate_name(name)?;
-        let data = lock(&self.shared.files)
-            .entry(name.to_owned())
-            .or_default()
-            .clone();
-        Ok(Box::new(MemFile {
-            data,
-            shared: Arc::clone(&self.shared),
-        }))
+        let data = lock(&self.shared.files).entry(name.to_owned()).or_default().clone();
+        Ok(Box::new(MemFile { data, shared: Arc::clone(&self.shared) }))
     }
 
     fn list(&self) -> Result<Vec<String>, LogError> {
@@ -155,10 +136,7 @@ impl LogFile for MemFile {
         let total = data.durable.len() + data.unsynced.len();
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
         if start > total || total - start < buf.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "read past the end of the file",
-            ));
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end of the file"));
         }
         // Copy the part that falls in the durable bytes, then the part in the unsynced bytes.
         let durable_len = data.durable.len();

@@ -47,11 +47,7 @@ pub(crate) fn recover(file: &mut dyn LogFile) -> Result<Recovered, LogError> {
             return Err(LogError::BadMagic);
         }
         write_fresh_header(file, file_len)?;
-        return Ok(Recovered {
-            records: Vec::new(),
-            truncated_bytes: file_len,
-            size: header_len,
-        });
+        return Ok(Recovered { records: Vec::new(), truncated_bytes: file_len, size: header_len });
     }
 
     let mut header = [0u8; FILE_HEADER_LEN];
@@ -60,20 +56,13 @@ pub(crate) fn recover(file: &mut dyn LogFile) -> Result<Recovered, LogError> {
         // A file whose header write was lost but whose length was extended reads as zeros.
         if reader.all_zero_from(&*file, 0)? {
             write_fresh_header(file, file_len)?;
-            return Ok(Recovered {
-                records: Vec::new(),
-                truncated_bytes: file_len,
-                size: header_len,
-            });
+            return Ok(Recovered { records: Vec::new(), truncated_bytes: file_len, size: header_len });
         }
         return Err(LogError::BadMagic);
     }
     let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
     if version != FORMAT_VERSION {
-        return Err(LogError::UnsupportedVersion {
-            found: version,
-            supported: FORMAT_VERSION,
-        });
+        return Err(LogError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
     }
     if header[12..16] != [0, 0, 0, 0] {
         return corrupt(12, "reserved file header bytes are not zero");
@@ -116,20 +105,14 @@ pub(crate) fn recover(file: &mut dyn LogFile) -> Result<Recovered, LogError> {
         }
         let expected_seq = records.len() as u64 + 1;
         if h.seq != expected_seq {
-            return corrupt(
-                pos,
-                format!("sequence number {} where {expected_seq} was expected", h.seq),
-            );
+            return corrupt(pos, format!("sequence number {} where {expected_seq} was expected", h.seq));
         }
         if let Some(prev) = prev_time
             && h.system_time <= prev
         {
             return corrupt(
                 pos,
-                format!(
-                    "system time {} does not increase (previous {prev})",
-                    h.system_time
-                ),
+                format!("system time {} does not increase (previous {prev})", h.system_time),
             );
         }
         let end = pos + (FRAME_HEADER_LEN + len) as u64;
@@ -145,11 +128,7 @@ pub(crate) fn recover(file: &mut dyn LogFile) -> Result<Recovered, LogError> {
             }
             return corrupt(pos, "payload checksum mismatch before later frames");
         }
-        records.push(Record {
-            seq: h.seq,
-            system_time: h.system_time,
-            payload: payload.to_vec(),
-        });
+        records.push(Record { seq: h.seq, system_time: h.system_time, payload: payload.to_vec() });
         prev_time = Some(h.system_time);
         pos = end;
     }
@@ -161,18 +140,11 @@ pub(crate) fn recover(file: &mut dyn LogFile) -> Result<Recovered, LogError> {
     // Sync unconditionally: the bytes read may be in the OS cache only, written by a process
     // that died before syncing; what recovery reports must be durable.
     file.sync()?;
-    Ok(Recovered {
-        records,
-        truncated_bytes,
-        size: pos,
-    })
+    Ok(Recovered { records, truncated_bytes, size: pos })
 }
 
 fn corrupt<T>(offset: u64, reason: impl Into<String>) -> Result<T, LogError> {
-    Err(LogError::Corrupt {
-        offset,
-        reason: reason.into(),
-    })
+    Err(LogError::Corrupt { offset, reason: reason.into() })
 }
 
 /// Replaces a file that holds no frames (`old_len` bytes of torn header or zeros) with a fresh
@@ -196,11 +168,7 @@ struct Reader {
 
 impl Reader {
     fn new(file_len: u64) -> Self {
-        Reader {
-            file_len,
-            buf: Vec::new(),
-            buf_start: 0,
-        }
+        Reader { file_len, buf: Vec::new(), buf_start: 0 }
     }
 
     /// Bytes `pos..pos + n`; the caller checked that they lie within the file.
@@ -222,9 +190,7 @@ impl Reader {
     fn frame_header_after(&mut self, file: &dyn LogFile, from: u64) -> io::Result<bool> {
         let mut start = from;
         while start + FRAME_HEADER_LEN as u64 <= self.file_len {
-            let n = usize::try_from(self.file_len - start)
-                .unwrap_or(usize::MAX)
-                .min(CHUNK);
+            let n = usize::try_from(self.file_len - start).unwrap_or(usize::MAX).min(CHUNK);
             let window = self.get(file, start, n)?;
             if (0..=n - FRAME_HEADER_LEN).any(|i| looks_like_frame_header(&window[i..])) {
                 return Ok(true);
@@ -239,9 +205,7 @@ impl Reader {
     fn all_zero_from(&mut self, file: &dyn LogFile, from: u64) -> io::Result<bool> {
         let mut start = from;
         while start < self.file_len {
-            let n = usize::try_from(self.file_len - start)
-                .unwrap_or(usize::MAX)
-                .min(CHUNK);
+            let n = usize::try_from(self.file_len - start).unwrap_or(usize::MAX).min(CHUNK);
             if self.get(file, start, n)?.iter().any(|&b| b != 0) {
                 return Ok(false);
             }

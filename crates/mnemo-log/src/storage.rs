@@ -49,19 +49,13 @@ pub fn validate_name(name: &str) -> Result<(), LogError> {
         Some("name is longer than 128 bytes")
     } else if name.starts_with('.') {
         Some("name starts with a dot")
-    } else if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-    {
+    } else if !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) {
         Some("name may only use ASCII letters, digits, '_', '.' and '-'")
     } else {
         None
     };
     match reason {
-        Some(reason) => Err(LogError::InvalidName {
-            name: name.to_owned(),
-            reason,
-        }),
+        Some(reason) => Err(LogError::InvalidName { name: name.to_owned(), reason }),
         None => Ok(()),
     }
 }

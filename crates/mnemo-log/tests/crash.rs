@@ -128,20 +128,14 @@ fn check(
     for (i, r) in records.iter().enumerate() {
         assert_eq!(r.seq, i as u64 + 1, "seqs are not gapless from 1");
     }
-    assert!(
-        records.windows(2).all(|w| w[0].system_time < w[1].system_time),
-        "times do not increase"
-    );
+    assert!(records.windows(2).all(|w| w[0].system_time < w[1].system_time), "times do not increase");
     for (c, p) in acked {
         let Some(r) = records.get(c.seq as usize - 1) else {
             panic!("acknowledged seq {} lost ({} records)", c.seq, records.len());
         };
         assert_eq!((r.system_time, &r.payload), (c.system_time, p), "seq {}", c.seq);
     }
-    assert!(
-        records.starts_with(recovered_before),
-        "records recovered by an earlier open were lost"
-    );
+    assert!(records.starts_with(recovered_before), "records recovered by an earlier open were lost");
     let mut last_index: HashMap<(u8, u8), u16> = HashMap::new();
     for r in records {
         let Some(&(g, t, i)) = submitted.get(&r.payload) else {

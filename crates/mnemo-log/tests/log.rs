@@ -34,18 +34,9 @@ fn roundtrip_and_reopen_continue_seq_and_time() {
     assert_eq!(
         committed,
         vec![
-            Committed {
-                seq: 1,
-                system_time: 1_000
-            },
-            Committed {
-                seq: 2,
-                system_time: 1_001
-            },
-            Committed {
-                seq: 3,
-                system_time: 1_002
-            },
+            Committed { seq: 1, system_time: 1_000 },
+            Committed { seq: 2, system_time: 1_001 },
+            Committed { seq: 3, system_time: 1_002 },
         ]
     );
     assert_eq!(log.last(), Some(committed[2]));
@@ -57,26 +48,13 @@ fn roundtrip_and_reopen_continue_seq_and_time() {
     // Reopen with a clock far behind: seq and time continue from the log, not the clock.
     let (log, recovery) = open(&storage, fixed_clock(5));
     assert_eq!(recovery.truncated_bytes, 0);
-    let got: Vec<_> = recovery
-        .records
-        .iter()
-        .map(|r| (r.seq, r.system_time, r.payload.clone()))
-        .collect();
-    let want: Vec<_> = committed
-        .iter()
-        .zip(&payloads)
-        .map(|(c, p)| (c.seq, c.system_time, p.clone()))
-        .collect();
+    let got: Vec<_> = recovery.records.iter().map(|r| (r.seq, r.system_time, r.payload.clone())).collect();
+    let want: Vec<_> =
+        committed.iter().zip(&payloads).map(|(c, p)| (c.seq, c.system_time, p.clone())).collect();
     assert_eq!(got, want);
     assert_eq!(log.last(), Some(committed[2]));
     assert_eq!(log.size_bytes(), expected_size);
-    assert_eq!(
-        log.append(b"four").unwrap(),
-        Committed {
-            seq: 4,
-            system_time: 1_003
-        }
-    );
+    assert_eq!(log.append(b"four").unwrap(), Committed { seq: 4, system_time: 1_003 });
 }
 
 #[test]
@@ -179,18 +157,13 @@ fn concurrent_appends_get_distinct_gapless_seqs() {
         .map(|t| {
             let log = Arc::clone(&log);
             std::thread::spawn(move || {
-                (0..50u8)
-                    .map(|i| (log.append(&[t, i]).unwrap(), vec![t, i]))
-                    .collect::<Vec<_>>()
+                (0..50u8).map(|i| (log.append(&[t, i]).unwrap(), vec![t, i])).collect::<Vec<_>>()
             })
         })
         .collect();
     let mut acked: Vec<_> = threads.into_iter().flat_map(|h| h.join().unwrap()).collect();
     acked.sort_by_key(|(c, _)| c.seq);
-    assert_eq!(
-        acked.iter().map(|(c, _)| c.seq).collect::<Vec<_>>(),
-        (1..=200).collect::<Vec<_>>()
-    );
+    assert_eq!(acked.iter().map(|(c, _)| c.seq).collect::<Vec<_>>(), (1..=200).collect::<Vec<_>>());
     assert!(acked.windows(2).all(|w| w[0].0.system_time < w[1].0.system_time));
     assert_eq!(log.last().map(|c| c.seq), Some(200));
 

@@ -176,15 +176,8 @@ fn torn_file_header_is_rewritten() {
 fn bad_magic_and_unsupported_version() {
     let (full, _) = build(&PAYLOADS, 0);
 
-    for bytes in [
-        b"NOTALOG!".repeat(4),
-        b"MNX".to_vec(),
-        b"{\"json\": true}\n".to_vec(),
-    ] {
-        assert!(
-            matches!(try_open(&with_bytes(bytes.clone())), Err(LogError::BadMagic)),
-            "{bytes:?}"
-        );
+    for bytes in [b"NOTALOG!".repeat(4), b"MNX".to_vec(), b"{\"json\": true}\n".to_vec()] {
+        assert!(matches!(try_open(&with_bytes(bytes.clone())), Err(LogError::BadMagic)), "{bytes:?}");
     }
 
     let mut bytes = full.clone();
@@ -198,10 +191,7 @@ fn bad_magic_and_unsupported_version() {
 
     let mut bytes = full.clone();
     bytes[13] = 1;
-    assert!(matches!(
-        try_open(&with_bytes(bytes)),
-        Err(LogError::Corrupt { offset: 12, .. })
-    ));
+    assert!(matches!(try_open(&with_bytes(bytes)), Err(LogError::Corrupt { offset: 12, .. })));
 }
 
 #[test]
