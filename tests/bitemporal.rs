@@ -546,3 +546,20 @@ fn rejected_batches_store_nothing_and_name_the_field() {
     assert_eq!((fx.store.counts(&fx.ns), fx.store.log_size(&fx.ns)), before);
     assert_eq!(fx.values(pia, "livesIn", at("2020")), ["Oslo"]);
 }
+
+#[test]
+fn dates_are_read_in_the_namespace_time_zone() {
+    let fx = Fixture::new();
+    assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-07-01"));
+    let paris = mnemo_engine::core::TimeZone::parse("timeZone", "Europe/Paris").unwrap();
+    fx.append(vec![Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig { time_zone: paris })]);
+    assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-06-30T22:00:00Z"));
+    assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01T00:00:00Z").unwrap(), t("2024-07-01"));
+    let err = fx.store.parse_time(&fx.ns, "validFrom", "2024-13-01").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid time in `validFrom`: \"2024-13-01\": the month 13 is not from 1 to 12"
+    );
+    // The setting survives a rebuild from the log.
+    assert_eq!(fx.reopen().time_zone(&fx.ns), paris);
+}

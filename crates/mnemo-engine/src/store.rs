@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 use mnemo_core::{
-    EVENT_FORMAT, Entity, EntityId, EpisodeId, Event, Fact, FactId, Namespace, Seq, Timestamp, Value,
-    ValueType, validate_name,
+    EVENT_FORMAT, Entity, EntityId, EpisodeId, Event, Fact, FactId, Namespace, Seq, TimeZone, Timestamp,
+    Value, ValueType, validate_name,
 };
 use mnemo_index::{
     Counts, EntityView, FactFilter, FactView, NamespaceIndex, Neighborhood, Scope, SnapshotCursor,
@@ -348,6 +348,17 @@ impl Store {
             Some(shard) => f(&read(&shard.index)),
             None => f(&NamespaceIndex::new()),
         }
+    }
+
+    /// The namespace's time zone (UTC until configured).
+    pub fn time_zone(&self, ns: &Namespace) -> TimeZone {
+        self.inspect(ns, |index| index.config().time_zone)
+    }
+
+    /// Reads a time as a client wrote it (RFC 3339, a local date-time, a date or a
+    /// partial date), placing dates in the namespace's time zone.
+    pub fn parse_time(&self, ns: &Namespace, field: &str, value: &str) -> Result<Timestamp, EngineError> {
+        Ok(Timestamp::parse(field, value, &self.time_zone(ns))?)
     }
 
     /// Record counts of a namespace.

@@ -161,24 +161,19 @@ impl NamespaceIndex {
         let live: Vec<&FactRecord> =
             visible.iter().copied().filter(|r| !r.is_retracted_at(view.known_at)).collect();
         let mut views = Vec::with_capacity(visible.len());
-        let mut confidences = Vec::with_capacity(live.len());
-        let mut candidates = Vec::with_capacity(live.len());
-        for r in &live {
-            let (confidence, _, _) = self.support(r, view.known_at);
-            confidences.push(confidence);
-        }
-        for (r, confidence) in live.iter().zip(&confidences) {
-            let to = r.valid_to_at(view.known_at);
-            candidates.push(Candidate {
+        let candidates: Vec<Candidate<'_>> = live
+            .iter()
+            .map(|r| Candidate {
                 id: r.fact.id,
                 value: &r.fact.object,
                 polarity: r.fact.polarity,
                 // Ends are validated against the start when applied, so this never fails.
-                valid: Interval::new("valid", r.fact.valid.from(), to).unwrap_or(r.fact.valid),
+                valid: Interval::new("valid", r.fact.valid.from(), r.valid_to_at(view.known_at))
+                    .unwrap_or(r.fact.valid),
                 seq: r.seq,
-                confidence: *confidence,
-            });
-        }
+                confidence: self.confidence_at(r, view.known_at),
+            })
+            .collect();
         let verdicts = resolve_slot(self.cardinality_at(slot.1, view.known_at), &candidates, view.valid_at);
         let mut verdicts = candidates.iter().zip(verdicts);
         for r in visible {
@@ -245,16 +240,31 @@ impl NamespaceIndex {
 
     /// Confidence, statement count and provenance with the re-assertions visible at `s`.
     fn support(&self, r: &FactRecord, s: Seq) -> (f64, u32, Vec<EpisodeId>) {
-        let visible: Vec<_> =
-            r.corroborations.iter().filter(|c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s)).collect();
-        let confidence = combine_confidence(
-            std::iter::once(r.fact.confidence).chain(visible.iter().map(|c| c.confidence)),
-        );
+        let visible: Vec<_> = self.visible_corroborations(r, s).collect();
+        let confidence = self.confidence_at(r, s);
         let mut provenance: Vec<EpisodeId> = r.fact.provenance.clone();
         provenance.extend(visible.iter().flat_map(|c| c.provenance.iter().copied()));
         provenance.sort();
         provenance.dedup();
         (confidence, 1 + visible.len() as u32, provenance)
+    }
+
+    /// Confidence with the re-assertions visible at `s` folded in (noisy-or); exactly the
+    /// stated confidence when there are none.
+    fn confidence_at(&self, r: &FactRecord, s: Seq) -> f64 {
+        let mut others = self.visible_corroborations(r, s).map(|c| c.confidence).peekable();
+        if others.peek().is_none() {
+            return r.fact.confidence;
+        }
+        combine_confidence(std::iter::once(r.fact.confidence).chain(others))
+    }
+
+    fn visible_corroborations<'a>(
+        &self,
+        r: &'a FactRecord,
+        s: Seq,
+    ) -> impl Iterator<Item = &'a crate::state::Corroboration> + 'a {
+        r.corroborations.iter().filter(move |c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s))
     }
 
     fn pred_id(&self, name: &str) -> Option<PredId> {
@@ -360,7 +370,9 @@ impl NamespaceIndex {
     pub fn neighbors(&self, start: EntityId, depth: u32, view: View) -> Neighborhood {
         let mut dist: BTreeMap<EntityId, u32> = BTreeMap::new();
         let mut edges: BTreeMap<FactId, FactView> = BTreeMap::new();
-        if self.entity_at(start, view).is_none() {
+        let declared =
+            self.entities.get(&start).is_some_and(|v| v.iter().any(|(seq, _)| *seq <= view.known_at));
+        if !declared {
             return Neighborhood { nodes: Vec::new(), edges: Vec::new() };
         }
         dist.insert(start, 0);
