@@ -390,10 +390,15 @@ fn reassertion_is_corroboration_not_a_new_version() {
     assert_eq!(h[0].provenance, vec![e1, e2]);
     let then = fx.history(ned, "livesIn", ReadAt::bitemporal(t("2022"), s1));
     assert_eq!((then[0].corroborations, then[0].confidence), (1, 0.5));
-    // Retracting the re-assertion withdraws only the corroboration.
+    // Either id names the one fact: ending through the re-assertion ends it, and a
+    // retraction through it retracts the fact (it was never true, whoever said it).
+    fx.append(vec![Change::EndFact { fact: b, valid_to: t("2023") }]);
+    assert_eq!(fx.history(ned, "livesIn", at("2024"))[0].status, Status::Ended);
     fx.append(vec![Change::RetractFact { fact: b, reason: None }]);
     let h = fx.history(ned, "livesIn", at("2022"));
-    assert_eq!((h[0].status, h[0].corroborations), (Status::Current, 1));
+    assert_eq!((h[0].fact.id, h[0].status), (a, Status::Retracted));
+    let again = fx.store.append(&fx.ns, vec![Change::RetractFact { fact: a, reason: None }]).unwrap_err();
+    assert!(matches!(again, EngineError::AlreadyRetracted { .. }), "{again}");
 }
 
 #[test]
@@ -562,4 +567,133 @@ fn dates_are_read_in_the_namespace_time_zone() {
     );
     // The setting survives a rebuild from the log.
     assert_eq!(fx.reopen().time_zone(&fx.ns), paris);
+}
+
+#[test]
+fn edge_inputs_are_refused_or_normalised() {
+    let fx = Fixture::new();
+    // A fixed offset that could not be written back is refused.
+    let bad = Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig {
+        time_zone: mnemo_engine::core::TimeZone::Fixed(90_000),
+    });
+    let e = fx.store.append(&fx.ns, vec![bad]).unwrap_err();
+    assert!(e.to_string().contains("changes[0].timeZone"), "{e}");
+    // Instants beyond the calendar are refused.
+    let far = mnemo_engine::core::Interval::open(Timestamp::MAX);
+    let x = fx.entity("X");
+    let e = fx
+        .store
+        .append(&fx.ns, vec![Change::AssertFact(prop(x, "p", Literal::Integer(1), far))])
+        .unwrap_err();
+    assert!(e.to_string().contains("changes[0].validFrom"), "{e}");
+    // -0.0 and 0.0 are one value: the negation of one removes the other.
+    fx.assert(prop(x, "temperature", Literal::Float(-0.0), iv("2010", None)));
+    fx.assert(mnemo_engine::NewFact {
+        polarity: mnemo_engine::core::Polarity::Negated,
+        ..prop(x, "temperature", Literal::Float(0.0), iv("2015", None))
+    });
+    assert_eq!(fx.values(x, "temperature", at("2016")), Vec::<String>::new());
+    assert_eq!(fx.values(x, "temperature", at("2012")), ["0.0"]);
+    // A page of nothing is refused rather than read as the last page.
+    let e = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 0).unwrap_err();
+    assert!(matches!(e, EngineError::LimitExceeded { .. }), "{e}");
+    // A renamed entity is found by its new name only.
+    fx.append(vec![Change::DeclareEntity(mnemo_engine::NewEntity {
+        id: Some(x),
+        name: "Xavier".into(),
+        ..Default::default()
+    })]);
+    assert_eq!(fx.store.inspect(&fx.ns, |i| i.entities_named("X")), vec![]);
+    assert_eq!(fx.store.inspect(&fx.ns, |i| i.entities_named("xavier")), vec![x]);
+    // A refused first batch leaves no namespace behind.
+    let other = mnemo_engine::core::Namespace::new("ns", "other").unwrap();
+    let e = fx.store.append(&other, vec![Change::RetractFact { fact: FactId(1), reason: None }]).unwrap_err();
+    assert!(matches!(e, EngineError::UnknownFact { .. }), "{e}");
+    assert_eq!(fx.store.namespaces(), vec![fx.ns.clone()]);
+}
+
+/// Memory storage whose fsync takes a while, so that concurrent batches overlap.
+struct SlowSync(mnemo_engine::MemStorage);
+
+struct SlowFile(Box<dyn mnemo_engine::LogFile>);
+
+impl mnemo_engine::Storage for SlowSync {
+    fn open(&self, name: &str) -> Result<Box<dyn mnemo_engine::LogFile>, mnemo_engine::LogError> {
+        Ok(Box::new(SlowFile(self.0.open(name)?)))
+    }
+    fn list(&self) -> Result<Vec<String>, mnemo_engine::LogError> {
+        self.0.list()
+    }
+}
+
+impl mnemo_engine::LogFile for SlowFile {
+    fn len(&self) -> std::io::Result<u64> {
+        self.0.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.0.read_at(offset, buf)
+    }
+    fn append(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.0.append(bytes)
+    }
+    fn sync(&mut self) -> std::io::Result<()> {
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        self.0.sync()
+    }
+    fn truncate(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.truncate(len)
+    }
+}
+
+#[test]
+fn concurrent_batches_cannot_both_pass_a_check_only_one_may_pass() {
+    let store = mnemo_engine::Store::with_storage(
+        std::sync::Arc::new(SlowSync(mnemo_engine::MemStorage::new())),
+        mnemo_engine::system_clock(),
+    )
+    .unwrap();
+    let ns = mnemo_engine::core::Namespace::new("ns", "race").unwrap();
+    let declare = |name: &str| {
+        store
+            .append(
+                &ns,
+                vec![Change::DeclareEntity(mnemo_engine::NewEntity {
+                    name: name.into(),
+                    ..Default::default()
+                })],
+            )
+            .unwrap()
+            .entity(0)
+            .unwrap()
+    };
+    let (a, b) = (declare("A"), declare("B"));
+    let f = store
+        .append(&ns, vec![Change::AssertFact(fact(a, "knows", b, iv("2010", None)))])
+        .unwrap()
+        .fact(0)
+        .unwrap();
+    for round in 0..10 {
+        let ext = format!("turn-{round}");
+        let results: Vec<bool> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|w| {
+                    let (store, ns, ext) = (&store, &ns, ext.clone());
+                    s.spawn(move || {
+                        let mut changes = vec![Change::RecordEpisode(mnemo_engine::NewEpisode {
+                            text: format!("writer {w}"),
+                            external_id: Some(ext),
+                            ..Default::default()
+                        })];
+                        if round == 0 {
+                            changes.push(Change::RetractFact { fact: f, reason: None });
+                        }
+                        store.append(ns, changes).is_ok()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(results.iter().filter(|ok| **ok).count(), 1, "round {round}: {results:?}");
+    }
+    assert_eq!(store.counts(&ns).episodes, 10);
 }

@@ -41,10 +41,10 @@ pub enum CoreError {
 impl CoreError {
     /// Shorthand for [`CoreError::InvalidValue`].
     pub fn invalid_value(
-        field: impl Into<String>,
+        field: impl std::fmt::Display,
         value: impl Into<String>,
         reason: impl Into<String>,
     ) -> Self {
-        CoreError::InvalidValue { field: field.into(), value: value.into(), reason: reason.into() }
+        CoreError::InvalidValue { field: field.to_string(), value: value.into(), reason: reason.into() }
     }
 }

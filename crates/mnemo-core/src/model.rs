@@ -1,6 +1,7 @@
 //! The records of a namespace: episodes, entities, facts, predicates and configuration.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +11,7 @@ use crate::time::{Interval, TimeZone, Timestamp};
 use crate::value::{Literal, Value, ValueType};
 
 /// Longest accepted name of a namespace, predicate or entity kind.
-pub const MAX_NAME_LEN: usize = 128;
+pub const MAX_NAME_LEN: usize = 512;
 
 /// The name of an isolated memory (a user, an agent, a tenant).
 ///
@@ -20,7 +21,7 @@ pub struct Namespace(String);
 
 impl Namespace {
     /// Validates a namespace name; `field` names the input in the error.
-    pub fn new(field: &str, name: &str) -> Result<Self, CoreError> {
+    pub fn new(field: impl fmt::Display, name: &str) -> Result<Self, CoreError> {
         let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
         let reason = if name.is_empty() || name.len() > 64 {
             Some("must have 1 to 64 characters")
@@ -119,19 +120,23 @@ pub struct Fact {
 
 impl Fact {
     /// Checks the fact's own fields (not its references); `field` prefixes error fields.
-    pub fn validate(&self, field: &str) -> Result<(), CoreError> {
-        validate_name(&format!("{field}.predicate"), &self.predicate)?;
+    pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
+        validate_name(format_args!("{field}.predicate"), &self.predicate)?;
         if !(self.confidence > 0.0 && self.confidence <= 1.0) {
             return Err(CoreError::invalid_value(
-                format!("{field}.confidence"),
+                format_args!("{field}.confidence"),
                 self.confidence.to_string(),
                 "must be in (0, 1]",
             ));
         }
         if let Value::Literal(l) = &self.object {
-            l.validate(&format!("{field}.object"))?;
+            l.validate(format_args!("{field}.object"))?;
         }
-        Interval::new(&format!("{field}.valid"), self.valid.from(), self.valid.to())?;
+        self.valid.from().validate(format_args!("{field}.validFrom"))?;
+        if let Some(to) = self.valid.to() {
+            to.validate(format_args!("{field}.validTo"))?;
+        }
+        Interval::new(format_args!("{field}.valid"), self.valid.from(), self.valid.to())?;
         Ok(())
     }
 }
@@ -179,7 +184,7 @@ pub struct NamespaceConfig {
 }
 
 /// Rejects empty, overlong or control-character names; `field` names the input.
-pub fn validate_name(field: &str, name: &str) -> Result<(), CoreError> {
+pub fn validate_name(field: impl fmt::Display, name: &str) -> Result<(), CoreError> {
     if name.trim().is_empty() {
         return Err(CoreError::invalid_value(field, name, "must not be empty"));
     }

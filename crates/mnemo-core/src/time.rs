@@ -45,9 +45,27 @@ impl Timestamp {
         Timestamp(dt.timestamp_micros())
     }
 
-    /// Converts to a chrono UTC date-time (always representable: chrono's range covers i64 µs).
+    /// Converts to a chrono UTC date-time; instants outside chrono's range (about
+    /// ±262,000 years) are clamped to it. [`Timestamp::validate`] keeps them out of the store.
     pub fn to_datetime(self) -> DateTime<Utc> {
-        DateTime::<Utc>::from_timestamp_micros(self.0).unwrap_or(DateTime::<Utc>::MIN_UTC)
+        DateTime::<Utc>::from_timestamp_micros(self.0).unwrap_or(if self.0 < 0 {
+            DateTime::<Utc>::MIN_UTC
+        } else {
+            DateTime::<Utc>::MAX_UTC
+        })
+    }
+
+    /// Rejects instants that cannot be written as a calendar date (beyond about ±262,000
+    /// years); `field` names the input in the error.
+    pub fn validate(self, field: impl fmt::Display) -> Result<Self, CoreError> {
+        match DateTime::<Utc>::from_timestamp_micros(self.0) {
+            Some(_) => Ok(self),
+            None => Err(CoreError::InvalidTime {
+                field: field.to_string(),
+                value: self.0.to_string(),
+                reason: "microseconds since 1970 out of the calendar's range".into(),
+            }),
+        }
     }
 
     /// Parses a point in time (see the module docs), for the input field `field`.
@@ -276,6 +294,21 @@ pub enum TimeZone {
 }
 
 impl TimeZone {
+    /// Rejects a fixed offset of a day or more, or with seconds: it could not be written
+    /// and read back.
+    pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
+        match self {
+            TimeZone::Fixed(secs) if secs.unsigned_abs() >= 86_400 || secs % 60 != 0 => {
+                Err(CoreError::InvalidTime {
+                    field: field.to_string(),
+                    value: format!("{secs} s"),
+                    reason: "an offset must be whole minutes under 24 hours".into(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Parses `UTC`, `Z`, an offset like `+02:00`, or an IANA name, for the field `field`.
     pub fn parse(field: &str, value: &str) -> Result<Self, CoreError> {
         value.parse().map_err(|reason: String| CoreError::InvalidTime {
@@ -378,10 +411,10 @@ pub struct Interval {
 
 impl Interval {
     /// `[from, to)`, rejecting `from >= to`; `field` names the input in the error.
-    pub fn new(field: &str, from: Timestamp, to: Option<Timestamp>) -> Result<Self, CoreError> {
+    pub fn new(field: impl fmt::Display, from: Timestamp, to: Option<Timestamp>) -> Result<Self, CoreError> {
         match to {
             Some(to) if from >= to => Err(CoreError::InvalidInterval {
-                field: field.to_owned(),
+                field: field.to_string(),
                 from: from.to_string(),
                 to: to.to_string(),
             }),

@@ -39,12 +39,22 @@ impl Literal {
     }
 
     /// Rejects non-finite floats; `field` names the input in the error.
-    pub fn validate(&self, field: &str) -> Result<(), CoreError> {
+    pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
         match self {
             Literal::Float(f) if !f.is_finite() => {
                 Err(CoreError::invalid_value(field, f.to_string(), "a float must be finite"))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// The same literal with one zero: `-0.0` becomes `0.0` (they are equal as numbers
+    /// but not in the total order literals are compared by).
+    pub fn normalized(self) -> Self {
+        match self {
+            // A float pattern matches by `==`, so this catches -0.0 too.
+            Literal::Float(0.0) => Literal::Float(0.0),
+            other => other,
         }
     }
 

@@ -6,6 +6,7 @@
 mod change;
 mod error;
 mod store;
+mod write;
 
 pub use change::{
     Change, EntityRef, EpisodeRef, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
@@ -16,7 +17,7 @@ pub use mnemo_index::{
     Counts, EntityView, FactFilter, FactView, Neighborhood, Retraction, RetractionView, Scope,
     SnapshotCursor, SnapshotPage,
 };
-pub use mnemo_log::{MemStorage, Storage};
+pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use store::{
     Answer, Basis, Clock, KnownAt, MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store,
     system_clock,

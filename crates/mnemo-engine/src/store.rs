@@ -2,23 +2,20 @@
 //! are validated, given ids, made durable, then applied in log order; reads are pinned
 //! at a (validAt, knownAt) and report the basis they were answered at.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
-use mnemo_core::{
-    EVENT_FORMAT, Entity, EntityId, EpisodeId, Event, Fact, FactId, Namespace, Seq, TimeZone, Timestamp,
-    Value, ValueType, validate_name,
-};
+use mnemo_core::{EVENT_FORMAT, EntityId, Event, Namespace, Seq, TimeZone, Timestamp};
 use mnemo_index::{
     Counts, EntityView, FactFilter, FactView, NamespaceIndex, Neighborhood, Scope, SnapshotCursor,
     SnapshotPage, View,
 };
 use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
 
-use crate::change::{Change, EntityRef, EpisodeRef, ObjectRef, Receipt, RecordId};
+use crate::change::{Change, Receipt};
 use crate::error::EngineError;
+use crate::write::{Writer, prepare};
 
 /// Most changes in one batch.
 pub const MAX_BATCH_CHANGES: usize = 100_000;
@@ -105,16 +102,17 @@ pub struct Answer<T> {
     pub value: T,
 }
 
-/// One namespace: its log, its index, and the batches committed but not yet applied.
+/// One namespace: its log, its index, its writer, and the batches durable but not yet
+/// applied. Lock order: `writer` before `index`; `pending` before `index`; `writer` is
+/// never taken while `index` is held.
 struct Shard {
     log: Log,
     index: RwLock<NamespaceIndex>,
+    /// Held from validating a batch until the log has given it its seq.
+    writer: Mutex<Writer>,
     /// Batches durable in the log, waiting for their predecessors to be applied.
     pending: Mutex<BTreeMap<u64, (Timestamp, Vec<Event>)>>,
     applied: Condvar,
-    next_entity: AtomicU64,
-    next_fact: AtomicU64,
-    next_episode: AtomicU64,
 }
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
@@ -193,15 +191,12 @@ impl Store {
             let events = decode(ns, record.seq, &record.payload)?;
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
-        let high = index.high_water();
         Ok(Shard {
             log,
+            writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
             pending: Mutex::default(),
             applied: Condvar::new(),
-            next_entity: AtomicU64::new(high.entity + 1),
-            next_fact: AtomicU64::new(high.fact + 1),
-            next_episode: AtomicU64::new(high.episode + 1),
         })
     }
 
@@ -235,8 +230,10 @@ impl Store {
     }
 
     /// Validates a batch, gives its records ids, appends it durably and applies it.
-    /// On `Ok` the batch is durable and visible to every later read; on `Err` nothing
-    /// of it is stored.
+    /// On `Ok` the batch is durable and visible to every later read. On a validation
+    /// error nothing of it is stored. On a log error ([`EngineError::Log`]) the outcome
+    /// is unknown: the namespace refuses writes until the store is reopened, and the
+    /// batch may or may not be found then (whole, if at all).
     pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
         if changes.len() > MAX_BATCH_CHANGES {
             return Err(EngineError::LimitExceeded {
@@ -245,17 +242,30 @@ impl Store {
                 max: MAX_BATCH_CHANGES as u64,
             });
         }
-        let shard = self.shard_or_create(ns)?;
-        let (events, ids) = {
-            let index = read(&shard.index);
-            prepare(&shard, &index, changes)?
+        let shard = match self.shard(ns) {
+            Some(shard) => shard,
+            None => {
+                // A refused first batch must not leave an empty namespace behind.
+                prepare(&mut Writer::default(), &NamespaceIndex::new(), changes.clone())?;
+                self.shard_or_create(ns)?
+            }
         };
-        let mut payload = vec![EVENT_FORMAT];
-        postcard::to_io(&events, &mut payload).map_err(|e| EngineError::Encode(e.to_string()))?;
-        let committed = shard
-            .log
-            .append(&payload)
-            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        let (ticket, events, ids) = {
+            let mut writer = lock(&shard.writer);
+            let prepared = {
+                let index = read(&shard.index);
+                prepare(&mut writer, &index, changes)?
+            };
+            let mut payload = vec![EVENT_FORMAT];
+            postcard::to_io(&prepared.events, &mut payload)
+                .map_err(|e| EngineError::Encode(e.to_string()))?;
+            let ticket = shard.log.submit(&payload).map_err(log_err)?;
+            writer.submitted(ticket.committed().seq, prepared.effects);
+            (ticket, prepared.events, prepared.ids)
+        };
+        // Outside the writer lock, so that concurrent batches share one fsync.
+        let committed = shard.log.wait(ticket).map_err(log_err)?;
         let system_time = Timestamp::from_micros(committed.system_time);
         shard.publish(committed.seq, system_time, events);
         Ok(Receipt { seq: Seq(committed.seq), system_time, ids })
@@ -327,6 +337,9 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<SnapshotPage>, EngineError> {
         check_limit("limit", limit as u64, MAX_PAGE as u64)?;
+        if limit == 0 {
+            return Err(EngineError::LimitExceeded { field: "limit".into(), value: 0, max: MAX_PAGE as u64 });
+        }
         self.read_with(ns, at, |index, view| index.snapshot(view, after, limit))
     }
 
@@ -389,6 +402,8 @@ impl Shard {
                 index.apply(Seq(next), time, &events);
             }
         }
+        let applied = read(&self.index).last_seq().0;
+        lock(&self.writer).applied(applied);
         self.applied.notify_all();
         // The log fails every later append once one fails, so a gap before `seq` is
         // always a batch that is durable and about to be published.
@@ -412,224 +427,4 @@ fn check_limit(field: &str, value: u64, max: u64) -> Result<(), EngineError> {
         return Err(EngineError::LimitExceeded { field: field.into(), value, max });
     }
     Ok(())
-}
-
-/// What a batch has declared so far, for references to earlier changes of it.
-#[derive(Default)]
-struct BatchScope {
-    ids: Vec<Option<RecordId>>,
-    external_ids: HashSet<String>,
-    predicate_types: HashMap<String, ValueType>,
-    retracted: HashSet<FactId>,
-}
-
-/// Checks every change against the index as of now and the batch so far, and turns
-/// them into events with fresh ids. Pure apart from taking ids from the counters.
-fn prepare(
-    shard: &Shard,
-    index: &NamespaceIndex,
-    changes: Vec<Change>,
-) -> Result<(Vec<Event>, Vec<Option<RecordId>>), EngineError> {
-    let mut scope = BatchScope::default();
-    let mut events = Vec::with_capacity(changes.len());
-    for (n, change) in changes.into_iter().enumerate() {
-        let field = |name: &str| format!("changes[{n}].{name}");
-        let (event, id) = match change {
-            Change::RecordEpisode(e) => {
-                if e.text.len() > MAX_TEXT_BYTES {
-                    return Err(EngineError::LimitExceeded {
-                        field: field("text"),
-                        value: e.text.len() as u64,
-                        max: MAX_TEXT_BYTES as u64,
-                    });
-                }
-                for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
-                    if let Some(v) = value {
-                        validate_name(&field(name), v)?;
-                    }
-                }
-                if let Some(ext) = &e.external_id {
-                    validate_name(&field("externalId"), ext)?;
-                    if index.episode_by_external_id(ext).is_some() || !scope.external_ids.insert(ext.clone())
-                    {
-                        return Err(EngineError::DuplicateExternalId {
-                            field: field("externalId"),
-                            value: ext.clone(),
-                        });
-                    }
-                }
-                let id = EpisodeId(shard.next_episode.fetch_add(1, Ordering::Relaxed));
-                let episode = mnemo_core::Episode {
-                    id,
-                    text: e.text,
-                    occurred_at: e.occurred_at,
-                    thread: e.thread,
-                    source: e.source,
-                    role: e.role,
-                    external_id: e.external_id,
-                };
-                (Event::EpisodeRecorded(episode), RecordId::Episode(id))
-            }
-            Change::DeclareEntity(e) => {
-                validate_name(&field("name"), &e.name)?;
-                for (i, alias) in e.aliases.iter().enumerate() {
-                    validate_name(&field(&format!("aliases[{i}]")), alias)?;
-                }
-                if let Some(kind) = &e.kind {
-                    validate_name(&field("kind"), kind)?;
-                }
-                for (key, value) in &e.properties {
-                    validate_name(&field("properties"), key)?;
-                    value.validate(&field(&format!("properties.{key}")))?;
-                }
-                let id = match e.id {
-                    Some(id) if index.entity(id).is_none() => {
-                        return Err(EngineError::UnknownEntity { field: field("id"), value: id.to_string() });
-                    }
-                    Some(id) => id,
-                    None => EntityId(shard.next_entity.fetch_add(1, Ordering::Relaxed)),
-                };
-                let entity =
-                    Entity { id, name: e.name, aliases: e.aliases, kind: e.kind, properties: e.properties };
-                (Event::EntityDeclared(entity), RecordId::Entity(id))
-            }
-            Change::AssertFact(f) => {
-                let subject = resolve_entity(index, &scope, &f.subject, &field("subject"))?;
-                let object = match f.object {
-                    ObjectRef::Entity(r) => {
-                        Value::Entity(resolve_entity(index, &scope, &r, &field("object"))?)
-                    }
-                    ObjectRef::Literal(l) => Value::Literal(l),
-                };
-                let expected = scope
-                    .predicate_types
-                    .get(&f.predicate)
-                    .copied()
-                    .unwrap_or_else(|| index.predicate(&f.predicate).value_type);
-                if !expected.accepts(object.value_type()) {
-                    return Err(EngineError::WrongValueType {
-                        field: field("object"),
-                        predicate: f.predicate,
-                        expected: format!("{expected:?}"),
-                        actual: format!("{:?}", object.value_type()),
-                    });
-                }
-                let mut provenance = Vec::with_capacity(f.provenance.len());
-                for (i, r) in f.provenance.iter().enumerate() {
-                    provenance.push(resolve_episode(index, &scope, r, &field(&format!("provenance[{i}]")))?);
-                }
-                if let Some(old) = f.supersedes {
-                    live_fact(index, &scope, old, &field("supersedes"))?;
-                    scope.retracted.insert(old);
-                }
-                let id = FactId(shard.next_fact.fetch_add(1, Ordering::Relaxed));
-                let fact = Fact {
-                    id,
-                    subject,
-                    predicate: f.predicate,
-                    object,
-                    valid: f.valid,
-                    confidence: f.confidence.unwrap_or(1.0),
-                    polarity: f.polarity,
-                    provenance,
-                    supersedes: f.supersedes,
-                };
-                fact.validate(&format!("changes[{n}]"))?;
-                (Event::FactAsserted(fact), RecordId::Fact(id))
-            }
-            Change::EndFact { fact, valid_to } => {
-                let stated = live_fact(index, &scope, fact, &field("fact"))?;
-                if valid_to <= stated.valid.from() {
-                    return Err(mnemo_core::CoreError::InvalidInterval {
-                        field: field("validTo"),
-                        from: stated.valid.from().to_string(),
-                        to: valid_to.to_string(),
-                    }
-                    .into());
-                }
-                events.push(Event::FactEnded { fact, valid_to });
-                scope.ids.push(None);
-                continue;
-            }
-            Change::RetractFact { fact, reason } => {
-                live_fact(index, &scope, fact, &field("fact"))?;
-                scope.retracted.insert(fact);
-                events.push(Event::FactRetracted { fact, reason });
-                scope.ids.push(None);
-                continue;
-            }
-            Change::DefinePredicate(def) => {
-                validate_name(&field("name"), &def.name)?;
-                scope.predicate_types.insert(def.name.clone(), def.value_type);
-                events.push(Event::PredicateDefined(def));
-                scope.ids.push(None);
-                continue;
-            }
-            Change::ConfigureNamespace(config) => {
-                events.push(Event::NamespaceConfigured(config));
-                scope.ids.push(None);
-                continue;
-            }
-        };
-        events.push(event);
-        scope.ids.push(Some(id));
-    }
-    Ok((events, scope.ids))
-}
-
-fn resolve_entity(
-    index: &NamespaceIndex,
-    scope: &BatchScope,
-    r: &EntityRef,
-    field: &str,
-) -> Result<EntityId, EngineError> {
-    let unknown = |value: String| EngineError::UnknownEntity { field: field.to_owned(), value };
-    match r {
-        EntityRef::Id(id) if index.entity(*id).is_some() => Ok(*id),
-        EntityRef::Id(id) => Err(unknown(id.to_string())),
-        EntityRef::New(n) => match scope.ids.get(*n) {
-            Some(Some(RecordId::Entity(id))) => Ok(*id),
-            _ => Err(unknown(format!(
-                "change {n} of this batch, which does not declare an entity before this one"
-            ))),
-        },
-    }
-}
-
-fn resolve_episode(
-    index: &NamespaceIndex,
-    scope: &BatchScope,
-    r: &EpisodeRef,
-    field: &str,
-) -> Result<EpisodeId, EngineError> {
-    let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_owned(), value };
-    match r {
-        EpisodeRef::Id(id) if index.episode(*id).is_some() => Ok(*id),
-        EpisodeRef::Id(id) => Err(unknown(id.to_string())),
-        EpisodeRef::External(ext) => {
-            index.episode_by_external_id(ext).ok_or_else(|| unknown(format!("{ext:?}")))
-        }
-        EpisodeRef::New(n) => match scope.ids.get(*n) {
-            Some(Some(RecordId::Episode(id))) => Ok(*id),
-            _ => Err(unknown(format!(
-                "change {n} of this batch, which does not record an episode before this one"
-            ))),
-        },
-    }
-}
-
-/// A fact that exists and is not retracted, neither in the index nor earlier in the batch.
-fn live_fact<'a>(
-    index: &'a NamespaceIndex,
-    scope: &BatchScope,
-    id: FactId,
-    field: &str,
-) -> Result<&'a Fact, EngineError> {
-    let fact = index
-        .fact(id)
-        .ok_or_else(|| EngineError::UnknownFact { field: field.to_owned(), value: id.to_string() })?;
-    if index.is_retracted(id) || scope.retracted.contains(&id) {
-        return Err(EngineError::AlreadyRetracted { field: field.to_owned(), value: id.to_string() });
-    }
-    Ok(fact)
 }

@@ -264,7 +264,7 @@ impl NamespaceIndex {
         r: &'a FactRecord,
         s: Seq,
     ) -> impl Iterator<Item = &'a crate::state::Corroboration> + 'a {
-        r.corroborations.iter().filter(move |c| c.seq <= s && c.retracted.is_none_or(|rs| rs > s))
+        r.corroborations.iter().filter(move |c| c.seq <= s)
     }
 
     fn pred_id(&self, name: &str) -> Option<PredId> {

@@ -31,11 +31,9 @@ pub enum Retraction {
 /// A re-assertion of an identical fact, counted on the first one.
 #[derive(Clone, Debug)]
 pub(crate) struct Corroboration {
-    pub(crate) id: FactId,
     pub(crate) seq: Seq,
     pub(crate) confidence: f64,
     pub(crate) provenance: Vec<EpisodeId>,
-    pub(crate) retracted: Option<Seq>,
 }
 
 /// Everything the log says about one fact.
@@ -185,6 +183,18 @@ impl NamespaceIndex {
 
     fn apply_entity(&mut self, seq: Seq, entity: &Entity) {
         self.max_entity = self.max_entity.max(entity.id.0);
+        // Names index the latest version only: a renamed entity is no longer found by its old name.
+        if let Some((_, previous)) = self.entities.get(&entity.id).and_then(|v| v.last()) {
+            for name in std::iter::once(&previous.name).chain(&previous.aliases) {
+                let key = normalize_name(name);
+                if let Some(ids) = self.names.get_mut(&key) {
+                    ids.remove(&entity.id);
+                    if ids.is_empty() {
+                        self.names.remove(&key);
+                    }
+                }
+            }
+        }
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
             self.names.entry(normalize_name(name)).or_default().insert(entity.id);
         }
@@ -222,11 +232,9 @@ impl NamespaceIndex {
             && let Some(record) = self.facts.get_mut(&existing)
         {
             record.corroborations.push(Corroboration {
-                id: fact.id,
                 seq,
                 confidence: fact.confidence,
                 provenance: fact.provenance.clone(),
-                retracted: None,
             });
             self.aliases.insert(fact.id, existing);
             return;
@@ -247,17 +255,10 @@ impl NamespaceIndex {
         );
     }
 
+    /// A re-assertion's id names the fact it restated, so retracting either retracts
+    /// the fact, with every statement of it: a retraction says it was never true.
     fn apply_retraction(&mut self, seq: Seq, id: FactId, reason: Option<String>) {
-        if let Some(&canonical) = self.aliases.get(&id) {
-            // Retracting one re-assertion withdraws only its corroboration.
-            if let Some(c) =
-                self.facts.get_mut(&canonical).and_then(|r| r.corroborations.iter_mut().find(|c| c.id == id))
-                && c.retracted.is_none()
-            {
-                c.retracted = Some(seq);
-            }
-            return;
-        }
+        let id = self.canonical(id);
         if let Some(record) = self.facts.get_mut(&id)
             && record.retracted.is_none()
         {
@@ -285,17 +286,9 @@ impl NamespaceIndex {
         self.facts.contains_key(&id) || self.aliases.contains_key(&id)
     }
 
-    /// Whether a fact id was retracted, at the latest seq (for a re-assertion: whether
-    /// its corroboration was withdrawn).
+    /// Whether a fact (or the fact a re-assertion restated) was retracted, at the latest seq.
     pub fn is_retracted(&self, id: FactId) -> bool {
-        match self.aliases.get(&id) {
-            Some(canonical) => self
-                .facts
-                .get(canonical)
-                .and_then(|r| r.corroborations.iter().find(|c| c.id == id))
-                .is_some_and(|c| c.retracted.is_some()),
-            None => self.facts.get(&id).is_some_and(|r| r.retracted.is_some()),
-        }
+        self.facts.get(&self.canonical(id)).is_some_and(|r| r.retracted.is_some())
     }
 
     /// The fact an id names (following a re-assertion to the fact it corroborates), as

@@ -35,6 +35,6 @@ mod storage;
 pub use error::LogError;
 pub use file::FileStorage;
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
-pub use log::{Clock, Committed, Log, Record, Recovery, system_clock};
+pub use log::{Clock, Committed, Log, Record, Recovery, Ticket, system_clock};
 pub use mem::MemStorage;
 pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

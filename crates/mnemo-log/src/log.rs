@@ -58,6 +58,18 @@ pub struct Recovery {
     pub truncated_bytes: u64,
 }
 
+/// A batch queued by [`Log::submit`]: its seq and system time, not yet durable.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "a submitted batch is acknowledged only by Log::wait"]
+pub struct Ticket(Committed);
+
+impl Ticket {
+    /// The seq and system time the batch will have once durable.
+    pub fn committed(&self) -> Committed {
+        self.0
+    }
+}
+
 /// A durable append-only log of byte batches with group commit. `Send + Sync`; share it with
 /// an `Arc` and append from any number of threads.
 pub struct Log {
@@ -131,6 +143,16 @@ impl Log {
     /// [`LogError::Poisoned`] until it is reopened. A failed batch may or may not be found on
     /// reopen, but only whole.
     pub fn append(&self, payload: &[u8]) -> Result<Committed, LogError> {
+        let ticket = self.submit(payload)?;
+        self.wait(ticket)
+    }
+
+    /// The first half of [`Log::append`]: queues the batch and gives it its seq and system
+    /// time, without waiting for it to be durable. A caller that orders its own work by seq
+    /// (validating the next batch against this one, say) does so between `submit` and
+    /// [`Log::wait`], so that group commit still shares one fsync among concurrent writers.
+    /// Every ticket must be waited for: a batch is acknowledged only by `wait`.
+    pub fn submit(&self, payload: &[u8]) -> Result<Ticket, LogError> {
         if payload.len() > MAX_PAYLOAD_LEN {
             return Err(LogError::TooLarge { len: payload.len(), max: MAX_PAYLOAD_LEN });
         }
@@ -161,7 +183,15 @@ impl Log {
         }
         let mine = Committed { seq, system_time };
         st.pending_last = Some(mine);
+        Ok(Ticket(mine))
+    }
 
+    /// The second half of [`Log::append`]: returns once the submitted batch is durable, leading
+    /// a group commit if nobody else is writing.
+    pub fn wait(&self, ticket: Ticket) -> Result<Committed, LogError> {
+        let Ticket(mine) = ticket;
+        let seq = mine.seq;
+        let mut st = self.lock();
         loop {
             if st.durable.is_some_and(|d| d.seq >= seq) {
                 return Ok(mine);

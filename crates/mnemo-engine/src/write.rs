@@ -1,0 +1,332 @@
+//! The write path's checks: a batch is validated against the namespace's index, the
+//! batches already queued in the log but not yet applied (in flight), and the batch so
+//! far; then its records get ids and become events.
+//!
+//! Validation runs under the namespace's writer lock, and a batch's effects stay in
+//! flight from its submission to the log until it is applied, so two concurrent batches
+//! can never both pass a check that only one of them may pass (the same external id,
+//! retracting the same fact twice).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use mnemo_core::{
+    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, Value, ValueType,
+    validate_name,
+};
+use mnemo_index::NamespaceIndex;
+
+use crate::change::{Change, EntityRef, EpisodeRef, ObjectRef, RecordId};
+use crate::error::EngineError;
+use crate::store::MAX_TEXT_BYTES;
+
+/// What a committed-but-unapplied batch changes that later validation must see.
+#[derive(Debug, Default)]
+pub(crate) struct Effects {
+    external_ids: HashSet<String>,
+    retracted: HashSet<FactId>,
+    predicate_types: HashMap<String, ValueType>,
+}
+
+/// The writer's state of one namespace, behind its writer lock.
+#[derive(Debug, Default)]
+pub(crate) struct Writer {
+    next_entity: u64,
+    next_fact: u64,
+    next_episode: u64,
+    /// Effects of batches submitted to the log and not yet applied, by seq.
+    in_flight: BTreeMap<u64, Effects>,
+}
+
+impl Writer {
+    /// A writer that numbers records after the highest ids in `index`.
+    pub(crate) fn after(index: &NamespaceIndex) -> Self {
+        let high = index.high_water();
+        Writer {
+            next_entity: high.entity + 1,
+            next_fact: high.fact + 1,
+            next_episode: high.episode + 1,
+            in_flight: BTreeMap::new(),
+        }
+    }
+
+    /// Remembers what batch `seq` does until it is applied.
+    pub(crate) fn submitted(&mut self, seq: u64, effects: Effects) {
+        self.in_flight.insert(seq, effects);
+    }
+
+    /// Forgets the effects of batches up to `seq`, now visible in the index.
+    pub(crate) fn applied(&mut self, seq: u64) {
+        self.in_flight.retain(|s, _| *s > seq);
+    }
+
+    fn external_id_taken(&self, ext: &str) -> bool {
+        self.in_flight.values().any(|e| e.external_ids.contains(ext))
+    }
+
+    fn retracted(&self, id: FactId) -> bool {
+        self.in_flight.values().any(|e| e.retracted.contains(&id))
+    }
+
+    fn predicate_type(&self, name: &str) -> Option<ValueType> {
+        self.in_flight.values().rev().find_map(|e| e.predicate_types.get(name).copied())
+    }
+}
+
+/// A prepared batch: its events, the id each change produced, and its effects.
+pub(crate) struct Prepared {
+    pub(crate) events: Vec<Event>,
+    pub(crate) ids: Vec<Option<RecordId>>,
+    pub(crate) effects: Effects,
+}
+
+/// The input field of change `n`, formatted only when an error needs it.
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    n: usize,
+    name: &'a str,
+}
+
+impl std::fmt::Display for Field<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "changes[{}].{}", self.n, self.name)
+    }
+}
+
+/// Checks every change and turns the batch into events with fresh ids. On error the
+/// writer is left as it was.
+pub(crate) fn prepare(
+    writer: &mut Writer,
+    index: &NamespaceIndex,
+    changes: Vec<Change>,
+) -> Result<Prepared, EngineError> {
+    let mut batch =
+        Batch { writer, index, ids: Vec::with_capacity(changes.len()), effects: Effects::default() };
+    let (mut next_entity, mut next_fact, mut next_episode) =
+        (batch.writer.next_entity, batch.writer.next_fact, batch.writer.next_episode);
+    let take = |counter: &mut u64| {
+        let id = *counter;
+        *counter += 1;
+        id
+    };
+    let mut events = Vec::with_capacity(changes.len());
+    for (n, change) in changes.into_iter().enumerate() {
+        let field = |name| Field { n, name };
+        let id = match change {
+            Change::RecordEpisode(e) => {
+                if e.text.len() > MAX_TEXT_BYTES {
+                    return Err(EngineError::LimitExceeded {
+                        field: field("text").to_string(),
+                        value: e.text.len() as u64,
+                        max: MAX_TEXT_BYTES as u64,
+                    });
+                }
+                e.occurred_at.validate(field("occurredAt"))?;
+                for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
+                    if let Some(v) = value {
+                        validate_name(field(name), v)?;
+                    }
+                }
+                if let Some(ext) = &e.external_id {
+                    validate_name(field("externalId"), ext)?;
+                    if batch.index.episode_by_external_id(ext).is_some()
+                        || batch.writer.external_id_taken(ext)
+                        || !batch.effects.external_ids.insert(ext.clone())
+                    {
+                        return Err(EngineError::DuplicateExternalId {
+                            field: field("externalId").to_string(),
+                            value: ext.clone(),
+                        });
+                    }
+                }
+                let id = EpisodeId(take(&mut next_episode));
+                events.push(Event::EpisodeRecorded(mnemo_core::Episode {
+                    id,
+                    text: e.text,
+                    occurred_at: e.occurred_at,
+                    thread: e.thread,
+                    source: e.source,
+                    role: e.role,
+                    external_id: e.external_id,
+                }));
+                Some(RecordId::Episode(id))
+            }
+            Change::DeclareEntity(e) => {
+                validate_name(field("name"), &e.name)?;
+                for (i, alias) in e.aliases.iter().enumerate() {
+                    validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
+                }
+                if let Some(kind) = &e.kind {
+                    validate_name(field("kind"), kind)?;
+                }
+                let mut properties = std::collections::BTreeMap::new();
+                for (key, value) in e.properties {
+                    validate_name(field("properties"), &key)?;
+                    value.validate(format_args!("changes[{n}].properties.{key}"))?;
+                    properties.insert(key, value.normalized());
+                }
+                let id = match e.id {
+                    Some(id) if batch.index.entity(id).is_none() => {
+                        return Err(EngineError::UnknownEntity {
+                            field: field("id").to_string(),
+                            value: id.to_string(),
+                        });
+                    }
+                    Some(id) => id,
+                    None => EntityId(take(&mut next_entity)),
+                };
+                events.push(Event::EntityDeclared(Entity {
+                    id,
+                    name: e.name,
+                    aliases: e.aliases,
+                    kind: e.kind,
+                    properties,
+                }));
+                Some(RecordId::Entity(id))
+            }
+            Change::AssertFact(f) => {
+                let subject = batch.entity(&f.subject, field("subject"))?;
+                let object = match f.object {
+                    ObjectRef::Entity(r) => Value::Entity(batch.entity(&r, field("object"))?),
+                    ObjectRef::Literal(l) => Value::Literal(l.normalized()),
+                };
+                let expected = batch.predicate_type(&f.predicate);
+                if !expected.accepts(object.value_type()) {
+                    return Err(EngineError::WrongValueType {
+                        field: field("object").to_string(),
+                        predicate: f.predicate,
+                        expected: format!("{expected:?}"),
+                        actual: format!("{:?}", object.value_type()),
+                    });
+                }
+                let mut provenance = Vec::with_capacity(f.provenance.len());
+                for (i, r) in f.provenance.iter().enumerate() {
+                    provenance.push(batch.episode(r, format_args!("changes[{n}].provenance[{i}]"))?);
+                }
+                if let Some(old) = f.supersedes {
+                    batch.live_fact(old, field("supersedes"))?;
+                    batch.effects.retracted.insert(batch.index.canonical(old));
+                }
+                let id = FactId(take(&mut next_fact));
+                let fact = Fact {
+                    id,
+                    subject,
+                    predicate: f.predicate,
+                    object,
+                    valid: f.valid,
+                    confidence: f.confidence.unwrap_or(1.0),
+                    polarity: f.polarity,
+                    provenance,
+                    supersedes: f.supersedes,
+                };
+                fact.validate(format_args!("changes[{n}]"))?;
+                events.push(Event::FactAsserted(fact));
+                Some(RecordId::Fact(id))
+            }
+            Change::EndFact { fact, valid_to } => {
+                let stated = batch.live_fact(fact, field("fact"))?;
+                valid_to.validate(field("validTo"))?;
+                if valid_to <= stated.valid.from() {
+                    return Err(CoreError::InvalidInterval {
+                        field: field("validTo").to_string(),
+                        from: stated.valid.from().to_string(),
+                        to: valid_to.to_string(),
+                    }
+                    .into());
+                }
+                events.push(Event::FactEnded { fact, valid_to });
+                None
+            }
+            Change::RetractFact { fact, reason } => {
+                batch.live_fact(fact, field("fact"))?;
+                batch.effects.retracted.insert(batch.index.canonical(fact));
+                events.push(Event::FactRetracted { fact, reason });
+                None
+            }
+            Change::DefinePredicate(def) => {
+                validate_name(field("name"), &def.name)?;
+                batch.effects.predicate_types.insert(def.name.clone(), def.value_type);
+                events.push(Event::PredicateDefined(def));
+                None
+            }
+            Change::ConfigureNamespace(config) => {
+                let NamespaceConfig { time_zone } = &config;
+                time_zone.validate(field("timeZone"))?;
+                events.push(Event::NamespaceConfigured(config));
+                None
+            }
+        };
+        batch.ids.push(id);
+    }
+    let Batch { writer, ids, effects, .. } = batch;
+    (writer.next_entity, writer.next_fact, writer.next_episode) = (next_entity, next_fact, next_episode);
+    Ok(Prepared { events, ids, effects })
+}
+
+/// Validation context: the index, what is in flight, and the batch so far.
+struct Batch<'a> {
+    writer: &'a mut Writer,
+    index: &'a NamespaceIndex,
+    ids: Vec<Option<RecordId>>,
+    effects: Effects,
+}
+
+impl<'a> Batch<'a> {
+    fn entity(&self, r: &EntityRef, field: Field<'_>) -> Result<EntityId, EngineError> {
+        let unknown = |value: String| EngineError::UnknownEntity { field: field.to_string(), value };
+        match r {
+            EntityRef::Id(id) if self.index.entity(*id).is_some() => Ok(*id),
+            EntityRef::Id(id) => Err(unknown(id.to_string())),
+            EntityRef::New(n) => match self.ids.get(*n) {
+                Some(Some(RecordId::Entity(id))) => Ok(*id),
+                _ => Err(unknown(format!(
+                    "change {n} of this batch, which does not declare an entity before this one"
+                ))),
+            },
+        }
+    }
+
+    fn episode(&self, r: &EpisodeRef, field: std::fmt::Arguments<'_>) -> Result<EpisodeId, EngineError> {
+        let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_string(), value };
+        match r {
+            EpisodeRef::Id(id) if self.index.episode(*id).is_some() => Ok(*id),
+            EpisodeRef::Id(id) => Err(unknown(id.to_string())),
+            EpisodeRef::External(ext) => {
+                self.index.episode_by_external_id(ext).ok_or_else(|| unknown(format!("{ext:?}")))
+            }
+            EpisodeRef::New(n) => match self.ids.get(*n) {
+                Some(Some(RecordId::Episode(id))) => Ok(*id),
+                _ => Err(unknown(format!(
+                    "change {n} of this batch, which does not record an episode before this one"
+                ))),
+            },
+        }
+    }
+
+    /// The type a predicate accepts: as this batch, then the batches in flight, then the
+    /// index define it.
+    fn predicate_type(&self, name: &str) -> ValueType {
+        self.effects
+            .predicate_types
+            .get(name)
+            .copied()
+            .or_else(|| self.writer.predicate_type(name))
+            .unwrap_or_else(|| self.index.predicate(name).value_type)
+    }
+
+    /// A fact that exists and is retracted neither in the index, nor in flight, nor
+    /// earlier in this batch. A re-assertion's id stands for the fact it restated.
+    fn live_fact(&self, id: FactId, field: Field<'_>) -> Result<&'a Fact, EngineError> {
+        let fact = self
+            .index
+            .fact(id)
+            .ok_or_else(|| EngineError::UnknownFact { field: field.to_string(), value: id.to_string() })?;
+        let canonical = self.index.canonical(id);
+        if self.index.is_retracted(id)
+            || self.writer.retracted(canonical)
+            || self.effects.retracted.contains(&canonical)
+        {
+            return Err(EngineError::AlreadyRetracted { field: field.to_string(), value: id.to_string() });
+        }
+        Ok(fact)
+    }
+}
