@@ -14,6 +14,9 @@ pub enum EntityRef {
     Id(EntityId),
     /// The entity declared by change number `n` of this batch (it must come earlier).
     New(usize),
+    /// The entity with this canonical name or alias (case and spacing ignored; the
+    /// lowest id if several), created when none has it.
+    Name(String),
 }
 
 /// An episode named by id, by its client-given external id, or by its position in
@@ -156,6 +159,8 @@ pub struct Receipt {
     pub system_time: Timestamp,
     /// For each change in order, the id it produced, if any.
     pub ids: Vec<Option<RecordId>>,
+    /// Entities created because a change named one that did not exist, in order.
+    pub created: Vec<EntityId>,
 }
 
 impl Receipt {

@@ -116,6 +116,14 @@ pub enum EngineError {
         #[source]
         source: std::io::Error,
     },
+    /// A replayed batch would not reproduce the exported events.
+    #[error("cannot replay into namespace {namespace:?}: {reason}")]
+    ReplayMismatch {
+        /// The namespace.
+        namespace: String,
+        /// Why.
+        reason: String,
+    },
     /// Encoding a batch failed (a bug rather than bad input).
     #[error("cannot encode a batch: {0}")]
     Encode(String),

@@ -14,11 +14,11 @@ pub use change::{
 pub use error::EngineError;
 pub use mnemo_core as core;
 pub use mnemo_index::{
-    Counts, EntityView, FactFilter, FactView, Neighborhood, Retraction, RetractionView, Scope,
-    SnapshotCursor, SnapshotPage,
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
+    Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use store::{
-    Answer, Basis, Clock, KnownAt, MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store,
-    system_clock,
+    Answer, Basis, Clock, CommitListener, CommittedBatch, KnownAt, MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE,
+    MAX_TEXT_BYTES, ReadAt, Store, system_clock,
 };

@@ -8,14 +8,14 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockRead
 
 use mnemo_core::{EVENT_FORMAT, EntityId, Event, Namespace, Seq, TimeZone, Timestamp};
 use mnemo_index::{
-    Counts, EntityView, FactFilter, FactView, NamespaceIndex, Neighborhood, Scope, SnapshotCursor,
-    SnapshotPage, View,
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, NamespaceIndex,
+    Neighborhood, Page, Scope, SnapshotCursor, SnapshotPage, View,
 };
 use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
 
 use crate::change::{Change, Receipt};
 use crate::error::EngineError;
-use crate::write::{Writer, prepare};
+use crate::write::{Writer, changes_of, prepare};
 
 /// Most changes in one batch.
 pub const MAX_BATCH_CHANGES: usize = 100_000;
@@ -102,10 +102,31 @@ pub struct Answer<T> {
     pub value: T,
 }
 
+/// A batch as committed, for those who follow the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommittedBatch {
+    /// Its namespace.
+    pub namespace: Namespace,
+    /// Its position in the namespace's log.
+    pub seq: Seq,
+    /// Its system time.
+    pub system_time: Timestamp,
+    /// Its events.
+    pub events: Vec<Event>,
+}
+
+/// Called with every batch once it is durable and applied, in log order per namespace.
+/// It runs on the writer's thread while the namespace's next batches wait: keep it short
+/// (hand the batch to a channel).
+pub type CommitListener = Arc<dyn Fn(&CommittedBatch) + Send + Sync>;
+
+type Listeners = RwLock<Vec<CommitListener>>;
+
 /// One namespace: its log, its index, its writer, and the batches durable but not yet
 /// applied. Lock order: `writer` before `index`; `pending` before `index`; `writer` is
 /// never taken while `index` is held.
 struct Shard {
+    name: Namespace,
     log: Log,
     index: RwLock<NamespaceIndex>,
     /// Held from validating a batch until the log has given it its seq.
@@ -120,6 +141,7 @@ pub struct Store {
     storage: Arc<dyn Storage>,
     clock: Clock,
     shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
+    listeners: Listeners,
     /// Held while the store is open: one process per data directory.
     _dir_lock: Option<std::fs::File>,
 }
@@ -162,13 +184,20 @@ impl Store {
             storage: Arc::new(MemStorage::new()),
             clock: system_clock(),
             shards: RwLock::default(),
+            listeners: Listeners::default(),
             _dir_lock: None,
         }
     }
 
     /// A store over any storage, with an injected clock; replays every log found.
     pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, EngineError> {
-        let store = Store { storage, clock, shards: RwLock::default(), _dir_lock: None };
+        let store = Store {
+            storage,
+            clock,
+            shards: RwLock::default(),
+            listeners: Listeners::default(),
+            _dir_lock: None,
+        };
         let names =
             store.storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         let mut shards = HashMap::new();
@@ -192,6 +221,7 @@ impl Store {
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
         Ok(Shard {
+            name: ns.clone(),
             log,
             writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
@@ -235,6 +265,17 @@ impl Store {
     /// is unknown: the namespace refuses writes until the store is reopened, and the
     /// batch may or may not be found then (whole, if at all).
     pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
+        self.append_checked(ns, changes, None)
+    }
+
+    /// [`Store::append`], refusing the batch unless its events come out as `expected`.
+    fn append_checked(
+        &self,
+        ns: &Namespace,
+        changes: Vec<Change>,
+        expected: Option<(Seq, &[Event])>,
+    ) -> Result<Receipt, EngineError> {
+        let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
         if changes.len() > MAX_BATCH_CHANGES {
             return Err(EngineError::LimitExceeded {
                 field: "changes".into(),
@@ -246,7 +287,16 @@ impl Store {
             Some(shard) => shard,
             None => {
                 // A refused first batch must not leave an empty namespace behind.
-                prepare(&mut Writer::default(), &NamespaceIndex::new(), changes.clone())?;
+                let dry = prepare(
+                    &mut Writer::after(&NamespaceIndex::new()),
+                    &NamespaceIndex::new(),
+                    changes.clone(),
+                )?;
+                if let Some((seq, events)) = expected
+                    && (seq != Seq(1) || dry.events != events)
+                {
+                    return Err(mismatch(format!("batch {seq} would be batch 1 of a new namespace")));
+                }
                 self.shard_or_create(ns)?
             }
         };
@@ -257,18 +307,29 @@ impl Store {
                 let index = read(&shard.index);
                 prepare(&mut writer, &index, changes)?
             };
+            if let Some((seq, events)) = expected {
+                // Under the writer lock nobody else submits, so the next seq is exact.
+                let next = shard.log.next_seq();
+                if seq.0 != next {
+                    return Err(mismatch(format!("batch {seq} would be batch {next} here")));
+                }
+                if prepared.events != events {
+                    return Err(mismatch("its ids do not follow this namespace's".into()));
+                }
+            }
             let mut payload = vec![EVENT_FORMAT];
             postcard::to_io(&prepared.events, &mut payload)
                 .map_err(|e| EngineError::Encode(e.to_string()))?;
             let ticket = shard.log.submit(&payload).map_err(log_err)?;
             writer.submitted(ticket.committed().seq, prepared.effects);
-            (ticket, prepared.events, prepared.ids)
+            (ticket, prepared.events, (prepared.ids, prepared.created))
         };
         // Outside the writer lock, so that concurrent batches share one fsync.
         let committed = shard.log.wait(ticket).map_err(log_err)?;
         let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events);
-        Ok(Receipt { seq: Seq(committed.seq), system_time, ids })
+        shard.publish(committed.seq, system_time, events, &self.listeners);
+        let (ids, created) = ids;
+        Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
     }
 
     /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
@@ -336,10 +397,7 @@ impl Store {
         after: Option<SnapshotCursor>,
         limit: usize,
     ) -> Result<Answer<SnapshotPage>, EngineError> {
-        check_limit("limit", limit as u64, MAX_PAGE as u64)?;
-        if limit == 0 {
-            return Err(EngineError::LimitExceeded { field: "limit".into(), value: 0, max: MAX_PAGE as u64 });
-        }
+        check_page(limit)?;
         self.read_with(ns, at, |index, view| index.snapshot(view, after, limit))
     }
 
@@ -353,6 +411,76 @@ impl Store {
     ) -> Result<Answer<Neighborhood>, EngineError> {
         check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
         self.read_with(ns, at, |index, view| index.neighbors(start, depth, view))
+    }
+
+    /// Calls `listener` with every batch committed from now on, in log order per namespace.
+    pub fn on_commit(&self, listener: CommitListener) {
+        self.listeners.write().unwrap_or_else(PoisonError::into_inner).push(listener);
+    }
+
+    /// Every batch of a namespace's log, read back from durable storage, in order.
+    pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
+        let Some(shard) = self.shard(ns) else {
+            return Ok(Vec::new());
+        };
+        let records =
+            shard.log.records().map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        records
+            .into_iter()
+            .map(|r| {
+                Ok(CommittedBatch {
+                    namespace: ns.clone(),
+                    seq: Seq(r.seq),
+                    system_time: Timestamp::from_micros(r.system_time),
+                    events: decode(ns, r.seq, &r.payload)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Appends an exported batch again with the same ids, as the next batch of `ns`: the
+    /// events go through the same validation as any write and must come out identical,
+    /// which holds when a whole export is replayed, in order, into an empty namespace.
+    /// The store gives the batch a new system time.
+    pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, EngineError> {
+        let changes = self.inspect(ns, |index| changes_of(index, events));
+        self.append_checked(ns, changes, Some((seq, events)))
+    }
+
+    /// Entities known at `at` matching `filter`, by id, a page of at most `limit`.
+    pub fn entities(
+        &self,
+        ns: &Namespace,
+        filter: &EntityFilter,
+        at: ReadAt,
+        after: Option<EntityId>,
+        limit: usize,
+    ) -> Result<Answer<Page<(Seq, mnemo_core::Entity)>>, EngineError> {
+        check_page(limit)?;
+        self.read_with(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
+    }
+
+    /// Episodes known at `at` matching `filter`, by (occurred_at, id), a page of at most `limit`.
+    pub fn episodes(
+        &self,
+        ns: &Namespace,
+        filter: &EpisodeFilter,
+        at: ReadAt,
+        after: Option<EpisodeCursor>,
+        limit: usize,
+    ) -> Result<Answer<Page<(Seq, mnemo_core::Episode)>>, EngineError> {
+        check_page(limit)?;
+        self.read_with(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
+    }
+
+    /// Runs `f` on a namespace's index pinned at `at`, with the basis of the answer.
+    pub fn read_at<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, View) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        self.read_with(ns, at, f)
     }
 
     /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
@@ -389,9 +517,10 @@ impl Shard {
     /// Applies a durable batch in log order, then waits until it is visible. Batches
     /// committed by a group may come back out of order; each waits for its
     /// predecessors, and whoever holds the lock applies every batch that is ready.
-    fn publish(&self, seq: u64, system_time: Timestamp, events: Vec<Event>) {
+    fn publish(&self, seq: u64, system_time: Timestamp, events: Vec<Event>, listeners: &Listeners) {
         let mut pending = lock(&self.pending);
         pending.insert(seq, (system_time, events));
+        let mut applied_now = Vec::new();
         {
             let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
             loop {
@@ -400,6 +529,19 @@ impl Shard {
                     break;
                 };
                 index.apply(Seq(next), time, &events);
+                applied_now.push(CommittedBatch {
+                    namespace: self.name.clone(),
+                    seq: Seq(next),
+                    system_time: time,
+                    events,
+                });
+            }
+        }
+        // Still under `pending`: listeners see batches in log order, once each.
+        let listeners = read(listeners).clone();
+        for batch in &applied_now {
+            for listener in &listeners {
+                listener(batch);
             }
         }
         let applied = read(&self.index).last_seq().0;
@@ -420,6 +562,14 @@ fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, Engine
         Some((version, _)) => Err(err(format!("unsupported event format {version}"))),
         None => Err(err("empty batch".into())),
     }
+}
+
+/// A page holds 1 to `MAX_PAGE` items: an empty page would read as the last one.
+fn check_page(limit: usize) -> Result<(), EngineError> {
+    if limit == 0 {
+        return Err(EngineError::LimitExceeded { field: "limit".into(), value: 0, max: MAX_PAGE as u64 });
+    }
+    check_limit("limit", limit as u64, MAX_PAGE as u64)
 }
 
 fn check_limit(field: &str, value: u64, max: u64) -> Result<(), EngineError> {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mnemo_core::{
     CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, Value, ValueType,
-    validate_name,
+    normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 
@@ -25,6 +25,8 @@ pub(crate) struct Effects {
     external_ids: HashSet<String>,
     retracted: HashSet<FactId>,
     predicate_types: HashMap<String, ValueType>,
+    /// Entities created for a name nobody had (normalised name → id).
+    names: HashMap<String, EntityId>,
 }
 
 /// The writer's state of one namespace, behind its writer lock.
@@ -70,12 +72,18 @@ impl Writer {
     fn predicate_type(&self, name: &str) -> Option<ValueType> {
         self.in_flight.values().rev().find_map(|e| e.predicate_types.get(name).copied())
     }
+
+    fn named(&self, key: &str) -> Option<EntityId> {
+        self.in_flight.values().find_map(|e| e.names.get(key).copied())
+    }
 }
 
 /// A prepared batch: its events, the id each change produced, and its effects.
 pub(crate) struct Prepared {
     pub(crate) events: Vec<Event>,
     pub(crate) ids: Vec<Option<RecordId>>,
+    /// Entities created because a change named one that did not exist.
+    pub(crate) created: Vec<EntityId>,
     pub(crate) effects: Effects,
 }
 
@@ -99,16 +107,17 @@ pub(crate) fn prepare(
     index: &NamespaceIndex,
     changes: Vec<Change>,
 ) -> Result<Prepared, EngineError> {
-    let mut batch =
-        Batch { writer, index, ids: Vec::with_capacity(changes.len()), effects: Effects::default() };
-    let (mut next_entity, mut next_fact, mut next_episode) =
-        (batch.writer.next_entity, batch.writer.next_fact, batch.writer.next_episode);
-    let take = |counter: &mut u64| {
-        let id = *counter;
-        *counter += 1;
-        id
+    let mut batch = Batch {
+        next_entity: writer.next_entity,
+        next_fact: writer.next_fact,
+        next_episode: writer.next_episode,
+        writer,
+        index,
+        ids: Vec::with_capacity(changes.len()),
+        events: Vec::with_capacity(changes.len()),
+        created: Vec::new(),
+        effects: Effects::default(),
     };
-    let mut events = Vec::with_capacity(changes.len());
     for (n, change) in changes.into_iter().enumerate() {
         let field = |name| Field { n, name };
         let id = match change {
@@ -138,8 +147,8 @@ pub(crate) fn prepare(
                         });
                     }
                 }
-                let id = EpisodeId(take(&mut next_episode));
-                events.push(Event::EpisodeRecorded(mnemo_core::Episode {
+                let id = EpisodeId(take(&mut batch.next_episode));
+                batch.events.push(Event::EpisodeRecorded(mnemo_core::Episode {
                     id,
                     text: e.text,
                     occurred_at: e.occurred_at,
@@ -172,9 +181,9 @@ pub(crate) fn prepare(
                         });
                     }
                     Some(id) => id,
-                    None => EntityId(take(&mut next_entity)),
+                    None => EntityId(take(&mut batch.next_entity)),
                 };
-                events.push(Event::EntityDeclared(Entity {
+                batch.events.push(Event::EntityDeclared(Entity {
                     id,
                     name: e.name,
                     aliases: e.aliases,
@@ -206,7 +215,7 @@ pub(crate) fn prepare(
                     batch.live_fact(old, field("supersedes"))?;
                     batch.effects.retracted.insert(batch.index.canonical(old));
                 }
-                let id = FactId(take(&mut next_fact));
+                let id = FactId(take(&mut batch.next_fact));
                 let fact = Fact {
                     id,
                     subject,
@@ -219,7 +228,7 @@ pub(crate) fn prepare(
                     supersedes: f.supersedes,
                 };
                 fact.validate(format_args!("changes[{n}]"))?;
-                events.push(Event::FactAsserted(fact));
+                batch.events.push(Event::FactAsserted(fact));
                 Some(RecordId::Fact(id))
             }
             Change::EndFact { fact, valid_to } => {
@@ -233,33 +242,33 @@ pub(crate) fn prepare(
                     }
                     .into());
                 }
-                events.push(Event::FactEnded { fact, valid_to });
+                batch.events.push(Event::FactEnded { fact, valid_to });
                 None
             }
             Change::RetractFact { fact, reason } => {
                 batch.live_fact(fact, field("fact"))?;
                 batch.effects.retracted.insert(batch.index.canonical(fact));
-                events.push(Event::FactRetracted { fact, reason });
+                batch.events.push(Event::FactRetracted { fact, reason });
                 None
             }
             Change::DefinePredicate(def) => {
                 validate_name(field("name"), &def.name)?;
                 batch.effects.predicate_types.insert(def.name.clone(), def.value_type);
-                events.push(Event::PredicateDefined(def));
+                batch.events.push(Event::PredicateDefined(def));
                 None
             }
             Change::ConfigureNamespace(config) => {
                 let NamespaceConfig { time_zone } = &config;
                 time_zone.validate(field("timeZone"))?;
-                events.push(Event::NamespaceConfigured(config));
+                batch.events.push(Event::NamespaceConfigured(config));
                 None
             }
         };
         batch.ids.push(id);
     }
-    let Batch { writer, ids, effects, .. } = batch;
+    let Batch { writer, ids, events, created, effects, next_entity, next_fact, next_episode, .. } = batch;
     (writer.next_entity, writer.next_fact, writer.next_episode) = (next_entity, next_fact, next_episode);
-    Ok(Prepared { events, ids, effects })
+    Ok(Prepared { events, ids, created, effects })
 }
 
 /// Validation context: the index, what is in flight, and the batch so far.
@@ -267,15 +276,54 @@ struct Batch<'a> {
     writer: &'a mut Writer,
     index: &'a NamespaceIndex,
     ids: Vec<Option<RecordId>>,
+    events: Vec<Event>,
+    created: Vec<EntityId>,
     effects: Effects,
+    next_entity: u64,
+    next_fact: u64,
+    next_episode: u64,
+}
+
+fn take(counter: &mut u64) -> u64 {
+    let id = *counter;
+    *counter += 1;
+    id
 }
 
 impl<'a> Batch<'a> {
-    fn entity(&self, r: &EntityRef, field: Field<'_>) -> Result<EntityId, EngineError> {
+    /// The entity a reference names. A name is matched against canonical names and
+    /// aliases (the lowest id wins when several match); an unknown name creates an
+    /// entity, declared just before the change that named it.
+    fn entity(&mut self, r: &EntityRef, field: Field<'_>) -> Result<EntityId, EngineError> {
         let unknown = |value: String| EngineError::UnknownEntity { field: field.to_string(), value };
         match r {
-            EntityRef::Id(id) if self.index.entity(*id).is_some() => Ok(*id),
+            EntityRef::Id(id) if self.index.entity(*id).is_some() || self.declares_entity(*id) => Ok(*id),
             EntityRef::Id(id) => Err(unknown(id.to_string())),
+            EntityRef::Name(name) => {
+                validate_name(field, name)?;
+                let key = normalize_name(name);
+                let known = self
+                    .effects
+                    .names
+                    .get(&key)
+                    .copied()
+                    .or_else(|| self.writer.named(&key))
+                    .or_else(|| self.index.entities_named(name).first().copied());
+                if let Some(id) = known {
+                    return Ok(id);
+                }
+                let id = EntityId(take(&mut self.next_entity));
+                self.events.push(Event::EntityDeclared(Entity {
+                    id,
+                    name: name.trim().to_owned(),
+                    aliases: Vec::new(),
+                    kind: None,
+                    properties: Default::default(),
+                }));
+                self.effects.names.insert(key, id);
+                self.created.push(id);
+                Ok(id)
+            }
             EntityRef::New(n) => match self.ids.get(*n) {
                 Some(Some(RecordId::Entity(id))) => Ok(*id),
                 _ => Err(unknown(format!(
@@ -288,7 +336,11 @@ impl<'a> Batch<'a> {
     fn episode(&self, r: &EpisodeRef, field: std::fmt::Arguments<'_>) -> Result<EpisodeId, EngineError> {
         let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_string(), value };
         match r {
-            EpisodeRef::Id(id) if self.index.episode(*id).is_some() => Ok(*id),
+            EpisodeRef::Id(id)
+                if self.index.episode(*id).is_some() || self.ids.contains(&Some(RecordId::Episode(*id))) =>
+            {
+                Ok(*id)
+            }
             EpisodeRef::Id(id) => Err(unknown(id.to_string())),
             EpisodeRef::External(ext) => {
                 self.index.episode_by_external_id(ext).ok_or_else(|| unknown(format!("{ext:?}")))
@@ -300,6 +352,11 @@ impl<'a> Batch<'a> {
                 ))),
             },
         }
+    }
+
+    /// Whether this batch declared (or created by name) entity `id` so far.
+    fn declares_entity(&self, id: EntityId) -> bool {
+        self.ids.contains(&Some(RecordId::Entity(id))) || self.created.contains(&id)
     }
 
     /// The type a predicate accepts: as this batch, then the batches in flight, then the
@@ -329,4 +386,53 @@ impl<'a> Batch<'a> {
         }
         Ok(fact)
     }
+}
+
+/// The changes that reproduce `events` when appended to a namespace whose writer is
+/// where the events' writer was: ids are referred to, never chosen.
+pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change> {
+    let mut declared = HashSet::new();
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::EpisodeRecorded(e) => Some(Change::RecordEpisode(crate::change::NewEpisode {
+                text: e.text.clone(),
+                occurred_at: e.occurred_at,
+                thread: e.thread.clone(),
+                source: e.source.clone(),
+                role: e.role.clone(),
+                external_id: e.external_id.clone(),
+            })),
+            Event::EntityDeclared(e) => {
+                let exists = index.entity(e.id).is_some() || !declared.insert(e.id);
+                Some(Change::DeclareEntity(crate::change::NewEntity {
+                    id: exists.then_some(e.id),
+                    name: e.name.clone(),
+                    aliases: e.aliases.clone(),
+                    kind: e.kind.clone(),
+                    properties: e.properties.clone(),
+                }))
+            }
+            Event::FactAsserted(f) => Some(Change::AssertFact(crate::change::NewFact {
+                subject: EntityRef::Id(f.subject),
+                predicate: f.predicate.clone(),
+                object: match &f.object {
+                    Value::Entity(e) => ObjectRef::Entity(EntityRef::Id(*e)),
+                    Value::Literal(l) => ObjectRef::Literal(l.clone()),
+                },
+                valid: f.valid,
+                confidence: Some(f.confidence),
+                polarity: f.polarity,
+                provenance: f.provenance.iter().map(|e| EpisodeRef::Id(*e)).collect(),
+                supersedes: f.supersedes,
+            })),
+            Event::FactEnded { fact, valid_to } => Some(Change::EndFact { fact: *fact, valid_to: *valid_to }),
+            Event::FactRetracted { fact, reason } => {
+                Some(Change::RetractFact { fact: *fact, reason: reason.clone() })
+            }
+            Event::PredicateDefined(def) => Some(Change::DefinePredicate(def.clone())),
+            Event::NamespaceConfigured(config) => Some(Change::ConfigureNamespace(config.clone())),
+            _ => None,
+        })
+        .collect()
 }

@@ -7,6 +7,7 @@ mod read;
 mod state;
 
 pub use read::{
-    EntityView, FactFilter, FactView, Neighborhood, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
+    EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
+    RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction};

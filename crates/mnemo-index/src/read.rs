@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{
-    Candidate, Cardinality, Entity, EntityId, EpisodeId, Fact, FactId, Interval, Polarity, Seq, Status,
-    Timestamp, Value, combine_confidence, resolve_slot,
+    Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, Fact, FactId, Interval, Polarity, Seq,
+    Status, Timestamp, Value, combine_confidence, normalize_name, resolve_slot,
 };
 
 use crate::state::{FactRecord, NamespaceIndex, PredId, Retraction};
@@ -129,6 +129,38 @@ pub struct SnapshotPage {
     pub facts: Vec<FactView>,
     /// Where the next page starts, if there is one.
     pub next: Option<SnapshotCursor>,
+}
+
+/// One page of a listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page<T> {
+    /// The items, in the listing's order.
+    pub items: Vec<T>,
+    /// Whether more follow.
+    pub more: bool,
+}
+
+/// Which episodes to list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EpisodeFilter {
+    /// Only this thread.
+    pub thread: Option<String>,
+    /// Only episodes that occurred at or after this instant.
+    pub from: Option<Timestamp>,
+    /// Only episodes that occurred before this instant.
+    pub to: Option<Timestamp>,
+}
+
+/// Position after the last episode of a page: (occurred_at, id).
+pub type EpisodeCursor = (Timestamp, EpisodeId);
+
+/// Which entities to list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntityFilter {
+    /// Only entities with this canonical name or alias (case and spacing ignored).
+    pub name: Option<String>,
+    /// Only entities of this kind.
+    pub kind: Option<String>,
 }
 
 /// The entities within N hops and the facts joining them, every hop at one (T, S).
@@ -339,6 +371,71 @@ impl NamespaceIndex {
             declared_seq: *declared_seq,
             facts: self.facts(&filter, view, Scope::InForce),
         })
+    }
+
+    /// Entities known at S matching `filter`, by id, at most `limit` after `after`; the
+    /// second value says whether more follow.
+    pub fn entities(
+        &self,
+        filter: &EntityFilter,
+        known_at: Seq,
+        after: Option<EntityId>,
+        limit: usize,
+    ) -> Page<(Seq, Entity)> {
+        let key = filter.name.as_deref().map(normalize_name);
+        let start = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        let mut matching = self
+            .entities
+            .range((start, std::ops::Bound::Unbounded))
+            .filter_map(|(_, versions)| versions.iter().rev().find(|(seq, _)| *seq <= known_at))
+            .filter(|(_, e)| {
+                key.as_ref().is_none_or(|k| {
+                    std::iter::once(&e.name).chain(&e.aliases).any(|n| &normalize_name(n) == k)
+                }) && filter.kind.as_ref().is_none_or(|k| e.kind.as_ref() == Some(k))
+            })
+            .cloned();
+        let items = matching.by_ref().take(limit).collect();
+        Page { items, more: matching.next().is_some() }
+    }
+
+    /// Episodes known at S matching `filter`, by (occurred_at, id), at most `limit` after
+    /// `after`; the second value says whether more follow.
+    pub fn episodes(
+        &self,
+        filter: &EpisodeFilter,
+        known_at: Seq,
+        after: Option<EpisodeCursor>,
+        limit: usize,
+    ) -> Page<(Seq, Episode)> {
+        let empty = BTreeSet::new();
+        let order = match &filter.thread {
+            Some(thread) => self.threads.get(thread).unwrap_or(&empty),
+            None => &self.episode_order,
+        };
+        let lower = match (after, filter.from) {
+            (Some(a), _) => std::ops::Bound::Excluded(a),
+            (None, Some(from)) => std::ops::Bound::Included((from, EpisodeId(0))),
+            (None, None) => std::ops::Bound::Unbounded,
+        };
+        let mut matching = order
+            .range((lower, std::ops::Bound::Unbounded))
+            .take_while(|(at, _)| filter.to.is_none_or(|to| *at < to))
+            .filter(|(at, _)| filter.from.is_none_or(|from| *at >= from))
+            .filter_map(|(_, id)| self.episodes.get(id))
+            .filter(|(seq, _)| *seq <= known_at)
+            .cloned();
+        let items = matching.by_ref().take(limit).collect();
+        Page { items, more: matching.next().is_some() }
+    }
+
+    /// An entity's version as known at S.
+    pub fn entity_version(&self, id: EntityId, known_at: Seq) -> Option<(Seq, &Entity)> {
+        self.entities.get(&id)?.iter().rev().find(|(seq, _)| *seq <= known_at).map(|(s, e)| (*s, e))
+    }
+
+    /// An episode, if known at S.
+    pub fn episode_at(&self, id: EpisodeId, known_at: Seq) -> Option<&Episode> {
+        self.episodes.get(&id).filter(|(seq, _)| *seq <= known_at).map(|(_, e)| e)
     }
 
     /// Every fact in force at `view`, ordered by (subject, predicate, fact id), at most

@@ -73,11 +73,13 @@ pub struct NamespaceIndex {
     pub(crate) configs: Vec<(Seq, NamespaceConfig)>,
     pub(crate) predicate_ids: HashMap<String, PredId>,
     pub(crate) predicates: Vec<PredicateEntry>,
-    pub(crate) entities: HashMap<EntityId, Vec<(Seq, Entity)>>,
+    pub(crate) entities: BTreeMap<EntityId, Vec<(Seq, Entity)>>,
     pub(crate) names: HashMap<String, BTreeSet<EntityId>>,
     pub(crate) episodes: HashMap<EpisodeId, (Seq, Episode)>,
     pub(crate) external_ids: HashMap<String, EpisodeId>,
-    pub(crate) threads: HashMap<String, Vec<EpisodeId>>,
+    /// Episodes by (occurred_at, id), and the same per thread.
+    pub(crate) episode_order: BTreeSet<(Timestamp, EpisodeId)>,
+    pub(crate) threads: HashMap<String, BTreeSet<(Timestamp, EpisodeId)>>,
     pub(crate) facts: HashMap<FactId, FactRecord>,
     /// Re-assertions of identical facts: their id → the fact they corroborate.
     pub(crate) aliases: HashMap<FactId, FactId>,
@@ -175,8 +177,10 @@ impl NamespaceIndex {
         if let Some(ext) = &episode.external_id {
             self.external_ids.entry(ext.clone()).or_insert(episode.id);
         }
+        let key = (episode.occurred_at, episode.id);
+        self.episode_order.insert(key);
         if let Some(thread) = &episode.thread {
-            self.threads.entry(thread.clone()).or_default().push(episode.id);
+            self.threads.entry(thread.clone()).or_default().insert(key);
         }
         self.episodes.insert(episode.id, (seq, episode.clone()));
     }

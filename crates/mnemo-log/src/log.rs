@@ -263,6 +263,24 @@ impl Log {
         st
     }
 
+    /// Every durable batch, read back from the file (for export and audits). Appends wait
+    /// while it reads.
+    pub fn records(&self) -> Result<Vec<Record>, LogError> {
+        let mut st = self.lock();
+        while st.writing {
+            st = self.group_done.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+        let file = st.file.as_mut().ok_or(LogError::Poisoned)?;
+        // Between groups the file holds exactly the durable frames, so this reads them all
+        // and changes nothing.
+        Ok(crate::recovery::recover(file.as_mut())?.records)
+    }
+
+    /// The seq the next submitted batch will get.
+    pub fn next_seq(&self) -> u64 {
+        self.lock().next_seq
+    }
+
     /// The last durable batch, or `None` when the log is empty.
     pub fn last(&self) -> Option<Committed> {
         self.lock().durable
