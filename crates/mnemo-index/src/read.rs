@@ -127,6 +127,8 @@ impl SnapshotCursor {
 pub struct SnapshotPage {
     /// Facts in force, ordered by (subject, predicate, fact id).
     pub facts: Vec<FactView>,
+    /// The position of each fact, to resume after it.
+    pub cursors: Vec<SnapshotCursor>,
     /// Where the next page starts, if there is one.
     pub next: Option<SnapshotCursor>,
 }
@@ -433,6 +435,18 @@ impl NamespaceIndex {
         self.entities.get(&id)?.iter().rev().find(|(seq, _)| *seq <= known_at).map(|(s, e)| (*s, e))
     }
 
+    /// One fact (or the fact a re-assertion restated) as seen from `view`, if known at S.
+    pub fn fact_at(&self, id: FactId, view: View) -> Option<FactView> {
+        let id = self.canonical(id);
+        let r = self.facts.get(&id).filter(|r| r.seq <= view.known_at)?;
+        self.resolve((r.fact.subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
+    }
+
+    /// The batch that recorded an episode.
+    pub fn episode_seq(&self, id: EpisodeId) -> Option<Seq> {
+        self.episodes.get(&id).map(|(seq, _)| *seq)
+    }
+
     /// An episode, if known at S.
     pub fn episode_at(&self, id: EpisodeId, known_at: Seq) -> Option<&Episode> {
         self.episodes.get(&id).filter(|(seq, _)| *seq <= known_at).map(|(_, e)| e)
@@ -443,6 +457,7 @@ impl NamespaceIndex {
     pub fn snapshot(&self, view: View, after: Option<SnapshotCursor>, limit: usize) -> SnapshotPage {
         let start = after.map_or((EntityId(0), PredId(0)), |c| (c.subject, PredId(c.predicate)));
         let mut facts = Vec::new();
+        let mut cursors = Vec::new();
         let mut last = None;
         for (&slot, _) in self.slots.range(start..) {
             let mut in_force = self.resolve(slot, view, Scope::InForce);
@@ -453,13 +468,14 @@ impl NamespaceIndex {
                     continue;
                 }
                 if facts.len() == limit {
-                    return SnapshotPage { facts, next: last };
+                    return SnapshotPage { facts, cursors, next: last };
                 }
                 facts.push(f);
+                cursors.push(cursor);
                 last = Some(cursor);
             }
         }
-        SnapshotPage { facts, next: None }
+        SnapshotPage { facts, cursors, next: None }
     }
 
     /// Entities within `depth` hops of `start` over facts in force at `view` (either

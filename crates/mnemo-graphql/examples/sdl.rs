@@ -1,0 +1,4 @@
+//! Prints the schema's SDL.
+fn main() {
+    print!("{}", mnemo_graphql::sdl());
+}

@@ -1,0 +1,102 @@
+//! GraphQL errors with a stable `extensions.code`, and the extension that gives one to
+//! every error the GraphQL machinery raises itself (limits, validation).
+
+use std::sync::Arc;
+
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextRequest};
+use async_graphql::{Error, ErrorExtensions, Response};
+use mnemo_core::CoreError;
+use mnemo_engine::EngineError;
+
+/// Stable error codes, as found in `extensions.code`.
+pub mod code {
+    /// A time could not be read.
+    pub const INVALID_TIME: &str = "INVALID_TIME";
+    /// An interval's start is not before its end.
+    pub const INVALID_INTERVAL: &str = "INVALID_INTERVAL";
+    /// A value breaks a rule (a name, a number, a confidence, a missing or extra field).
+    pub const INVALID_VALUE: &str = "INVALID_VALUE";
+    /// A referenced entity does not exist.
+    pub const UNKNOWN_ENTITY: &str = "UNKNOWN_ENTITY";
+    /// A referenced episode does not exist.
+    pub const UNKNOWN_EPISODE: &str = "UNKNOWN_EPISODE";
+    /// A referenced fact does not exist.
+    pub const UNKNOWN_FACT: &str = "UNKNOWN_FACT";
+    /// A fact's value has a type its predicate does not take.
+    pub const UNKNOWN_PREDICATE_TYPE: &str = "UNKNOWN_PREDICATE_TYPE";
+    /// The fact was already retracted.
+    pub const ALREADY_RETRACTED: &str = "ALREADY_RETRACTED";
+    /// Another episode has this external id.
+    pub const DUPLICATE_EXTERNAL_ID: &str = "DUPLICATE_EXTERNAL_ID";
+    /// `knownAt` is past the last committed batch.
+    pub const NOT_YET_KNOWN: &str = "NOT_YET_KNOWN";
+    /// The token may not do this in this namespace.
+    pub const FORBIDDEN: &str = "FORBIDDEN";
+    /// A size, depth, complexity or page limit was exceeded.
+    pub const LIMIT_EXCEEDED: &str = "LIMIT_EXCEEDED";
+    /// The request is not valid GraphQL for this schema.
+    pub const BAD_REQUEST: &str = "BAD_REQUEST";
+    /// Something failed inside the server; details are in its log.
+    pub const INTERNAL: &str = "INTERNAL";
+}
+
+/// An error with a code and a message.
+pub fn coded(code: &'static str, message: impl Into<String>) -> Error {
+    Error::new(message).extend_with(|_, e| e.set("code", code))
+}
+
+/// Maps an engine error to a coded GraphQL error. `rename` turns the engine's field paths
+/// (`changes[3].object`) into the request's (`facts[1].object`).
+pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Error {
+    let code = match &error {
+        EngineError::Invalid(CoreError::InvalidTime { .. }) => code::INVALID_TIME,
+        EngineError::Invalid(CoreError::InvalidInterval { .. }) => code::INVALID_INTERVAL,
+        EngineError::Invalid(_) => code::INVALID_VALUE,
+        EngineError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
+        EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
+        EngineError::UnknownFact { .. } => code::UNKNOWN_FACT,
+        EngineError::WrongValueType { .. } => code::UNKNOWN_PREDICATE_TYPE,
+        EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
+        EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
+        EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
+        EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
+        _ => {
+            tracing::error!(error = %error, "engine failure");
+            return coded(code::INTERNAL, "internal error; see the server log");
+        }
+    };
+    coded(code, rename(&error.to_string()))
+}
+
+/// Gives `extensions.code` to errors raised before any resolver runs (parsing,
+/// validation, depth and complexity limits).
+pub struct ErrorCodes;
+
+impl ExtensionFactory for ErrorCodes {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(ErrorCodes)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for ErrorCodes {
+    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
+        let mut response = next.run(ctx).await;
+        for error in &mut response.errors {
+            let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
+            if has_code {
+                continue;
+            }
+            let code = if error.message.contains("nested too deep")
+                || error.message.contains("too complex")
+                || error.message.contains("too many")
+            {
+                code::LIMIT_EXCEEDED
+            } else {
+                code::BAD_REQUEST
+            };
+            error.extensions.get_or_insert_with(Default::default).set("code", code);
+        }
+        response
+    }
+}

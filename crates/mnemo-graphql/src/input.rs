@@ -1,0 +1,258 @@
+//! Input types and their translation into engine changes. Every error names the input
+//! field as the request wrote it (`facts[2].validFrom`).
+
+use async_graphql::{ID, InputObject, Result};
+use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
+use mnemo_engine::{EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
+use serde::Deserialize;
+
+use crate::error::{code, coded, engine_error};
+use crate::objects::Polarity;
+use crate::scalars::DateTime;
+
+/// An entity by id, or by canonical name or alias (exactly one of the two). In writes, a
+/// name nobody has creates the entity.
+#[derive(InputObject, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EntityRefInput {
+    /// Its id.
+    pub id: Option<ID>,
+    /// Its canonical name or an alias (case and spacing ignored).
+    pub name: Option<String>,
+}
+
+/// A value: exactly one field set.
+#[derive(InputObject, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ValueInput {
+    /// An entity.
+    pub entity: Option<EntityRefInput>,
+    /// Text.
+    pub string: Option<String>,
+    /// A 64-bit integer.
+    pub integer: Option<i64>,
+    /// A float.
+    pub float: Option<f64>,
+    /// A boolean.
+    pub boolean: Option<bool>,
+    /// An instant.
+    pub time: Option<DateTime>,
+}
+
+/// A fact to assert (or deny).
+#[derive(InputObject, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FactInput {
+    /// What it is about.
+    pub subject: EntityRefInput,
+    /// The relation.
+    pub predicate: String,
+    /// An entity or a literal.
+    pub object: ValueInput,
+    /// When it starts to hold; the episode's time in `recordEpisode`, else now.
+    pub valid_from: Option<DateTime>,
+    /// When it stops holding (excluded); open-ended when absent.
+    pub valid_to: Option<DateTime>,
+    /// How sure the source is, in (0, 1]; 1 when absent.
+    pub confidence: Option<f64>,
+    /// Stated or denied.
+    #[graphql(default)]
+    #[serde(default)]
+    pub polarity: Polarity,
+    /// Episodes it comes from, by id.
+    #[graphql(default)]
+    #[serde(default)]
+    pub provenance: Vec<ID>,
+    /// Episodes it comes from, by external id.
+    #[graphql(default)]
+    #[serde(default)]
+    pub provenance_external_ids: Vec<String>,
+    /// A fact this one corrects: it is retracted as of this write.
+    pub supersedes: Option<ID>,
+}
+
+/// An observation.
+#[derive(InputObject, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EpisodeInput {
+    /// The text, verbatim.
+    pub text: String,
+    /// When it happened; now when absent.
+    pub occurred_at: Option<DateTime>,
+    /// Its conversation or session.
+    pub thread: Option<String>,
+    /// Where it came from.
+    pub source: Option<String>,
+    /// Who spoke.
+    pub role: Option<String>,
+    /// The client's id for it, unique in the namespace.
+    pub external_id: Option<String>,
+}
+
+/// An entity the client extracted: created if no entity has the name, else given the
+/// aliases and kind as its next version.
+#[derive(InputObject, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EntityInput {
+    /// Canonical name.
+    pub name: String,
+    /// Other names.
+    #[graphql(default)]
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Its kind.
+    pub kind: Option<String>,
+}
+
+pub(crate) fn invalid(field: &str, value: impl std::fmt::Display, reason: &str) -> async_graphql::Error {
+    coded(code::INVALID_VALUE, format!("invalid value in `{field}`: {value}: {reason}"))
+}
+
+/// Reads an id field (`"12"`).
+pub(crate) fn parse_id(field: &str, id: &ID) -> Result<u64> {
+    id.as_str()
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| invalid(field, format!("{:?}", id.as_str()), "expected a numeric id"))
+}
+
+pub(crate) fn fact_id(field: &str, id: &ID) -> Result<FactId> {
+    parse_id(field, id).map(FactId)
+}
+
+/// Parses a time for `field` in the namespace's time zone.
+pub(crate) fn time(store: &Store, ns: &Namespace, field: &str, value: &DateTime) -> Result<Timestamp> {
+    match value {
+        DateTime::At(t) => Ok(*t),
+        DateTime::Text(text) => {
+            store.parse_time(ns, field, text).map_err(|e| engine_error(e, &|s| s.to_owned()))
+        }
+    }
+}
+
+/// An entity reference for a write: by id, or by name (created when absent).
+pub(crate) fn entity_ref(field: &str, r: &EntityRefInput) -> Result<EntityRef> {
+    match (&r.id, &r.name) {
+        (Some(id), None) => Ok(EntityRef::Id(EntityId(parse_id(&format!("{field}.id"), id)?))),
+        (None, Some(name)) => Ok(EntityRef::Name(name.clone())),
+        _ => Err(invalid(field, "{…}", "give exactly one of `id` and `name`")),
+    }
+}
+
+/// An entity reference for a read: it must exist at the read's knownAt.
+pub(crate) fn existing_entity(
+    store: &Store,
+    ns: &Namespace,
+    known_at: mnemo_core::Seq,
+    field: &str,
+    r: &EntityRefInput,
+) -> Result<EntityId> {
+    let unknown =
+        |value: String| coded(code::UNKNOWN_ENTITY, format!("unknown entity in `{field}`: {value}"));
+    match entity_ref(field, r)? {
+        EntityRef::Id(id) => {
+            let known = store.inspect(ns, |i| i.entity_version(id, known_at).is_some());
+            if known { Ok(id) } else { Err(unknown(id.to_string())) }
+        }
+        EntityRef::Name(name) => {
+            let filter = mnemo_engine::EntityFilter { name: Some(name.clone()), kind: None };
+            let found = store.inspect(ns, |i| i.entities(&filter, known_at, None, 1).items);
+            found.first().map(|(_, e)| e.id).ok_or_else(|| unknown(format!("{name:?}")))
+        }
+        _ => Err(unknown("?".into())),
+    }
+}
+
+/// A value for a write.
+pub(crate) fn object(store: &Store, ns: &Namespace, field: &str, v: &ValueInput) -> Result<ObjectRef> {
+    let given = [
+        v.entity.is_some(),
+        v.string.is_some(),
+        v.integer.is_some(),
+        v.float.is_some(),
+        v.boolean.is_some(),
+        v.time.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(invalid(
+            field,
+            "{…}",
+            "give exactly one of entity, string, integer, float, boolean, time",
+        ));
+    }
+    Ok(if let Some(e) = &v.entity {
+        ObjectRef::Entity(entity_ref(&format!("{field}.entity"), e)?)
+    } else if let Some(s) = &v.string {
+        ObjectRef::Literal(Literal::String(s.clone()))
+    } else if let Some(i) = v.integer {
+        ObjectRef::Literal(Literal::Integer(i))
+    } else if let Some(f) = v.float {
+        ObjectRef::Literal(Literal::Float(f))
+    } else if let Some(b) = v.boolean {
+        ObjectRef::Literal(Literal::Boolean(b))
+    } else if let Some(t) = &v.time {
+        ObjectRef::Literal(Literal::Time(time(store, ns, &format!("{field}.time"), t)?))
+    } else {
+        return Err(invalid(field, "{…}", "no value given"));
+    })
+}
+
+/// A value for a read filter: entities must exist.
+pub(crate) fn object_value(
+    store: &Store,
+    ns: &Namespace,
+    known_at: mnemo_core::Seq,
+    field: &str,
+    v: &ValueInput,
+) -> Result<mnemo_core::Value> {
+    if let Some(e) = &v.entity {
+        return existing_entity(store, ns, known_at, &format!("{field}.entity"), e)
+            .map(mnemo_core::Value::Entity);
+    }
+    match object(store, ns, field, v)? {
+        ObjectRef::Literal(l) => Ok(mnemo_core::Value::Literal(l)),
+        ObjectRef::Entity(_) => Err(invalid(field, "{…}", "an entity must be given by id or name")),
+    }
+}
+
+/// A fact input as an engine fact; `default_from` applies when `validFrom` is absent.
+/// `episode` is the batch's own episode (change index), made the fact's provenance.
+pub(crate) fn new_fact(
+    store: &Store,
+    ns: &Namespace,
+    field: &str,
+    f: &FactInput,
+    default_from: Timestamp,
+    episode: Option<usize>,
+) -> Result<NewFact> {
+    let from = match &f.valid_from {
+        Some(t) => time(store, ns, &format!("{field}.validFrom"), t)?,
+        None => default_from,
+    };
+    let to = match &f.valid_to {
+        Some(t) => Some(time(store, ns, &format!("{field}.validTo"), t)?),
+        None => None,
+    };
+    let valid = Interval::new(format!("{field}.validFrom..validTo"), from, to)
+        .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+    let mut provenance: Vec<EpisodeRef> = episode.map(EpisodeRef::New).into_iter().collect();
+    for (i, id) in f.provenance.iter().enumerate() {
+        provenance
+            .push(EpisodeRef::Id(mnemo_core::EpisodeId(parse_id(&format!("{field}.provenance[{i}]"), id)?)));
+    }
+    provenance.extend(f.provenance_external_ids.iter().map(|e| EpisodeRef::External(e.clone())));
+    Ok(NewFact {
+        subject: entity_ref(&format!("{field}.subject"), &f.subject)?,
+        predicate: f.predicate.clone(),
+        object: object(store, ns, &format!("{field}.object"), &f.object)?,
+        valid,
+        confidence: f.confidence,
+        polarity: f.polarity.into(),
+        provenance,
+        supersedes: f
+            .supersedes
+            .as_ref()
+            .map(|id| fact_id(&format!("{field}.supersedes"), id))
+            .transpose()?,
+    })
+}

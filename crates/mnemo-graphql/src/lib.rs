@@ -1,0 +1,104 @@
+//! Mnemo's GraphQL schema over the engine: queries at any (validAt, knownAt), mutations
+//! that each write one atomic batch, and a subscription to committed events. Nested fields
+//! resolve at their parent's (validAt, knownAt); every error has a stable
+//! `extensions.code`. This crate knows no HTTP: a transport builds the schema with
+//! [`schema`] and puts the caller's [`Access`] in each request's data.
+#![deny(missing_docs)]
+
+mod access;
+mod error;
+mod input;
+mod objects;
+mod root;
+mod scalars;
+
+use std::sync::Arc;
+
+use async_graphql::{ID, Json, Schema};
+use mnemo_core::Event;
+use mnemo_engine::{CommittedBatch, Store};
+
+pub use access::{Access, Mode};
+pub use error::{ErrorCodes, code};
+pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
+pub use root::{Mutation, Query, Subscription};
+pub use scalars::DateTime;
+
+/// The schema type.
+pub type MnemoSchema = Schema<Query, Mutation, Subscription>;
+
+/// The feed of committed batches behind the `events` subscription.
+pub type Events = tokio::sync::broadcast::Sender<Arc<CommittedBatch>>;
+
+/// Limits every request is held to; exceeding one is a `LIMIT_EXCEEDED` error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest selection set.
+    pub max_depth: usize,
+    /// Highest complexity (fields counted, lists multiplied by their page size).
+    pub max_complexity: usize,
+    /// Largest page (`first`) of a listing.
+    pub max_page: usize,
+    /// Most hops of `neighbors`.
+    pub max_neighbor_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_depth: 16, max_complexity: 20_000, max_page: 1_000, max_neighbor_depth: 4 }
+    }
+}
+
+/// Builds the schema over a store; subscribes to the store's commits for `events`.
+pub fn schema(store: Arc<Store>, limits: Limits) -> MnemoSchema {
+    let (events, _) = tokio::sync::broadcast::channel::<Arc<CommittedBatch>>(4096);
+    let feed = events.clone();
+    store.on_commit(Arc::new(move |batch| {
+        // No subscriber is not an error.
+        let _ = feed.send(Arc::new(batch.clone()));
+    }));
+    Schema::build(Query, Mutation, Subscription)
+        .data(store)
+        .data(limits)
+        .data(events)
+        .extension(ErrorCodes)
+        .limit_depth(limits.max_depth)
+        .limit_complexity(limits.max_complexity)
+        .finish()
+}
+
+/// The schema's SDL, as exported to `schema/schema.graphql`.
+pub fn sdl() -> String {
+    Schema::build(Query, Mutation, Subscription).finish().sdl()
+}
+
+/// One notice per event of a batch.
+fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
+    batch
+        .events
+        .iter()
+        .map(|event| {
+            let id = |n: u64| Some(ID(n.to_string()));
+            let (kind, entity, fact, episode) = match event {
+                Event::EpisodeRecorded(e) => ("EpisodeRecorded", None, None, id(e.id.0)),
+                Event::EntityDeclared(e) => ("EntityDeclared", id(e.id.0), None, None),
+                Event::FactAsserted(f) => ("FactAsserted", id(f.subject.0), id(f.id.0), None),
+                Event::FactEnded { fact, .. } => ("FactEnded", None, id(fact.0), None),
+                Event::FactRetracted { fact, .. } => ("FactRetracted", None, id(fact.0), None),
+                Event::PredicateDefined(_) => ("PredicateDefined", None, None, None),
+                Event::NamespaceConfigured(_) => ("NamespaceConfigured", None, None, None),
+                _ => ("Unknown", None, None, None),
+            };
+            objects::EventNotice {
+                namespace: batch.namespace.to_string(),
+                seq: batch.seq.0,
+                system_time: batch.system_time.into(),
+                kind: kind.to_owned(),
+                entity,
+                fact,
+                episode,
+                data: Json(serde_json::to_value(event).unwrap_or_default()),
+            }
+        })
+        .collect()
+}

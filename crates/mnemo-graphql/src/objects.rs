@@ -1,0 +1,680 @@
+//! Output types. Every object carries the point it was read at (its [`Pin`]), so nested
+//! fields resolve at their parent's (validAt, knownAt).
+
+use std::sync::Arc;
+
+use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
+use mnemo_core::{
+    Cardinality as CoreCardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval as CoreInterval,
+    Literal, Namespace, Polarity as CorePolarity, PredicateDef, Status, Value, ValueType as CoreValueType,
+};
+use mnemo_engine::{FactFilter, FactView, ReadAt, Scope, Store};
+
+use crate::error::{code, coded, engine_error};
+use crate::scalars::DateTime;
+
+/// Where a response was read: the namespace, the pinned (T, S) and the basis reported.
+#[derive(Clone, Debug)]
+pub(crate) struct Pin {
+    pub(crate) ns: Namespace,
+    pub(crate) basis: mnemo_engine::Basis,
+}
+
+impl Pin {
+    pub(crate) fn new(ns: Namespace, basis: mnemo_engine::Basis) -> Arc<Self> {
+        Arc::new(Pin { ns, basis })
+    }
+
+    /// The same (T, S) for a nested read.
+    pub(crate) fn at(&self) -> ReadAt {
+        self.basis.read_at()
+    }
+}
+
+pub(crate) fn store<'a>(ctx: &Context<'a>) -> Result<&'a Arc<Store>> {
+    ctx.data::<Arc<Store>>().map_err(|_| coded(code::INTERNAL, "no store in the schema"))
+}
+
+fn no_rename(s: &str) -> String {
+    s.to_owned()
+}
+
+pub(crate) fn engine(e: mnemo_engine::EngineError) -> async_graphql::Error {
+    engine_error(e, &no_rename)
+}
+
+/// What an answer was computed from; pass `seq` as `knownAtSeq` (and `validAt`) to get
+/// the same answer again.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Basis {
+    /// The last batch visible to the read.
+    pub seq: u64,
+    /// That batch's system time (null before the first batch).
+    pub system_time: Option<DateTime>,
+    /// The valid time the read resolved at.
+    pub valid_at: DateTime,
+    /// The server's clock when the read ran.
+    pub clock: DateTime,
+}
+
+impl From<&mnemo_engine::Basis> for Basis {
+    fn from(b: &mnemo_engine::Basis) -> Self {
+        Basis {
+            seq: b.known_at.0,
+            system_time: b.system_time.map(DateTime::from),
+            valid_at: b.valid_at.into(),
+            clock: b.clock.into(),
+        }
+    }
+}
+
+/// The fields every listing adds to its connection.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Listing {
+    /// What the listing was computed from.
+    pub basis: Basis,
+}
+
+/// Where a fact stands at (validAt, knownAt).
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+pub enum FactStatus {
+    /// In force (for a negation: the denial holds).
+    Current,
+    /// validAt is before its start.
+    NotYetValid,
+    /// validAt is at or after its end.
+    Ended,
+    /// A later value of a cardinality-one predicate holds.
+    Superseded,
+    /// A negation of its value holds (or, for a negation, a restatement).
+    Negated,
+    /// A competing fact with the same start ranks above it.
+    Contradicted,
+    /// It was retracted as of knownAt.
+    Retracted,
+}
+
+impl From<Status> for FactStatus {
+    fn from(s: Status) -> Self {
+        match s {
+            Status::Current => FactStatus::Current,
+            Status::NotYetValid => FactStatus::NotYetValid,
+            Status::Ended => FactStatus::Ended,
+            Status::Superseded => FactStatus::Superseded,
+            Status::Negated => FactStatus::Negated,
+            Status::Contradicted => FactStatus::Contradicted,
+            _ => FactStatus::Retracted,
+        }
+    }
+}
+
+/// Whether a fact states or denies its triple.
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Polarity {
+    /// It holds.
+    #[default]
+    Asserted,
+    /// It does not hold (removes the same value where it ranks above it).
+    Negated,
+}
+
+impl From<CorePolarity> for Polarity {
+    fn from(p: CorePolarity) -> Self {
+        match p {
+            CorePolarity::Asserted => Polarity::Asserted,
+            CorePolarity::Negated => Polarity::Negated,
+        }
+    }
+}
+
+impl From<Polarity> for CorePolarity {
+    fn from(p: Polarity) -> Self {
+        match p {
+            Polarity::Asserted => CorePolarity::Asserted,
+            Polarity::Negated => CorePolarity::Negated,
+        }
+    }
+}
+
+/// One value at a time, or several.
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+pub enum Cardinality {
+    /// A new value supersedes the old one from its start.
+    One,
+    /// Values coexist.
+    Many,
+}
+
+impl From<CoreCardinality> for Cardinality {
+    fn from(c: CoreCardinality) -> Self {
+        match c {
+            CoreCardinality::One => Cardinality::One,
+            CoreCardinality::Many => Cardinality::Many,
+        }
+    }
+}
+
+impl From<Cardinality> for CoreCardinality {
+    fn from(c: Cardinality) -> Self {
+        match c {
+            Cardinality::One => CoreCardinality::One,
+            Cardinality::Many => CoreCardinality::Many,
+        }
+    }
+}
+
+/// The type of a value.
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
+pub enum ValueType {
+    /// Anything (predicates only).
+    #[default]
+    Any,
+    /// An entity.
+    Entity,
+    /// Text.
+    String,
+    /// A 64-bit integer.
+    Integer,
+    /// A float.
+    Float,
+    /// A boolean.
+    Boolean,
+    /// An instant.
+    Time,
+}
+
+impl From<CoreValueType> for ValueType {
+    fn from(v: CoreValueType) -> Self {
+        match v {
+            CoreValueType::Entity => ValueType::Entity,
+            CoreValueType::String => ValueType::String,
+            CoreValueType::Integer => ValueType::Integer,
+            CoreValueType::Float => ValueType::Float,
+            CoreValueType::Boolean => ValueType::Boolean,
+            CoreValueType::Time => ValueType::Time,
+            _ => ValueType::Any,
+        }
+    }
+}
+
+impl From<ValueType> for CoreValueType {
+    fn from(v: ValueType) -> Self {
+        match v {
+            ValueType::Any => CoreValueType::Any,
+            ValueType::Entity => CoreValueType::Entity,
+            ValueType::String => CoreValueType::String,
+            ValueType::Integer => CoreValueType::Integer,
+            ValueType::Float => CoreValueType::Float,
+            ValueType::Boolean => CoreValueType::Boolean,
+            ValueType::Time => CoreValueType::Time,
+        }
+    }
+}
+
+/// A half-open interval `[from, to)`; `to` null means "until further notice".
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Interval {
+    /// Start, included.
+    pub from: DateTime,
+    /// End, excluded.
+    pub to: Option<DateTime>,
+}
+
+fn interval(i: &CoreInterval) -> Interval {
+    Interval { from: i.from().into(), to: i.to().map(DateTime::from) }
+}
+
+/// A predicate's declaration.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Predicate {
+    /// Its name.
+    pub name: String,
+    /// One value at a time or several.
+    pub cardinality: Cardinality,
+    /// The values it takes.
+    pub value_type: ValueType,
+    /// What it means.
+    pub description: Option<String>,
+}
+
+impl From<PredicateDef> for Predicate {
+    fn from(d: PredicateDef) -> Self {
+        Predicate {
+            name: d.name,
+            cardinality: d.cardinality.into(),
+            value_type: d.value_type.into(),
+            description: d.description,
+        }
+    }
+}
+
+/// Record counts of a namespace.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Counts {
+    /// Committed batches.
+    pub batches: u64,
+    /// Episodes.
+    pub episodes: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Distinct facts (a re-assertion counts on the fact it restated).
+    pub facts: u64,
+    /// Predicates used or declared.
+    pub predicates: u64,
+}
+
+/// A namespace: its settings, predicates and size.
+#[derive(SimpleObject, Clone, Debug)]
+#[graphql(name = "Namespace")]
+pub struct NamespaceInfo {
+    /// Its name.
+    pub name: String,
+    /// Where dates without an offset are placed.
+    pub time_zone: String,
+    /// Predicates used or declared, by name.
+    pub predicates: Vec<Predicate>,
+    /// How much it holds.
+    pub counts: Counts,
+    /// Size of its log in bytes.
+    pub log_bytes: u64,
+}
+
+impl NamespaceInfo {
+    pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
+        let (time_zone, predicates, c) =
+            store.inspect(ns, |i| (i.config().time_zone, i.predicates(), i.counts()));
+        NamespaceInfo {
+            name: ns.to_string(),
+            time_zone: time_zone.to_string(),
+            predicates: predicates.into_iter().map(Predicate::from).collect(),
+            counts: Counts {
+                batches: c.batches,
+                episodes: c.episodes,
+                entities: c.entities,
+                facts: c.facts,
+                predicates: c.predicates,
+            },
+            log_bytes: store.log_size(ns),
+        }
+    }
+}
+
+/// A property of an entity.
+#[derive(SimpleObject)]
+pub struct Property {
+    /// Its key.
+    pub key: String,
+    /// Its value.
+    pub value: ValueObject,
+}
+
+/// Something talked about, as known at the read's knownAt.
+pub struct EntityObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) entity: Entity,
+}
+
+impl EntityObject {
+    /// The entity `id` as known at the pin, if it was known then.
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> Option<Self> {
+        let entity =
+            store.inspect(&pin.ns, |i| i.entity_version(id, pin.basis.known_at).map(|(_, e)| e.clone()))?;
+        Some(EntityObject { pin: Arc::clone(pin), entity })
+    }
+}
+
+#[Object(name = "Entity")]
+impl EntityObject {
+    /// Its id.
+    async fn id(&self) -> ID {
+        ID(self.entity.id.0.to_string())
+    }
+
+    /// Canonical name.
+    async fn name(&self) -> &str {
+        &self.entity.name
+    }
+
+    /// Other names.
+    async fn aliases(&self) -> &[String] {
+        &self.entity.aliases
+    }
+
+    /// Its kind.
+    async fn kind(&self) -> Option<&str> {
+        self.entity.kind.as_deref()
+    }
+
+    /// Its properties.
+    async fn properties(&self) -> Vec<Property> {
+        self.entity
+            .properties
+            .iter()
+            .map(|(k, v)| Property {
+                key: k.clone(),
+                value: ValueObject { pin: Arc::clone(&self.pin), value: Value::Literal(v.clone()) },
+            })
+            .collect()
+    }
+
+    /// Its facts (as subject) in force at the read's validAt, or every visible one with
+    /// `includeAll`; optionally of one predicate.
+    async fn facts(
+        &self,
+        ctx: &Context<'_>,
+        predicate: Option<String>,
+        #[graphql(default = false)] include_all: bool,
+    ) -> Result<Vec<FactObject>> {
+        let filter = FactFilter { subject: Some(self.entity.id), predicate, object: None };
+        facts_at(ctx, &self.pin, &filter, include_all)
+    }
+
+    /// Facts in force that point at it (as object).
+    async fn incoming(&self, ctx: &Context<'_>, predicate: Option<String>) -> Result<Vec<FactObject>> {
+        let filter = FactFilter { subject: None, predicate, object: Some(Value::Entity(self.entity.id)) };
+        facts_at(ctx, &self.pin, &filter, false)
+    }
+
+    /// Every version of one of its predicates, with statuses at the read's point.
+    async fn history(&self, ctx: &Context<'_>, predicate: String) -> Result<Vec<FactObject>> {
+        let views =
+            store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
+        Ok(views.value.into_iter().map(|view| FactObject { pin: Arc::clone(&self.pin), view }).collect())
+    }
+
+    /// The point this entity was read at.
+    async fn basis(&self) -> Basis {
+        (&self.pin.basis).into()
+    }
+}
+
+pub(crate) fn facts_at(
+    ctx: &Context<'_>,
+    pin: &Arc<Pin>,
+    filter: &FactFilter,
+    include_all: bool,
+) -> Result<Vec<FactObject>> {
+    let scope = if include_all { Scope::All } else { Scope::InForce };
+    let views = store(ctx)?.facts(&pin.ns, filter, pin.at(), scope).map_err(engine)?;
+    Ok(views.value.into_iter().map(|view| FactObject { pin: Arc::clone(pin), view }).collect())
+}
+
+/// A fact as seen from the read's (validAt, knownAt).
+pub struct FactObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) view: FactView,
+}
+
+impl FactObject {
+    /// Fact `id` as seen from the pin, if it was known then.
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: FactId) -> Option<Self> {
+        let view = store.read_at(&pin.ns, pin.at(), |index, view| index.fact_at(id, view)).ok()?.value?;
+        Some(FactObject { pin: Arc::clone(pin), view })
+    }
+}
+
+#[Object(name = "Fact")]
+impl FactObject {
+    /// Its id.
+    async fn id(&self) -> ID {
+        ID(self.view.fact.id.0.to_string())
+    }
+
+    /// What it is about.
+    async fn subject(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
+        Ok(EntityObject::load(store(ctx)?, &self.pin, self.view.fact.subject))
+    }
+
+    /// The relation.
+    async fn predicate(&self) -> &str {
+        &self.view.fact.predicate
+    }
+
+    /// An entity or a literal.
+    async fn object(&self) -> ValueObject {
+        ValueObject { pin: Arc::clone(&self.pin), value: self.view.fact.object.clone() }
+    }
+
+    /// Stated or denied.
+    async fn polarity(&self) -> Polarity {
+        self.view.fact.polarity.into()
+    }
+
+    /// Its valid interval as known at knownAt (a later `endFact` sets its end).
+    async fn valid(&self) -> Interval {
+        interval(&self.view.valid)
+    }
+
+    /// Where it is in force over all valid time, as known at knownAt: its interval minus
+    /// those of competing facts that outrank it.
+    async fn effective(&self) -> Vec<Interval> {
+        self.view.effective.iter().map(interval).collect()
+    }
+
+    /// Where it stands at validAt.
+    async fn status(&self) -> FactStatus {
+        self.view.status.into()
+    }
+
+    /// Why it has that status.
+    async fn reason(&self) -> &str {
+        &self.view.reason
+    }
+
+    /// The fact that beat it at validAt, or that corrected it.
+    async fn superseded_by(&self, ctx: &Context<'_>) -> Result<Option<FactObject>> {
+        let Some(id) = self.view.beaten_by else { return Ok(None) };
+        Ok(FactObject::load(store(ctx)?, &self.pin, id))
+    }
+
+    /// Competing facts with the same start: a contradiction, resolved by rank.
+    async fn contradicts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
+        let store = store(ctx)?;
+        Ok(self.view.contradicts.iter().filter_map(|id| FactObject::load(store, &self.pin, *id)).collect())
+    }
+
+    /// Confidence, with corroborations folded in.
+    async fn confidence(&self) -> f64 {
+        self.view.confidence
+    }
+
+    /// How many times it was stated.
+    async fn corroborations(&self) -> u32 {
+        self.view.corroborations
+    }
+
+    /// The episodes it comes from.
+    async fn provenance(&self, ctx: &Context<'_>) -> Result<Vec<EpisodeObject>> {
+        let store = store(ctx)?;
+        Ok(self.view.provenance.iter().filter_map(|id| EpisodeObject::load(store, &self.pin, *id)).collect())
+    }
+
+    /// The batch that asserted it.
+    async fn asserted_seq(&self) -> u64 {
+        self.view.asserted_seq.0
+    }
+
+    /// When the store learned it.
+    async fn asserted_at(&self) -> DateTime {
+        self.view.asserted_at.into()
+    }
+
+    /// The batch that retracted it, if it was retracted by knownAt.
+    async fn retracted_seq(&self) -> Option<u64> {
+        self.view.retraction.as_ref().map(|r| r.seq.0)
+    }
+
+    /// The point this fact was read at.
+    async fn basis(&self) -> Basis {
+        (&self.pin.basis).into()
+    }
+}
+
+/// An observation, verbatim.
+pub struct EpisodeObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) episode: Episode,
+    pub(crate) recorded_seq: u64,
+}
+
+impl EpisodeObject {
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> Option<Self> {
+        let known_at = pin.basis.known_at;
+        let found = store.inspect(&pin.ns, |i| i.episode_at(id, known_at).cloned())?;
+        let recorded_seq = store.inspect(&pin.ns, |i| i.episode_seq(id)).map_or(0, |s| s.0);
+        Some(EpisodeObject { pin: Arc::clone(pin), episode: found, recorded_seq })
+    }
+}
+
+#[Object(name = "Episode")]
+impl EpisodeObject {
+    /// Its id.
+    async fn id(&self) -> ID {
+        ID(self.episode.id.0.to_string())
+    }
+
+    /// The client's id for it, unique in the namespace.
+    async fn external_id(&self) -> Option<&str> {
+        self.episode.external_id.as_deref()
+    }
+
+    /// The text, verbatim.
+    async fn text(&self) -> &str {
+        &self.episode.text
+    }
+
+    /// When it happened.
+    async fn occurred_at(&self) -> DateTime {
+        self.episode.occurred_at.into()
+    }
+
+    /// Its conversation or session.
+    async fn thread(&self) -> Option<&str> {
+        self.episode.thread.as_deref()
+    }
+
+    /// Where it came from.
+    async fn source(&self) -> Option<&str> {
+        self.episode.source.as_deref()
+    }
+
+    /// Who spoke.
+    async fn role(&self) -> Option<&str> {
+        self.episode.role.as_deref()
+    }
+
+    /// The batch that recorded it.
+    async fn recorded_seq(&self) -> u64 {
+        self.recorded_seq
+    }
+
+    /// The point this episode was read at.
+    async fn basis(&self) -> Basis {
+        (&self.pin.basis).into()
+    }
+}
+
+/// A value: an entity or a literal; exactly one of the typed fields is set.
+#[derive(Clone, Debug)]
+pub struct ValueObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) value: Value,
+}
+
+#[Object(name = "Value")]
+impl ValueObject {
+    /// Its type.
+    async fn r#type(&self) -> ValueType {
+        self.value.value_type().into()
+    }
+
+    /// The entity, when it is one.
+    async fn entity(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
+        match self.value {
+            Value::Entity(id) => Ok(EntityObject::load(store(ctx)?, &self.pin, id)),
+            Value::Literal(_) => Ok(None),
+        }
+    }
+
+    /// Text.
+    async fn string(&self) -> Option<&str> {
+        match &self.value {
+            Value::Literal(Literal::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// An integer.
+    async fn integer(&self) -> Option<i64> {
+        match &self.value {
+            Value::Literal(Literal::Integer(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// A float.
+    async fn float(&self) -> Option<f64> {
+        match &self.value {
+            Value::Literal(Literal::Float(f)) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// A boolean.
+    async fn boolean(&self) -> Option<bool> {
+        match &self.value {
+            Value::Literal(Literal::Boolean(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// An instant.
+    async fn time(&self) -> Option<DateTime> {
+        match &self.value {
+            Value::Literal(Literal::Time(t)) => Some((*t).into()),
+            _ => None,
+        }
+    }
+}
+
+/// An entity reached by a traversal.
+#[derive(SimpleObject)]
+pub struct Neighbor {
+    /// The entity.
+    pub entity: EntityObject,
+    /// Hops from the start.
+    pub distance: u32,
+}
+
+/// Entities within N hops and the facts joining them, every hop at one (validAt, knownAt).
+#[derive(SimpleObject)]
+pub struct Neighborhood {
+    /// The point it was read at.
+    pub basis: Basis,
+    /// Reached entities, by distance then id.
+    pub nodes: Vec<Neighbor>,
+    /// Facts in force between them.
+    pub edges: Vec<FactObject>,
+}
+
+/// One committed change, as the `events` subscription delivers it.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct EventNotice {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its batch.
+    pub seq: u64,
+    /// The batch's system time.
+    pub system_time: DateTime,
+    /// The kind of event (`EpisodeRecorded`, `FactAsserted`, …).
+    pub kind: String,
+    /// The entity it declares, if any.
+    pub entity: Option<ID>,
+    /// The fact it asserts, ends or retracts, if any.
+    pub fact: Option<ID>,
+    /// The episode it records, if any.
+    pub episode: Option<ID>,
+    /// The event itself.
+    pub data: Json<serde_json::Value>,
+}

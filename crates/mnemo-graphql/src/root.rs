@@ -1,0 +1,696 @@
+//! The operations: queries at any (validAt, knownAt), mutations that write one atomic
+//! batch each, and the `events` subscription.
+
+use std::sync::Arc;
+
+use async_graphql::connection::{Connection, Edge};
+use async_graphql::{Context, ID, Object, Result, SimpleObject, Subscription};
+use futures_util::Stream;
+use futures_util::StreamExt as _;
+use futures_util::future::ready;
+use mnemo_core::{Namespace, PredicateDef, Seq, Timestamp};
+use mnemo_engine::{
+    Change, EntityFilter, EpisodeFilter, FactFilter, KnownAt, NewEntity, NewEpisode, ReadAt, Receipt,
+    RecordId, Scope, SnapshotCursor, Store,
+};
+use tokio_stream::wrappers::BroadcastStream;
+
+use crate::access::{Access, Mode};
+use crate::error::{code, coded, engine_error};
+use crate::input::{
+    EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput, existing_entity, fact_id, invalid,
+    new_fact, object_value, parse_id, time,
+};
+use crate::objects::{
+    Basis, Cardinality, EntityObject, EpisodeObject, EventNotice, FactObject, Listing, NamespaceInfo,
+    Neighbor, Neighborhood, Pin, Predicate, ValueType, engine, store,
+};
+use crate::scalars::DateTime;
+use crate::{Events, Limits};
+
+type Page<T> = Connection<String, T, Listing>;
+
+fn limits<'a>(ctx: &Context<'a>) -> Result<&'a Limits> {
+    ctx.data::<Limits>().map_err(|_| coded(code::INTERNAL, "no limits in the schema"))
+}
+
+/// The namespace named `name`, if the caller may use it that way.
+fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Namespace> {
+    let ns = Namespace::new("namespace", name).map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+    let access = ctx.data_opt::<Access>().cloned().unwrap_or(Access::Denied);
+    if !access.allows(ns.as_str(), mode) {
+        let verb = if mode == Mode::ReadWrite { "write to" } else { "read" };
+        return Err(coded(code::FORBIDDEN, format!("this token may not {verb} namespace {name:?}")));
+    }
+    Ok(ns)
+}
+
+/// The point a read is pinned at, from its arguments.
+fn read_at(
+    store: &Store,
+    ns: &Namespace,
+    valid_at: Option<&DateTime>,
+    known_at: Option<&DateTime>,
+    known_at_seq: Option<u64>,
+) -> Result<ReadAt> {
+    let valid_at = valid_at.map(|t| time(store, ns, "validAt", t)).transpose()?;
+    let known_at = match (known_at, known_at_seq) {
+        (Some(_), Some(_)) => return Err(invalid("knownAt", "…", "give knownAt or knownAtSeq, not both")),
+        (Some(t), None) => KnownAt::Time(time(store, ns, "knownAt", t)?),
+        (None, Some(s)) => KnownAt::Seq(Seq(s)),
+        (None, None) => KnownAt::Latest,
+    };
+    Ok(ReadAt { valid_at, known_at })
+}
+
+/// How many items a page may hold.
+fn page_size(ctx: &Context<'_>, first: Option<i32>) -> Result<usize> {
+    let max = limits(ctx)?.max_page;
+    match first {
+        None => Ok(max.min(50)),
+        Some(n) if n < 1 => Err(invalid("first", n, "must be at least 1")),
+        Some(n) if n as usize > max => {
+            Err(coded(code::LIMIT_EXCEEDED, format!("limit exceeded in `first`: {n} (at most {max})")))
+        }
+        Some(n) => Ok(n as usize),
+    }
+}
+
+/// Pages a fully ordered list of facts by fact id cursors.
+fn fact_page(
+    pin: &Arc<Pin>,
+    views: Vec<mnemo_engine::FactView>,
+    after: Option<String>,
+    first: usize,
+) -> Result<Page<FactObject>> {
+    let start = match after {
+        None => 0,
+        Some(cursor) => {
+            let id = parse_id("after", &ID(cursor.clone()))?;
+            views
+                .iter()
+                .position(|v| v.fact.id.0 == id)
+                .map(|p| p + 1)
+                .ok_or_else(|| invalid("after", format!("{cursor:?}"), "not a cursor of this listing"))?
+        }
+    };
+    let more = views.len() > start + first;
+    let mut page =
+        Connection::with_additional_fields(start > 0, more, Listing { basis: (&pin.basis).into() });
+    page.edges.extend(
+        views
+            .into_iter()
+            .skip(start)
+            .take(first)
+            .map(|view| Edge::new(view.fact.id.0.to_string(), FactObject { pin: Arc::clone(pin), view })),
+    );
+    Ok(page)
+}
+
+/// The queries.
+pub struct Query;
+
+#[Object]
+impl Query {
+    /// A namespace's settings, predicates and size.
+    async fn namespace(&self, ctx: &Context<'_>, name: String) -> Result<NamespaceInfo> {
+        let ns = namespace(ctx, &name, Mode::Read)?;
+        Ok(NamespaceInfo::of(store(ctx)?, &ns))
+    }
+
+    /// One entity, by id or by name, as known at knownAt, its facts at validAt.
+    #[allow(clippy::too_many_arguments)]
+    async fn entity(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        id: Option<ID>,
+        name: Option<String>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+    ) -> Result<Option<EntityObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let basis = store.read_at(&ns, at, |_, _| ()).map_err(engine)?.basis;
+        let pin = Pin::new(ns.clone(), basis);
+        let reference = EntityRefInput { id, name };
+        match existing_entity(store, &ns, basis.known_at, "entity", &reference) {
+            Ok(id) => Ok(EntityObject::load(store, &pin, id)),
+            Err(_) if reference.id.is_some() != reference.name.is_some() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Entities known at knownAt, by id; filtered by name (or alias) and kind.
+    #[allow(clippy::too_many_arguments)]
+    async fn entities(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        name: Option<String>,
+        kind: Option<String>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<EntityObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let after = after.map(|a| parse_id("after", &ID(a)).map(mnemo_core::EntityId)).transpose()?;
+        let answer = store.entities(&ns, &EntityFilter { name, kind }, at, after, first).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let mut page = Connection::with_additional_fields(
+            after.is_some(),
+            answer.value.more,
+            Listing { basis: (&answer.basis).into() },
+        );
+        page.edges.extend(answer.value.items.into_iter().map(|(_, entity)| {
+            Edge::new(entity.id.0.to_string(), EntityObject { pin: Arc::clone(&pin), entity })
+        }));
+        Ok(page)
+    }
+
+    /// Facts by subject, predicate and/or object (at least one): those in force at
+    /// validAt as known at knownAt, or every visible one with its status (`includeAll`).
+    #[allow(clippy::too_many_arguments)]
+    async fn facts(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        subject: Option<EntityRefInput>,
+        predicate: Option<String>,
+        object: Option<ValueInput>,
+        #[graphql(default = false)] include_all: bool,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<FactObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        if subject.is_none() && predicate.is_none() && object.is_none() {
+            return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
+        }
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let filter = FactFilter {
+            subject: subject
+                .as_ref()
+                .map(|s| existing_entity(store, &ns, known, "subject", s))
+                .transpose()?,
+            predicate,
+            object: object.as_ref().map(|o| object_value(store, &ns, known, "object", o)).transpose()?,
+        };
+        let scope = if include_all { Scope::All } else { Scope::InForce };
+        let answer = store.facts(&ns, &filter, at, scope).map_err(engine)?;
+        fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
+    }
+
+    /// Every version of one slot (subject, predicate) known at knownAt, retracted ones
+    /// included, each with its status at validAt.
+    #[allow(clippy::too_many_arguments)]
+    async fn history(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        subject: EntityRefInput,
+        predicate: String,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<FactObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let subject = existing_entity(store, &ns, known, "subject", &subject)?;
+        let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
+        fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
+    }
+
+    /// Every fact in force at validAt as known at knownAt, by (subject, predicate, id).
+    #[allow(clippy::too_many_arguments)]
+    async fn snapshot(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<FactObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let cursor = after
+            .as_ref()
+            .map(|a| {
+                SnapshotCursor::decode(a)
+                    .ok_or_else(|| invalid("after", format!("{a:?}"), "not a cursor of this listing"))
+            })
+            .transpose()?;
+        let answer = store.snapshot(&ns, at, cursor, first).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let mut page = Connection::with_additional_fields(
+            cursor.is_some(),
+            answer.value.next.is_some(),
+            Listing { basis: (&answer.basis).into() },
+        );
+        for (view, cursor) in answer.value.facts.into_iter().zip(answer.value.cursors) {
+            page.edges.push(Edge::new(cursor.encode(), FactObject { pin: Arc::clone(&pin), view }));
+        }
+        Ok(page)
+    }
+
+    /// Entities within `depth` hops of one entity over facts in force, every hop at the
+    /// same (validAt, knownAt).
+    #[allow(clippy::too_many_arguments)]
+    async fn neighbors(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        entity: EntityRefInput,
+        #[graphql(default = 1)] depth: u32,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+    ) -> Result<Neighborhood> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let max = limits(ctx)?.max_neighbor_depth;
+        if depth > max {
+            return Err(coded(
+                code::LIMIT_EXCEEDED,
+                format!("limit exceeded in `depth`: {depth} (at most {max})"),
+            ));
+        }
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let start = existing_entity(store, &ns, known, "entity", &entity)?;
+        let answer = store.neighbors(&ns, start, depth, at).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        Ok(Neighborhood {
+            basis: (&answer.basis).into(),
+            nodes: answer
+                .value
+                .nodes
+                .into_iter()
+                .filter_map(|(id, distance)| {
+                    EntityObject::load(store, &pin, id).map(|entity| Neighbor { entity, distance })
+                })
+                .collect(),
+            edges: answer
+                .value
+                .edges
+                .into_iter()
+                .map(|view| FactObject { pin: Arc::clone(&pin), view })
+                .collect(),
+        })
+    }
+
+    /// Episodes known at knownAt, by the time they occurred; by thread and time window.
+    #[allow(clippy::too_many_arguments)]
+    async fn episodes(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        thread: Option<String>,
+        from: Option<DateTime>,
+        to: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<EpisodeObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq)?;
+        let filter = EpisodeFilter {
+            thread,
+            from: from.as_ref().map(|t| time(store, &ns, "from", t)).transpose()?,
+            to: to.as_ref().map(|t| time(store, &ns, "to", t)).transpose()?,
+        };
+        let after = after
+            .as_ref()
+            .map(|a| {
+                let bad = || invalid("after", format!("{a:?}"), "not a cursor of this listing");
+                let (t, id) = a.split_once(':').ok_or_else(bad)?;
+                Ok::<_, async_graphql::Error>((
+                    Timestamp::from_micros(t.parse().map_err(|_| bad())?),
+                    mnemo_core::EpisodeId(id.parse().map_err(|_| bad())?),
+                ))
+            })
+            .transpose()?;
+        let answer = store.episodes(&ns, &filter, at, after, first).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let mut page = Connection::with_additional_fields(
+            after.is_some(),
+            answer.value.more,
+            Listing { basis: (&answer.basis).into() },
+        );
+        page.edges.extend(answer.value.items.into_iter().map(|(seq, episode)| {
+            Edge::new(
+                format!("{}:{}", episode.occurred_at.as_micros(), episode.id.0),
+                EpisodeObject { pin: Arc::clone(&pin), episode, recorded_seq: seq.0 },
+            )
+        }));
+        Ok(page)
+    }
+}
+
+/// What a write committed, read back at its own batch.
+#[derive(SimpleObject)]
+pub struct WritePayload {
+    /// The batch's position in the namespace's log.
+    pub seq: u64,
+    /// Its system time.
+    pub system_time: DateTime,
+    /// The facts it wrote (or ended, or retracted), as seen right after it, at now.
+    pub facts: Vec<FactObject>,
+    /// Entities created because a fact named one nobody had.
+    pub created_entities: Vec<EntityObject>,
+    /// The point the payload was read at.
+    pub basis: Basis,
+}
+
+/// What `recordEpisode` committed.
+#[derive(SimpleObject)]
+pub struct RecordEpisodePayload {
+    /// The batch's position in the namespace's log.
+    pub seq: u64,
+    /// Its system time.
+    pub system_time: DateTime,
+    /// The episode.
+    pub episode: Option<EpisodeObject>,
+    /// The entities given, created or updated.
+    pub entities: Vec<EntityObject>,
+    /// The facts, sourced from the episode.
+    pub facts: Vec<FactObject>,
+    /// Entities created because a fact named one nobody had.
+    pub created_entities: Vec<EntityObject>,
+    /// The point the payload was read at.
+    pub basis: Basis,
+}
+
+/// What `definePredicate` committed.
+#[derive(SimpleObject)]
+pub struct DefinePredicatePayload {
+    /// The batch's position in the namespace's log.
+    pub seq: u64,
+    /// Its system time.
+    pub system_time: DateTime,
+    /// The predicate as now declared.
+    pub predicate: Predicate,
+}
+
+/// The mutations: each writes one atomic batch; a rejected one stores nothing.
+pub struct Mutation;
+
+/// Appends `changes`, naming each change's input path in errors.
+fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String]) -> Result<Receipt> {
+    store.append(ns, changes).map_err(|e| {
+        engine_error(e, &|message| {
+            // `changes[3].x` becomes the request's own path, e.g. `facts[1].x`.
+            let mut out = message.to_owned();
+            for (n, path) in paths.iter().enumerate().rev() {
+                out = out.replace(&format!("changes[{n}]"), path);
+            }
+            out
+        })
+    })
+}
+
+/// Objects for what a receipt wrote, read at now as known right after it.
+fn pin_after(store: &Store, ns: &Namespace, receipt: &Receipt) -> Result<Arc<Pin>> {
+    let at = ReadAt { valid_at: None, known_at: KnownAt::Seq(receipt.seq) };
+    let basis = store.read_at(ns, at, |_, _| ()).map_err(engine)?.basis;
+    Ok(Pin::new(ns.clone(), basis))
+}
+
+fn created(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<EntityObject> {
+    receipt.created.iter().filter_map(|id| EntityObject::load(store, pin, *id)).collect()
+}
+
+fn written_facts(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<FactObject> {
+    receipt
+        .ids
+        .iter()
+        .filter_map(|id| match id {
+            Some(RecordId::Fact(f)) => FactObject::load(store, pin, *f),
+            _ => None,
+        })
+        .collect()
+}
+
+#[Object]
+impl Mutation {
+    /// Records one episode and, in the same atomic batch, the entities and facts the client
+    /// extracted from it; the facts get the episode as provenance and, unless they say
+    /// otherwise, start when it occurred.
+    async fn record_episode(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        episode: EpisodeInput,
+        #[graphql(default)] entities: Vec<EntityInput>,
+        #[graphql(default)] facts: Vec<FactInput>,
+    ) -> Result<RecordEpisodePayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let occurred_at = match &episode.occurred_at {
+            Some(t) => time(store, &ns, "episode.occurredAt", t)?,
+            None => store.now(),
+        };
+        let mut changes = vec![Change::RecordEpisode(NewEpisode {
+            text: episode.text,
+            occurred_at,
+            thread: episode.thread,
+            source: episode.source,
+            role: episode.role,
+            external_id: episode.external_id,
+        })];
+        let mut paths = vec!["episode".to_owned()];
+        let mut entity_names = Vec::new();
+        for (i, e) in entities.iter().enumerate() {
+            let field = format!("entities[{i}]");
+            entity_names.push(e.name.clone());
+            if let Some(change) = entity_change(store, &ns, e) {
+                changes.push(change);
+                paths.push(field);
+            }
+        }
+        for (i, f) in facts.iter().enumerate() {
+            let field = format!("facts[{i}]");
+            changes.push(Change::AssertFact(new_fact(store, &ns, &field, f, occurred_at, Some(0))?));
+            paths.push(field);
+        }
+        let receipt = commit(store, &ns, changes, &paths)?;
+        let pin = pin_after(store, &ns, &receipt)?;
+        let entities = entity_names
+            .iter()
+            .filter_map(|name| {
+                let id = store.inspect(&ns, |i| i.entities_named(name).first().copied())?;
+                EntityObject::load(store, &pin, id)
+            })
+            .collect();
+        Ok(RecordEpisodePayload {
+            seq: receipt.seq.0,
+            system_time: receipt.system_time.into(),
+            episode: receipt.episode(0).and_then(|id| EpisodeObject::load(store, &pin, id)),
+            entities,
+            facts: written_facts(store, &pin, &receipt),
+            created_entities: created(store, &pin, &receipt),
+            basis: (&pin.basis).into(),
+        })
+    }
+
+    /// Asserts (or denies) facts in one atomic batch; without `validFrom` they start now.
+    async fn assert_facts(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        facts: Vec<FactInput>,
+    ) -> Result<WritePayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        if facts.is_empty() {
+            return Err(invalid("facts", "[]", "give at least one fact"));
+        }
+        let now = store.now();
+        let mut changes = Vec::with_capacity(facts.len());
+        let mut paths = Vec::with_capacity(facts.len());
+        for (i, f) in facts.iter().enumerate() {
+            let field = format!("facts[{i}]");
+            changes.push(Change::AssertFact(new_fact(store, &ns, &field, f, now, None)?));
+            paths.push(field);
+        }
+        let receipt = commit(store, &ns, changes, &paths)?;
+        let pin = pin_after(store, &ns, &receipt)?;
+        Ok(WritePayload {
+            seq: receipt.seq.0,
+            system_time: receipt.system_time.into(),
+            facts: written_facts(store, &pin, &receipt),
+            created_entities: created(store, &pin, &receipt),
+            basis: (&pin.basis).into(),
+        })
+    }
+
+    /// Ends a fact's validity at `validTo`: it held until then (an update in valid time).
+    async fn end_fact(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        fact: ID,
+        valid_to: DateTime,
+    ) -> Result<WritePayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let id = fact_id("fact", &fact)?;
+        let valid_to = time(store, &ns, "validTo", &valid_to)?;
+        let receipt = commit(store, &ns, vec![Change::EndFact { fact: id, valid_to }], &["endFact".into()])?;
+        fact_payload(store, &ns, &receipt, id)
+    }
+
+    /// Retracts a fact: it was never true (a correction in system time). Reads pinned
+    /// before this write still see it.
+    async fn retract_fact(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        fact: ID,
+        reason: Option<String>,
+    ) -> Result<WritePayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let id = fact_id("fact", &fact)?;
+        let receipt =
+            commit(store, &ns, vec![Change::RetractFact { fact: id, reason }], &["retractFact".into()])?;
+        fact_payload(store, &ns, &receipt, id)
+    }
+
+    /// Declares a predicate's cardinality and value type (undeclared ones are MANY, ANY).
+    async fn define_predicate(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        name: String,
+        cardinality: Cardinality,
+        #[graphql(default)] value_type: ValueType,
+        description: Option<String>,
+    ) -> Result<DefinePredicatePayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let def = PredicateDef {
+            name: name.clone(),
+            cardinality: cardinality.into(),
+            value_type: value_type.into(),
+            description,
+        };
+        let receipt = commit(store, &ns, vec![Change::DefinePredicate(def)], &["definePredicate".into()])?;
+        Ok(DefinePredicatePayload {
+            seq: receipt.seq.0,
+            system_time: receipt.system_time.into(),
+            predicate: store.inspect(&ns, |i| i.predicate(&name)).into(),
+        })
+    }
+
+    /// Changes a namespace's settings.
+    async fn configure_namespace(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        time_zone: Option<String>,
+    ) -> Result<NamespaceInfo> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let mut config = store.inspect(&ns, |i| i.config());
+        if let Some(tz) = time_zone {
+            config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz)
+                .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+        }
+        commit(store, &ns, vec![Change::ConfigureNamespace(config)], &["configureNamespace".into()])?;
+        Ok(NamespaceInfo::of(store, &ns))
+    }
+}
+
+/// An entity input as a change: a declaration when nobody has the name, the next
+/// version when it adds aliases or a kind, nothing otherwise.
+fn entity_change(store: &Store, ns: &Namespace, e: &EntityInput) -> Option<Change> {
+    let existing =
+        store.inspect(ns, |i| i.entities_named(&e.name).first().and_then(|id| i.entity(*id)).cloned());
+    match existing {
+        None => Some(Change::DeclareEntity(NewEntity {
+            id: None,
+            name: e.name.clone(),
+            aliases: e.aliases.clone(),
+            kind: e.kind.clone(),
+            properties: Default::default(),
+        })),
+        Some(current) => {
+            let mut aliases = current.aliases.clone();
+            for a in &e.aliases {
+                if !aliases.iter().any(|x| mnemo_core::normalize_name(x) == mnemo_core::normalize_name(a)) {
+                    aliases.push(a.clone());
+                }
+            }
+            let kind = e.kind.clone().or(current.kind.clone());
+            (aliases != current.aliases || kind != current.kind).then(|| {
+                Change::DeclareEntity(NewEntity {
+                    id: Some(current.id),
+                    name: current.name.clone(),
+                    aliases,
+                    kind,
+                    properties: current.properties.clone(),
+                })
+            })
+        }
+    }
+}
+
+fn fact_payload(
+    store: &Store,
+    ns: &Namespace,
+    receipt: &Receipt,
+    id: mnemo_core::FactId,
+) -> Result<WritePayload> {
+    let pin = pin_after(store, ns, receipt)?;
+    Ok(WritePayload {
+        seq: receipt.seq.0,
+        system_time: receipt.system_time.into(),
+        facts: FactObject::load(store, &pin, id).into_iter().collect(),
+        created_entities: Vec::new(),
+        basis: (&pin.basis).into(),
+    })
+}
+
+/// The subscriptions.
+pub struct Subscription;
+
+#[Subscription]
+impl Subscription {
+    /// Every event committed to a namespace from now on, in log order.
+    async fn events(&self, ctx: &Context<'_>, namespace: String) -> Result<impl Stream<Item = EventNotice>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let events =
+            ctx.data::<Events>().map_err(|_| coded(code::INTERNAL, "no event feed in the schema"))?;
+        let stream = BroadcastStream::new(events.subscribe())
+            // A subscriber too slow for the feed is dropped rather than silently skipped.
+            .take_while(|batch| ready(batch.is_ok()))
+            .filter_map(move |batch| ready(batch.ok().filter(|b| b.namespace == ns)))
+            .flat_map(|batch| futures_util::stream::iter(crate::notices(&batch)));
+        Ok(stream)
+    }
+}
