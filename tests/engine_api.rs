@@ -50,6 +50,17 @@ fn entities_named_in_writes_are_found_by_name_or_alias_and_created_once() {
     assert_eq!(fx.values(alice, "livesIn", ReadAt::valid(t("2021"))), ["Paris"]);
     assert_eq!(fx.values(alice, "knows", ReadAt::valid(t("2021"))), ["Bob"]);
     assert_eq!(fx.values(bob, "livesIn", ReadAt::valid(t("2021"))), ["Paris"]);
+    // Names and aliases declared earlier in the same batch are found too.
+    let r = fx.append(vec![
+        Change::DeclareEntity(NewEntity {
+            name: "Carl".into(),
+            aliases: vec!["Carlo".into()],
+            ..NewEntity::default()
+        }),
+        named("carlo", "likes", "Paris", "2020"),
+    ]);
+    assert!(r.created.is_empty(), "{r:?}");
+    assert_eq!(fx.values(r.entity(0).unwrap(), "likes", ReadAt::valid(t("2021"))), ["Paris"]);
     let again = fx.append(vec![named("ALICE", "likes", "Paris", "2020")]);
     assert!(again.created.is_empty());
     assert_eq!(fx.store.inspect(&fx.ns, |i| i.entities_named("paris")), vec![paris]);

@@ -186,6 +186,11 @@ fn parse_partial_date(s: &str, tz: &TimeZone) -> Result<PartialTime, String> {
     if parts.next().is_some() {
         return Err("too many '-' separated parts; expected YEAR[-MM[-DD]]".into());
     }
+    if !year_text.bytes().all(|b| b.is_ascii_digit() || b == b'#') {
+        return Err("expected RFC 3339 (2024-05-01T10:00:00Z), a local date-time, a date (2024-05-01) \
+                    or a partial date (2024, 2024-05, 19##)"
+            .into());
+    }
     if year_text.is_empty() || year_text.len() > 6 {
         return Err("the year must have 1 to 6 digits".into());
     }

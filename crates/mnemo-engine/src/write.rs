@@ -183,6 +183,10 @@ pub(crate) fn prepare(
                     Some(id) => id,
                     None => EntityId(take(&mut batch.next_entity)),
                 };
+                // Later changes of this batch (and concurrent batches) that name it find it.
+                for name in std::iter::once(&e.name).chain(&e.aliases) {
+                    batch.effects.names.entry(normalize_name(name)).or_insert(id);
+                }
                 batch.events.push(Event::EntityDeclared(Entity {
                     id,
                     name: e.name,

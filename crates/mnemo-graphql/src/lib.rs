@@ -9,6 +9,7 @@ mod access;
 mod error;
 mod input;
 mod objects;
+pub mod ops;
 mod root;
 mod scalars;
 

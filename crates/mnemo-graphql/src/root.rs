@@ -426,7 +426,11 @@ fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String])
             // `changes[3].x` becomes the request's own path, e.g. `facts[1].x`.
             let mut out = message.to_owned();
             for (n, path) in paths.iter().enumerate().rev() {
-                out = out.replace(&format!("changes[{n}]"), path);
+                out = if path.is_empty() {
+                    out.replace(&format!("changes[{n}]."), "")
+                } else {
+                    out.replace(&format!("changes[{n}]"), path)
+                };
             }
             out
         })
@@ -560,7 +564,7 @@ impl Mutation {
         let store = store(ctx)?;
         let id = fact_id("fact", &fact)?;
         let valid_to = time(store, &ns, "validTo", &valid_to)?;
-        let receipt = commit(store, &ns, vec![Change::EndFact { fact: id, valid_to }], &["endFact".into()])?;
+        let receipt = commit(store, &ns, vec![Change::EndFact { fact: id, valid_to }], &[String::new()])?;
         fact_payload(store, &ns, &receipt, id)
     }
 
@@ -576,8 +580,7 @@ impl Mutation {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
         let id = fact_id("fact", &fact)?;
-        let receipt =
-            commit(store, &ns, vec![Change::RetractFact { fact: id, reason }], &["retractFact".into()])?;
+        let receipt = commit(store, &ns, vec![Change::RetractFact { fact: id, reason }], &[String::new()])?;
         fact_payload(store, &ns, &receipt, id)
     }
 
@@ -599,7 +602,7 @@ impl Mutation {
             value_type: value_type.into(),
             description,
         };
-        let receipt = commit(store, &ns, vec![Change::DefinePredicate(def)], &["definePredicate".into()])?;
+        let receipt = commit(store, &ns, vec![Change::DefinePredicate(def)], &[String::new()])?;
         Ok(DefinePredicatePayload {
             seq: receipt.seq.0,
             system_time: receipt.system_time.into(),
@@ -621,7 +624,7 @@ impl Mutation {
             config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz)
                 .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
         }
-        commit(store, &ns, vec![Change::ConfigureNamespace(config)], &["configureNamespace".into()])?;
+        commit(store, &ns, vec![Change::ConfigureNamespace(config)], &[String::new()])?;
         Ok(NamespaceInfo::of(store, &ns))
     }
 }

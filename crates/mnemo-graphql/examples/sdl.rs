@@ -1,4 +1,0 @@
-//! Prints the schema's SDL.
-fn main() {
-    print!("{}", mnemo_graphql::sdl());
-}

@@ -1,0 +1,162 @@
+//! Operations as JSON lines: the import format. Each line names a namespace and an `op`;
+//! the GraphQL-shaped ones run as the matching mutation (so they are validated and
+//! rejected exactly like API calls), and `replay` appends an exported batch again.
+//!
+//! ```text
+//! {"namespace":"alice","op":"recordEpisode","episode":{...},"entities":[...],"facts":[...]}
+//! {"namespace":"alice","op":"assertFacts","facts":[...]}
+//! {"namespace":"alice","op":"endFact","fact":"12","validTo":"2024-01-01"}
+//! {"namespace":"alice","op":"retractFact","fact":"12","reason":"mistaken"}
+//! {"namespace":"alice","op":"definePredicate","name":"livesIn","cardinality":"ONE","valueType":"ENTITY"}
+//! {"namespace":"alice","op":"configureNamespace","timeZone":"Europe/Paris"}
+//! {"namespace":"alice","op":"replay","seq":3,"systemTime":"…","events":[...]}
+//! ```
+
+use async_graphql::{Request, Variables};
+use mnemo_core::{Event, Namespace, Seq};
+use mnemo_engine::{CommittedBatch, Store};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::{Access, MnemoSchema, code};
+
+/// Why a line was not applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// A stable code (`INVALID_TIME`, `BAD_REQUEST`, …).
+    pub code: String,
+    /// What was wrong, naming the field and value.
+    pub message: String,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+fn reject(code: &str, message: impl Into<String>) -> Rejection {
+    Rejection { code: code.to_owned(), message: message.into() }
+}
+
+/// An exported batch, as `mnemo export` writes it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReplayLine {
+    /// Its namespace.
+    pub namespace: String,
+    /// Always `replay`.
+    pub op: String,
+    /// Its position in the namespace's log.
+    pub seq: u64,
+    /// Its system time when exported (informational: a replay gets a new one).
+    pub system_time: String,
+    /// Its events.
+    pub events: Vec<Event>,
+}
+
+impl From<&CommittedBatch> for ReplayLine {
+    fn from(b: &CommittedBatch) -> Self {
+        ReplayLine {
+            namespace: b.namespace.to_string(),
+            op: "replay".into(),
+            seq: b.seq.0,
+            system_time: b.system_time.to_string(),
+            events: b.events.clone(),
+        }
+    }
+}
+
+/// The mutation each GraphQL-shaped op runs, with the arguments it takes from the line.
+fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match op {
+        "recordEpisode" => (
+            "mutation($namespace: String!, $episode: EpisodeInput!, $entities: [EntityInput!]! = [], $facts: [FactInput!]! = []) \
+             { recordEpisode(namespace: $namespace, episode: $episode, entities: $entities, facts: $facts) \
+             { seq episode { id } facts { id } } }",
+            &["episode", "entities", "facts"],
+        ),
+        "assertFacts" => (
+            "mutation($namespace: String!, $facts: [FactInput!]!) \
+             { assertFacts(namespace: $namespace, facts: $facts) { seq facts { id } } }",
+            &["facts"],
+        ),
+        "endFact" => (
+            "mutation($namespace: String!, $fact: ID!, $validTo: DateTime!) \
+             { endFact(namespace: $namespace, fact: $fact, validTo: $validTo) { seq } }",
+            &["fact", "validTo"],
+        ),
+        "retractFact" => (
+            "mutation($namespace: String!, $fact: ID!, $reason: String) \
+             { retractFact(namespace: $namespace, fact: $fact, reason: $reason) { seq } }",
+            &["fact", "reason"],
+        ),
+        "definePredicate" => (
+            "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!, $valueType: ValueType! = ANY, \
+             $description: String) { definePredicate(namespace: $namespace, name: $name, \
+             cardinality: $cardinality, valueType: $valueType, description: $description) { seq } }",
+            &["name", "cardinality", "valueType", "description"],
+        ),
+        "configureNamespace" => (
+            "mutation($namespace: String!, $timeZone: String) \
+             { configureNamespace(namespace: $namespace, timeZone: $timeZone) { name } }",
+            &["timeZone"],
+        ),
+        _ => return None,
+    })
+}
+
+/// Applies one JSON line with full (local) access; returns what the mutation answered.
+pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Result<Value, Rejection> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| reject(code::BAD_REQUEST, format!("not JSON: {e}")))?;
+    let Value::Object(fields) = &value else {
+        return Err(reject(code::BAD_REQUEST, "a line must be a JSON object"));
+    };
+    let op = fields
+        .get("op")
+        .and_then(Value::as_str)
+        .ok_or_else(|| reject(code::BAD_REQUEST, "missing string field `op`"))?;
+    let namespace = fields
+        .get("namespace")
+        .and_then(Value::as_str)
+        .ok_or_else(|| reject(code::BAD_REQUEST, "missing string field `namespace`"))?;
+    if op == "replay" {
+        let line: ReplayLine = serde_json::from_value(value.clone())
+            .map_err(|e| reject(code::BAD_REQUEST, format!("replay: {e}")))?;
+        let ns =
+            Namespace::new("namespace", namespace).map_err(|e| reject(code::INVALID_VALUE, e.to_string()))?;
+        let receipt = store
+            .replay(&ns, Seq(line.seq), &line.events)
+            .map_err(|e| reject(code::BAD_REQUEST, e.to_string()))?;
+        return Ok(json!({ "seq": receipt.seq.0 }));
+    }
+    let (document, arguments) = mutation(op).ok_or_else(|| {
+        reject(code::BAD_REQUEST, format!("unknown op {op:?}; expected recordEpisode, assertFacts, endFact, retractFact, definePredicate, configureNamespace or replay"))
+    })?;
+    if let Some(extra) =
+        fields.keys().find(|k| *k != "op" && *k != "namespace" && !arguments.contains(&k.as_str()))
+    {
+        return Err(reject(code::BAD_REQUEST, format!("unknown field `{extra}` for op {op}")));
+    }
+    let mut variables = serde_json::Map::new();
+    variables.insert("namespace".into(), Value::String(namespace.to_owned()));
+    for name in arguments {
+        if let Some(v) = fields.get(*name) {
+            variables.insert((*name).to_owned(), v.clone());
+        }
+    }
+    let request =
+        Request::new(document).variables(Variables::from_json(Value::Object(variables))).data(Access::Local);
+    let response = schema.execute(request).await;
+    if let Some(error) = response.errors.first() {
+        let code = error
+            .extensions
+            .as_ref()
+            .and_then(|e| e.get("code"))
+            .map(|c| c.to_string().trim_matches('"').to_owned())
+            .unwrap_or_else(|| code::BAD_REQUEST.to_owned());
+        return Err(Rejection { code, message: error.message.clone() });
+    }
+    response.data.into_json().map_err(|e| reject(code::INTERNAL, e.to_string()))
+}

@@ -1,0 +1,69 @@
+//! Golden tests: every operation in `queries/` runs against a fresh store loaded from
+//! `queries/fixture.jsonl`, and its response must equal the JSON beside it.
+//! `UPDATE_EXPECT=1` rewrites the expectations instead.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mnemo_engine::core::{TimeZone, Timestamp};
+use mnemo_engine::{MemStorage, Store};
+use mnemo_graphql::{Access, Limits, ops};
+
+fn queries_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("queries")
+}
+
+/// A store whose clock reads 2030-01-01T00:00:00Z forever (system times then advance by
+/// 1 µs per batch), loaded with the fixture.
+async fn fixture() -> (Arc<Store>, mnemo_graphql::MnemoSchema) {
+    let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
+    let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let fixture = std::fs::read_to_string(queries_dir().join("fixture.jsonl")).unwrap();
+    for (n, line) in fixture.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        if let Err(e) = ops::apply_line(&schema, &store, line).await {
+            panic!("fixture.jsonl:{}: {e}", n + 1);
+        }
+    }
+    (store, schema)
+}
+
+async fn run(path: &Path) -> String {
+    let (_store, schema) = fixture().await;
+    let query = std::fs::read_to_string(path).unwrap();
+    let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
+    let mut text = serde_json::to_string_pretty(&response).unwrap();
+    text.push('\n');
+    text
+}
+
+#[tokio::test]
+async fn every_query_answers_as_written() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(queries_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "expected the example operations in queries/");
+    let bless = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    for file in &files {
+        let actual = run(file).await;
+        let expected_path = file.with_extension("json");
+        if bless {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&expected_path) {
+            Ok(expected) if expected == actual => {}
+            Ok(expected) => failures.push(format!(
+                "{}: response differs\n--- expected\n{expected}\n--- actual\n{actual}",
+                file.display()
+            )),
+            Err(_) => failures.push(format!("{}: no expectation; run with UPDATE_EXPECT=1", file.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

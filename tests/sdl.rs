@@ -1,0 +1,32 @@
+//! `schema/schema.graphql` is the SDL the server serves; this fails when they drift.
+//! `UPDATE_EXPECT=1` rewrites the file.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[test]
+fn schema_file_matches_the_exported_sdl() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/schema.graphql");
+    let sdl = mnemo_graphql::sdl();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &sdl).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == sdl,
+        "schema/schema.graphql differs from the exported SDL; run `UPDATE_EXPECT=1 cargo test --test sdl` and review"
+    );
+    for name in ["entity", "entities", "facts", "history", "snapshot", "neighbors", "episodes", "namespace"] {
+        assert!(sdl.contains(&format!("\t{name}(")), "query {name} missing");
+    }
+    for name in [
+        "recordEpisode",
+        "assertFacts",
+        "endFact",
+        "retractFact",
+        "definePredicate",
+        "configureNamespace",
+        "events",
+    ] {
+        assert!(sdl.contains(&format!("\t{name}(")), "operation {name} missing");
+    }
+}
