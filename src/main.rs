@@ -1,19 +1,132 @@
-//! The `mnemo` command: inspect a data directory.
+//! The `mnemo` command: serve the GraphQL API over a data directory, import and export
+//! JSONL, run one GraphQL operation, inspect a data directory.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mnemo_core::Namespace;
 use mnemo_engine::Store;
+use mnemo_graphql::ops::{self, ReplayLine};
+use mnemo_graphql::{Access, Limits};
+use mnemo_server::{AppState, Config};
+use tracing_subscriber::EnvFilter;
 
-const USAGE: &str = "usage: mnemo inspect [--data DIR]
+/// Where `serve` listens unless told otherwise: loopback only.
+const DEFAULT_LISTEN: &str = "127.0.0.1:7070";
 
-  inspect   replay every namespace's log in DIR (default ./mnemo-data) and print
-            what it holds: batches, episodes, entities, facts and log size";
+/// Mnemo: a bitemporal memory for AI agents, served over GraphQL.
+#[derive(Parser)]
+#[command(name = "mnemo", version, about = "Mnemo: a bitemporal memory for AI agents, served over GraphQL")]
+struct Cli {
+    /// Log format on stderr (level from MNEMO_LOG or RUST_LOG, default info).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the GraphQL API (POST /graphql), GraphiQL (GET /graphql), subscriptions
+    /// (WebSocket /graphql/ws), /healthz and /metrics.
+    Serve {
+        #[command(flatten)]
+        data: DataDir,
+        /// Address to listen on; without tokens configured only a loopback address is
+        /// accepted.
+        #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
+        listen: String,
+        /// TOML file with access tokens and limits.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Apply a JSONL file of operations, one per line (`-` reads stdin); each line is one
+    /// atomic batch. Exits 1 if any line was rejected.
+    Import {
+        /// The JSONL file.
+        file: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Write every namespace's log (or one) as JSONL `replay` lines that re-import into an
+    /// identical store.
+    Export {
+        #[command(flatten)]
+        data: DataDir,
+        /// Only this namespace.
+        #[arg(long, value_name = "NS")]
+        namespace: Option<String>,
+        /// Output file; `-` (the default) is stdout.
+        #[arg(long, value_name = "FILE", default_value = "-")]
+        out: PathBuf,
+    },
+    /// Run one GraphQL operation against a data directory and print the JSON response
+    /// (`-` reads the operation from stdin). Exits 1 if the response has errors.
+    Query {
+        /// The operation.
+        query: String,
+        #[command(flatten)]
+        data: DataDir,
+        /// Variables, as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        variables: Option<String>,
+    },
+    /// Replay every namespace's log and print what it holds: batches, episodes,
+    /// entities, facts and log size.
+    Inspect {
+        #[command(flatten)]
+        data: DataDir,
+    },
+}
+
+#[derive(clap::Args)]
+struct DataDir {
+    /// Data directory [default: the user's data directory + /mnemo, e.g.
+    /// ~/.local/share/mnemo; ./mnemo-data where there is none].
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
+}
+
+impl DataDir {
+    fn path(&self) -> PathBuf {
+        match &self.data {
+            Some(dir) => dir.clone(),
+            None => dirs::data_dir().map_or_else(|| PathBuf::from("mnemo-data"), |d| d.join("mnemo")),
+        }
+    }
+
+    /// The directory, which must exist: reading commands should not create a store
+    /// somewhere because of a typo.
+    fn existing(&self) -> anyhow::Result<PathBuf> {
+        let dir = self.path();
+        if !dir.is_dir() {
+            bail!("no data directory at {}", dir.display());
+        }
+        Ok(dir)
+    }
+}
 
 fn main() -> ExitCode {
-    match run(std::env::args().skip(1).collect()) {
-        Ok(()) => ExitCode::SUCCESS,
+    let cli = Cli::parse();
+    init_logs(cli.log_format);
+    match run(cli.command) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("mnemo: {e:#}");
             ExitCode::FAILURE
@@ -21,31 +134,209 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Vec<String>) -> anyhow::Result<()> {
-    let mut args = args.into_iter();
-    let command = args.next();
-    let mut data = PathBuf::from("mnemo-data");
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--data" => data = args.next().context("--data needs a directory")?.into(),
-            other => bail!("unknown argument {other:?}\n\n{USAGE}"),
-        }
-    }
-    match command.as_deref() {
-        Some("inspect") => inspect(&data),
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        Some(other) => bail!("unknown command {other:?}\n\n{USAGE}"),
-        None => bail!("no command given\n\n{USAGE}"),
+fn init_logs(format: LogFormat) {
+    let filter = EnvFilter::try_from_env("MNEMO_LOG")
+        .or_else(|_| EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    match format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
     }
 }
 
-fn inspect(data: &std::path::Path) -> anyhow::Result<()> {
-    if !data.exists() {
-        bail!("no data directory at {}", data.display());
+/// Runs a command; `Ok(false)` is a run that completed but must exit non-zero.
+fn run(command: Command) -> anyhow::Result<bool> {
+    match command {
+        Command::Serve { data, listen, config } => {
+            serve(&data.path(), &listen, config.as_deref()).map(|()| true)
+        }
+        Command::Import { file, data } => import(&file, &data.path()),
+        Command::Export { data, namespace, out } => {
+            export(&data.existing()?, namespace.as_deref(), &out).map(|()| true)
+        }
+        Command::Query { query, data, variables } => {
+            run_query(&data.existing()?, &query, variables.as_deref())
+        }
+        Command::Inspect { data } => inspect(&data.existing()?).map(|()| true),
     }
+}
+
+fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()> {
+    let config = match config {
+        Some(path) => Config::load(path)?,
+        None => Config::default(),
+    };
+    let addrs: Vec<SocketAddr> =
+        listen.to_socket_addrs().with_context(|| format!("cannot resolve --listen {listen:?}"))?.collect();
+    let Some(addr) = addrs.first().copied() else {
+        bail!("--listen {listen:?} resolves to no address");
+    };
+    // Without tokens every request has full access, so only this machine may connect.
+    if !config.requires_tokens() && !addrs.iter().all(|a| a.ip().is_loopback()) {
+        bail!(
+            "refusing to listen on {listen} without access tokens: anyone who can reach it could read \
+             and write everything; listen on a loopback address (default {DEFAULT_LISTEN}) or give \
+             --config with [[tokens]]"
+        );
+    }
+    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    let tokens = config.tokens.len();
+    let state = AppState::new(store, config);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+        let local = listener.local_addr()?;
+        // Tests and scripts read this line to find the port when listening on port 0.
+        println!("mnemo: serving http://{local}/graphql (GraphiQL in a browser), data in {}", data.display());
+        std::io::stdout().flush()?;
+        tracing::info!(address = %local, data = %data.display(), tokens, "serving");
+        mnemo_server::serve(listener, state, shutdown_signal()).await?;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+/// Completes at the first SIGINT or SIGTERM. A second one exits at once: every
+/// acknowledged write is already durable, so only requests in flight are cut short.
+async fn shutdown_signal() {
+    signal().await;
+    tracing::info!("shutting down: finishing requests in flight (signal again to exit now)");
+    tokio::spawn(async {
+        signal().await;
+        tracing::warn!("second signal: exiting now");
+        std::process::exit(1);
+    });
+}
+
+async fn signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot watch SIGTERM; only SIGINT stops the server"),
+        }
+    }
+    if let Err(e) = tokio::signal::ctrl_c().await {
+        tracing::error!(error = %e, "cannot watch SIGINT");
+        std::future::pending::<()>().await;
+    }
+}
+
+fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
+    // Progress is measured in bytes read; stdin has no known total.
+    let (reader, total): (Box<dyn BufRead>, Option<u64>) = if file == Path::new("-") {
+        (Box::new(std::io::stdin().lock()), None)
+    } else {
+        let f = File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
+        let total = f.metadata().map(|m| m.len()).ok();
+        (Box::new(BufReader::new(f)), total)
+    };
+    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let progress = ProgressBar::with_draw_target(total, target);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {elapsed} {msg}") {
+        progress.set_style(style);
+    }
+
+    let mut accepted = 0u64;
+    let mut rejected = Vec::new();
+    for (n, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
+        progress.inc(line.len() as u64 + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match runtime.block_on(ops::apply_line(&schema, &store, &line)) {
+            Ok(_) => accepted += 1,
+            Err(rejection) => {
+                tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
+                rejected.push((n + 1, rejection));
+            }
+        }
+        progress.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
+    }
+    progress.finish_and_clear();
+
+    println!("accepted {accepted}, rejected {}", rejected.len());
+    for (line, rejection) in &rejected {
+        println!("line {line}: {}: {}", rejection.code, rejection.message);
+    }
+    Ok(rejected.is_empty())
+}
+
+fn export(data: &Path, namespace: Option<&str>, out: &Path) -> anyhow::Result<()> {
+    let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
+    let namespaces = match namespace {
+        Some(name) => {
+            let ns = Namespace::new("--namespace", name)?;
+            if !store.namespaces().contains(&ns) {
+                bail!("no namespace {name:?} in {}", data.display());
+            }
+            vec![ns]
+        }
+        None => store.namespaces(),
+    };
+    let to_stdout = out == Path::new("-");
+    let sink: Box<dyn Write> = if to_stdout {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(File::create(out).with_context(|| format!("cannot create {}", out.display()))?)
+    };
+    let mut w = BufWriter::new(sink);
+    let mut batches = 0usize;
+    for ns in &namespaces {
+        for batch in store.export(ns)? {
+            serde_json::to_writer(&mut w, &ReplayLine::from(&batch))?;
+            w.write_all(b"\n")?;
+            batches += 1;
+        }
+    }
+    w.flush().with_context(|| format!("writing {}", out.display()))?;
+    tracing::debug!(namespaces = namespaces.len(), batches, "exported");
+    Ok(())
+}
+
+fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Result<bool> {
+    let query = if query == "-" { std::io::read_to_string(std::io::stdin())? } else { query.to_owned() };
+    let variables = match variables {
+        Some(text) => {
+            let value: serde_json::Value = serde_json::from_str(text).context("--variables is not JSON")?;
+            if !value.is_object() {
+                bail!("--variables must be a JSON object");
+            }
+            async_graphql::Variables::from_json(value)
+        }
+        None => async_graphql::Variables::default(),
+    };
+    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    let schema = mnemo_graphql::schema(store, Limits::default());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
+    let response = runtime.block_on(schema.execute(request));
+    println!("{}", serde_json::to_string_pretty(&response)?);
+    Ok(response.errors.is_empty())
+}
+
+fn inspect(data: &Path) -> anyhow::Result<()> {
     let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",

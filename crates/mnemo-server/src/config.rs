@@ -1,0 +1,258 @@
+//! The server's configuration file (TOML): access tokens scoped to namespaces, and limits.
+//! Loading parses and validates everything up front, so a bad file stops the server at
+//! start with an error naming the file and the line or field, never at the first request.
+//!
+//! ```toml
+//! # Optional; these are the defaults.
+//! [limits]
+//! max_body_bytes = 2097152   # larger bodies: HTTP 413, LIMIT_EXCEEDED
+//! max_depth = 16             # selection depth
+//! max_complexity = 20000     # fields, lists counted by page size
+//! max_page = 1000            # largest `first`
+//! max_neighbor_depth = 4     # largest `neighbors(depth:)`
+//!
+//! # Each token: a name for logs, a secret of at least 16 characters sent as
+//! # `Authorization: Bearer <token>`, and its namespaces ("*" = all), "read" or "read-write".
+//! [[tokens]]
+//! name = "agent-a"
+//! token = "change-me-to-a-long-random-secret"
+//! namespaces = { alice = "read-write", bob = "read" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mnemo_engine::core::Namespace;
+use mnemo_graphql::{Access, Limits, Mode};
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Default largest request body: 2 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Shortest token accepted: a shorter one is guessable.
+pub const MIN_TOKEN_LEN: usize = 16;
+
+/// Why a configuration could not be used.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or does not have the expected shape; the message
+    /// gives the line and column.
+    #[error("config {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A value breaks a rule.
+    #[error("config {path}: invalid `{field}`: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field, as a path (`tokens[1].namespaces."bob"`).
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The file as written.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    tokens: Vec<RawToken>,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToken {
+    name: String,
+    token: String,
+    #[serde(default)]
+    namespaces: BTreeMap<String, RawMode>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum RawMode {
+    Read,
+    ReadWrite,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    max_body_bytes: Option<usize>,
+    max_depth: Option<usize>,
+    max_complexity: Option<usize>,
+    max_page: Option<usize>,
+    max_neighbor_depth: Option<u32>,
+}
+
+/// One access token and what it may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// Its name, for logs (never the secret).
+    pub name: String,
+    /// The secret sent as `Authorization: Bearer <secret>`.
+    pub secret: String,
+    /// Namespace (or `*`) → mode.
+    pub grants: BTreeMap<String, Mode>,
+}
+
+/// The server's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Access tokens; none means every request is the local user ([`Access::Local`]).
+    pub tokens: Vec<Token>,
+    /// Limits every GraphQL request is held to.
+    pub limits: Limits,
+    /// Largest request body in bytes; a larger one is answered 413 `LIMIT_EXCEEDED`.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { tokens: Vec::new(), limits: Limits::default(), max_body_bytes: DEFAULT_MAX_BODY_BYTES }
+    }
+}
+
+impl Config {
+    /// Reads and validates a configuration file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses and validates configuration text; `path` names it in errors.
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let raw: RawConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse { path: path.to_owned(), message: e.to_string() })?;
+        let invalid = |field: String, reason: &str| ConfigError::Invalid {
+            path: path.to_owned(),
+            field,
+            reason: reason.to_owned(),
+        };
+
+        let mut tokens: Vec<Token> = Vec::with_capacity(raw.tokens.len());
+        for (i, t) in raw.tokens.into_iter().enumerate() {
+            if t.name.trim().is_empty() {
+                return Err(invalid(format!("tokens[{i}].name"), "must not be empty"));
+            }
+            if tokens.iter().any(|other| other.name == t.name) {
+                return Err(invalid(format!("tokens[{i}].name"), "another token has this name"));
+            }
+            if t.token.chars().count() < MIN_TOKEN_LEN {
+                return Err(invalid(
+                    format!("tokens[{i}].token"),
+                    &format!("must have at least {MIN_TOKEN_LEN} characters"),
+                ));
+            }
+            if t.token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(invalid(
+                    format!("tokens[{i}].token"),
+                    "must not contain spaces or control characters",
+                ));
+            }
+            if tokens.iter().any(|other| other.secret == t.token) {
+                return Err(invalid(format!("tokens[{i}].token"), "another token has the same secret"));
+            }
+            if t.namespaces.is_empty() {
+                return Err(invalid(
+                    format!("tokens[{i}].namespaces"),
+                    "grant at least one namespace (\"*\" for all)",
+                ));
+            }
+            let mut grants = BTreeMap::new();
+            for (ns, mode) in t.namespaces {
+                if ns != "*" {
+                    Namespace::new("namespace", &ns)
+                        .map_err(|e| invalid(format!("tokens[{i}].namespaces.{ns:?}"), &e.to_string()))?;
+                }
+                let mode = match mode {
+                    RawMode::Read => Mode::Read,
+                    RawMode::ReadWrite => Mode::ReadWrite,
+                };
+                grants.insert(ns, mode);
+            }
+            tokens.push(Token { name: t.name, secret: t.token, grants });
+        }
+
+        let defaults = Limits::default();
+        let l = raw.limits;
+        let limits = Limits {
+            max_depth: l.max_depth.unwrap_or(defaults.max_depth),
+            max_complexity: l.max_complexity.unwrap_or(defaults.max_complexity),
+            max_page: l.max_page.unwrap_or(defaults.max_page),
+            max_neighbor_depth: l.max_neighbor_depth.unwrap_or(defaults.max_neighbor_depth),
+        };
+        let max_body_bytes = l.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES);
+        let positive = [
+            ("limits.max_body_bytes", max_body_bytes),
+            ("limits.max_depth", limits.max_depth),
+            ("limits.max_complexity", limits.max_complexity),
+            ("limits.max_page", limits.max_page),
+            ("limits.max_neighbor_depth", limits.max_neighbor_depth as usize),
+        ];
+        if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(invalid((*field).to_owned(), "must be at least 1"));
+        }
+        // The engine refuses larger pages and walks itself; a higher limit here would only
+        // turn LIMIT_EXCEEDED into a different error further down.
+        if limits.max_page > mnemo_engine::MAX_PAGE {
+            return Err(invalid(
+                "limits.max_page".into(),
+                &format!("must be at most {} (the engine's limit)", mnemo_engine::MAX_PAGE),
+            ));
+        }
+        if limits.max_neighbor_depth > mnemo_engine::MAX_DEPTH {
+            return Err(invalid(
+                "limits.max_neighbor_depth".into(),
+                &format!("must be at most {} (the engine's limit)", mnemo_engine::MAX_DEPTH),
+            ));
+        }
+        Ok(Config { tokens, limits, max_body_bytes })
+    }
+
+    /// Whether requests must carry a token (otherwise every request is the local user).
+    pub fn requires_tokens(&self) -> bool {
+        !self.tokens.is_empty()
+    }
+
+    /// The access a bearer secret gives, if any token has it. Every token is compared in
+    /// full, in time independent of where the secrets differ, so response times do not
+    /// reveal how much of a guess was right.
+    pub fn access_for(&self, secret: &str) -> Option<Access> {
+        let mut found = None;
+        for token in &self.tokens {
+            if constant_time_eq(token.secret.as_bytes(), secret.as_bytes()) {
+                found = Some(token);
+            }
+        }
+        found.map(|t| Access::Token { name: t.name.clone(), grants: t.grants.clone() })
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,204 @@
+//! Counters kept by the server and their Prometheus text exposition (format 0.0.4),
+//! written by hand: a handful of series do not need a metrics library.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use mnemo_engine::Store;
+
+/// Upper bounds (seconds) of the latency histogram's buckets.
+const BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
+
+#[derive(Default)]
+struct Histogram {
+    /// Observations per bucket (not cumulative; summed when rendered).
+    counts: [u64; BUCKETS.len()],
+    /// Observations above the last bound.
+    over: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    fn observe(&mut self, seconds: f64) {
+        match BUCKETS.iter().position(|b| seconds <= *b) {
+            Some(i) => self.counts[i] += 1,
+            None => self.over += 1,
+        }
+        self.sum += seconds;
+    }
+
+    fn count(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.over
+    }
+}
+
+/// What the server counts; rendered by [`Metrics::render`].
+#[derive(Default)]
+pub struct Metrics {
+    /// (route, method, status) → requests.
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    /// route → latency.
+    latency: Mutex<BTreeMap<String, Histogram>>,
+    /// (operation type, outcome) → GraphQL requests.
+    operations: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+    /// error code → GraphQL errors returned.
+    errors: Mutex<BTreeMap<String, u64>>,
+    events: AtomicU64,
+    batches: AtomicU64,
+    websockets: AtomicI64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Counters stay usable after a panic elsewhere: a half-counted request is harmless.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Metrics {
+    /// Counts one HTTP request.
+    pub(crate) fn request(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
+        *lock(&self.requests).entry((route.to_owned(), method.to_owned(), status)).or_default() += 1;
+        lock(&self.latency).entry(route.to_owned()).or_default().observe(elapsed.as_secs_f64());
+    }
+
+    /// Counts one executed GraphQL request and the codes of its errors.
+    pub(crate) fn operation(&self, operation: &'static str, response: &async_graphql::Response) {
+        let outcome = if response.errors.is_empty() { "ok" } else { "error" };
+        *lock(&self.operations).entry((operation, outcome)).or_default() += 1;
+        let mut errors = lock(&self.errors);
+        for error in &response.errors {
+            let code = error
+                .extensions
+                .as_ref()
+                .and_then(|e| e.get("code"))
+                .and_then(|c| match c {
+                    async_graphql::Value::String(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "UNKNOWN".to_owned());
+            *errors.entry(code).or_default() += 1;
+        }
+    }
+
+    /// Counts one committed batch.
+    pub(crate) fn committed(&self, events: usize) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.events.fetch_add(events as u64, Ordering::Relaxed);
+    }
+
+    /// A WebSocket connection opened (+1) or closed (-1).
+    pub(crate) fn websocket(&self, delta: i64) {
+        self.websockets.fetch_add(delta, Ordering::Relaxed);
+    }
+
+    /// The exposition, with per-namespace gauges read from the store now.
+    pub fn render(&self, store: &Store) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail; the results are ignored for that reason.
+        let w = &mut out;
+
+        header(
+            w,
+            "mnemo_http_requests_total",
+            "counter",
+            "HTTP requests answered, by route, method and status.",
+        );
+        for ((route, method, status), n) in lock(&self.requests).iter() {
+            let _ = writeln!(
+                w,
+                "mnemo_http_requests_total{{route=\"{}\",method=\"{}\",status=\"{status}\"}} {n}",
+                escape(route),
+                escape(method)
+            );
+        }
+
+        header(
+            w,
+            "mnemo_http_request_duration_seconds",
+            "histogram",
+            "Time from receiving a request to its response head, by route.",
+        );
+        for (route, h) in lock(&self.latency).iter() {
+            let route = escape(route);
+            let mut cumulative = 0;
+            for (bound, count) in BUCKETS.iter().zip(h.counts) {
+                cumulative += count;
+                let _ = writeln!(
+                    w,
+                    "mnemo_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {cumulative}"
+                );
+            }
+            let _ = writeln!(
+                w,
+                "mnemo_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}",
+                h.count()
+            );
+            let _ = writeln!(w, "mnemo_http_request_duration_seconds_sum{{route=\"{route}\"}} {}", h.sum);
+            let _ =
+                writeln!(w, "mnemo_http_request_duration_seconds_count{{route=\"{route}\"}} {}", h.count());
+        }
+
+        header(
+            w,
+            "mnemo_graphql_requests_total",
+            "counter",
+            "GraphQL requests executed over HTTP, by operation type and outcome (error = at least one error).",
+        );
+        for ((operation, outcome), n) in lock(&self.operations).iter() {
+            let _ = writeln!(
+                w,
+                "mnemo_graphql_requests_total{{operation=\"{operation}\",outcome=\"{outcome}\"}} {n}"
+            );
+        }
+
+        header(
+            w,
+            "mnemo_graphql_errors_total",
+            "counter",
+            "GraphQL errors returned over HTTP, by extensions.code.",
+        );
+        for (code, n) in lock(&self.errors).iter() {
+            let _ = writeln!(w, "mnemo_graphql_errors_total{{code=\"{}\"}} {n}", escape(code));
+        }
+
+        header(w, "mnemo_batches_committed_total", "counter", "Batches committed since the server started.");
+        let _ = writeln!(w, "mnemo_batches_committed_total {}", self.batches.load(Ordering::Relaxed));
+        header(w, "mnemo_events_committed_total", "counter", "Events committed since the server started.");
+        let _ = writeln!(w, "mnemo_events_committed_total {}", self.events.load(Ordering::Relaxed));
+
+        header(w, "mnemo_websocket_connections", "gauge", "Open subscription WebSocket connections.");
+        let _ = writeln!(w, "mnemo_websocket_connections {}", self.websockets.load(Ordering::Relaxed));
+
+        let namespaces = store.namespaces();
+        header(w, "mnemo_log_bytes", "gauge", "Size of each namespace's log in bytes.");
+        for ns in &namespaces {
+            let _ = writeln!(
+                w,
+                "mnemo_log_bytes{{namespace=\"{}\"}} {}",
+                escape(ns.as_str()),
+                store.log_size(ns)
+            );
+        }
+        header(w, "mnemo_log_batches", "gauge", "Batches in each namespace's log.");
+        for ns in &namespaces {
+            let _ = writeln!(
+                w,
+                "mnemo_log_batches{{namespace=\"{}\"}} {}",
+                escape(ns.as_str()),
+                store.counts(ns).batches
+            );
+        }
+        out
+    }
+}
+
+fn header(w: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(w, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// Escapes a label value (backslash, double quote, newline), as the format requires.
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}

@@ -1,0 +1,228 @@
+//! The real `mnemo serve` binary on a loopback port: every acknowledged write survives
+//! SIGKILL and is read back after a restart on the same data directory; SIGTERM and SIGINT
+//! stop it cleanly (exit 0).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running server and its address.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Never leave a server behind, whatever the test did.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `mnemo serve` on an ephemeral loopback port and waits until /healthz answers.
+fn start(data: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .env("MNEMO_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    // The first line of stdout names the address; read it on a thread to bound the wait.
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the server printed no address");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches("/graphql").parse().unwrap();
+    let server = Server { child, addr };
+    for _ in 0..100 {
+        if matches!(http(addr, "GET", "/healthz", ""), Ok((200, _))) {
+            return server;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("/healthz never answered");
+}
+
+/// One HTTP/1.1 request on its own connection; the status and body.
+fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no response head"))?;
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no status"))?;
+    let chunked = head.lines().any(|l| l.eq_ignore_ascii_case("transfer-encoding: chunked"));
+    Ok((status, if chunked { dechunk(body) } else { body.to_owned() }))
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+fn graphql(addr: SocketAddr, query: &str, variables: Value) -> std::io::Result<Value> {
+    let (status, body) =
+        http(addr, "POST", "/graphql", &json!({ "query": query, "variables": variables }).to_string())?;
+    if status != 200 {
+        return Err(std::io::Error::other(format!("status {status}: {body}")));
+    }
+    serde_json::from_str(&body).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+const WRITE: &str = r#"mutation($subject: String!, $n: Int!) {
+    assertFacts(namespace: "e2e", facts: [{subject: {name: $subject}, predicate: "n", object: {integer: $n}}]) { seq } }"#;
+
+/// Every (subject, n) stored in namespace e2e, page by page.
+fn stored(addr: SocketAddr) -> BTreeSet<(String, i64)> {
+    let query = r#"query($after: String) { snapshot(namespace: "e2e", first: 500, after: $after) {
+        pageInfo { hasNextPage endCursor } edges { node { subject { name } object { integer } } } } }"#;
+    let mut found = BTreeSet::new();
+    let mut after = Value::Null;
+    for _ in 0..1000 {
+        let body = graphql(addr, query, json!({ "after": after })).unwrap();
+        assert!(body["errors"].is_null(), "{body}");
+        let page = &body["data"]["snapshot"];
+        for edge in page["edges"].as_array().unwrap() {
+            let node = &edge["node"];
+            found.insert((
+                node["subject"]["name"].as_str().unwrap().to_owned(),
+                node["object"]["integer"].as_i64().unwrap(),
+            ));
+        }
+        if page["pageInfo"]["hasNextPage"] != true {
+            return found;
+        }
+        after = page["pageInfo"]["endCursor"].clone();
+    }
+    panic!("too many pages");
+}
+
+#[test]
+fn acknowledged_writes_survive_sigkill_and_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = start(dir.path());
+    let addr = server.addr;
+
+    // Writers send until the server dies under them; each records what was acknowledged.
+    const WRITERS: usize = 4;
+    let (tx, rx) = mpsc::channel();
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let mut acknowledged = Vec::new();
+                for n in 0..5_000i64 {
+                    let subject = format!("writer-{w}");
+                    match graphql(addr, WRITE, json!({ "subject": subject, "n": n })) {
+                        Ok(body) if body["data"]["assertFacts"]["seq"].is_u64() => {
+                            acknowledged.push((subject, n))
+                        }
+                        Ok(body) => panic!("write refused: {body}"),
+                        Err(_) => break,
+                    }
+                    if n == 20 {
+                        let _ = tx.send(());
+                    }
+                }
+                acknowledged
+            })
+        })
+        .collect();
+    // Kill once every writer is well under way, mid-stream.
+    for _ in 0..WRITERS {
+        rx.recv_timeout(Duration::from_secs(30)).expect("writers made no progress");
+    }
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let acknowledged: BTreeSet<(String, i64)> = writers.into_iter().flat_map(|w| w.join().unwrap()).collect();
+    assert!(acknowledged.len() >= WRITERS * 21);
+    drop(server);
+
+    let server = start(dir.path());
+    let found = stored(server.addr);
+    let lost: Vec<_> = acknowledged.difference(&found).collect();
+    assert!(
+        lost.is_empty(),
+        "{} acknowledged writes lost, e.g. {:?}",
+        lost.len(),
+        &lost[..lost.len().min(5)]
+    );
+    // At most the one write in flight per writer can be stored unacknowledged.
+    assert!(
+        found.len() <= acknowledged.len() + WRITERS,
+        "{} stored, {} acknowledged",
+        found.len(),
+        acknowledged.len()
+    );
+    stop(server, "TERM");
+}
+
+/// Sends a signal with `kill` and waits (bounded) for a clean exit.
+fn stop(mut server: Server, signal: &str) {
+    let pid = server.child.id().to_string();
+    let status = Command::new("kill").args([&format!("-{signal}"), &pid]).status().unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "SIG{signal} exit: {status}");
+            return;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop on SIG{signal}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_and_sigint_shut_down_cleanly_and_keep_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    let body = graphql(server.addr, WRITE, json!({ "subject": "before-term", "n": 1 })).unwrap();
+    assert!(body["errors"].is_null(), "{body}");
+    stop(server, "TERM");
+
+    let server = start(dir.path());
+    graphql(server.addr, WRITE, json!({ "subject": "before-int", "n": 2 })).unwrap();
+    stop(server, "INT");
+
+    let server = start(dir.path());
+    let expected: BTreeSet<(String, i64)> =
+        [("before-int".to_owned(), 2), ("before-term".to_owned(), 1)].into();
+    assert_eq!(stored(server.addr), expected);
+    stop(server, "TERM");
+}

@@ -1,0 +1,464 @@
+//! The HTTP server through its router (`app(state)` and `oneshot`, no socket): tokens and
+//! namespace isolation for every operation, limits, error codes, health, metrics,
+//! GraphiQL and the configuration file.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use futures_util::StreamExt as _;
+use http_body_util::BodyExt as _;
+use mnemo_engine::Store;
+use mnemo_engine::core::Namespace;
+use mnemo_graphql::{Access, Limits, ops};
+use mnemo_server::{AppState, Config, ConfigError, app};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+const ALICE_RW: &str = "alice-read-write-0001";
+const ALICE_R: &str = "alice-read-only-00001";
+const EVERYTHING_R: &str = "every-namespace-read-1";
+
+const TOKENS: &str = r#"
+[[tokens]]
+name = "alice-rw"
+token = "alice-read-write-0001"
+namespaces = { alice = "read-write" }
+
+[[tokens]]
+name = "alice-r"
+token = "alice-read-only-00001"
+namespaces = { alice = "read" }
+
+[[tokens]]
+name = "reader"
+token = "every-namespace-read-1"
+namespaces = { "*" = "read" }
+"#;
+
+/// Two namespaces with the same small story: Alice lives in Paris (fact 1, from episode 1).
+async fn seeded() -> Arc<Store> {
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    for ns in ["alice", "bob"] {
+        let line = json!({
+            "namespace": ns, "op": "recordEpisode",
+            "episode": { "text": "I live in Paris", "occurredAt": "2020-01-01" },
+            "facts": [{ "subject": { "name": "Alice" }, "predicate": "livesIn",
+                        "object": { "entity": { "name": "Paris" } } }]
+        });
+        ops::apply_line(&schema, &store, &line.to_string()).await.unwrap();
+    }
+    store
+}
+
+async fn server_state(config: &str) -> AppState {
+    AppState::new(seeded().await, Config::parse(config, "test.toml").unwrap())
+}
+
+fn graphql_request(token: Option<&str>, body: impl Into<Body>) -> Request<Body> {
+    let mut request = Request::post("/graphql").header(header::CONTENT_TYPE, "application/json");
+    if let Some(token) = token {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    request.body(body.into()).unwrap()
+}
+
+async fn send(state: &AppState, request: Request<Body>) -> (StatusCode, Vec<u8>) {
+    let response = app(state.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    (status, response.into_body().collect().await.unwrap().to_bytes().to_vec())
+}
+
+async fn post(state: &AppState, token: Option<&str>, query: &str) -> (StatusCode, Value) {
+    let body = json!({ "query": query }).to_string();
+    let (status, bytes) = send(state, graphql_request(token, body)).await;
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+/// The codes of a response's errors.
+fn codes(response: &Value) -> Vec<String> {
+    response["errors"]
+        .as_array()
+        .map(|errors| {
+            errors.iter().map(|e| e["extensions"]["code"].as_str().unwrap_or("").to_owned()).collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every query, mutation and subscription of the API, each naming namespace `NS`.
+const OPERATIONS: &[(&str, &str)] = &[
+    ("namespace", r#"{ namespace(name: "NS") { name } }"#),
+    ("entity", r#"{ entity(namespace: "NS", name: "Alice") { id } }"#),
+    ("entities", r#"{ entities(namespace: "NS") { edges { cursor } } }"#),
+    ("facts", r#"{ facts(namespace: "NS", predicate: "livesIn") { edges { cursor } } }"#),
+    (
+        "history",
+        r#"{ history(namespace: "NS", subject: {name: "Alice"}, predicate: "livesIn") { edges { cursor } } }"#,
+    ),
+    ("snapshot", r#"{ snapshot(namespace: "NS") { edges { cursor } } }"#),
+    ("neighbors", r#"{ neighbors(namespace: "NS", entity: {name: "Alice"}) { nodes { distance } } }"#),
+    ("episodes", r#"{ episodes(namespace: "NS") { edges { cursor } } }"#),
+    ("recordEpisode", r#"mutation { recordEpisode(namespace: "NS", episode: {text: "hi"}) { seq } }"#),
+    (
+        "assertFacts",
+        r#"mutation { assertFacts(namespace: "NS", facts: [{subject: {name: "Alice"}, predicate: "age", object: {integer: 30}}]) { seq } }"#,
+    ),
+    ("endFact", r#"mutation { endFact(namespace: "NS", fact: "1", validTo: "2030-01-01") { seq } }"#),
+    ("retractFact", r#"mutation { retractFact(namespace: "NS", fact: "1", reason: "test") { seq } }"#),
+    (
+        "definePredicate",
+        r#"mutation { definePredicate(namespace: "NS", name: "age", cardinality: ONE) { seq } }"#,
+    ),
+    (
+        "configureNamespace",
+        r#"mutation { configureNamespace(namespace: "NS", timeZone: "Europe/Paris") { name } }"#,
+    ),
+    ("events", r#"subscription { events(namespace: "NS") { seq } }"#),
+];
+
+fn is_mutation(op: &str) -> bool {
+    OPERATIONS.iter().any(|(name, q)| *name == op && q.starts_with("mutation"))
+}
+
+/// Runs an operation as `access`: queries and mutations over HTTP, the subscription
+/// through the schema the server runs (HTTP cannot carry it), first response only.
+async fn run_as(state: &AppState, token: &str, access: &Access, op: &str, ns: &str) -> Value {
+    let (_, query) = OPERATIONS.iter().find(|(name, _)| *name == op).unwrap();
+    let query = query.replace("NS", ns);
+    if query.starts_with("subscription") {
+        let request = async_graphql::Request::new(query).data(access.clone());
+        let mut stream = state.schema().execute_stream(request);
+        let first =
+            tokio::time::timeout(std::time::Duration::from_millis(200), stream.next()).await.ok().flatten();
+        return match first {
+            Some(response) => serde_json::to_value(response).unwrap(),
+            None => json!({ "data": "streaming" }),
+        };
+    }
+    let (status, body) = post(state, Some(token), &query).await;
+    assert_eq!(status, StatusCode::OK, "{op}: {body}");
+    body
+}
+
+fn access_of(state: &AppState, token: &str) -> Access {
+    state.config().access_for(token).unwrap()
+}
+
+#[tokio::test]
+async fn the_operation_table_covers_the_whole_api() {
+    let state = server_state("").await;
+    let (_, body) = post(
+        &state,
+        None,
+        "{ __schema { queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }",
+    )
+    .await;
+    let mut api = BTreeSet::new();
+    for root in ["queryType", "mutationType", "subscriptionType"] {
+        for field in body["data"]["__schema"][root]["fields"].as_array().unwrap() {
+            api.insert(field["name"].as_str().unwrap().to_owned());
+        }
+    }
+    let table: BTreeSet<String> = OPERATIONS.iter().map(|(name, _)| (*name).to_owned()).collect();
+    assert_eq!(api, table, "every operation of the API must be in OPERATIONS");
+}
+
+#[tokio::test]
+async fn a_token_never_reaches_another_namespace() {
+    let state = server_state(TOKENS).await;
+    for token in [ALICE_RW, ALICE_R] {
+        let access = access_of(&state, token);
+        for (op, _) in OPERATIONS {
+            let response = run_as(&state, token, &access, op, "bob").await;
+            assert_eq!(codes(&response), ["FORBIDDEN"], "{op} on bob with {token}: {response}");
+            assert!(
+                response["data"].is_null()
+                    || response["data"].as_object().is_none_or(|d| d.values().all(Value::is_null))
+            );
+        }
+    }
+    // Nothing was written to bob by all those attempts.
+    assert_eq!(state.store().counts(&Namespace::new("ns", "bob").unwrap()).batches, 1);
+}
+
+#[tokio::test]
+async fn a_read_token_reads_but_cannot_write() {
+    let state = server_state(TOKENS).await;
+    for token in [ALICE_R, EVERYTHING_R] {
+        let access = access_of(&state, token);
+        for (op, _) in OPERATIONS {
+            let response = run_as(&state, token, &access, op, "alice").await;
+            if is_mutation(op) {
+                assert_eq!(codes(&response), ["FORBIDDEN"], "{op} with {token}: {response}");
+            } else {
+                assert!(codes(&response).is_empty(), "{op} with {token}: {response}");
+            }
+        }
+    }
+    // The `*` grant reads every namespace.
+    let (_, body) =
+        post(&state, Some(EVERYTHING_R), r#"{ namespace(name: "bob") { counts { facts } } }"#).await;
+    assert_eq!(body["data"]["namespace"]["counts"]["facts"], 1);
+}
+
+#[tokio::test]
+async fn a_read_write_token_uses_its_own_namespace() {
+    let state = server_state(TOKENS).await;
+    let access = access_of(&state, ALICE_RW);
+    for (op, _) in OPERATIONS {
+        let response = run_as(&state, ALICE_RW, &access, op, "alice").await;
+        assert!(!codes(&response).contains(&"FORBIDDEN".to_owned()), "{op}: {response}");
+    }
+    assert!(state.store().counts(&Namespace::new("ns", "alice").unwrap()).batches > 1);
+}
+
+#[tokio::test]
+async fn requests_without_a_valid_token_are_refused_before_graphql() {
+    let state = server_state(TOKENS).await;
+    let query = r#"{ namespace(name: "alice") { name } }"#;
+    for token in [None, Some("not-a-known-token-at-all"), Some("")] {
+        let body = json!({ "query": query }).to_string();
+        let response = app(state.clone()).oneshot(graphql_request(token, body)).await.unwrap();
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{token:?}");
+        assert_eq!(response.headers()[header::WWW_AUTHENTICATE], "Bearer");
+        let body: Value =
+            serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+        assert_eq!(codes(&body), ["FORBIDDEN"]);
+    }
+    // Not a bearer credential.
+    let request = Request::post("/graphql")
+        .header(header::AUTHORIZATION, format!("Basic {ALICE_RW}"))
+        .body(Body::from(json!({ "query": query }).to_string()))
+        .unwrap();
+    assert_eq!(send(&state, request).await.0, StatusCode::UNAUTHORIZED);
+    // A WebSocket upgrade with a bad token is refused before upgrading.
+    let request = Request::get("/graphql/ws")
+        .header(header::AUTHORIZATION, "Bearer nope-nope-nope-nope")
+        .header(header::UPGRADE, "websocket")
+        .header(header::CONNECTION, "upgrade")
+        .header(header::SEC_WEBSOCKET_PROTOCOL, "graphql-transport-ws")
+        .header(header::SEC_WEBSOCKET_VERSION, "13")
+        .header(header::SEC_WEBSOCKET_KEY, "dGhlIHNhbXBsZSBub25jZQ==")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&state, request).await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn without_tokens_every_request_is_the_local_user() {
+    let state = server_state("").await;
+    for (op, _) in OPERATIONS {
+        let response = run_as(&state, "ignored", &Access::Local, op, "bob").await;
+        assert!(!codes(&response).contains(&"FORBIDDEN".to_owned()), "{op}: {response}");
+    }
+    // Even with a header that names no token: there are none to check.
+    let (status, _) = post(&state, Some("whatever"), r#"{ namespace(name: "bob") { name } }"#).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn limits_are_limit_exceeded() {
+    let state = server_state("[limits]\nmax_body_bytes = 4096\n").await;
+    // Body too large.
+    let big =
+        json!({ "query": format!("{{ namespace(name: \"alice\") {{ name }} }} #{}", "x".repeat(8000)) });
+    let (status, bytes) = send(&state, graphql_request(None, big.to_string())).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"]);
+
+    // Too deep.
+    let mut deep = "name".to_owned();
+    for _ in 0..20 {
+        deep = format!("ofType {{ {deep} }}");
+    }
+    let (_, body) =
+        post(&state, None, &format!("{{ __schema {{ types {{ fields {{ type {{ {deep} }} }} }} }} }}")).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+
+    // Page too large, neighbours too far.
+    let (_, body) =
+        post(&state, None, r#"{ snapshot(namespace: "alice", first: 100000) { edges { cursor } } }"#).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("first"));
+    let (_, body) = post(
+        &state,
+        None,
+        r#"{ neighbors(namespace: "alice", entity: {name: "Alice"}, depth: 99) { nodes { distance } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("depth"));
+
+    // Too complex, with a configured limit.
+    let state = server_state("[limits]\nmax_complexity = 5\n").await;
+    let (_, body) = post(
+        &state,
+        None,
+        r#"{ snapshot(namespace: "alice") { edges { node { id predicate confidence status reason } } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+}
+
+#[tokio::test]
+async fn errors_name_the_field_and_store_nothing() {
+    let state = server_state("").await;
+    let alice = Namespace::new("ns", "alice").unwrap();
+    let before = state.store().counts(&alice);
+
+    let (status, body) = post(
+        &state,
+        None,
+        r#"mutation { assertFacts(namespace: "alice", facts: [
+            {subject: {name: "Newbie"}, predicate: "age", object: {integer: 1}},
+            {subject: {name: "Alice"}, predicate: "age", object: {integer: 2}, validFrom: "the day after"}
+        ]) { seq } }"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(codes(&body), ["INVALID_TIME"], "{body}");
+    let message = body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("facts[1].validFrom") && message.contains("the day after"), "{message}");
+
+    let (_, body) = post(
+        &state,
+        None,
+        r#"mutation { assertFacts(namespace: "alice", facts: [
+            {subject: {name: "Newbie"}, predicate: "age", object: {integer: 1}},
+            {subject: {name: "Alice"}, predicate: "age", object: {integer: 2}, validFrom: "2020", validTo: "2010"}
+        ]) { seq } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["INVALID_INTERVAL"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("facts[1]"), "{body}");
+
+    let (_, body) = post(
+        &state,
+        None,
+        r#"mutation { assertFacts(namespace: "alice", facts: [
+            {subject: {name: "Newbie"}, predicate: "age", object: {integer: 1}},
+            {subject: {id: "999"}, predicate: "age", object: {integer: 2}}
+        ]) { seq } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["UNKNOWN_ENTITY"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("999"), "{body}");
+
+    let (_, body) = post(
+        &state,
+        None,
+        r#"{ facts(namespace: "alice", subject: {name: "Nobody"}) { edges { cursor } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["UNKNOWN_ENTITY"], "{body}");
+
+    // None of the refused batches left anything: not even the entity their first fact named.
+    assert_eq!(state.store().counts(&alice), before);
+    let (_, body) =
+        post(&state, None, r#"{ entities(namespace: "alice", name: "Newbie") { edges { cursor } } }"#).await;
+    assert_eq!(body["data"]["entities"]["edges"], json!([]));
+
+    // A body that is not a GraphQL request, and a query that is not valid GraphQL.
+    let (status, bytes) = send(&state, graphql_request(None, "{not json")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(codes(&serde_json::from_slice(&bytes).unwrap()), ["BAD_REQUEST"]);
+    let (status, body) = post(&state, None, "{ nope }").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(codes(&body), ["BAD_REQUEST"]);
+}
+
+#[tokio::test]
+async fn health_graphiql_and_metrics() {
+    let state = server_state(TOKENS).await;
+    let (status, body) = send(&state, Request::get("/healthz").body(Body::empty()).unwrap()).await;
+    assert_eq!((status, body.as_slice()), (StatusCode::OK, b"ok\n".as_slice()));
+
+    let response =
+        app(state.clone()).oneshot(Request::get("/graphql").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers()[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
+    let html = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(html.contains("graphiql") && html.contains("/graphql/ws"), "{html}");
+
+    post(
+        &state,
+        Some(ALICE_RW),
+        r#"mutation { recordEpisode(namespace: "alice", episode: {text: "hello"}) { seq } }"#,
+    )
+    .await;
+    post(&state, Some(ALICE_RW), r#"{ snapshot(namespace: "alice", first: 100000) { edges { cursor } } }"#)
+        .await;
+    post(&state, None, "{ __typename }").await;
+
+    // The metrics name every namespace: only a token granted `*` reads them.
+    let metrics = |token: Option<&str>| {
+        let mut request = Request::get("/metrics");
+        if let Some(token) = token {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    assert_eq!(send(&state, metrics(None)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(send(&state, metrics(Some(ALICE_RW))).await.0, StatusCode::FORBIDDEN);
+    let (status, body) = send(&state, metrics(Some(EVERYTHING_R))).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = String::from_utf8(body).unwrap();
+    for expected in [
+        r#"mnemo_http_requests_total{route="/graphql",method="POST",status="200"} 2"#,
+        r#"mnemo_http_requests_total{route="/graphql",method="POST",status="401"} 1"#,
+        r#"mnemo_http_requests_total{route="/healthz",method="GET",status="200"} 1"#,
+        r#"mnemo_http_requests_total{route="/metrics",method="GET",status="403"} 1"#,
+        r#"mnemo_http_request_duration_seconds_count{route="/graphql"} 4"#,
+        r#"mnemo_graphql_requests_total{operation="mutation",outcome="ok"} 1"#,
+        r#"mnemo_graphql_requests_total{operation="query",outcome="error"} 1"#,
+        r#"mnemo_graphql_errors_total{code="LIMIT_EXCEEDED"} 1"#,
+        "mnemo_batches_committed_total 1\n",
+        "mnemo_events_committed_total 1\n",
+        "mnemo_websocket_connections 0\n",
+        r#"mnemo_log_batches{namespace="alice"} 2"#,
+        r#"mnemo_log_batches{namespace="bob"} 1"#,
+        "# TYPE mnemo_log_bytes gauge",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    let log_bytes = text.lines().find(|l| l.starts_with("mnemo_log_bytes{namespace=\"alice\"}")).unwrap();
+    assert!(log_bytes.split(' ').nth(1).unwrap().parse::<u64>().unwrap() > 0, "{log_bytes}");
+}
+
+#[test]
+fn config_errors_name_the_file_and_the_field_or_line() {
+    let err = |text: &str| Config::parse(text, "mnemo.toml").unwrap_err().to_string();
+    let e =
+        err("[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = { alice = \"write\" }\n");
+    assert!(e.contains("mnemo.toml") && e.contains("line 4"), "{e}");
+    let e = err("[[tokens]]\nname = \"a\"\ntoken = \"short\"\nnamespaces = { alice = \"read\" }\n");
+    assert!(e.contains("mnemo.toml") && e.contains("tokens[0].token") && e.contains("16"), "{e}");
+    let e =
+        err("[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = { \"b@d\" = \"read\" }\n");
+    assert!(e.contains("tokens[0].namespaces.\"b@d\""), "{e}");
+    let e = err("[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = {}\n");
+    assert!(e.contains("tokens[0].namespaces"), "{e}");
+    let twice = "[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = { a = \"read\" }\n";
+    let e = err(&format!("{twice}{}", twice.replace("name = \"a\"", "name = \"b\"")));
+    assert!(e.contains("tokens[1].token") && e.contains("same secret"), "{e}");
+    let e = err("[limits]\nmax_pages = 3\n");
+    assert!(e.contains("max_pages") && e.contains("line 2"), "{e}");
+    let e = err("[limits]\nmax_page = 0\n");
+    assert!(e.contains("limits.max_page"), "{e}");
+    let e = err("[limits]\nmax_neighbor_depth = 1000\n");
+    assert!(e.contains("limits.max_neighbor_depth"), "{e}");
+
+    let missing = Config::load("/nonexistent/mnemo.toml").unwrap_err();
+    assert!(matches!(missing, ConfigError::Read { .. }));
+    assert!(missing.to_string().contains("/nonexistent/mnemo.toml"));
+
+    let config = Config::parse(TOKENS, "t.toml").unwrap();
+    assert!(config.requires_tokens());
+    assert_eq!(config.limits, Limits::default());
+    assert_eq!(config.max_body_bytes, mnemo_server::DEFAULT_MAX_BODY_BYTES);
+    assert!(!Config::parse("", "empty.toml").unwrap().requires_tokens());
+}
