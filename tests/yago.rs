@@ -16,6 +16,18 @@ fn data(file: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `<Name>\tid…` lines as id → name.
+fn id_map(file: &str) -> HashMap<usize, String> {
+    data(file)
+        .lines()
+        .map(|l| {
+            let mut f = l.split('\t');
+            let name = f.next().unwrap().trim_matches(['<', '>']).to_owned();
+            (f.next().unwrap().parse().unwrap(), name)
+        })
+        .collect()
+}
+
 /// An accepted row: subject, relation, object, valid interval.
 struct Row {
     subject: usize,
@@ -46,22 +58,8 @@ fn interval(start: &str, end: &str) -> Result<Interval, CoreError> {
 
 #[test]
 fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
-    let names: HashMap<usize, String> = data("entity2id.txt")
-        .lines()
-        .map(|l| {
-            let mut f = l.split('\t');
-            let name = f.next().unwrap().trim_matches(['<', '>']).to_owned();
-            (f.next().unwrap().parse().unwrap(), name)
-        })
-        .collect();
-    let relations: HashMap<usize, String> = data("relation2id.txt")
-        .lines()
-        .map(|l| {
-            let mut f = l.split('\t');
-            let name = f.next().unwrap().trim_matches(['<', '>']).to_owned();
-            (f.next().unwrap().parse().unwrap(), name)
-        })
-        .collect();
+    let names = id_map("entity2id.txt");
+    let relations = id_map("relation2id.txt");
     assert_eq!((names.len(), relations.len()), (10_623, 10));
 
     let mut rows = Vec::new();

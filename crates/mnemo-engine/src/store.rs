@@ -333,7 +333,7 @@ impl Store {
     }
 
     /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
-    fn read_with<T>(
+    pub fn read_at<T>(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -365,7 +365,7 @@ impl Store {
         at: ReadAt,
         scope: Scope,
     ) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.read_with(ns, at, |index, view| index.facts(filter, view, scope))
+        self.read_at(ns, at, |index, view| index.facts(filter, view, scope))
     }
 
     /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
@@ -376,7 +376,7 @@ impl Store {
         predicate: &str,
         at: ReadAt,
     ) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.read_with(ns, at, |index, view| index.history(subject, predicate, view))
+        self.read_at(ns, at, |index, view| index.history(subject, predicate, view))
     }
 
     /// One entity as known at S with its facts in force at T.
@@ -386,7 +386,7 @@ impl Store {
         id: EntityId,
         at: ReadAt,
     ) -> Result<Answer<Option<EntityView>>, EngineError> {
-        self.read_with(ns, at, |index, view| index.entity_at(id, view))
+        self.read_at(ns, at, |index, view| index.entity_at(id, view))
     }
 
     /// A page of every fact in force at `at`.
@@ -398,7 +398,7 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<SnapshotPage>, EngineError> {
         check_page(limit)?;
-        self.read_with(ns, at, |index, view| index.snapshot(view, after, limit))
+        self.read_at(ns, at, |index, view| index.snapshot(view, after, limit))
     }
 
     /// Entities within `depth` hops of `start`, every hop resolved at `at`.
@@ -410,7 +410,7 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<Neighborhood>, EngineError> {
         check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
-        self.read_with(ns, at, |index, view| index.neighbors(start, depth, view))
+        self.read_at(ns, at, |index, view| index.neighbors(start, depth, view))
     }
 
     /// Calls `listener` with every batch committed from now on, in log order per namespace.
@@ -457,7 +457,7 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<Page<(Seq, mnemo_core::Entity)>>, EngineError> {
         check_page(limit)?;
-        self.read_with(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
+        self.read_at(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
     }
 
     /// Episodes known at `at` matching `filter`, by (occurred_at, id), a page of at most `limit`.
@@ -470,17 +470,7 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<Page<(Seq, mnemo_core::Episode)>>, EngineError> {
         check_page(limit)?;
-        self.read_with(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
-    }
-
-    /// Runs `f` on a namespace's index pinned at `at`, with the basis of the answer.
-    pub fn read_at<T>(
-        &self,
-        ns: &Namespace,
-        at: ReadAt,
-        f: impl FnOnce(&NamespaceIndex, View) -> T,
-    ) -> Result<Answer<T>, EngineError> {
-        self.read_with(ns, at, f)
+        self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
     }
 
     /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
