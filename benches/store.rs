@@ -65,6 +65,7 @@ fn predicates() -> Vec<Change> {
             cardinality,
             value_type,
             description: None,
+            decay: None,
         })
     })
     .collect()

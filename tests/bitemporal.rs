@@ -62,7 +62,7 @@ fn as_of_system_time_audit_hides_later_corrections() {
     assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s1)), ["Acme"]);
     assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2020"), s2)), ["Globex"]);
     // knownAt as a system time between the two writes sees the first belief.
-    let mid = ReadAt { valid_at: Some(t("2020")), known_at: KnownAt::Time(t("2030-01-15")) };
+    let mid = ReadAt { valid_at: Some(t("2020")), known_at: KnownAt::Time(t("2030-01-15")), at: None };
     assert_eq!(fx.values(bob, "worksAt", mid), ["Acme"]);
     // The audit trail at s1 shows no trace of the correction.
     let before = fx.history(bob, "worksAt", ReadAt::bitemporal(t("2020"), s1));
@@ -499,6 +499,7 @@ fn rejected_batches_store_nothing_and_name_the_field() {
         cardinality: Cardinality::One,
         value_type: mnemo_engine::core::ValueType::Integer,
         description: None,
+        decay: None,
     })]);
     let (pia, oslo) = (fx.entity("Pia"), fx.entity("Oslo"));
     let (f, _) = fx.assert(fact(pia, "livesIn", oslo, iv("2010", None)));
@@ -557,7 +558,10 @@ fn dates_are_read_in_the_namespace_time_zone() {
     let fx = Fixture::new();
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-07-01"));
     let paris = mnemo_engine::core::TimeZone::parse("timeZone", "Europe/Paris").unwrap();
-    fx.append(vec![Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig { time_zone: paris })]);
+    fx.append(vec![Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig {
+        time_zone: paris,
+        ..Default::default()
+    })]);
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-06-30T22:00:00Z"));
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01T00:00:00Z").unwrap(), t("2024-07-01"));
     let err = fx.store.parse_time(&fx.ns, "validFrom", "2024-13-01").unwrap_err();
@@ -575,6 +579,7 @@ fn edge_inputs_are_refused_or_normalised() {
     // A fixed offset that could not be written back is refused.
     let bad = Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig {
         time_zone: mnemo_engine::core::TimeZone::Fixed(90_000),
+        ..Default::default()
     });
     let e = fx.store.append(&fx.ns, vec![bad]).unwrap_err();
     assert!(e.to_string().contains("changes[0].timeZone"), "{e}");

@@ -103,6 +103,7 @@ fn random_history(store: &Store, ns: &Namespace, seed: u64) {
             cardinality,
             value_type: mnemo_engine::core::ValueType::Any,
             description: None,
+            decay: None,
         })
     };
     store.append(ns, vec![define("livesIn", Cardinality::One), define("worksAt", Cardinality::One)]).unwrap();

@@ -117,6 +117,9 @@ const OPERATIONS: &[(&str, &str)] = &[
         r#"mutation { configureNamespace(namespace: "NS", timeZone: "Europe/Paris") { name } }"#,
     ),
     ("events", r#"subscription { events(namespace: "NS") { seq } }"#),
+    ("recall", r#"mutation { recall(namespace: "NS", entities: ["1"]) { seq } }"#),
+    ("recallable", r#"{ recallable(namespace: "NS") { items { kind } } }"#),
+    ("forecast", r#"{ forecast(namespace: "NS", from: "2030", to: "2031") { items { kind } } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

@@ -81,6 +81,7 @@ impl Fixture {
             cardinality,
             value_type: ValueType::Any,
             description: None,
+            decay: None,
         })]);
     }
 

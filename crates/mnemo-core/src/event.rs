@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::decay::RecordRef;
 use crate::ids::FactId;
 use crate::model::{Entity, Episode, Fact, NamespaceConfig, PredicateDef};
 use crate::time::Timestamp;
@@ -43,4 +44,11 @@ pub enum Event {
     PredicateDefined(PredicateDef),
     /// The namespace's settings changed.
     NamespaceConfigured(NamespaceConfig),
+    /// These records were recalled at `at` (reinforcement: salience, never truth).
+    Reinforced {
+        /// The records.
+        records: Vec<RecordRef>,
+        /// When they were recalled (the client's clock, not the system time).
+        at: Timestamp,
+    },
 }

@@ -2,6 +2,7 @@
 //! resolution rules. This crate does no I/O, reads no clock and knows no async runtime.
 #![deny(missing_docs)]
 
+mod decay;
 mod error;
 mod event;
 mod ids;
@@ -10,12 +11,15 @@ mod resolve;
 mod time;
 mod value;
 
+pub use decay::{
+    DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,
+};
 pub use error::CoreError;
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, Seq};
 pub use model::{
-    Cardinality, Entity, Episode, Fact, MAX_NAME_LEN, Namespace, NamespaceConfig, Polarity, PredicateDef,
-    normalize_name, validate_name,
+    Cardinality, DecayConfig, Entity, Episode, Fact, MAX_NAME_LEN, Namespace, NamespaceConfig, Polarity,
+    PredicateDef, normalize_name, validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};

@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::decay::{Profile, RecordKind};
 use crate::error::CoreError;
 use crate::ids::{EntityId, EpisodeId, FactId};
 use crate::time::{Interval, TimeZone, Timestamp};
@@ -67,6 +68,8 @@ pub struct Episode {
     pub role: Option<String>,
     /// A client-given id, unique in the namespace.
     pub external_id: Option<String>,
+    /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
+    pub importance: Option<f64>,
 }
 
 /// Something talked about. A later declaration with the same id is its next version.
@@ -116,6 +119,10 @@ pub struct Fact {
     pub provenance: Vec<EpisodeId>,
     /// A fact this one corrects: that fact is retracted as of this fact's system time.
     pub supersedes: Option<FactId>,
+    /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
+    pub importance: Option<f64>,
+    /// Whether it is the user's correction of the agent: maximal initial strength.
+    pub correction: bool,
 }
 
 impl Fact {
@@ -137,6 +144,15 @@ impl Fact {
             to.validate(format_args!("{field}.validTo"))?;
         }
         Interval::new(format_args!("{field}.valid"), self.valid.from(), self.valid.to())?;
+        if let Some(i) = self.importance
+            && !(0.0..=1.0).contains(&i)
+        {
+            return Err(CoreError::invalid_value(
+                format_args!("{field}.importance"),
+                i.to_string(),
+                "must be in [0, 1]",
+            ));
+        }
         Ok(())
     }
 }
@@ -152,7 +168,7 @@ pub enum Cardinality {
 }
 
 /// A named relation's declaration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PredicateDef {
     /// Its name.
     pub name: String,
@@ -162,6 +178,8 @@ pub struct PredicateDef {
     pub value_type: ValueType,
     /// What it means, for people.
     pub description: Option<String>,
+    /// How its facts fade, overriding the namespace's fact profile.
+    pub decay: Option<Profile>,
 }
 
 impl PredicateDef {
@@ -172,15 +190,44 @@ impl PredicateDef {
             cardinality: Cardinality::Many,
             value_type: ValueType::Any,
             description: None,
+            decay: None,
         }
     }
 }
 
 /// A namespace's settings.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct NamespaceConfig {
     /// Where dates and local date-times are placed.
     pub time_zone: TimeZone,
+    /// How its records fade.
+    pub decay: DecayConfig,
+}
+
+/// Forgetting profiles of a namespace: one for every record, overridable per kind (and,
+/// for facts, per predicate through its definition). Unset means the built-in default.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct DecayConfig {
+    /// For every kind of record.
+    pub default: Option<Profile>,
+    /// For episodes.
+    pub episode: Option<Profile>,
+    /// For entities.
+    pub entity: Option<Profile>,
+    /// For facts.
+    pub fact: Option<Profile>,
+}
+
+impl DecayConfig {
+    /// The profile of a kind of record: its own, else the namespace's, else the built-in.
+    pub fn profile(&self, kind: RecordKind) -> Profile {
+        let own = match kind {
+            RecordKind::Episode => self.episode,
+            RecordKind::Entity => self.entity,
+            RecordKind::Fact => self.fact,
+        };
+        own.or(self.default).unwrap_or(Profile::default_for(kind))
+    }
 }
 
 /// Rejects empty, overlong or control-character names; `field` names the input.

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef, Seq, Timestamp,
+    EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef, RecordRef, Seq,
+    Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -55,6 +56,8 @@ pub struct NewEpisode {
     pub role: Option<String>,
     /// A client-given id, unique in the namespace.
     pub external_id: Option<String>,
+    /// How much it matters, in [0, 1] (raises its initial strength).
+    pub importance: Option<f64>,
 }
 
 /// A new entity, or the next version of an existing one.
@@ -91,6 +94,10 @@ pub struct NewFact {
     pub provenance: Vec<EpisodeRef>,
     /// A fact this one corrects (retracted as of this batch).
     pub supersedes: Option<FactId>,
+    /// How much it matters, in [0, 1] (raises its initial strength).
+    pub importance: Option<f64>,
+    /// Whether it is the user's correction of the agent (maximal initial strength).
+    pub correction: bool,
 }
 
 impl NewFact {
@@ -105,6 +112,8 @@ impl NewFact {
             polarity: Polarity::Asserted,
             provenance: Vec::new(),
             supersedes: None,
+            importance: None,
+            correction: false,
         }
     }
 }
@@ -137,6 +146,13 @@ pub enum Change {
     DefinePredicate(PredicateDef),
     /// Change the namespace's settings.
     ConfigureNamespace(NamespaceConfig),
+    /// Record that these records were recalled at `at` (salience only).
+    Recall {
+        /// The records.
+        records: Vec<RecordRef>,
+        /// When they were recalled.
+        at: Timestamp,
+    },
 }
 
 /// The id a change produced.

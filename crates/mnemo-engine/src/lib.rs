@@ -14,8 +14,8 @@ pub use change::{
 pub use error::EngineError;
 pub use mnemo_core as core;
 pub use mnemo_index::{
-    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
-    Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
+    Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use store::{

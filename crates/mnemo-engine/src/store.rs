@@ -6,10 +6,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
-use mnemo_core::{EVENT_FORMAT, EntityId, Event, Namespace, Seq, TimeZone, Timestamp};
+use mnemo_core::{
+    EVENT_FORMAT, EntityId, Event, Namespace, RecordKind, RecordRef, Seq, TimeZone, Timestamp, TraceState,
+};
 use mnemo_index::{
-    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, NamespaceIndex,
-    Neighborhood, Page, Scope, SnapshotCursor, SnapshotPage, View,
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
+    NamespaceIndex, Neighborhood, Page, Recallable, Scope, SnapshotCursor, SnapshotPage, View,
 };
 use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
 
@@ -54,6 +56,9 @@ pub struct ReadAt {
     pub valid_at: Option<Timestamp>,
     /// System time; the latest when `Latest`.
     pub known_at: KnownAt,
+    /// The clock decay is read at; the clock (now) when `None`. Salience only: it never
+    /// changes what is true.
+    pub at: Option<Timestamp>,
 }
 
 impl ReadAt {
@@ -64,12 +69,12 @@ impl ReadAt {
 
     /// Valid time `t`, as known now.
     pub fn valid(t: Timestamp) -> Self {
-        ReadAt { valid_at: Some(t), known_at: KnownAt::Latest }
+        ReadAt { valid_at: Some(t), known_at: KnownAt::Latest, at: None }
     }
 
     /// Valid time `t`, as known after batch `s`.
     pub fn bitemporal(t: Timestamp, s: Seq) -> Self {
-        ReadAt { valid_at: Some(t), known_at: KnownAt::Seq(s) }
+        ReadAt { valid_at: Some(t), known_at: KnownAt::Seq(s), at: None }
     }
 }
 
@@ -84,12 +89,14 @@ pub struct Basis {
     pub valid_at: Timestamp,
     /// The clock when the read ran.
     pub clock: Timestamp,
+    /// The clock decay was read at.
+    pub at: Timestamp,
 }
 
 impl Basis {
     /// A [`ReadAt`] that reproduces this answer.
     pub fn read_at(&self) -> ReadAt {
-        ReadAt::bitemporal(self.valid_at, self.known_at)
+        ReadAt { at: Some(self.at), ..ReadAt::bitemporal(self.valid_at, self.known_at) }
     }
 }
 
@@ -339,6 +346,18 @@ impl Store {
         at: ReadAt,
         f: impl FnOnce(&NamespaceIndex, View) -> T,
     ) -> Result<Answer<T>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            f(index, View { valid_at: basis.valid_at, known_at: basis.known_at })
+        })
+    }
+
+    /// [`Store::read_at`], handing `f` the whole basis (the decay clock included).
+    fn read_basis<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
+    ) -> Result<Answer<T>, EngineError> {
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);
         let empty = NamespaceIndex::new();
@@ -352,9 +371,10 @@ impl Store {
             KnownAt::Seq(s) => s,
             KnownAt::Time(t) => index.seq_at(t),
         };
-        let view = View { valid_at, known_at };
-        let basis = Basis { known_at, system_time: index.system_time(known_at), valid_at, clock };
-        Ok(Answer { basis, value: f(index, view) })
+        let at = at.at.unwrap_or(clock);
+        let basis = Basis { known_at, system_time: index.system_time(known_at), valid_at, clock, at };
+        let value = f(index, &basis);
+        Ok(Answer { basis, value })
     }
 
     /// Facts matching `filter` at `at`: those in force, or every visible one with its status.
@@ -411,6 +431,54 @@ impl Store {
     ) -> Result<Answer<Neighborhood>, EngineError> {
         check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
         self.read_at(ns, at, |index, view| index.neighbors(start, depth, view))
+    }
+
+    /// A record's trace as known at S, read at the decay clock.
+    pub fn trace(
+        &self,
+        ns: &Namespace,
+        record: RecordRef,
+        at: ReadAt,
+    ) -> Result<Answer<Option<TraceState>>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            index.trace(record, basis.known_at).map(|(trace, profile)| trace.state(&profile, basis.at))
+        })
+    }
+
+    /// What an agent might bring up unprompted: records that are not dormant at the decay
+    /// clock, by retention, at most `limit`.
+    pub fn recallable(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        kinds: &[RecordKind],
+        limit: usize,
+    ) -> Result<Answer<Vec<Recallable>>, EngineError> {
+        check_page(limit)?;
+        self.read_basis(ns, at, |index, basis| {
+            let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
+            index.recallable(view, basis.at, kinds, limit)
+        })
+    }
+
+    /// Records that turn dormant within `[from, to)` unless recalled, by when.
+    pub fn forecast(
+        &self,
+        ns: &Namespace,
+        from: Timestamp,
+        to: Timestamp,
+        at: ReadAt,
+        kinds: &[RecordKind],
+    ) -> Result<Answer<Vec<Fading>>, EngineError> {
+        if from >= to {
+            return Err(mnemo_core::CoreError::InvalidInterval {
+                field: "from..to".into(),
+                from: from.to_string(),
+                to: to.to_string(),
+            }
+            .into());
+        }
+        self.read_at(ns, at, |index, view| index.forecast(view, from, to, kinds))
     }
 
     /// Calls `listener` with every batch committed from now on, in log order per namespace.

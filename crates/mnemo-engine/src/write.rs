@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mnemo_core::{
-    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, Value, ValueType,
-    normalize_name, validate_name,
+    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, RecordRef, Value,
+    ValueType, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 
@@ -130,6 +130,16 @@ pub(crate) fn prepare(
                     });
                 }
                 e.occurred_at.validate(field("occurredAt"))?;
+                if let Some(i) = e.importance
+                    && !(0.0..=1.0).contains(&i)
+                {
+                    return Err(CoreError::invalid_value(
+                        field("importance"),
+                        i.to_string(),
+                        "must be in [0, 1]",
+                    )
+                    .into());
+                }
                 for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
                     if let Some(v) = value {
                         validate_name(field(name), v)?;
@@ -156,6 +166,7 @@ pub(crate) fn prepare(
                     source: e.source,
                     role: e.role,
                     external_id: e.external_id,
+                    importance: e.importance,
                 }));
                 Some(RecordId::Episode(id))
             }
@@ -230,6 +241,8 @@ pub(crate) fn prepare(
                     polarity: f.polarity,
                     provenance,
                     supersedes: f.supersedes,
+                    importance: f.importance,
+                    correction: f.correction,
                 };
                 fact.validate(format_args!("changes[{n}]"))?;
                 batch.events.push(Event::FactAsserted(fact));
@@ -257,14 +270,56 @@ pub(crate) fn prepare(
             }
             Change::DefinePredicate(def) => {
                 validate_name(field("name"), &def.name)?;
+                if let Some(profile) = &def.decay {
+                    profile.validate(field("decay"))?;
+                }
                 batch.effects.predicate_types.insert(def.name.clone(), def.value_type);
                 batch.events.push(Event::PredicateDefined(def));
                 None
             }
             Change::ConfigureNamespace(config) => {
-                let NamespaceConfig { time_zone } = &config;
+                let NamespaceConfig { time_zone, decay } = &config;
                 time_zone.validate(field("timeZone"))?;
+                for (name, profile) in [
+                    ("decay.default", decay.default),
+                    ("decay.episode", decay.episode),
+                    ("decay.entity", decay.entity),
+                    ("decay.fact", decay.fact),
+                ] {
+                    if let Some(p) = profile {
+                        p.validate(field(name))?;
+                    }
+                }
                 batch.events.push(Event::NamespaceConfigured(config));
+                None
+            }
+            Change::Recall { records, at } => {
+                at.validate(field("at"))?;
+                for (i, record) in records.iter().enumerate() {
+                    let known = match record {
+                        RecordRef::Fact(id) => batch.index.fact(*id).is_some(),
+                        RecordRef::Entity(id) => {
+                            batch.index.entity(*id).is_some() || batch.declares_entity(*id)
+                        }
+                        RecordRef::Episode(id) => {
+                            batch.index.episode(*id).is_some()
+                                || batch.ids.contains(&Some(RecordId::Episode(*id)))
+                        }
+                    };
+                    if !known {
+                        let field = format!("changes[{n}].records[{i}]");
+                        return Err(match record {
+                            RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
+                            RecordRef::Entity(id) => {
+                                EngineError::UnknownEntity { field, value: id.to_string() }
+                            }
+                            RecordRef::Episode(id) => {
+                                EngineError::UnknownEpisode { field, value: id.to_string() }
+                            }
+                        });
+                    }
+                }
+                batch.events.push(Event::Reinforced { records, at });
                 None
             }
         };
@@ -406,6 +461,7 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 source: e.source.clone(),
                 role: e.role.clone(),
                 external_id: e.external_id.clone(),
+                importance: e.importance,
             })),
             Event::EntityDeclared(e) => {
                 let exists = index.entity(e.id).is_some() || !declared.insert(e.id);
@@ -429,6 +485,8 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 polarity: f.polarity,
                 provenance: f.provenance.iter().map(|e| EpisodeRef::Id(*e)).collect(),
                 supersedes: f.supersedes,
+                importance: f.importance,
+                correction: f.correction,
             })),
             Event::FactEnded { fact, valid_to } => Some(Change::EndFact { fact: *fact, valid_to: *valid_to }),
             Event::FactRetracted { fact, reason } => {
@@ -436,6 +494,7 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             }
             Event::PredicateDefined(def) => Some(Change::DefinePredicate(def.clone())),
             Event::NamespaceConfigured(config) => Some(Change::ConfigureNamespace(config.clone())),
+            Event::Reinforced { records, at } => Some(Change::Recall { records: records.clone(), at: *at }),
             _ => None,
         })
         .collect()

@@ -69,6 +69,12 @@ pub struct FactInput {
     pub provenance_external_ids: Vec<String>,
     /// A fact this one corrects: it is retracted as of this write.
     pub supersedes: Option<ID>,
+    /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
+    pub importance: Option<f64>,
+    /// Whether it is the user's correction of the agent: the strongest start.
+    #[graphql(default = false)]
+    #[serde(default)]
+    pub correction: bool,
 }
 
 /// An observation.
@@ -87,6 +93,8 @@ pub struct EpisodeInput {
     pub role: Option<String>,
     /// The client's id for it, unique in the namespace.
     pub external_id: Option<String>,
+    /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
+    pub importance: Option<f64>,
 }
 
 /// An entity the client extracted: created if no entity has the name, else given the
@@ -254,5 +262,7 @@ pub(crate) fn new_fact(
             .as_ref()
             .map(|id| fact_id(&format!("{field}.supersedes"), id))
             .transpose()?,
+        importance: f.importance,
+        correction: f.correction,
     })
 }

@@ -8,6 +8,7 @@
 mod access;
 mod error;
 mod input;
+mod memory;
 mod objects;
 pub mod ops;
 mod root;
@@ -22,6 +23,7 @@ use mnemo_engine::{CommittedBatch, Store};
 pub use access::{Access, Mode};
 pub use error::{ErrorCodes, code};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
+pub use memory::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
 pub use root::{Mutation, Query, Subscription};
 pub use scalars::DateTime;
 

@@ -6,11 +6,13 @@ use std::sync::Arc;
 use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
 use mnemo_core::{
     Cardinality as CoreCardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval as CoreInterval,
-    Literal, Namespace, Polarity as CorePolarity, PredicateDef, Status, Value, ValueType as CoreValueType,
+    Literal, Namespace, Polarity as CorePolarity, PredicateDef, RecordKind as CoreKind, RecordRef, Status,
+    Value, ValueType as CoreValueType,
 };
 use mnemo_engine::{FactFilter, FactView, ReadAt, Scope, Store};
 
 use crate::error::{code, coded, engine_error};
+use crate::memory::{DecayProfiles, ProfileInfo, TraceFields};
 use crate::scalars::DateTime;
 
 /// Where a response was read: the namespace, the pinned (T, S) and the basis reported.
@@ -55,6 +57,8 @@ pub struct Basis {
     pub valid_at: DateTime,
     /// The server's clock when the read ran.
     pub clock: DateTime,
+    /// The clock retention was read at (the `at` argument; default: now).
+    pub at: DateTime,
 }
 
 impl From<&mnemo_engine::Basis> for Basis {
@@ -64,6 +68,7 @@ impl From<&mnemo_engine::Basis> for Basis {
             system_time: b.system_time.map(DateTime::from),
             valid_at: b.valid_at.into(),
             clock: b.clock.into(),
+            at: b.at.into(),
         }
     }
 }
@@ -236,6 +241,8 @@ pub struct Predicate {
     pub value_type: ValueType,
     /// What it means.
     pub description: Option<String>,
+    /// How its facts fade, when it overrides the namespace's fact profile.
+    pub decay: Option<ProfileInfo>,
 }
 
 impl From<PredicateDef> for Predicate {
@@ -245,6 +252,7 @@ impl From<PredicateDef> for Predicate {
             cardinality: d.cardinality.into(),
             value_type: d.value_type.into(),
             description: d.description,
+            decay: d.decay.map(ProfileInfo::from),
         }
     }
 }
@@ -278,12 +286,14 @@ pub struct NamespaceInfo {
     pub counts: Counts,
     /// Size of its log in bytes.
     pub log_bytes: u64,
+    /// How its records fade.
+    pub decay: DecayProfiles,
 }
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let (time_zone, predicates, c) =
-            store.inspect(ns, |i| (i.config().time_zone, i.predicates(), i.counts()));
+        let (config, predicates, c) = store.inspect(ns, |i| (i.config(), i.predicates(), i.counts()));
+        let time_zone = config.time_zone;
         NamespaceInfo {
             name: ns.to_string(),
             time_zone: time_zone.to_string(),
@@ -296,6 +306,11 @@ impl NamespaceInfo {
                 predicates: c.predicates,
             },
             log_bytes: store.log_size(ns),
+            decay: DecayProfiles {
+                episode: config.decay.profile(CoreKind::Episode).into(),
+                entity: config.decay.profile(CoreKind::Entity).into(),
+                fact: config.decay.profile(CoreKind::Fact).into(),
+            },
         }
     }
 }
@@ -386,6 +401,11 @@ impl EntityObject {
     /// The point this entity was read at.
     async fn basis(&self) -> Basis {
         (&self.pin.basis).into()
+    }
+
+    #[graphql(flatten)]
+    async fn trace(&self) -> TraceFields {
+        TraceFields { pin: Arc::clone(&self.pin), record: RecordRef::Entity(self.entity.id) }
     }
 }
 
@@ -509,6 +529,21 @@ impl FactObject {
     async fn basis(&self) -> Basis {
         (&self.pin.basis).into()
     }
+
+    /// How much it matters, as given (salience).
+    async fn importance(&self) -> Option<f64> {
+        self.view.fact.importance
+    }
+
+    /// Whether it was the user's correction of the agent.
+    async fn correction(&self) -> bool {
+        self.view.fact.correction
+    }
+
+    #[graphql(flatten)]
+    async fn trace(&self) -> TraceFields {
+        TraceFields { pin: Arc::clone(&self.pin), record: RecordRef::Fact(self.view.fact.id) }
+    }
 }
 
 /// An observation, verbatim.
@@ -572,6 +607,16 @@ impl EpisodeObject {
     /// The point this episode was read at.
     async fn basis(&self) -> Basis {
         (&self.pin.basis).into()
+    }
+
+    /// How much it matters, as given (salience).
+    async fn importance(&self) -> Option<f64> {
+        self.episode.importance
+    }
+
+    #[graphql(flatten)]
+    async fn trace(&self) -> TraceFields {
+        TraceFields { pin: Arc::clone(&self.pin), record: RecordRef::Episode(self.episode.id) }
     }
 }
 

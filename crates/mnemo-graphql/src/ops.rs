@@ -8,7 +8,8 @@
 //! {"namespace":"alice","op":"endFact","fact":"12","validTo":"2024-01-01"}
 //! {"namespace":"alice","op":"retractFact","fact":"12","reason":"mistaken"}
 //! {"namespace":"alice","op":"definePredicate","name":"livesIn","cardinality":"ONE","valueType":"ENTITY"}
-//! {"namespace":"alice","op":"configureNamespace","timeZone":"Europe/Paris"}
+//! {"namespace":"alice","op":"configureNamespace","timeZone":"Europe/Paris","decay":{...}}
+//! {"namespace":"alice","op":"recall","facts":["12"],"episodes":["3"],"at":"2024-05-02"}
 //! {"namespace":"alice","op":"replay","seq":3,"systemTime":"…","events":[...]}
 //! ```
 
@@ -93,14 +94,20 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
         ),
         "definePredicate" => (
             "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!, $valueType: ValueType! = ANY, \
-             $description: String) { definePredicate(namespace: $namespace, name: $name, \
-             cardinality: $cardinality, valueType: $valueType, description: $description) { seq } }",
-            &["name", "cardinality", "valueType", "description"],
+             $description: String, $decay: ProfileInput) { definePredicate(namespace: $namespace, name: $name, \
+             cardinality: $cardinality, valueType: $valueType, description: $description, decay: $decay) { seq } }",
+            &["name", "cardinality", "valueType", "description", "decay"],
         ),
         "configureNamespace" => (
-            "mutation($namespace: String!, $timeZone: String) \
-             { configureNamespace(namespace: $namespace, timeZone: $timeZone) { name } }",
-            &["timeZone"],
+            "mutation($namespace: String!, $timeZone: String, $decay: DecayInput) \
+             { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay) { name } }",
+            &["timeZone", "decay"],
+        ),
+        "recall" => (
+            "mutation($namespace: String!, $facts: [ID!]! = [], $entities: [ID!]! = [], $episodes: [ID!]! = [], \
+             $at: DateTime) { recall(namespace: $namespace, facts: $facts, entities: $entities, \
+             episodes: $episodes, at: $at) { seq } }",
+            &["facts", "entities", "episodes", "at"],
         ),
         _ => return None,
     })
@@ -132,7 +139,7 @@ pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Resu
         return Ok(json!({ "seq": receipt.seq.0 }));
     }
     let (document, arguments) = mutation(op).ok_or_else(|| {
-        reject(code::BAD_REQUEST, format!("unknown op {op:?}; expected recordEpisode, assertFacts, endFact, retractFact, definePredicate, configureNamespace or replay"))
+        reject(code::BAD_REQUEST, format!("unknown op {op:?}; expected recordEpisode, assertFacts, endFact, retractFact, definePredicate, configureNamespace, recall or replay"))
     })?;
     if let Some(extra) =
         fields.keys().find(|k| *k != "op" && *k != "namespace" && !arguments.contains(&k.as_str()))

@@ -8,7 +8,7 @@ use async_graphql::{Context, ID, Object, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use futures_util::StreamExt as _;
 use futures_util::future::ready;
-use mnemo_core::{Namespace, PredicateDef, Seq, Timestamp};
+use mnemo_core::{Namespace, PredicateDef, RecordRef, Seq, Timestamp};
 use mnemo_engine::{
     Change, EntityFilter, EpisodeFilter, FactFilter, KnownAt, NewEntity, NewEpisode, ReadAt, Receipt,
     RecordId, Scope, SnapshotCursor, Store,
@@ -21,6 +21,7 @@ use crate::input::{
     EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput, existing_entity, fact_id, invalid,
     new_fact, object_value, parse_id, time,
 };
+use crate::memory::{self, DecayInput, ProfileInput, RecordItem, RecordKind, RecordList};
 use crate::objects::{
     Basis, Cardinality, EntityObject, EpisodeObject, EventNotice, FactObject, Listing, NamespaceInfo,
     Neighbor, Neighborhood, Pin, Predicate, ValueType, engine, store,
@@ -52,15 +53,17 @@ fn read_at(
     valid_at: Option<&DateTime>,
     known_at: Option<&DateTime>,
     known_at_seq: Option<u64>,
+    at: Option<&DateTime>,
 ) -> Result<ReadAt> {
     let valid_at = valid_at.map(|t| time(store, ns, "validAt", t)).transpose()?;
+    let at = at.map(|t| time(store, ns, "at", t)).transpose()?;
     let known_at = match (known_at, known_at_seq) {
         (Some(_), Some(_)) => return Err(invalid("knownAt", "…", "give knownAt or knownAtSeq, not both")),
         (Some(t), None) => KnownAt::Time(time(store, ns, "knownAt", t)?),
         (None, Some(s)) => KnownAt::Seq(Seq(s)),
         (None, None) => KnownAt::Latest,
     };
-    Ok(ReadAt { valid_at, known_at })
+    Ok(ReadAt { valid_at, known_at, at })
 }
 
 /// How many items a page may hold.
@@ -129,10 +132,11 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
     ) -> Result<Option<EntityObject>> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let basis = store.read_at(&ns, at, |_, _| ()).map_err(engine)?.basis;
         let pin = Pin::new(ns.clone(), basis);
         let reference = EntityRefInput { id, name };
@@ -154,13 +158,14 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<EntityObject>> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let first = page_size(ctx, first)?;
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let after = after.map(|a| parse_id("after", &ID(a)).map(mnemo_core::EntityId)).transpose()?;
         let answer = store.entities(&ns, &EntityFilter { name, kind }, at, after, first).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -189,6 +194,7 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
@@ -198,7 +204,7 @@ impl Query {
         if subject.is_none() && predicate.is_none() && object.is_none() {
             return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
         }
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
         let filter = FactFilter {
             subject: subject
@@ -225,13 +231,14 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let first = page_size(ctx, first)?;
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
         let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
@@ -247,13 +254,14 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let first = page_size(ctx, first)?;
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let cursor = after
             .as_ref()
             .map(|a| {
@@ -286,6 +294,7 @@ impl Query {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
     ) -> Result<Neighborhood> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
@@ -296,7 +305,7 @@ impl Query {
                 format!("limit exceeded in `depth`: {depth} (at most {max})"),
             ));
         }
-        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
         let start = existing_entity(store, &ns, known, "entity", &entity)?;
         let answer = store.neighbors(&ns, start, depth, at).map_err(engine)?;
@@ -320,6 +329,66 @@ impl Query {
         })
     }
 
+    /// What an agent might bring up unprompted at the clock `at` (default: now): records
+    /// that are not dormant — facts in force at validAt, entities and episodes known at
+    /// knownAt — by retention, highest first.
+    #[allow(clippy::too_many_arguments)]
+    async fn recallable(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        kinds: Option<Vec<RecordKind>>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+        first: Option<i32>,
+    ) -> Result<RecordList> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let first = page_size(ctx, first)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let answer = store.recallable(&ns, read, &memory::kinds(kinds), first).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        Ok(RecordList {
+            basis: (&answer.basis).into(),
+            items: answer
+                .value
+                .into_iter()
+                .map(|r| RecordItem { pin: Arc::clone(&pin), record: r.record, dormant_at: None })
+                .collect(),
+        })
+    }
+
+    /// Records that turn dormant between `from` and `to` unless recalled, and when.
+    #[allow(clippy::too_many_arguments)]
+    async fn forecast(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        from: DateTime,
+        to: DateTime,
+        kinds: Option<Vec<RecordKind>>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+    ) -> Result<RecordList> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let from = time(store, &ns, "from", &from)?;
+        let to = time(store, &ns, "to", &to)?;
+        let mut read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
+        read.at = Some(from);
+        let answer = store.forecast(&ns, from, to, read, &memory::kinds(kinds)).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let items = answer
+            .value
+            .into_iter()
+            .map(|f| RecordItem { pin: Arc::clone(&pin), record: f.record, dormant_at: Some(f.dormant_at) })
+            .collect();
+        Ok(RecordList { basis: (&answer.basis).into(), items })
+    }
+
     /// Episodes known at knownAt, by the time they occurred; by thread and time window.
     #[allow(clippy::too_many_arguments)]
     async fn episodes(
@@ -331,13 +400,14 @@ impl Query {
         to: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        at: Option<DateTime>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<EpisodeObject>> {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let first = page_size(ctx, first)?;
-        let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq)?;
+        let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
         let filter = EpisodeFilter {
             thread,
             from: from.as_ref().map(|t| time(store, &ns, "from", t)).transpose()?,
@@ -405,6 +475,19 @@ pub struct RecordEpisodePayload {
     pub basis: Basis,
 }
 
+/// What `recall` committed.
+#[derive(SimpleObject)]
+pub struct RecallPayload {
+    /// The batch's position in the namespace's log.
+    pub seq: u64,
+    /// Its system time.
+    pub system_time: DateTime,
+    /// When the records were recalled.
+    pub at: DateTime,
+    /// The records, read right after the recall at its time.
+    pub records: Vec<RecordItem>,
+}
+
 /// What `definePredicate` committed.
 #[derive(SimpleObject)]
 pub struct DefinePredicatePayload {
@@ -438,8 +521,8 @@ fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String])
 }
 
 /// Objects for what a receipt wrote, read at now as known right after it.
-fn pin_after(store: &Store, ns: &Namespace, receipt: &Receipt) -> Result<Arc<Pin>> {
-    let at = ReadAt { valid_at: None, known_at: KnownAt::Seq(receipt.seq) };
+fn pin_after(store: &Store, ns: &Namespace, receipt: &Receipt, clock: Option<Timestamp>) -> Result<Arc<Pin>> {
+    let at = ReadAt { valid_at: None, known_at: KnownAt::Seq(receipt.seq), at: clock };
     let basis = store.read_at(ns, at, |_, _| ()).map_err(engine)?.basis;
     Ok(Pin::new(ns.clone(), basis))
 }
@@ -461,6 +544,50 @@ fn written_facts(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<FactOb
 
 #[Object]
 impl Mutation {
+    /// Records that facts, entities and episodes were recalled at `at` (default: now):
+    /// each recall strengthens their traces. Reads never do this by themselves.
+    async fn recall(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        #[graphql(default)] facts: Vec<ID>,
+        #[graphql(default)] entities: Vec<ID>,
+        #[graphql(default)] episodes: Vec<ID>,
+        at: Option<DateTime>,
+    ) -> Result<RecallPayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let at = match &at {
+            Some(t) => time(store, &ns, "at", t)?,
+            None => store.now(),
+        };
+        let mut records = Vec::new();
+        for (i, id) in facts.iter().enumerate() {
+            records.push(RecordRef::Fact(fact_id(&format!("facts[{i}]"), id)?));
+        }
+        for (i, id) in entities.iter().enumerate() {
+            records.push(RecordRef::Entity(mnemo_core::EntityId(parse_id(&format!("entities[{i}]"), id)?)));
+        }
+        for (i, id) in episodes.iter().enumerate() {
+            records.push(RecordRef::Episode(mnemo_core::EpisodeId(parse_id(&format!("episodes[{i}]"), id)?)));
+        }
+        if records.is_empty() {
+            return Err(invalid("facts", "[]", "name at least one fact, entity or episode"));
+        }
+        let receipt =
+            commit(store, &ns, vec![Change::Recall { records: records.clone(), at }], &[String::new()])?;
+        let pin = pin_after(store, &ns, &receipt, Some(at))?;
+        Ok(RecallPayload {
+            seq: receipt.seq.0,
+            system_time: receipt.system_time.into(),
+            at: at.into(),
+            records: records
+                .into_iter()
+                .map(|record| RecordItem { pin: Arc::clone(&pin), record, dormant_at: None })
+                .collect(),
+        })
+    }
+
     /// Records one episode and, in the same atomic batch, the entities and facts the client
     /// extracted from it; the facts get the episode as provenance and, unless they say
     /// otherwise, start when it occurred.
@@ -479,6 +606,7 @@ impl Mutation {
             None => store.now(),
         };
         let mut changes = vec![Change::RecordEpisode(NewEpisode {
+            importance: episode.importance,
             text: episode.text,
             occurred_at,
             thread: episode.thread,
@@ -502,7 +630,7 @@ impl Mutation {
             paths.push(field);
         }
         let receipt = commit(store, &ns, changes, &paths)?;
-        let pin = pin_after(store, &ns, &receipt)?;
+        let pin = pin_after(store, &ns, &receipt, None)?;
         let entities = entity_names
             .iter()
             .filter_map(|name| {
@@ -542,7 +670,7 @@ impl Mutation {
             paths.push(field);
         }
         let receipt = commit(store, &ns, changes, &paths)?;
-        let pin = pin_after(store, &ns, &receipt)?;
+        let pin = pin_after(store, &ns, &receipt, None)?;
         Ok(WritePayload {
             seq: receipt.seq.0,
             system_time: receipt.system_time.into(),
@@ -584,7 +712,9 @@ impl Mutation {
         fact_payload(store, &ns, &receipt, id)
     }
 
-    /// Declares a predicate's cardinality and value type (undeclared ones are MANY, ANY).
+    /// Declares a predicate's cardinality and value type (undeclared ones are MANY, ANY),
+    /// and optionally how its facts fade.
+    #[allow(clippy::too_many_arguments)]
     async fn define_predicate(
         &self,
         ctx: &Context<'_>,
@@ -593,6 +723,7 @@ impl Mutation {
         cardinality: Cardinality,
         #[graphql(default)] value_type: ValueType,
         description: Option<String>,
+        decay: Option<ProfileInput>,
     ) -> Result<DefinePredicatePayload> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
@@ -601,6 +732,7 @@ impl Mutation {
             cardinality: cardinality.into(),
             value_type: value_type.into(),
             description,
+            decay: decay.as_ref().map(mnemo_core::Profile::from),
         };
         let receipt = commit(store, &ns, vec![Change::DefinePredicate(def)], &[String::new()])?;
         Ok(DefinePredicatePayload {
@@ -616,6 +748,7 @@ impl Mutation {
         ctx: &Context<'_>,
         namespace: String,
         time_zone: Option<String>,
+        decay: Option<DecayInput>,
     ) -> Result<NamespaceInfo> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
@@ -623,6 +756,15 @@ impl Mutation {
         if let Some(tz) = time_zone {
             config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz)
                 .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+        }
+        if let Some(decay) = decay {
+            let profile = |p: &Option<ProfileInput>| p.as_ref().map(mnemo_core::Profile::from);
+            config.decay = mnemo_core::DecayConfig {
+                default: profile(&decay.default),
+                episode: profile(&decay.episode),
+                entity: profile(&decay.entity),
+                fact: profile(&decay.fact),
+            };
         }
         commit(store, &ns, vec![Change::ConfigureNamespace(config)], &[String::new()])?;
         Ok(NamespaceInfo::of(store, &ns))
@@ -669,7 +811,7 @@ fn fact_payload(
     receipt: &Receipt,
     id: mnemo_core::FactId,
 ) -> Result<WritePayload> {
-    let pin = pin_after(store, ns, receipt)?;
+    let pin = pin_after(store, ns, receipt, None)?;
     Ok(WritePayload {
         seq: receipt.seq.0,
         system_time: receipt.system_time.into(),

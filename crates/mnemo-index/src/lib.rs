@@ -5,9 +5,11 @@
 
 mod read;
 mod state;
+mod trace;
 
 pub use read::{
     EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
     RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction};
+pub use trace::{Fading, Recallable};

@@ -186,7 +186,7 @@ impl NamespaceIndex {
 
     /// Resolves one `(subject, predicate)` slot: every visible fact with its verdict,
     /// in assertion order. Retracted facts are included only for `Scope::All`.
-    fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
+    pub(crate) fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
         let Some(ids) = self.slots.get(&slot) else {
             return Vec::new();
         };

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef, Seq, Timestamp,
-    Value, normalize_name,
+    Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef, RecordRef, Seq,
+    Timestamp, Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -89,6 +89,8 @@ pub struct NamespaceIndex {
     pub(crate) by_object: HashMap<Value, Vec<FactId>>,
     /// Predicate → subjects having it.
     pub(crate) by_predicate: HashMap<PredId, BTreeSet<EntityId>>,
+    /// Recalls of each record: (batch, when recalled), in log order.
+    pub(crate) reinforced: HashMap<RecordRef, Vec<(Seq, Timestamp)>>,
     pub(crate) max_entity: u64,
     pub(crate) max_fact: u64,
     pub(crate) max_episode: u64,
@@ -164,6 +166,15 @@ impl NamespaceIndex {
                 self.predicates[pred.0 as usize].versions.push((seq, def.clone()));
             }
             Event::NamespaceConfigured(config) => self.configs.push((seq, config.clone())),
+            Event::Reinforced { records, at } => {
+                for record in records {
+                    let record = match record {
+                        RecordRef::Fact(id) => RecordRef::Fact(self.canonical(*id)),
+                        other => *other,
+                    };
+                    self.reinforced.entry(record).or_default().push((seq, *at));
+                }
+            }
             // Kinds added by later versions of the format carry no truth this build reads.
             _ => {}
         }

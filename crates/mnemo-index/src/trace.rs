@@ -1,0 +1,254 @@
+//! Memory traces derived from the log: when each record was first experienced, how
+//! salient it was, and when it was recalled — and the feeds built on them (what an agent
+//! might bring up unprompted, what is about to turn dormant). Salience only: nothing here
+//! is consulted by resolution.
+
+use std::collections::BTreeSet;
+
+use mnemo_core::{
+    Cardinality, EntityId, Polarity, Profile, RecordKind, RecordRef, Seq, Timestamp, Trace, TraceState,
+    Value, salient_strength,
+};
+
+use crate::read::{Scope, View};
+use crate::state::{FactRecord, NamespaceIndex};
+
+/// A record with its trace read at a clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recallable {
+    /// The record.
+    pub record: RecordRef,
+    /// Its trace at the clock.
+    pub state: TraceState,
+}
+
+/// A record that turns dormant in a window, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fading {
+    /// The record.
+    pub record: RecordRef,
+    /// The first instant its retention is below its profile's threshold.
+    pub dormant_at: Timestamp,
+}
+
+impl NamespaceIndex {
+    /// The forgetting profile of a record as configured at S: for a fact, its predicate's
+    /// own profile if it has one, else the namespace's per-kind or default profile.
+    pub fn profile(&self, record: RecordRef, known_at: Seq) -> Profile {
+        let config = self.configs.iter().rev().find(|(seq, _)| *seq <= known_at).map(|(_, c)| c.decay);
+        let config = config.unwrap_or_default();
+        if let RecordRef::Fact(id) = record
+            && let Some(r) = self.facts.get(&self.canonical(id))
+            && let Some(profile) = self.predicates[r.pred.0 as usize]
+                .versions
+                .iter()
+                .rev()
+                .find(|(seq, _)| *seq <= known_at)
+                .and_then(|(_, def)| def.decay)
+        {
+            return profile;
+        }
+        config.profile(record.kind())
+    }
+
+    /// A record's trace and profile as known at S, or `None` if it was unknown then.
+    pub fn trace(&self, record: RecordRef, known_at: Seq) -> Option<(Trace, Profile)> {
+        let profile = self.profile(record, known_at);
+        let trace = match record {
+            RecordRef::Episode(id) => {
+                let episode = self.episode_at(id, known_at)?;
+                Trace {
+                    born: episode.occurred_at,
+                    initial_strength: salient_strength(&profile, episode.importance, false),
+                    recalls: self.recalls(record, known_at),
+                }
+            }
+            RecordRef::Entity(id) => {
+                let (declared, _) = self.entity_version(id, known_at)?;
+                let first_seq = self.entities.get(&id).and_then(|v| v.first()).map_or(declared, |(s, _)| *s);
+                let born = self.entity_born(id, known_at).unwrap_or(self.system_time(first_seq)?);
+                Trace {
+                    born,
+                    initial_strength: profile.initial_strength,
+                    recalls: self.recalls(record, known_at),
+                }
+            }
+            RecordRef::Fact(id) => {
+                let r = self.facts.get(&self.canonical(id)).filter(|r| r.seq <= known_at)?;
+                let mut recalls = self.recalls(RecordRef::Fact(r.fact.id), known_at);
+                // Corroboration slows decay: each re-assertion counts as a recall when it
+                // was experienced.
+                for c in r.corroborations.iter().filter(|c| c.seq <= known_at) {
+                    let experienced = c
+                        .provenance
+                        .iter()
+                        .filter_map(|e| self.episode_at(*e, known_at).map(|e| e.occurred_at))
+                        .min();
+                    if let Some(t) = experienced.or(self.system_time(c.seq)) {
+                        recalls.push(t);
+                    }
+                }
+                // What it replaced hands down its recalls: the memory of "where I work"
+                // stays strong when the employer changes.
+                for predecessor in self.predecessors(r, known_at) {
+                    recalls.extend(self.recalls(RecordRef::Fact(predecessor), known_at));
+                }
+                recalls.sort();
+                Trace {
+                    born: self.fact_born(r, known_at),
+                    initial_strength: salient_strength(&profile, r.fact.importance, r.fact.correction),
+                    recalls,
+                }
+            }
+        };
+        Some((trace, profile))
+    }
+
+    /// Recall times of one record visible at S, sorted.
+    fn recalls(&self, record: RecordRef, known_at: Seq) -> Vec<Timestamp> {
+        let mut at: Vec<Timestamp> = self
+            .reinforced
+            .get(&record)
+            .into_iter()
+            .flatten()
+            .filter(|(seq, _)| *seq <= known_at)
+            .map(|(_, t)| *t)
+            .collect();
+        at.sort();
+        at
+    }
+
+    /// When a fact was first experienced: its earliest source episode, else when the store
+    /// learned it.
+    fn fact_born(&self, r: &FactRecord, known_at: Seq) -> Timestamp {
+        r.fact
+            .provenance
+            .iter()
+            .filter_map(|e| self.episode_at(*e, known_at).map(|e| e.occurred_at))
+            .min()
+            .or(self.system_time(r.seq))
+            .unwrap_or(Timestamp::EPOCH)
+    }
+
+    /// When an entity was first experienced: the earliest experience of a fact naming it.
+    fn entity_born(&self, id: EntityId, known_at: Seq) -> Option<Timestamp> {
+        let outgoing = self.slots.range((id, crate::state::PredId(0))..=(id, crate::state::PredId(u32::MAX)));
+        let incoming = self.by_object.get(&Value::Entity(id)).into_iter().flatten();
+        outgoing
+            .flat_map(|(_, ids)| ids.iter())
+            .chain(incoming)
+            .filter_map(|f| self.facts.get(f))
+            .filter(|r| r.seq <= known_at)
+            .map(|r| self.fact_born(r, known_at))
+            .min()
+    }
+
+    /// Facts a fact replaced, as known at S: those it corrected (`supersedes`, followed
+    /// back), and, in a cardinality-one slot, the earlier values it follows.
+    fn predecessors(&self, r: &FactRecord, known_at: Seq) -> BTreeSet<mnemo_core::FactId> {
+        let mut out = BTreeSet::new();
+        let mut next = r.fact.supersedes;
+        while let Some(id) = next.map(|id| self.canonical(id)) {
+            if !out.insert(id) {
+                break;
+            }
+            next = self.facts.get(&id).filter(|p| p.seq <= known_at).and_then(|p| p.fact.supersedes);
+        }
+        let one = self.predicates[r.pred.0 as usize]
+            .versions
+            .iter()
+            .rev()
+            .find(|(seq, _)| *seq <= known_at)
+            .is_some_and(|(_, d)| d.cardinality == Cardinality::One);
+        if one && let Some(ids) = self.slots.get(&(r.fact.subject, r.pred)) {
+            out.extend(
+                ids.iter()
+                    .filter_map(|id| self.facts.get(id))
+                    .filter(|p| {
+                        p.seq <= known_at
+                            && p.fact.id != r.fact.id
+                            && p.fact.polarity == Polarity::Asserted
+                            && p.fact.object != r.fact.object
+                            && p.fact.valid.from() < r.fact.valid.from()
+                    })
+                    .map(|p| p.fact.id),
+            );
+        }
+        out
+    }
+
+    /// Every record an agent could be offered at `view`: facts in force at (T, S),
+    /// entities and episodes known at S.
+    fn candidates(&self, view: View, kinds: &[RecordKind]) -> Vec<RecordRef> {
+        let mut out = Vec::new();
+        if kinds.contains(&RecordKind::Fact) {
+            for slot in self.slots.keys() {
+                out.extend(
+                    self.resolve(*slot, view, Scope::InForce).into_iter().map(|f| RecordRef::Fact(f.fact.id)),
+                );
+            }
+        }
+        if kinds.contains(&RecordKind::Entity) {
+            out.extend(
+                self.entities
+                    .iter()
+                    .filter(|(_, v)| v.first().is_some_and(|(seq, _)| *seq <= view.known_at))
+                    .map(|(id, _)| RecordRef::Entity(*id)),
+            );
+        }
+        if kinds.contains(&RecordKind::Episode) {
+            out.extend(
+                self.episode_order
+                    .iter()
+                    .filter(|(_, id)| self.episode_at(*id, view.known_at).is_some())
+                    .map(|(_, id)| RecordRef::Episode(*id)),
+            );
+        }
+        out
+    }
+
+    /// What an agent might bring up unprompted at clock `at`: records already experienced
+    /// and not dormant, by retention (highest first, then by record), at most `limit`.
+    pub fn recallable(
+        &self,
+        view: View,
+        at: Timestamp,
+        kinds: &[RecordKind],
+        limit: usize,
+    ) -> Vec<Recallable> {
+        let mut out: Vec<Recallable> = self
+            .candidates(view, kinds)
+            .into_iter()
+            .filter_map(|record| {
+                let (trace, profile) = self.trace(record, view.known_at)?;
+                // Not experienced yet at the clock: nothing to recall.
+                if trace.born > at {
+                    return None;
+                }
+                let state = trace.state(&profile, at);
+                (!state.dormant).then_some(Recallable { record, state })
+            })
+            .collect();
+        out.sort_by(|a, b| b.state.retention.total_cmp(&a.state.retention).then(a.record.cmp(&b.record)));
+        out.truncate(limit);
+        out
+    }
+
+    /// Records experienced by `from` that turn dormant within `[from, to)` unless
+    /// recalled, by when.
+    pub fn forecast(&self, view: View, from: Timestamp, to: Timestamp, kinds: &[RecordKind]) -> Vec<Fading> {
+        let mut out: Vec<Fading> = self
+            .candidates(view, kinds)
+            .into_iter()
+            .filter_map(|record| {
+                let (trace, profile) = self.trace(record, view.known_at)?;
+                if trace.born > from {
+                    return None;
+                }
+                trace.turns_dormant(&profile, from, to).map(|dormant_at| Fading { record, dormant_at })
+            })
+            .collect();
+        out.sort_by(|a, b| a.dormant_at.cmp(&b.dormant_at).then(a.record.cmp(&b.record)));
+        out
+    }
+}
