@@ -368,3 +368,83 @@ proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn consolidation_merges_duplicates_once_and_reads_follow_the_merge() {
+    let (_, schema) = api();
+    // "Annie" is extracted with the alias "Ann Lee", who already exists: two entities, one
+    // person. "Paris Hilton" has the alias "Paris" but is a person, the city is not.
+    gql(
+        &schema,
+        r#"mutation {
+            a: recordEpisode(namespace: "m", episode: { text: "Ann Lee lives in Oslo", occurredAt: "2023-04-27" },
+                entities: [{ name: "Ann Lee", kind: "person" }],
+                facts: [{ subject: { name: "Ann Lee" }, predicate: "livesIn", object: { string: "Oslo" }, validFrom: "2020" }]) { seq }
+            b: recordEpisode(namespace: "m", episode: { text: "Annie, in Oslo, works at Acme", occurredAt: "2023-04-28" },
+                entities: [{ name: "Annie", aliases: ["Ann Lee"], kind: "person" }],
+                facts: [
+                    { subject: { name: "Annie" }, predicate: "livesIn", object: { string: "Oslo" }, validFrom: "2020" }
+                    { subject: { name: "Annie" }, predicate: "worksAt", object: { string: "Acme" }, validFrom: "2021" }
+                ]) { seq }
+            c: recordEpisode(namespace: "m", episode: { text: "Paris Hilton visited Paris", occurredAt: "2023-04-29" },
+                entities: [{ name: "Paris", kind: "city" }, { name: "Paris Hilton", aliases: ["Paris"], kind: "person" }]) { seq }
+        }"#,
+        json!({}),
+    )
+    .await;
+    let before = gql(&schema, r#"{ namespace(name: "m") { counts { batches entities } } }"#, json!({})).await;
+    assert_eq!(before["namespace"]["counts"], json!({ "batches": 3, "entities": 4 }));
+    let consolidate = r#"mutation { consolidate(namespace: "m", at: "2023-05-01") {
+        seq merged { from { id name } into { id name aliases } }
+        corroborated { fact { id predicate corroborations provenance { text } } statements } } }"#;
+    let first = gql(&schema, consolidate, json!({})).await;
+    assert_eq!(
+        first["consolidate"],
+        json!({
+            "seq": 4,
+            "merged": [{ "from": { "id": "2", "name": "Annie" }, "into": { "id": "1", "name": "Ann Lee", "aliases": ["Annie"] } }],
+            "corroborated": [{
+                "fact": { "id": "1", "predicate": "livesIn", "corroborations": 2,
+                          "provenance": [{ "text": "Ann Lee lives in Oslo" }, { "text": "Annie, in Oslo, works at Acme" }] },
+                "statements": 2
+            }]
+        })
+    );
+    // Running it again finds nothing and writes nothing.
+    let second = gql(&schema, consolidate, json!({})).await;
+    assert_eq!(second["consolidate"], json!({ "seq": null, "merged": [], "corroborated": [] }));
+    let after = gql(&schema, r#"{ namespace(name: "m") { counts { batches } } }"#, json!({})).await;
+    assert_eq!(after["namespace"]["counts"]["batches"], 4);
+    // Reads by either old id reach the merged entity; its facts are both entities' facts.
+    for id in ["1", "2"] {
+        let data = gql(
+            &schema,
+            "query($id: ID!) { entity(namespace: \"m\", id: $id, validAt: \"2022\") { id name facts { id predicate object { string } corroborations } } }",
+            json!({ "id": id }),
+        )
+        .await;
+        assert_eq!(
+            data["entity"],
+            json!({ "id": "1", "name": "Ann Lee", "facts": [
+                { "id": "1", "predicate": "livesIn", "object": { "string": "Oslo" }, "corroborations": 2 },
+                { "id": "3", "predicate": "worksAt", "object": { "string": "Acme" }, "corroborations": 1 }
+            ] }),
+            "by id {id}"
+        );
+    }
+    // Both histories survive: as known before the merge, Annie stood apart.
+    let then = gql(
+        &schema,
+        r#"{ entity(namespace: "m", id: "2", validAt: "2022", knownAtSeq: 3) { name facts { id corroborations } } }"#,
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        then["entity"],
+        json!({ "name": "Annie", "facts": [{ "id": "2", "corroborations": 1 }, { "id": "3", "corroborations": 1 }] })
+    );
+    // Names follow the merge too; the city and the heiress stay apart.
+    let named = gql(&schema, r#"{ a: entities(namespace: "m", name: "annie") { nodes { id } } p: entities(namespace: "m", name: "paris") { nodes { id kind } } }"#, json!({})).await;
+    assert_eq!(named["a"]["nodes"], json!([{ "id": "1" }]));
+    assert_eq!(named["p"]["nodes"], json!([{ "id": "3", "kind": "city" }, { "id": "4", "kind": "person" }]));
+}

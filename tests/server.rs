@@ -118,6 +118,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ),
     ("events", r#"subscription { events(namespace: "NS") { seq } }"#),
     ("recall", r#"mutation { recall(namespace: "NS", entities: ["1"]) { seq } }"#),
+    ("consolidate", r#"mutation { consolidate(namespace: "NS") { seq } }"#),
     ("recallable", r#"{ recallable(namespace: "NS") { items { kind } } }"#),
     ("forecast", r#"{ forecast(namespace: "NS", from: "2030", to: "2031") { items { kind } } }"#),
 ];

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
-use crate::ids::FactId;
+use crate::ids::{EntityId, FactId};
 use crate::model::{Entity, Episode, Fact, NamespaceConfig, PredicateDef};
 use crate::time::Timestamp;
 
@@ -50,5 +50,13 @@ pub enum Event {
         records: Vec<RecordRef>,
         /// When they were recalled (the client's clock, not the system time).
         at: Timestamp,
+    },
+    /// Consolidation found that two entities are one: reads follow `from` to `into` from
+    /// this batch on; both histories survive.
+    EntitiesMerged {
+        /// The entity merged away.
+        from: EntityId,
+        /// The entity it now reads as.
+        into: EntityId,
     },
 }

@@ -202,6 +202,8 @@ pub struct NamespaceConfig {
     pub time_zone: TimeZone,
     /// How its records fade.
     pub decay: DecayConfig,
+    /// Run consolidation when idle, at most this often (seconds); never when unset.
+    pub consolidate_every_seconds: Option<u64>,
 }
 
 /// Forgetting profiles of a namespace: one for every record, overridable per kind (and,

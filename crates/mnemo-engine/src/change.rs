@@ -146,6 +146,13 @@ pub enum Change {
     DefinePredicate(PredicateDef),
     /// Change the namespace's settings.
     ConfigureNamespace(NamespaceConfig),
+    /// Merge `from` into `into`: reads follow `from` to `into` from this batch on.
+    MergeEntities {
+        /// The entity merged away.
+        from: EntityId,
+        /// The entity it reads as from now on.
+        into: EntityId,
+    },
     /// Record that these records were recalled at `at` (salience only).
     Recall {
         /// The records.

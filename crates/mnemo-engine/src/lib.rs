@@ -19,6 +19,6 @@ pub use mnemo_index::{
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use store::{
-    Answer, Basis, Clock, CommitListener, CommittedBatch, KnownAt, MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE,
-    MAX_TEXT_BYTES, ReadAt, Store, system_clock,
+    Answer, Basis, Clock, CommitListener, CommittedBatch, ConsolidationReport, KnownAt, MAX_BATCH_CHANGES,
+    MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, system_clock,
 };

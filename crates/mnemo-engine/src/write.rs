@@ -278,7 +278,15 @@ pub(crate) fn prepare(
                 None
             }
             Change::ConfigureNamespace(config) => {
-                let NamespaceConfig { time_zone, decay } = &config;
+                let NamespaceConfig { time_zone, decay, consolidate_every_seconds } = &config;
+                if *consolidate_every_seconds == Some(0) {
+                    return Err(CoreError::invalid_value(
+                        field("consolidateEverySeconds"),
+                        "0",
+                        "must be at least 1",
+                    )
+                    .into());
+                }
                 time_zone.validate(field("timeZone"))?;
                 for (name, profile) in [
                     ("decay.default", decay.default),
@@ -291,6 +299,27 @@ pub(crate) fn prepare(
                     }
                 }
                 batch.events.push(Event::NamespaceConfigured(config));
+                None
+            }
+            Change::MergeEntities { from, into } => {
+                for (name, id) in [("from", from), ("into", into)] {
+                    if batch.index.entity(id).is_none() {
+                        return Err(EngineError::UnknownEntity {
+                            field: field(name).to_string(),
+                            value: id.to_string(),
+                        });
+                    }
+                }
+                let latest = batch.index.last_seq();
+                if batch.index.canonical_entity(from, latest) == batch.index.canonical_entity(into, latest) {
+                    return Err(CoreError::invalid_value(
+                        field("from"),
+                        from.to_string(),
+                        "already reads as the same entity",
+                    )
+                    .into());
+                }
+                batch.events.push(Event::EntitiesMerged { from, into });
                 None
             }
             Change::Recall { records, at } => {
@@ -495,6 +524,7 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             Event::PredicateDefined(def) => Some(Change::DefinePredicate(def.clone())),
             Event::NamespaceConfigured(config) => Some(Change::ConfigureNamespace(config.clone())),
             Event::Reinforced { records, at } => Some(Change::Recall { records: records.clone(), at: *at }),
+            Event::EntitiesMerged { from, into } => Some(Change::MergeEntities { from: *from, into: *into }),
             _ => None,
         })
         .collect()

@@ -288,6 +288,8 @@ pub struct NamespaceInfo {
     pub log_bytes: u64,
     /// How its records fade.
     pub decay: DecayProfiles,
+    /// How often consolidation runs when the server is idle (seconds; null: never).
+    pub consolidate_every_seconds: Option<u64>,
 }
 
 impl NamespaceInfo {
@@ -306,6 +308,7 @@ impl NamespaceInfo {
                 predicates: c.predicates,
             },
             log_bytes: store.log_size(ns),
+            consolidate_every_seconds: config.consolidate_every_seconds,
             decay: DecayProfiles {
                 episode: config.decay.profile(CoreKind::Episode).into(),
                 entity: config.decay.profile(CoreKind::Entity).into(),

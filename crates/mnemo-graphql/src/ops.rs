@@ -99,9 +99,10 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
             &["name", "cardinality", "valueType", "description", "decay"],
         ),
         "configureNamespace" => (
-            "mutation($namespace: String!, $timeZone: String, $decay: DecayInput) \
-             { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay) { name } }",
-            &["timeZone", "decay"],
+            "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int) \
+             { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay, \
+             consolidateEverySeconds: $consolidateEverySeconds) { name } }",
+            &["timeZone", "decay", "consolidateEverySeconds"],
         ),
         "recall" => (
             "mutation($namespace: String!, $facts: [ID!]! = [], $entities: [ID!]! = [], $episodes: [ID!]! = [], \

@@ -475,6 +475,39 @@ pub struct RecordEpisodePayload {
     pub basis: Basis,
 }
 
+/// Two entities found to be one.
+#[derive(SimpleObject)]
+pub struct Merge {
+    /// The entity merged away, as it was just before.
+    pub from: EntityObject,
+    /// The entity both now read as.
+    pub into: EntityObject,
+}
+
+/// A fact that merging made corroborate another statement of it.
+#[derive(SimpleObject)]
+pub struct Corroborated {
+    /// The fact.
+    pub fact: FactObject,
+    /// How many statements it has now.
+    pub statements: u32,
+}
+
+/// What consolidation did.
+#[derive(SimpleObject)]
+pub struct ConsolidationPayload {
+    /// The batch that recorded the merges (null when nothing was merged).
+    pub seq: Option<u64>,
+    /// Entities merged.
+    pub merged: Vec<Merge>,
+    /// Facts now corroborated by a merged entity's identical fact.
+    pub corroborated: Vec<Corroborated>,
+    /// Records that turned dormant in the window, and when.
+    pub dormant: Vec<RecordItem>,
+    /// The point the report was read at.
+    pub basis: Basis,
+}
+
 /// What `recall` committed.
 #[derive(SimpleObject)]
 pub struct RecallPayload {
@@ -585,6 +618,70 @@ impl Mutation {
                 .into_iter()
                 .map(|record| RecordItem { pin: Arc::clone(&pin), record, dormant_at: None })
                 .collect(),
+        })
+    }
+
+    /// Consolidation ("sleep"): merges entities that are the same (equal names or aliases,
+    /// agreeing kinds), and reports what it merged, which facts now corroborate each other,
+    /// and what turned dormant since `dormantSince` (default: a day before `at`). With
+    /// nothing to merge it writes nothing.
+    async fn consolidate(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        at: Option<DateTime>,
+        dormant_since: Option<DateTime>,
+    ) -> Result<ConsolidationPayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let now = match &at {
+            Some(t) => time(store, &ns, "at", t)?,
+            None => store.now(),
+        };
+        let since = match &dormant_since {
+            Some(t) => time(store, &ns, "dormantSince", t)?,
+            None => Timestamp::from_micros(now.as_micros().saturating_sub(mnemo_core::DAY_MICROS)),
+        };
+        let report = store.consolidate(&ns, now, since).map_err(engine)?;
+        let read = ReadAt { valid_at: Some(now), known_at: KnownAt::Latest, at: Some(now) };
+        let basis = store.read_at(&ns, read, |_, _| ()).map_err(engine)?.basis;
+        let pin = Pin::new(ns.clone(), basis);
+        let before = Pin::new(
+            ns.clone(),
+            mnemo_engine::Basis {
+                known_at: Seq(report.seq.map_or(basis.known_at.0, |s| s.0.saturating_sub(1))),
+                ..basis
+            },
+        );
+        Ok(ConsolidationPayload {
+            seq: report.seq.map(|s| s.0),
+            merged: report
+                .merged
+                .iter()
+                .filter_map(|(from, into)| {
+                    Some(Merge {
+                        from: EntityObject::load(store, &before, *from)?,
+                        into: EntityObject::load(store, &pin, *into)?,
+                    })
+                })
+                .collect(),
+            corroborated: report
+                .corroborated
+                .iter()
+                .filter_map(|(id, n)| {
+                    Some(Corroborated { fact: FactObject::load(store, &pin, *id)?, statements: *n })
+                })
+                .collect(),
+            dormant: report
+                .dormant
+                .iter()
+                .map(|f| RecordItem {
+                    pin: Arc::clone(&pin),
+                    record: f.record,
+                    dormant_at: Some(f.dormant_at),
+                })
+                .collect(),
+            basis: (&basis).into(),
         })
     }
 
@@ -749,6 +846,7 @@ impl Mutation {
         namespace: String,
         time_zone: Option<String>,
         decay: Option<DecayInput>,
+        consolidate_every_seconds: Option<u64>,
     ) -> Result<NamespaceInfo> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
@@ -756,6 +854,9 @@ impl Mutation {
         if let Some(tz) = time_zone {
             config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz)
                 .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+        }
+        if consolidate_every_seconds.is_some() {
+            config.consolidate_every_seconds = consolidate_every_seconds;
         }
         if let Some(decay) = decay {
             let profile = |p: &Option<ProfileInput>| p.as_ref().map(mnemo_core::Profile::from);

@@ -1,7 +1,7 @@
 //! Reads at a pinned (validAt T, knownAt S): facts, slot histories, entities,
 //! snapshots and neighbourhoods, every one resolved by the core's rules.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
     Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, Fact, FactId, Interval, Polarity, Seq,
@@ -187,48 +187,82 @@ impl NamespaceIndex {
     /// Resolves one `(subject, predicate)` slot: every visible fact with its verdict,
     /// in assertion order. Retracted facts are included only for `Scope::All`.
     pub(crate) fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
-        let Some(ids) = self.slots.get(&slot) else {
-            return Vec::new();
-        };
+        let s = view.known_at;
+        // Merged entities answer as one: their slots are one slot.
+        let members = self.merge_group(slot.0, s);
+        let mut ids: Vec<FactId> =
+            members.iter().filter_map(|m| self.slots.get(&(*m, slot.1))).flatten().copied().collect();
+        if members.len() > 1 {
+            ids.sort();
+        }
         let visible: Vec<&FactRecord> =
-            ids.iter().filter_map(|id| self.facts.get(id)).filter(|r| r.seq <= view.known_at).collect();
-        let live: Vec<&FactRecord> =
-            visible.iter().copied().filter(|r| !r.is_retracted_at(view.known_at)).collect();
-        let mut views = Vec::with_capacity(visible.len());
-        let candidates: Vec<Candidate<'_>> = live
+            ids.iter().filter_map(|id| self.facts.get(id)).filter(|r| r.seq <= s).collect();
+        let live: Vec<&FactRecord> = visible.iter().copied().filter(|r| !r.is_retracted_at(s)).collect();
+        let values: Vec<Value> = live.iter().map(|r| self.canonical_value(&r.fact.object, s)).collect();
+        let ends: Vec<Option<Timestamp>> = live.iter().map(|r| r.valid_to_at(s)).collect();
+        // Once entities are merged, two facts may say the same thing: the first one stands
+        // and the others corroborate it.
+        let mut stands_for: Vec<usize> = (0..live.len()).collect();
+        if members.len() > 1 {
+            for i in 0..live.len() {
+                stands_for[i] = (0..i)
+                    .find(|&j| {
+                        stands_for[j] == j
+                            && values[j] == values[i]
+                            && live[j].fact.polarity == live[i].fact.polarity
+                            && live[j].fact.valid.from() == live[i].fact.valid.from()
+                            && ends[j] == ends[i]
+                    })
+                    .unwrap_or(i);
+            }
+        }
+        let (stands_for, live) = (&stands_for, &live);
+        let statements =
+            move |i: usize| (0..live.len()).filter(move |&j| stands_for[j] == i).map(move |j| live[j]);
+        let standing: Vec<usize> = (0..live.len()).filter(|&i| stands_for[i] == i).collect();
+        let candidates: Vec<Candidate<'_>> = standing
             .iter()
-            .map(|r| Candidate {
-                id: r.fact.id,
-                value: &r.fact.object,
-                polarity: r.fact.polarity,
+            .map(|&i| Candidate {
+                id: live[i].fact.id,
+                value: &values[i],
+                polarity: live[i].fact.polarity,
                 // Ends are validated against the start when applied, so this never fails.
-                valid: Interval::new("valid", r.fact.valid.from(), r.valid_to_at(view.known_at))
-                    .unwrap_or(r.fact.valid),
-                seq: r.seq,
-                confidence: self.confidence_at(r, view.known_at),
+                valid: Interval::new("valid", live[i].fact.valid.from(), ends[i])
+                    .unwrap_or(live[i].fact.valid),
+                seq: live[i].seq,
+                confidence: self.confidence_of(statements(i), s),
             })
             .collect();
-        let verdicts = resolve_slot(self.cardinality_at(slot.1, view.known_at), &candidates, view.valid_at);
-        let mut verdicts = candidates.iter().zip(verdicts);
+        let verdicts = resolve_slot(self.cardinality_at(slot.1, s), &candidates, view.valid_at);
+        let verdict_of: HashMap<usize, (&Candidate<'_>, mnemo_core::Verdict)> =
+            standing.iter().copied().zip(candidates.iter().zip(verdicts)).collect();
+        let mut views = Vec::with_capacity(visible.len());
+        let mut verdict_of = verdict_of;
+        let mut next_live = 0;
         for r in visible {
-            if r.is_retracted_at(view.known_at) {
+            if r.is_retracted_at(s) {
                 if scope == Scope::All {
                     views.push(self.retracted_view(r, view));
                 }
                 continue;
             }
-            let Some((candidate, verdict)) = verdicts.next() else {
-                break;
+            let i = next_live;
+            next_live += 1;
+            let Some((candidate, verdict)) = verdict_of.remove(&i) else {
+                continue;
             };
             if scope == Scope::InForce
                 && !(verdict.status == Status::Current && r.fact.polarity == Polarity::Asserted)
             {
                 continue;
             }
-            let (confidence, corroborations, provenance) = self.support(r, view.known_at);
+            let (confidence, corroborations, provenance) = self.support_of(statements(i), s);
             let reason = reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
+            let mut fact = r.fact.clone();
+            fact.subject = slot.0;
+            fact.object = values[i].clone();
             views.push(FactView {
-                fact: r.fact.clone(),
+                fact,
                 valid: candidate.valid,
                 asserted_seq: r.seq,
                 asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
@@ -244,6 +278,33 @@ impl NamespaceIndex {
             });
         }
         views
+    }
+
+    /// Confidence, count and provenance of one fact stated by `records` (the fact first).
+    fn support_of<'a>(
+        &self,
+        records: impl Iterator<Item = &'a FactRecord>,
+        s: Seq,
+    ) -> (f64, u32, Vec<EpisodeId>) {
+        let mut confidences = Vec::new();
+        let mut count = 0;
+        let mut provenance = Vec::new();
+        for r in records {
+            let (c, n, p) = self.support(r, s);
+            confidences.push(c);
+            count += n;
+            provenance.extend(p);
+        }
+        provenance.sort();
+        provenance.dedup();
+        let confidence =
+            if confidences.len() == 1 { confidences[0] } else { combine_confidence(confidences) };
+        (confidence, count, provenance)
+    }
+
+    fn confidence_of<'a>(&self, records: impl Iterator<Item = &'a FactRecord>, s: Seq) -> f64 {
+        let confidences: Vec<f64> = records.map(|r| self.confidence_at(r, s)).collect();
+        if confidences.len() == 1 { confidences[0] } else { combine_confidence(confidences) }
     }
 
     fn retracted_view(&self, r: &FactRecord, view: View) -> FactView {
@@ -305,8 +366,20 @@ impl NamespaceIndex {
         self.predicate_ids.get(name).copied()
     }
 
-    fn slots_of(&self, subject: EntityId) -> impl Iterator<Item = (EntityId, PredId)> + '_ {
-        self.slots.range((subject, PredId(0))..=(subject, PredId(u32::MAX))).map(|(k, _)| *k)
+    /// The slots of a subject as read at S: those of every entity merged into it, keyed by
+    /// the subject it reads as.
+    fn slots_of(&self, subject: EntityId, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
+        let c = self.canonical_entity(subject, known_at);
+        self.merge_group(c, known_at)
+            .into_iter()
+            .flat_map(|m| self.slots.range((m, PredId(0))..=(m, PredId(u32::MAX))))
+            .map(|((_, p), _)| (c, *p))
+            .collect()
+    }
+
+    /// Every slot as read at S (merged subjects folded into the entity they read as).
+    fn all_slots(&self, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
+        self.slots.keys().map(|(e, p)| (self.canonical_entity(*e, known_at), *p)).collect()
     }
 
     /// Facts matching `filter` at `view`, ordered by (subject, predicate, valid start, id).
@@ -319,27 +392,34 @@ impl NamespaceIndex {
             },
             None => None,
         };
-        let slots: BTreeSet<(EntityId, PredId)> = match (filter.subject, pred, &filter.object) {
-            (Some(s), Some(p), _) => [(s, p)].into_iter().collect(),
-            (Some(s), None, _) => self.slots_of(s).collect(),
-            (None, _, Some(object)) => self
-                .by_object
-                .get(object)
-                .into_iter()
-                .flatten()
-                .filter_map(|id| self.facts.get(id))
-                .filter(|r| pred.is_none_or(|p| r.pred == p))
-                .map(|r| (r.fact.subject, r.pred))
-                .collect(),
-            (None, Some(p), None) => {
-                self.by_predicate.get(&p).into_iter().flatten().map(|s| (*s, p)).collect()
+        let s = view.known_at;
+        let canonical = |e: EntityId| self.canonical_entity(e, s);
+        let object = filter.object.as_ref().map(|o| self.canonical_value(o, s));
+        let slots: BTreeSet<(EntityId, PredId)> = match (filter.subject, pred, &object) {
+            (Some(subject), Some(p), _) => [(canonical(subject), p)].into_iter().collect(),
+            (Some(subject), None, _) => self.slots_of(subject, s),
+            (None, _, Some(object)) => {
+                let values: Vec<Value> = match object {
+                    Value::Entity(e) => self.merge_group(*e, s).into_iter().map(Value::Entity).collect(),
+                    literal => vec![literal.clone()],
+                };
+                values
+                    .iter()
+                    .flat_map(|v| self.by_object.get(v).into_iter().flatten())
+                    .filter_map(|id| self.facts.get(id))
+                    .filter(|r| pred.is_none_or(|p| r.pred == p))
+                    .map(|r| (canonical(r.fact.subject), r.pred))
+                    .collect()
             }
-            (None, None, None) => self.slots.keys().copied().collect(),
+            (None, Some(p), None) => {
+                self.by_predicate.get(&p).into_iter().flatten().map(|e| (canonical(*e), p)).collect()
+            }
+            (None, None, None) => self.all_slots(s),
         };
         let mut out: Vec<FactView> = slots
             .into_iter()
             .flat_map(|slot| self.resolve(slot, view, scope))
-            .filter(|f| filter.object.as_ref().is_none_or(|o| &f.fact.object == o))
+            .filter(|f| object.as_ref().is_none_or(|o| &f.fact.object == o))
             .collect();
         out.sort_by(|a, b| {
             (a.fact.subject, &a.fact.predicate, a.fact.valid.from(), a.fact.id).cmp(&(
@@ -358,6 +438,7 @@ impl NamespaceIndex {
         let Some(pred) = self.pred_id(predicate) else {
             return Vec::new();
         };
+        let subject = self.canonical_entity(subject, view.known_at);
         let mut out = self.resolve((subject, pred), view, Scope::All);
         out.sort_by_key(|f| (f.fact.valid.from(), f.fact.id));
         out
@@ -365,14 +446,9 @@ impl NamespaceIndex {
 
     /// One entity as known at S, with its facts in force at T.
     pub fn entity_at(&self, id: EntityId, view: View) -> Option<EntityView> {
-        let (declared_seq, entity) =
-            self.entities.get(&id)?.iter().rev().find(|(seq, _)| *seq <= view.known_at)?;
-        let filter = FactFilter { subject: Some(id), ..FactFilter::default() };
-        Some(EntityView {
-            entity: entity.clone(),
-            declared_seq: *declared_seq,
-            facts: self.facts(&filter, view, Scope::InForce),
-        })
+        let (declared_seq, entity) = self.entity_version(id, view.known_at)?;
+        let filter = FactFilter { subject: Some(entity.id), ..FactFilter::default() };
+        Some(EntityView { entity, declared_seq, facts: self.facts(&filter, view, Scope::InForce) })
     }
 
     /// Entities known at S matching `filter`, by id, at most `limit` after `after`; the
@@ -389,13 +465,13 @@ impl NamespaceIndex {
         let mut matching = self
             .entities
             .range((start, std::ops::Bound::Unbounded))
-            .filter_map(|(_, versions)| versions.iter().rev().find(|(seq, _)| *seq <= known_at))
+            .filter(|(id, _)| self.canonical_entity(**id, known_at) == **id)
+            .filter_map(|(id, _)| self.entity_version(*id, known_at))
             .filter(|(_, e)| {
                 key.as_ref().is_none_or(|k| {
                     std::iter::once(&e.name).chain(&e.aliases).any(|n| &normalize_name(n) == k)
                 }) && filter.kind.as_ref().is_none_or(|k| e.kind.as_ref() == Some(k))
-            })
-            .cloned();
+            });
         let items = matching.by_ref().take(limit).collect();
         Page { items, more: matching.next().is_some() }
     }
@@ -431,15 +507,35 @@ impl NamespaceIndex {
     }
 
     /// An entity's version as known at S.
-    pub fn entity_version(&self, id: EntityId, known_at: Seq) -> Option<(Seq, &Entity)> {
-        self.entities.get(&id)?.iter().rev().find(|(seq, _)| *seq <= known_at).map(|(s, e)| (*s, e))
+    /// The entity `id` reads as at S (following merges), as known then: merged entities'
+    /// names join its aliases.
+    pub fn entity_version(&self, id: EntityId, known_at: Seq) -> Option<(Seq, Entity)> {
+        let version = |e: EntityId| self.entities.get(&e)?.iter().rev().find(|(seq, _)| *seq <= known_at);
+        version(id)?;
+        let c = self.canonical_entity(id, known_at);
+        let (seq, entity) = version(c)?;
+        let mut entity = entity.clone();
+        for other in self.merge_group(c, known_at).into_iter().skip(1) {
+            if let Some((_, merged)) = version(other) {
+                for name in std::iter::once(&merged.name).chain(&merged.aliases) {
+                    let known = std::iter::once(&entity.name)
+                        .chain(&entity.aliases)
+                        .any(|n| normalize_name(n) == normalize_name(name));
+                    if !known {
+                        entity.aliases.push(name.clone());
+                    }
+                }
+            }
+        }
+        Some((*seq, entity))
     }
 
     /// One fact (or the fact a re-assertion restated) as seen from `view`, if known at S.
     pub fn fact_at(&self, id: FactId, view: View) -> Option<FactView> {
         let id = self.canonical(id);
         let r = self.facts.get(&id).filter(|r| r.seq <= view.known_at)?;
-        self.resolve((r.fact.subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
+        let subject = self.canonical_entity(r.fact.subject, view.known_at);
+        self.resolve((subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
     }
 
     /// The batch that recorded an episode.
@@ -459,7 +555,7 @@ impl NamespaceIndex {
         let mut facts = Vec::new();
         let mut cursors = Vec::new();
         let mut last = None;
-        for (&slot, _) in self.slots.range(start..) {
+        for &slot in self.all_slots(view.known_at).range(start..) {
             let mut in_force = self.resolve(slot, view, Scope::InForce);
             in_force.sort_by_key(|f| f.fact.id);
             for f in in_force {
@@ -488,6 +584,7 @@ impl NamespaceIndex {
         if !declared {
             return Neighborhood { nodes: Vec::new(), edges: Vec::new() };
         }
+        let start = self.canonical_entity(start, view.known_at);
         dist.insert(start, 0);
         let mut frontier = vec![start];
         for hop in 1..=depth {
@@ -527,19 +624,20 @@ impl NamespaceIndex {
 
     /// Facts in force at `view` joining `e` to another entity, outgoing then incoming.
     fn edges_of(&self, e: EntityId, view: View) -> Vec<FactView> {
+        let s = view.known_at;
         let mut out: Vec<FactView> = self
-            .slots_of(e)
+            .slots_of(e, s)
+            .into_iter()
             .flat_map(|slot| self.resolve(slot, view, Scope::InForce))
             .filter(|f| f.fact.object.as_entity().is_some())
             .collect();
         let incoming: BTreeSet<(EntityId, PredId)> = self
-            .by_object
-            .get(&Value::Entity(e))
+            .merge_group(e, s)
             .into_iter()
-            .flatten()
+            .flat_map(|m| self.by_object.get(&Value::Entity(m)).into_iter().flatten())
             .filter_map(|id| self.facts.get(id))
-            .filter(|r| r.seq <= view.known_at)
-            .map(|r| (r.fact.subject, r.pred))
+            .filter(|r| r.seq <= s)
+            .map(|r| (self.canonical_entity(r.fact.subject, s), r.pred))
             .collect();
         for slot in incoming {
             out.extend(

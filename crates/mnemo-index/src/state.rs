@@ -89,6 +89,10 @@ pub struct NamespaceIndex {
     pub(crate) by_object: HashMap<Value, Vec<FactId>>,
     /// Predicate → subjects having it.
     pub(crate) by_predicate: HashMap<PredId, BTreeSet<EntityId>>,
+    /// Merges: entity → (batch, the entity it was merged into).
+    pub(crate) merged_into: HashMap<EntityId, Vec<(Seq, EntityId)>>,
+    /// The reverse: entity → (batch, an entity merged into it).
+    pub(crate) absorbed: HashMap<EntityId, Vec<(Seq, EntityId)>>,
     /// Recalls of each record: (batch, when recalled), in log order.
     pub(crate) reinforced: HashMap<RecordRef, Vec<(Seq, Timestamp)>>,
     pub(crate) max_entity: u64,
@@ -166,6 +170,18 @@ impl NamespaceIndex {
                 self.predicates[pred.0 as usize].versions.push((seq, def.clone()));
             }
             Event::NamespaceConfigured(config) => self.configs.push((seq, config.clone())),
+            Event::EntitiesMerged { from, into } => {
+                // A merge that would close a cycle, or names an unknown entity, means nothing.
+                let latest = Seq(u64::MAX);
+                if from != into
+                    && self.entities.contains_key(from)
+                    && self.entities.contains_key(into)
+                    && self.canonical_entity(*into, latest) != self.canonical_entity(*from, latest)
+                {
+                    self.merged_into.entry(*from).or_default().push((seq, *into));
+                    self.absorbed.entry(*into).or_default().push((seq, *from));
+                }
+            }
             Event::Reinforced { records, at } => {
                 for record in records {
                     let record = match record {
@@ -327,9 +343,18 @@ impl NamespaceIndex {
         self.external_ids.get(external_id).copied()
     }
 
-    /// Entities whose canonical name or an alias normalises to `name`'s, at the latest seq.
+    /// Entities whose canonical name or an alias normalises to `name`'s, at the latest seq,
+    /// followed through merges.
     pub fn entities_named(&self, name: &str) -> Vec<EntityId> {
-        self.names.get(&normalize_name(name)).map(|s| s.iter().copied().collect()).unwrap_or_default()
+        let latest = Seq(u64::MAX);
+        let ids: BTreeSet<EntityId> = self
+            .names
+            .get(&normalize_name(name))
+            .into_iter()
+            .flatten()
+            .map(|e| self.canonical_entity(*e, latest))
+            .collect();
+        ids.into_iter().collect()
     }
 
     /// A predicate's definition at the latest seq (undeclared ones are `many`/`any`).

@@ -64,14 +64,24 @@ impl NamespaceIndex {
                 }
             }
             RecordRef::Entity(id) => {
-                let (declared, _) = self.entity_version(id, known_at)?;
-                let first_seq = self.entities.get(&id).and_then(|v| v.first()).map_or(declared, |(s, _)| *s);
-                let born = self.entity_born(id, known_at).unwrap_or(self.system_time(first_seq)?);
-                Trace {
-                    born,
-                    initial_strength: profile.initial_strength,
-                    recalls: self.recalls(record, known_at),
+                self.entity_version(id, known_at)?;
+                // Merged entities share one trace: the earliest experience and every recall
+                // of any of them (the stronger activation, the union of links).
+                let c = self.canonical_entity(id, known_at);
+                let mut born: Option<Timestamp> = None;
+                let mut recalls = Vec::new();
+                for m in self.merge_group(c, known_at) {
+                    let first_seq = self.entities.get(&m).and_then(|v| v.first()).map(|(s, _)| *s);
+                    let declared = first_seq.and_then(|s| self.system_time(s));
+                    let m_born = self.entity_born(m, known_at).or(declared);
+                    born = match (born, m_born) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    recalls.extend(self.recalls(RecordRef::Entity(m), known_at));
                 }
+                recalls.sort();
+                Trace { born: born?, initial_strength: profile.initial_strength, recalls }
             }
             RecordRef::Fact(id) => {
                 let r = self.facts.get(&self.canonical(id)).filter(|r| r.seq <= known_at)?;

@@ -139,7 +139,57 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
+    let sleeper = tokio::spawn(consolidate_when_idle(state.inner.store.clone(), IDLE_CHECK));
+    let served = axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await;
+    sleeper.abort();
+    served
+}
+
+/// How often the idle consolidation looks for work.
+const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+/// A namespace with no commit for this long is idle.
+const IDLE_AFTER_MICROS: i64 = 60_000_000;
+
+/// Consolidates each namespace that asks for it (`consolidateEverySeconds`) once it is
+/// idle and its period has passed since the last run.
+async fn consolidate_when_idle(store: Arc<Store>, check: std::time::Duration) {
+    let mut last_run: std::collections::HashMap<mnemo_engine::core::Namespace, i64> = Default::default();
+    let mut ticks = tokio::time::interval(check);
+    loop {
+        ticks.tick().await;
+        let store = Arc::clone(&store);
+        let previous = last_run.clone();
+        let ran = tokio::task::spawn_blocking(move || {
+            let now = store.now();
+            let mut ran = Vec::new();
+            for ns in store.namespaces() {
+                let (every, last_commit) = store
+                    .inspect(&ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
+                let Some(every) = every else { continue };
+                let due = previous.get(&ns).is_none_or(|t| now.as_micros() - t >= every as i64 * 1_000_000);
+                let idle = last_commit.is_none_or(|t| now.as_micros() - t.as_micros() >= IDLE_AFTER_MICROS);
+                if due && idle {
+                    let since = previous.get(&ns).map_or(now.as_micros() - every as i64 * 1_000_000, |t| *t);
+                    let since = mnemo_engine::core::Timestamp::from_micros(since);
+                    match store.consolidate(&ns, now, since) {
+                        Ok(report) => tracing::info!(
+                            namespace = %ns,
+                            merged = report.merged.len(),
+                            corroborated = report.corroborated.len(),
+                            turned_dormant = report.dormant.len(),
+                            "consolidated while idle"
+                        ),
+                        Err(e) => tracing::warn!(namespace = %ns, error = %e, "idle consolidation failed"),
+                    }
+                    ran.push((ns, now.as_micros()));
+                }
+            }
+            ran
+        })
+        .await
+        .unwrap_or_default();
+        last_run.extend(ran);
+    }
 }
 
 /// Counts and logs every routed request.
