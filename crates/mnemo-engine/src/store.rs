@@ -458,6 +458,21 @@ impl Store {
         })
     }
 
+    /// When a record was recalled, as known at S and up to the decay clock, in order.
+    pub fn recall_history(
+        &self,
+        ns: &Namespace,
+        record: RecordRef,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Timestamp>>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            index
+                .trace(record, basis.known_at)
+                .map(|(trace, _)| trace.recalls.into_iter().filter(|t| *t <= basis.at).collect())
+                .unwrap_or_default()
+        })
+    }
+
     /// What an agent might bring up unprompted: records that are not dormant at the decay
     /// clock, by retention, at most `limit`.
     pub fn recallable(

@@ -247,6 +247,12 @@ impl TraceFields {
         Ok(self.state(ctx, None)?.recall_count)
     }
 
+    /// Every recall up to the read's clock, in order (inherited ones included).
+    async fn recalled_at(&self, ctx: &Context<'_>) -> Result<Vec<DateTime>> {
+        let answer = store(ctx)?.recall_history(&self.pin.ns, self.record, self.pin.at()).map_err(engine)?;
+        Ok(answer.value.into_iter().map(DateTime::from).collect())
+    }
+
     /// Its last recall up to the read's clock.
     async fn last_recalled_at(&self, ctx: &Context<'_>) -> Result<Option<DateTime>> {
         Ok(self.state(ctx, None)?.last_recalled_at.map(DateTime::from))
