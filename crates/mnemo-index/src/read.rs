@@ -555,7 +555,13 @@ impl NamespaceIndex {
         let mut facts = Vec::new();
         let mut cursors = Vec::new();
         let mut last = None;
-        for &slot in self.all_slots(view.known_at).range(start..) {
+        // Without merges the slots are already keyed as read: no need to rebuild the set.
+        let merged_slots = (!self.merged_into.is_empty()).then(|| self.all_slots(view.known_at));
+        let slots: Box<dyn Iterator<Item = (EntityId, PredId)> + '_> = match &merged_slots {
+            Some(set) => Box::new(set.range(start..).copied()),
+            None => Box::new(self.slots.range(start..).map(|(k, _)| *k)),
+        };
+        for slot in slots {
             let mut in_force = self.resolve(slot, view, Scope::InForce);
             in_force.sort_by_key(|f| f.fact.id);
             for f in in_force {
