@@ -1,7 +1,8 @@
 //! Reads at a pinned (validAt T, knownAt S): facts, slot histories, entities,
 //! snapshots and neighbourhoods, every one resolved by the core's rules.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{
     Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, Fact, FactId, Interval, Polarity, Seq,
@@ -190,20 +191,33 @@ impl NamespaceIndex {
         let s = view.known_at;
         // Merged entities answer as one: their slots are one slot.
         let members = self.merge_group(slot.0, s);
-        let mut ids: Vec<FactId> =
-            members.iter().filter_map(|m| self.slots.get(&(*m, slot.1))).flatten().copied().collect();
-        if members.len() > 1 {
+        let merged = members.len() > 1;
+        let ids: Cow<'_, [FactId]> = if merged {
+            let mut ids: Vec<FactId> =
+                members.iter().filter_map(|m| self.slots.get(&(*m, slot.1))).flatten().copied().collect();
             ids.sort();
-        }
+            Cow::Owned(ids)
+        } else {
+            Cow::Borrowed(self.slots.get(&slot).map_or(&[][..], Vec::as_slice))
+        };
         let visible: Vec<&FactRecord> =
             ids.iter().filter_map(|id| self.facts.get(id)).filter(|r| r.seq <= s).collect();
         let live: Vec<&FactRecord> = visible.iter().copied().filter(|r| !r.is_retracted_at(s)).collect();
-        let values: Vec<Value> = live.iter().map(|r| self.canonical_value(&r.fact.object, s)).collect();
+        // Values as read at S; borrowed unless a merge renames an entity.
+        let values: Vec<Cow<'_, Value>> = live
+            .iter()
+            .map(|r| match &r.fact.object {
+                Value::Entity(e) if !self.merged_into.is_empty() => {
+                    Cow::Owned(Value::Entity(self.canonical_entity(*e, s)))
+                }
+                v => Cow::Borrowed(v),
+            })
+            .collect();
         let ends: Vec<Option<Timestamp>> = live.iter().map(|r| r.valid_to_at(s)).collect();
         // Once entities are merged, two facts may say the same thing: the first one stands
         // and the others corroborate it.
         let mut stands_for: Vec<usize> = (0..live.len()).collect();
-        if members.len() > 1 {
+        if merged {
             for i in 0..live.len() {
                 stands_for[i] = (0..i)
                     .find(|&j| {
@@ -224,20 +238,26 @@ impl NamespaceIndex {
             .iter()
             .map(|&i| Candidate {
                 id: live[i].fact.id,
-                value: &values[i],
+                value: values[i].as_ref(),
                 polarity: live[i].fact.polarity,
                 // Ends are validated against the start when applied, so this never fails.
                 valid: Interval::new("valid", live[i].fact.valid.from(), ends[i])
                     .unwrap_or(live[i].fact.valid),
                 seq: live[i].seq,
-                confidence: self.confidence_of(statements(i), s),
+                confidence: if merged {
+                    self.confidence_of(statements(i), s)
+                } else {
+                    self.confidence_at(live[i], s)
+                },
             })
             .collect();
         let verdicts = resolve_slot(self.cardinality_at(slot.1, s), &candidates, view.valid_at);
-        let verdict_of: HashMap<usize, (&Candidate<'_>, mnemo_core::Verdict)> =
-            standing.iter().copied().zip(candidates.iter().zip(verdicts)).collect();
+        let mut verdict_of: Vec<Option<(&Candidate<'_>, mnemo_core::Verdict)>> =
+            (0..live.len()).map(|_| None).collect();
+        for (&i, cv) in standing.iter().zip(candidates.iter().zip(verdicts)) {
+            verdict_of[i] = Some(cv);
+        }
         let mut views = Vec::with_capacity(visible.len());
-        let mut verdict_of = verdict_of;
         let mut next_live = 0;
         for r in visible {
             if r.is_retracted_at(s) {
@@ -248,7 +268,7 @@ impl NamespaceIndex {
             }
             let i = next_live;
             next_live += 1;
-            let Some((candidate, verdict)) = verdict_of.remove(&i) else {
+            let Some((candidate, verdict)) = verdict_of[i].take() else {
                 continue;
             };
             if scope == Scope::InForce
@@ -256,11 +276,14 @@ impl NamespaceIndex {
             {
                 continue;
             }
-            let (confidence, corroborations, provenance) = self.support_of(statements(i), s);
+            let (confidence, corroborations, provenance) =
+                if merged { self.support_of(statements(i), s) } else { self.support(r, s) };
             let reason = reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
             let mut fact = r.fact.clone();
             fact.subject = slot.0;
-            fact.object = values[i].clone();
+            if let Cow::Owned(v) = &values[i] {
+                fact.object = v.clone();
+            }
             views.push(FactView {
                 fact,
                 valid: candidate.valid,
@@ -369,6 +392,13 @@ impl NamespaceIndex {
     /// The slots of a subject as read at S: those of every entity merged into it, keyed by
     /// the subject it reads as.
     fn slots_of(&self, subject: EntityId, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
+        if self.merged_into.is_empty() {
+            return self
+                .slots
+                .range((subject, PredId(0))..=(subject, PredId(u32::MAX)))
+                .map(|(k, _)| *k)
+                .collect();
+        }
         let c = self.canonical_entity(subject, known_at);
         self.merge_group(c, known_at)
             .into_iter()
