@@ -466,3 +466,66 @@ fn config_errors_name_the_file_and_the_field_or_line() {
     assert_eq!(config.max_body_bytes, mnemo_server::DEFAULT_MAX_BODY_BYTES);
     assert!(!Config::parse("", "empty.toml").unwrap().requires_tokens());
 }
+
+#[tokio::test]
+async fn idle_namespaces_that_ask_for_it_are_consolidated() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::time::Duration;
+
+    use mnemo_engine::core::{TimeZone, Timestamp};
+
+    let t0 = Timestamp::parse("t", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap().as_micros();
+    let clock = Arc::new(AtomicI64::new(t0));
+    let reading = Arc::clone(&clock);
+    let store = Arc::new(
+        Store::with_storage(
+            Arc::new(mnemo_engine::MemStorage::new()),
+            Arc::new(move || Timestamp::from_micros(reading.load(Ordering::SeqCst))),
+        )
+        .unwrap(),
+    );
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    // Two entities that are one person; "asks" consolidates every hour, "quiet" never.
+    for ns in ["asks", "quiet"] {
+        for line in [
+            r#"{"namespace":"NS","op":"recordEpisode","episode":{"text":"a"},"entities":[{"name":"Ann Lee","kind":"person"}]}"#,
+            r#"{"namespace":"NS","op":"recordEpisode","episode":{"text":"b"},"entities":[{"name":"Annie","aliases":["Ann Lee"],"kind":"person"}]}"#,
+        ] {
+            ops::apply_line(&schema, &store, &line.replace("NS", ns)).await.unwrap();
+        }
+    }
+    ops::apply_line(
+        &schema,
+        &store,
+        r#"{"namespace":"asks","op":"configureNamespace","consolidateEverySeconds":3600}"#,
+    )
+    .await
+    .unwrap();
+    let batches = |ns: &str| store.counts(&Namespace::new("ns", ns).unwrap()).batches;
+    let sleeper = tokio::spawn(mnemo_server::consolidate_when_idle(
+        Arc::clone(&store),
+        Duration::from_millis(20),
+        Duration::from_secs(60),
+    ));
+    // Not idle yet: the last commit was just now by the store's clock.
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!((batches("asks"), batches("quiet")), (3, 2));
+    // Two minutes later by the store's clock: "asks" is idle and due, "quiet" never asked.
+    clock.store(t0 + 120_000_000, Ordering::SeqCst);
+    let mut merged = false;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if batches("asks") == 4 {
+            merged = true;
+            break;
+        }
+    }
+    sleeper.abort();
+    assert!(merged, "the idle namespace was not consolidated");
+    assert_eq!(batches("quiet"), 2);
+    let asks = Namespace::new("ns", "asks").unwrap();
+    assert_eq!(
+        store.inspect(&asks, |i| i.entities_named("annie")),
+        store.inspect(&asks, |i| i.entities_named("ann lee"))
+    );
+}

@@ -139,7 +139,7 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let sleeper = tokio::spawn(consolidate_when_idle(state.inner.store.clone(), IDLE_CHECK));
+    let sleeper = tokio::spawn(consolidate_when_idle(state.inner.store.clone(), IDLE_CHECK, IDLE_AFTER));
     let served = axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await;
     sleeper.abort();
     served
@@ -148,11 +148,17 @@ pub async fn serve(
 /// How often the idle consolidation looks for work.
 const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
 /// A namespace with no commit for this long is idle.
-const IDLE_AFTER_MICROS: i64 = 60_000_000;
+const IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Consolidates each namespace that asks for it (`consolidateEverySeconds`) once it is
-/// idle and its period has passed since the last run.
-async fn consolidate_when_idle(store: Arc<Store>, check: std::time::Duration) {
+/// Consolidates, every `check`, each namespace that asks for it (`consolidateEverySeconds`)
+/// once it has had no commit for `idle_after` (by the store's clock) and its period has
+/// passed since the last run. Runs until dropped; `serve` runs it.
+pub async fn consolidate_when_idle(
+    store: Arc<Store>,
+    check: std::time::Duration,
+    idle_after: std::time::Duration,
+) {
+    let idle_micros = i64::try_from(idle_after.as_micros()).unwrap_or(i64::MAX);
     let mut last_run: std::collections::HashMap<mnemo_engine::core::Namespace, i64> = Default::default();
     let mut ticks = tokio::time::interval(check);
     loop {
@@ -167,7 +173,7 @@ async fn consolidate_when_idle(store: Arc<Store>, check: std::time::Duration) {
                     .inspect(&ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
                 let Some(every) = every else { continue };
                 let due = previous.get(&ns).is_none_or(|t| now.as_micros() - t >= every as i64 * 1_000_000);
-                let idle = last_commit.is_none_or(|t| now.as_micros() - t.as_micros() >= IDLE_AFTER_MICROS);
+                let idle = last_commit.is_none_or(|t| now.as_micros() - t.as_micros() >= idle_micros);
                 if due && idle {
                     let since = previous.get(&ns).map_or(now.as_micros() - every as i64 * 1_000_000, |t| *t);
                     let since = mnemo_engine::core::Timestamp::from_micros(since);
