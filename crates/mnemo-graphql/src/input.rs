@@ -6,8 +6,8 @@ use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
 use mnemo_engine::{EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
 use serde::Deserialize;
 
-use crate::error::{code, coded, engine_error};
-use crate::objects::Polarity;
+use crate::error::{code, coded};
+use crate::objects::{Polarity, engine};
 use crate::scalars::DateTime;
 
 /// An entity by id, or by canonical name or alias (exactly one of the two). In writes, a
@@ -132,9 +132,7 @@ pub(crate) fn fact_id(field: &str, id: &ID) -> Result<FactId> {
 pub(crate) fn time(store: &Store, ns: &Namespace, field: &str, value: &DateTime) -> Result<Timestamp> {
     match value {
         DateTime::At(t) => Ok(*t),
-        DateTime::Text(text) => {
-            store.parse_time(ns, field, text).map_err(|e| engine_error(e, &|s| s.to_owned()))
-        }
+        DateTime::Text(text) => store.parse_time(ns, field, text).map_err(engine),
     }
 }
 
@@ -241,8 +239,8 @@ pub(crate) fn new_fact(
         Some(t) => Some(time(store, ns, &format!("{field}.validTo"), t)?),
         None => None,
     };
-    let valid = Interval::new(format!("{field}.validFrom..validTo"), from, to)
-        .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+    let valid =
+        Interval::new(format!("{field}.validFrom..validTo"), from, to).map_err(|e| engine(e.into()))?;
     let mut provenance: Vec<EpisodeRef> = episode.map(EpisodeRef::New).into_iter().collect();
     for (i, id) in f.provenance.iter().enumerate() {
         provenance

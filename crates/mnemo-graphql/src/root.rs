@@ -37,7 +37,7 @@ fn limits<'a>(ctx: &Context<'a>) -> Result<&'a Limits> {
 
 /// The namespace named `name`, if the caller may use it that way.
 fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Namespace> {
-    let ns = Namespace::new("namespace", name).map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+    let ns = Namespace::new("namespace", name).map_err(|e| engine(e.into()))?;
     let access = ctx.data_opt::<Access>().cloned().unwrap_or(Access::Denied);
     if !access.allows(ns.as_str(), mode) {
         let verb = if mode == Mode::ReadWrite { "write to" } else { "read" };
@@ -852,8 +852,7 @@ impl Mutation {
         let store = store(ctx)?;
         let mut config = store.inspect(&ns, |i| i.config());
         if let Some(tz) = time_zone {
-            config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz)
-                .map_err(|e| engine_error(e.into(), &|s| s.to_owned()))?;
+            config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz).map_err(|e| engine(e.into()))?;
         }
         if consolidate_every_seconds.is_some() {
             config.consolidate_every_seconds = consolidate_every_seconds;
