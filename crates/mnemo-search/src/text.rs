@@ -1,0 +1,190 @@
+//! BM25 over short texts with tantivy, in RAM (rebuilt from the log on start).
+
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use crate::SearchError;
+
+const ANALYZER: &str = "mnemo_en";
+/// The writer's memory budget; tantivy's minimum per thread is 15 MB.
+const WRITER_BUDGET: usize = 64 << 20;
+
+/// A full-text index of documents named by `u64` keys, each tagged with a `u64` kind.
+pub struct TextIndex {
+    index: Index,
+    writer: Mutex<IndexWriter>,
+    reader: IndexReader,
+    key: Field,
+    kind: Field,
+    text: Field,
+}
+
+fn analyzer() -> TextAnalyzer {
+    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .dynamic();
+    let builder = match StopWordFilter::new(Language::English) {
+        Some(stop) => builder.filter_dynamic(stop),
+        None => builder,
+    };
+    builder.filter_dynamic(Stemmer::new(Language::English)).build()
+}
+
+impl TextIndex {
+    /// An empty index.
+    pub fn new() -> Result<Self, SearchError> {
+        let mut schema = Schema::builder();
+        let key = schema.add_u64_field("key", NumericOptions::default().set_indexed().set_fast());
+        let kind = schema.add_u64_field("kind", NumericOptions::default().set_indexed());
+        let text = schema.add_text_field(
+            "text",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(ANALYZER)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            ),
+        );
+        let index = Index::create_in_ram(schema.build());
+        index.tokenizers().register(ANALYZER, analyzer());
+        let writer = index.writer_with_num_threads(1, WRITER_BUDGET)?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(TextIndex { index, writer: Mutex::new(writer), reader, key, kind, text })
+    }
+
+    /// Adds documents, replacing any with the same key. Visible after [`TextIndex::commit`].
+    pub fn upsert<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
+        let writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, kind, text) in docs {
+            writer.delete_term(Term::from_field_u64(self.key, key));
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(self.key, key);
+            doc.add_u64(self.kind, kind);
+            doc.add_text(self.text, text);
+            writer.add_document(doc)?;
+        }
+        Ok(())
+    }
+
+    /// Makes every document added so far searchable.
+    pub fn commit(&self) -> Result<(), SearchError> {
+        self.writer.lock().unwrap_or_else(PoisonError::into_inner).commit()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// The terms a text is searched by: the index's own analysis, deduplicated, in order.
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut analyzer = analyzer();
+        let mut stream = analyzer.token_stream(text);
+        let mut seen = HashSet::new();
+        let mut terms = Vec::new();
+        while stream.advance() {
+            let t = &stream.token().text;
+            if seen.insert(t.clone()) {
+                terms.push(t.clone());
+            }
+        }
+        terms
+    }
+
+    /// The best `limit` documents of the given kinds (all kinds when empty) for a text, by
+    /// BM25, best first; ties by key. Query syntax is not interpreted: any text is a query.
+    pub fn search(&self, text: &str, kinds: &[u64], limit: usize) -> Result<Vec<(u64, f32)>, SearchError> {
+        let terms = self.terms(text);
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let words: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(self.text, t),
+                    IndexRecordOption::WithFreqs,
+                ));
+                (Occur::Should, q)
+            })
+            .collect();
+        let mut query: Box<dyn Query> = Box::new(BooleanQuery::new(words));
+        if !kinds.is_empty() {
+            let kinds: Vec<(Occur, Box<dyn Query>)> = kinds
+                .iter()
+                .map(|k| {
+                    let q: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_u64(self.kind, *k),
+                        IndexRecordOption::Basic,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect();
+            let filter: Box<dyn Query> =
+                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(kinds)), 0.0));
+            query = Box::new(BooleanQuery::new(vec![(Occur::Must, query), (Occur::Must, filter)]));
+        }
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let keys = searcher.segment_reader(address.segment_ord).fast_fields().u64("key")?;
+            if let Some(key) = keys.first(address.doc_id) {
+                hits.push((key, score));
+            }
+        }
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(hits)
+    }
+
+    /// Documents searchable now.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Whether nothing is searchable.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The underlying tantivy index (for inspection).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_by_bm25_filters_kinds_and_replaces_by_key() {
+        let ix = TextIndex::new().unwrap();
+        ix.upsert([
+            (1, 0, "I ran five kilometres in the park this morning"),
+            (2, 0, "We talked about painting and tea"),
+            (3, 2, "Emily likes running in parks"),
+            (4, 0, "The park was closed; running is hard in the rain, so I ran on the treadmill"),
+        ])
+        .unwrap();
+        ix.commit().unwrap();
+        let hits = ix.search("How long did I run in the park?", &[], 10).unwrap();
+        let keys: Vec<u64> = hits.iter().map(|h| h.0).collect();
+        assert!(keys.contains(&1) && keys.contains(&3) && keys.contains(&4), "{hits:?}");
+        assert!(!keys.contains(&2), "stop words alone must not match: {hits:?}");
+        let only_episodes = ix.search("run park", &[0], 10).unwrap();
+        assert!(only_episodes.iter().all(|h| h.0 != 3));
+        ix.upsert([(2, 0, "park run")]).unwrap();
+        ix.commit().unwrap();
+        assert_eq!(ix.len(), 4);
+        assert!(ix.search("tea", &[], 10).unwrap().is_empty());
+        assert!(ix.search("(((\"AND OR: ~ ^", &[], 10).is_ok());
+        assert!(ix.search("the of and", &[], 10).unwrap().is_empty());
+    }
+}
