@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
 use crate::ids::{EntityId, FactId};
-use crate::model::{Entity, Episode, Fact, NamespaceConfig, PredicateDef};
+use crate::model::{EmbeddingMode, Entity, Episode, Fact, NamespaceConfig, PredicateDef};
 use crate::time::Timestamp;
 
 /// Version of the event encoding written by this build.
@@ -58,5 +58,14 @@ pub enum Event {
         from: EntityId,
         /// The entity it now reads as.
         into: EntityId,
+    },
+    /// Where the namespace's vectors come from changed (from this batch on).
+    EmbeddingConfigured(EmbeddingMode),
+    /// A client-given vector for a record (namespaces in client-vector mode).
+    Embedded {
+        /// The record.
+        record: RecordRef,
+        /// Its vector, as sent.
+        vector: Vec<f32>,
     },
 }

@@ -195,6 +195,21 @@ impl PredicateDef {
     }
 }
 
+/// Where a namespace's vectors come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum EmbeddingMode {
+    /// The store's built-in embedder embeds every text.
+    #[default]
+    Builtin,
+    /// Clients send vectors of this many dimensions with their episodes and queries.
+    Client {
+        /// The vectors' length.
+        dim: u32,
+    },
+    /// No vectors: full text and the graph only.
+    Off,
+}
+
 /// A namespace's settings.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct NamespaceConfig {

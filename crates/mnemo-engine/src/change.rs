@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef, RecordRef, Seq,
-    Timestamp,
+    EmbeddingMode, EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef,
+    RecordRef, Seq, Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -159,6 +159,15 @@ pub enum Change {
         records: Vec<RecordRef>,
         /// When they were recalled.
         at: Timestamp,
+    },
+    /// Set where the namespace's vectors come from.
+    ConfigureEmbedding(EmbeddingMode),
+    /// Give an episode its vector (namespaces whose clients send vectors).
+    Embed {
+        /// The episode.
+        episode: EpisodeRef,
+        /// Its vector: the namespace's dimension, finite, not all zero.
+        vector: Vec<f32>,
     },
 }
 

@@ -127,4 +127,15 @@ pub enum EngineError {
     /// Encoding a batch failed (a bug rather than bad input).
     #[error("cannot encode a batch: {0}")]
     Encode(String),
+    /// The search indexes did not catch up with the read in time.
+    #[error("search indexes hold batches up to {indexed}, the read needs {requested}")]
+    IndexBehind {
+        /// The batch the read needs.
+        requested: Seq,
+        /// The last batch indexed.
+        indexed: Seq,
+    },
+    /// A search index failed.
+    #[error("search index: {0}")]
+    Index(String),
 }

@@ -4,13 +4,16 @@
 #![deny(missing_docs)]
 
 mod change;
+mod context;
 mod error;
+mod retrieve;
 mod store;
 mod write;
 
 pub use change::{
     Change, EntityRef, EpisodeRef, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
 };
+pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
 pub use mnemo_core as core;
 pub use mnemo_index::{
@@ -18,6 +21,11 @@ pub use mnemo_index::{
     Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
+pub use mnemo_search::HnswConfig;
+pub use retrieve::{
+    Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, EmbedderSource, Explanation,
+    MAX_SEARCH_LIMIT, SearchHit, SearchQuery, SearchResult, StoreOptions,
+};
 pub use store::{
     Answer, Basis, Clock, CommitListener, CommittedBatch, ConsolidationReport, KnownAt, MAX_BATCH_CHANGES,
     MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, system_clock,

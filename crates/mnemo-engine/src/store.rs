@@ -17,6 +17,7 @@ use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
 
 use crate::change::{Change, Receipt};
 use crate::error::EngineError;
+use crate::retrieve::{Job, Retrieval, SearchIndex, StoreOptions};
 use crate::write::{Writer, changes_of, prepare};
 
 /// Most changes in one batch.
@@ -145,10 +146,12 @@ type Listeners = RwLock<Vec<CommitListener>>;
 /// One namespace: its log, its index, its writer, and the batches durable but not yet
 /// applied. Lock order: `writer` before `index`; `pending` before `index`; `writer` is
 /// never taken while `index` is held.
-struct Shard {
+pub(crate) struct Shard {
     name: Namespace,
     log: Log,
-    index: RwLock<NamespaceIndex>,
+    pub(crate) index: RwLock<NamespaceIndex>,
+    /// Full-text and vector indexes, fed by the indexer.
+    pub(crate) search: SearchIndex,
     /// Held from validating a batch until the log has given it its seq.
     writer: Mutex<Writer>,
     /// Batches durable in the log, waiting for their predecessors to be applied.
@@ -162,6 +165,7 @@ pub struct Store {
     clock: Clock,
     shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
     listeners: Listeners,
+    pub(crate) retrieval: Arc<Retrieval>,
     /// Held while the store is open: one process per data directory.
     _dir_lock: Option<std::fs::File>,
 }
@@ -179,6 +183,11 @@ fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
 impl Store {
     /// Opens (or creates) a store in a directory, replaying every namespace's log.
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {
+        Self::open_with(dir, StoreOptions::default())
+    }
+
+    /// [`Store::open`] with retrieval options (the built-in embedder, HNSW settings).
+    pub fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self, EngineError> {
         let dir = dir.as_ref();
         let io = |source: std::io::Error| EngineError::Io { path: dir.display().to_string(), source };
         std::fs::create_dir_all(dir).map_err(io)?;
@@ -193,7 +202,7 @@ impl Store {
         }
         let storage = FileStorage::new(dir.join("logs"))
             .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
-        let mut store = Self::with_storage(Arc::new(storage), system_clock())?;
+        let mut store = Self::with_storage_and_options(Arc::new(storage), system_clock(), options)?;
         store._dir_lock = Some(lock_file);
         Ok(store)
     }
@@ -205,17 +214,28 @@ impl Store {
             clock: system_clock(),
             shards: RwLock::default(),
             listeners: Listeners::default(),
+            retrieval: Retrieval::new(StoreOptions::default()),
             _dir_lock: None,
         }
     }
 
     /// A store over any storage, with an injected clock; replays every log found.
     pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, EngineError> {
+        Self::with_storage_and_options(storage, clock, StoreOptions::default())
+    }
+
+    /// [`Store::with_storage`] with retrieval options.
+    pub fn with_storage_and_options(
+        storage: Arc<dyn Storage>,
+        clock: Clock,
+        options: StoreOptions,
+    ) -> Result<Self, EngineError> {
         let store = Store {
             storage,
             clock,
             shards: RwLock::default(),
             listeners: Listeners::default(),
+            retrieval: Retrieval::new(options),
             _dir_lock: None,
         };
         let names =
@@ -223,8 +243,9 @@ impl Store {
         let mut shards = HashMap::new();
         for name in names {
             let ns = Namespace::new("namespace", &name)?;
-            let shard = store.open_shard(&ns)?;
-            shards.insert(ns, Arc::new(shard));
+            let shard = Arc::new(store.open_shard(&ns)?);
+            store.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
+            shards.insert(ns, shard);
         }
         *store.shards.write().unwrap_or_else(PoisonError::into_inner) = shards;
         Ok(store)
@@ -245,9 +266,14 @@ impl Store {
             log,
             writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
+            search: SearchIndex::new()?,
             pending: Mutex::default(),
             applied: Condvar::new(),
         })
+    }
+
+    pub(crate) fn shard_of(&self, ns: &Namespace) -> Option<Arc<Shard>> {
+        self.shard(ns)
     }
 
     fn shard(&self, ns: &Namespace) -> Option<Arc<Shard>> {
@@ -347,7 +373,7 @@ impl Store {
         // Outside the writer lock, so that concurrent batches share one fsync.
         let committed = shard.log.wait(ticket).map_err(log_err)?;
         let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events, &self.listeners);
+        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
         let (ids, created) = ids;
         Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
     }
@@ -365,6 +391,15 @@ impl Store {
     }
 
     /// [`Store::read_at`], handing `f` the whole basis (the decay clock included).
+    pub(crate) fn read_search<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        self.read_basis(ns, at, f)
+    }
+
     fn read_basis<T>(
         &self,
         ns: &Namespace,
@@ -666,7 +701,14 @@ impl Shard {
     /// Applies a durable batch in log order, then waits until it is visible. Batches
     /// committed by a group may come back out of order; each waits for its
     /// predecessors, and whoever holds the lock applies every batch that is ready.
-    fn publish(&self, seq: u64, system_time: Timestamp, events: Vec<Event>, listeners: &Listeners) {
+    fn publish(
+        self: &Arc<Self>,
+        seq: u64,
+        system_time: Timestamp,
+        events: Vec<Event>,
+        listeners: &Listeners,
+        retrieval: &Retrieval,
+    ) {
         let mut pending = lock(&self.pending);
         pending.insert(seq, (system_time, events));
         let mut applied_now = Vec::new();
@@ -692,6 +734,9 @@ impl Shard {
             for listener in &listeners {
                 listener(batch);
             }
+        }
+        for batch in applied_now {
+            retrieval.submit(Job::Batch(Arc::clone(self), batch.seq, batch.events));
         }
         let applied = read(&self.index).last_seq().0;
         lock(&self.writer).applied(applied);

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mnemo_core::{
-    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, RecordRef, Value,
-    ValueType, normalize_name, validate_name,
+    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, RecordRef,
+    Value, ValueType, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 
@@ -27,6 +27,8 @@ pub(crate) struct Effects {
     predicate_types: HashMap<String, ValueType>,
     /// Entities created for a name nobody had (normalised name → id).
     names: HashMap<String, EntityId>,
+    /// The embedding mode this batch set, if it did.
+    embedding: Option<EmbeddingMode>,
 }
 
 /// The writer's state of one namespace, behind its writer lock.
@@ -59,6 +61,11 @@ impl Writer {
     /// Forgets the effects of batches up to `seq`, now visible in the index.
     pub(crate) fn applied(&mut self, seq: u64) {
         self.in_flight.retain(|s, _| *s > seq);
+    }
+
+    /// The embedding mode set by the latest batch in flight, if any did.
+    fn embedding_mode(&self) -> Option<EmbeddingMode> {
+        self.in_flight.values().rev().find_map(|e| e.embedding)
     }
 
     fn external_id_taken(&self, ext: &str) -> bool {
@@ -98,6 +105,23 @@ impl std::fmt::Display for Field<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "changes[{}].{}", self.n, self.name)
     }
+}
+
+/// Longest vector a namespace may configure.
+pub const MAX_DIM: u32 = 4096;
+
+/// A vector of `dim` finite numbers, not all zero.
+pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize) -> Result<(), EngineError> {
+    let why = if v.len() != dim {
+        format!("must have {dim} dimensions, has {}", v.len())
+    } else if v.iter().any(|x| !x.is_finite()) {
+        "must be finite".to_owned()
+    } else if v.iter().all(|x| *x == 0.0) {
+        "must not be all zeros".to_owned()
+    } else {
+        return Ok(());
+    };
+    Err(CoreError::invalid_value(field, format!("{} numbers", v.len()), why).into())
 }
 
 /// Checks every change and turns the batch into events with fresh ids. On error the
@@ -322,6 +346,40 @@ pub(crate) fn prepare(
                 batch.events.push(Event::EntitiesMerged { from, into });
                 None
             }
+            Change::ConfigureEmbedding(mode) => {
+                if mode == (EmbeddingMode::Client { dim: 0 })
+                    || matches!(mode, EmbeddingMode::Client { dim } if dim > MAX_DIM)
+                {
+                    return Err(CoreError::invalid_value(
+                        field("embedding.dimensions"),
+                        format!("{mode:?}"),
+                        format!("must be in [1, {MAX_DIM}]"),
+                    )
+                    .into());
+                }
+                batch.effects.embedding = Some(mode);
+                batch.events.push(Event::EmbeddingConfigured(mode));
+                None
+            }
+            Change::Embed { episode, vector } => {
+                let id = batch.episode(&episode, format_args!("changes[{n}].episode"))?;
+                let mode = batch
+                    .effects
+                    .embedding
+                    .or_else(|| batch.writer.embedding_mode())
+                    .unwrap_or_else(|| batch.index.embedding_mode());
+                let EmbeddingMode::Client { dim } = mode else {
+                    return Err(CoreError::invalid_value(
+                        field("embedding"),
+                        format!("{} numbers", vector.len()),
+                        "this namespace makes its own vectors: configure it for client vectors first",
+                    )
+                    .into());
+                };
+                check_vector(field("embedding"), &vector, dim as usize)?;
+                batch.events.push(Event::Embedded { record: RecordRef::Episode(id), vector });
+                None
+            }
             Change::Recall { records, at } => {
                 at.validate(field("at"))?;
                 for (i, record) in records.iter().enumerate() {
@@ -525,6 +583,10 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             Event::NamespaceConfigured(config) => Some(Change::ConfigureNamespace(config.clone())),
             Event::Reinforced { records, at } => Some(Change::Recall { records: records.clone(), at: *at }),
             Event::EntitiesMerged { from, into } => Some(Change::MergeEntities { from: *from, into: *into }),
+            Event::EmbeddingConfigured(mode) => Some(Change::ConfigureEmbedding(*mode)),
+            Event::Embedded { record: RecordRef::Episode(id), vector } => {
+                Some(Change::Embed { episode: EpisodeRef::Id(*id), vector: vector.clone() })
+            }
             _ => None,
         })
         .collect()

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef, RecordRef, Seq,
-    Timestamp, Value, normalize_name,
+    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef,
+    RecordRef, Seq, Timestamp, Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -71,6 +71,9 @@ pub struct NamespaceIndex {
     /// System time of every applied batch; index `i` holds batch `Seq(i + 1)`.
     pub(crate) batches: Vec<Timestamp>,
     pub(crate) configs: Vec<(Seq, NamespaceConfig)>,
+    pub(crate) embedding: Vec<(Seq, EmbeddingMode)>,
+    /// Client-given vectors of episodes (the latest for each).
+    pub(crate) embedded: HashMap<EpisodeId, (Seq, Vec<f32>)>,
     pub(crate) predicate_ids: HashMap<String, PredId>,
     pub(crate) predicates: Vec<PredicateEntry>,
     pub(crate) entities: BTreeMap<EntityId, Vec<(Seq, Entity)>>,
@@ -190,6 +193,10 @@ impl NamespaceIndex {
                     };
                     self.reinforced.entry(record).or_default().push((seq, *at));
                 }
+            }
+            Event::EmbeddingConfigured(mode) => self.embedding.push((seq, *mode)),
+            Event::Embedded { record: RecordRef::Episode(id), vector } => {
+                self.embedded.insert(*id, (seq, vector.clone()));
             }
             // Kinds added by later versions of the format carry no truth this build reads.
             _ => {}
@@ -379,6 +386,38 @@ impl NamespaceIndex {
     /// The namespace's configuration at the latest seq.
     pub fn config(&self) -> NamespaceConfig {
         self.configs.last().map(|(_, c)| c.clone()).unwrap_or_default()
+    }
+
+    /// Where the namespace's vectors come from, at the latest seq.
+    pub fn embedding_mode(&self) -> EmbeddingMode {
+        self.embedding.last().map(|(_, m)| *m).unwrap_or_default()
+    }
+
+    /// Every episode with the batch that recorded it, in id (recording) order.
+    pub fn all_episodes(&self) -> Vec<(Seq, &Episode)> {
+        let mut all: Vec<(Seq, &Episode)> = self.episodes.values().map(|(s, e)| (*s, e)).collect();
+        all.sort_by_key(|(_, e)| e.id);
+        all
+    }
+
+    /// Every fact (not re-assertions) with the batch that asserted it, in id order.
+    pub fn all_facts(&self) -> Vec<(Seq, &Fact)> {
+        let mut all: Vec<(Seq, &Fact)> = self.facts.values().map(|r| (r.seq, &r.fact)).collect();
+        all.sort_by_key(|(_, f)| f.id);
+        all
+    }
+
+    /// Every entity's latest version with the batch that declared it, in id order.
+    pub fn all_entities(&self) -> impl Iterator<Item = (Seq, &Entity)> {
+        self.entities.values().filter_map(|versions| versions.last().map(|(s, e)| (*s, e)))
+    }
+
+    /// Client-given vectors of episodes, in id order.
+    pub fn client_vectors(&self) -> Vec<(EpisodeId, &[f32])> {
+        let mut all: Vec<(EpisodeId, &[f32])> =
+            self.embedded.iter().map(|(id, (_, v))| (*id, v.as_slice())).collect();
+        all.sort_by_key(|(id, _)| *id);
+        all
     }
 
     /// Counts of records, at the latest seq.

@@ -1,0 +1,1064 @@
+//! Retrieval: per namespace, a full-text index and vector indexes fed off the write path
+//! by a background indexer, and `search`, which fuses full text, vectors and the graph
+//! neighbourhood of the entities a query names, weights by retention, and diversifies.
+//!
+//! Each episode is indexed twice: alone, and together with the episode before it in its
+//! thread (conversation turns lean on their neighbours: "yes, that one!"). Both rankings
+//! take part in the fusion.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use mnemo_core::Status;
+use mnemo_core::{
+    EmbeddingMode, EntityId, EpisodeId, Event, Fact, FactId, Polarity, RecordKind, RecordRef, Seq, Timestamp,
+    Value,
+};
+use mnemo_embed::Embedder;
+use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
+use mnemo_search::{
+    HnswConfig, NameMatcher, RRF_K, TextIndex, VectorIndex, cue_strength, mmr, retention_weight, rrf,
+};
+
+use crate::error::EngineError;
+use crate::store::{Answer, Basis, ReadAt, Shard, Store};
+
+/// Gives the built-in embedder when first needed (loading a model can take seconds and
+/// may fetch it): called at most once per store.
+pub type EmbedderSource = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, String> + Send + Sync>;
+
+/// How a store retrieves.
+#[derive(Clone, Default)]
+pub struct StoreOptions {
+    /// The built-in embedder, for namespaces in `Builtin` embedding mode. Without one,
+    /// those namespaces search by full text and graph only.
+    pub embedder: Option<EmbedderSource>,
+    /// When vector indexes switch from exact scan to HNSW.
+    pub hnsw: HnswConfig,
+}
+
+/// The default floor of the retention weight: a forgotten memory keeps this share of its
+/// relevance, so that a specific enough cue still finds it.
+pub const DEFAULT_RETENTION_FLOOR: f64 = 0.5;
+/// The default MMR trade-off (1 = relevance only).
+pub const DEFAULT_DIVERSITY_LAMBDA: f64 = 0.7;
+/// Most hits a search returns.
+pub const MAX_SEARCH_LIMIT: usize = 200;
+/// How long a read waits for the indexes to catch up before giving up.
+pub const INDEX_WAIT: Duration = Duration::from_secs(120);
+/// Texts embedded per call.
+const EMBED_BATCH: usize = 32;
+
+const KIND_EPISODE: u64 = 0;
+const KIND_FACT: u64 = 1;
+const KIND_ENTITY: u64 = 2;
+
+fn key(record: RecordRef) -> u64 {
+    match record {
+        RecordRef::Episode(id) => id.0 << 2 | KIND_EPISODE,
+        RecordRef::Fact(id) => id.0 << 2 | KIND_FACT,
+        RecordRef::Entity(id) => id.0 << 2 | KIND_ENTITY,
+    }
+}
+
+fn record(key: u64) -> RecordRef {
+    match key & 3 {
+        KIND_EPISODE => RecordRef::Episode(EpisodeId(key >> 2)),
+        KIND_FACT => RecordRef::Fact(FactId(key >> 2)),
+        _ => RecordRef::Entity(EntityId(key >> 2)),
+    }
+}
+
+fn kind_code(kind: RecordKind) -> u64 {
+    match kind {
+        RecordKind::Episode => KIND_EPISODE,
+        RecordKind::Fact => KIND_FACT,
+        RecordKind::Entity => KIND_ENTITY,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `livesIn` → `lives in`, `works_at` → `works at`.
+fn predicate_words(p: &str) -> String {
+    let mut out = String::with_capacity(p.len() + 4);
+    for (i, c) in p.chars().enumerate() {
+        if c == '_' || c == '-' {
+            out.push(' ');
+        } else if c.is_uppercase() && i > 0 {
+            out.push(' ');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A fact as a sentence: `Alice lives in Paris`, `Alice not likes tea`.
+pub(crate) fn fact_sentence(index: &NamespaceIndex, fact: &Fact) -> String {
+    let name = |id: EntityId| index.entity(id).map_or_else(|| id.to_string(), |e| e.name.clone());
+    let object = match &fact.object {
+        Value::Entity(e) => name(*e),
+        other => other.to_string(),
+    };
+    let not = if fact.polarity == Polarity::Negated { "not " } else { "" };
+    format!("{} {not}{} {object}", name(fact.subject), predicate_words(&fact.predicate))
+}
+
+/// The text a record is searched by.
+fn record_text(index: &NamespaceIndex, r: RecordRef) -> Option<String> {
+    match r {
+        RecordRef::Episode(id) => index.episode(id).map(|e| e.text.clone()),
+        RecordRef::Fact(id) => index.fact(id).map(|f| fact_sentence(index, f)),
+        RecordRef::Entity(id) => index.entity(id).map(|e| {
+            let mut t = e.name.clone();
+            for a in &e.aliases {
+                t.push_str(", ");
+                t.push_str(a);
+            }
+            if let Some(k) = &e.kind {
+                t.push_str(" (");
+                t.push_str(k);
+                t.push(')');
+            }
+            t
+        }),
+    }
+}
+
+/// The vectors of one namespace in one embedding mode.
+struct Vectors {
+    mode: EmbeddingMode,
+    alone: VectorIndex,
+    context: VectorIndex,
+}
+
+struct Progress {
+    /// Every batch up to this one is searchable.
+    indexed: u64,
+    /// Why vectors are missing, if they are.
+    warning: Option<String>,
+}
+
+/// Search state of one namespace.
+pub(crate) struct SearchIndex {
+    text: TextIndex,
+    context_text: TextIndex,
+    vectors: RwLock<Option<Arc<Vectors>>>,
+    /// Entity names → the matcher over them, rebuilt lazily when names changed.
+    names: Mutex<(bool, Arc<NameMatcher>)>,
+    /// Per thread, the text of its latest episode (the indexer's own state).
+    previous: Mutex<HashMap<String, String>>,
+    progress: Mutex<Progress>,
+    caught_up: Condvar,
+}
+
+impl SearchIndex {
+    pub(crate) fn new() -> Result<Self, EngineError> {
+        Ok(SearchIndex {
+            text: TextIndex::new().map_err(search_err)?,
+            context_text: TextIndex::new().map_err(search_err)?,
+            vectors: RwLock::new(None),
+            names: Mutex::new((true, Arc::new(NameMatcher::new(Vec::<(String, u64)>::new())))),
+            previous: Mutex::new(HashMap::new()),
+            progress: Mutex::new(Progress { indexed: 0, warning: None }),
+            caught_up: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn indexed(&self) -> Seq {
+        Seq(lock(&self.progress).indexed)
+    }
+
+    fn vectors(&self) -> Option<Arc<Vectors>> {
+        self.vectors.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Waits until batch `seq` is searchable.
+    fn wait_for(&self, seq: Seq) -> Result<(), EngineError> {
+        let deadline = Instant::now() + INDEX_WAIT;
+        let mut progress = lock(&self.progress);
+        while progress.indexed < seq.0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(EngineError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });
+            }
+            progress = self.caught_up.wait_timeout(progress, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        Ok(())
+    }
+
+    fn matcher(&self, index: &NamespaceIndex) -> Arc<NameMatcher> {
+        let mut names = lock(&self.names);
+        if names.0 {
+            let mut all = Vec::new();
+            for (_, e) in index.all_entities() {
+                all.push((e.name.clone(), e.id.0));
+                all.extend(e.aliases.iter().map(|a| (a.clone(), e.id.0)));
+            }
+            *names = (false, Arc::new(NameMatcher::new(all)));
+        }
+        Arc::clone(&names.1)
+    }
+}
+
+fn search_err(e: mnemo_search::SearchError) -> EngineError {
+    EngineError::Index(e.to_string())
+}
+
+/// A batch for the indexer.
+pub(crate) enum Job {
+    /// Index everything the namespace holds now (after opening its log).
+    Rebuild(Arc<Shard>),
+    /// Index one committed batch.
+    Batch(Arc<Shard>, Seq, Vec<Event>),
+}
+
+/// The store's retrieval runtime: the indexer's state, and the channel to its thread.
+/// Dropping it (with the store) stops the indexer and waits for it, so that nothing of
+/// the store outlives it.
+pub(crate) struct Retrieval {
+    indexer: Arc<Indexer>,
+    jobs: Mutex<Option<(Sender<Job>, std::thread::JoinHandle<()>)>>,
+}
+
+/// What the indexer thread works with: options and the embedder once loaded.
+pub(crate) struct Indexer {
+    options: StoreOptions,
+    embedder: OnceLock<Result<Arc<dyn Embedder>, String>>,
+    closing: std::sync::atomic::AtomicBool,
+}
+
+impl Retrieval {
+    pub(crate) fn new(options: StoreOptions) -> Arc<Self> {
+        Arc::new(Retrieval {
+            indexer: Arc::new(Indexer {
+                options,
+                embedder: OnceLock::new(),
+                closing: std::sync::atomic::AtomicBool::new(false),
+            }),
+            jobs: Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
+        self.indexer.embedder()
+    }
+
+    /// Hands a job to the indexer thread, starting it on first use.
+    pub(crate) fn submit(&self, job: Job) {
+        let mut jobs = lock(&self.jobs);
+        if jobs.is_none() {
+            let (tx, rx) = channel();
+            let indexer = Arc::clone(&self.indexer);
+            match std::thread::Builder::new().name("mnemo-indexer".into()).spawn(move || indexer.run(rx)) {
+                Ok(handle) => *jobs = Some((tx, handle)),
+                Err(_) => {
+                    // No thread to be had: index on this one.
+                    drop(jobs);
+                    self.indexer.process(vec![job]);
+                    return;
+                }
+            }
+        }
+        let sent = jobs.as_ref().map(|(tx, _)| tx.send(job));
+        if let Some(Err(std::sync::mpsc::SendError(job))) = sent {
+            // The indexer died (it never should); index on this thread instead.
+            *jobs = None;
+            drop(jobs);
+            self.indexer.process(vec![job]);
+        }
+    }
+}
+
+impl Drop for Retrieval {
+    fn drop(&mut self) {
+        self.indexer.closing.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some((tx, handle)) = lock(&self.jobs).take() {
+            drop(tx);
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Indexer {
+    fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
+        let source = self.options.embedder.as_ref()?;
+        Some(self.embedder.get_or_init(|| source()).clone())
+    }
+
+    fn closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn run(self: Arc<Self>, rx: Receiver<Job>) {
+        while let Ok(first) = rx.recv() {
+            if self.closing() {
+                // The store is going away: drop what is left (it is rebuilt on open).
+                continue;
+            }
+            let mut jobs = vec![first];
+            while jobs.len() < 256 {
+                match rx.try_recv() {
+                    Ok(job) => jobs.push(job),
+                    Err(_) => break,
+                }
+            }
+            self.process(jobs);
+        }
+    }
+
+    /// Indexes jobs, grouping consecutive batches of one namespace.
+    fn process(&self, jobs: Vec<Job>) {
+        let mut group: Vec<(Seq, Vec<Event>)> = Vec::new();
+        let mut group_shard: Option<Arc<Shard>> = None;
+        for job in jobs {
+            match job {
+                Job::Rebuild(shard) => {
+                    if let Some(s) = group_shard.take() {
+                        self.index_batches(&s, std::mem::take(&mut group));
+                    }
+                    self.rebuild(&shard);
+                }
+                Job::Batch(shard, seq, events) => {
+                    if let Some(s) = &group_shard
+                        && !Arc::ptr_eq(s, &shard)
+                    {
+                        self.index_batches(s, std::mem::take(&mut group));
+                    }
+                    group.push((seq, events));
+                    group_shard = Some(shard);
+                }
+            }
+        }
+        if let Some(s) = group_shard {
+            self.index_batches(&s, group);
+        }
+    }
+
+    fn rebuild(&self, shard: &Shard) {
+        let search = &shard.search;
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        let upto = index.last_seq();
+        let mut docs = Docs::default();
+        {
+            let mut previous = lock(&search.previous);
+            for (_, e) in index.all_episodes() {
+                docs.episode(&mut previous, e);
+            }
+        }
+        for (_, f) in index.all_facts() {
+            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f));
+        }
+        for (_, e) in index.all_entities() {
+            if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
+                docs.push(RecordRef::Entity(e.id), t);
+            }
+        }
+        docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
+        let mode = index.embedding_mode();
+        drop(index);
+        lock(&search.names).0 = true;
+        self.write_docs(search, docs, mode, upto);
+    }
+
+    fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
+        let search = &shard.search;
+        let done = search.indexed();
+        let batches: Vec<(Seq, Vec<Event>)> = batches.into_iter().filter(|(s, _)| *s > done).collect();
+        let Some(upto) = batches.last().map(|(s, _)| *s) else {
+            return;
+        };
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        let mut docs = Docs::default();
+        let mut names_changed = false;
+        {
+            let mut previous = lock(&search.previous);
+            for event in batches.iter().flat_map(|(_, events)| events) {
+                match event {
+                    Event::EpisodeRecorded(e) => docs.episode(&mut previous, e),
+                    Event::FactAsserted(f) => docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f)),
+                    Event::EntityDeclared(e) => {
+                        names_changed = true;
+                        if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
+                            docs.push(RecordRef::Entity(e.id), t);
+                        }
+                    }
+                    Event::EntitiesMerged { .. } => names_changed = true,
+                    Event::Embedded { record: RecordRef::Episode(id), vector } => {
+                        docs.client.push((*id, vector.clone()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mode = index.embedding_mode();
+        drop(index);
+        if names_changed {
+            lock(&search.names).0 = true;
+        }
+        self.write_docs(search, docs, mode, upto);
+    }
+
+    /// Adds documents to the text and vector indexes, then marks `upto` searchable.
+    fn write_docs(&self, search: &SearchIndex, docs: Docs, mode: EmbeddingMode, upto: Seq) {
+        let mut warning = None;
+        let text = search
+            .text
+            .upsert(docs.alone.iter().map(|(r, t)| (key(*r), key(*r) & 3, t.as_str())))
+            .and_then(|()| search.text.commit())
+            .and_then(|()| {
+                search
+                    .context_text
+                    .upsert(docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str())))
+            })
+            .and_then(|()| search.context_text.commit());
+        if let Err(e) = text {
+            warning = Some(format!("full-text indexing failed: {e}"));
+        }
+        if let Err(w) = self.write_vectors(search, &docs, mode) {
+            warning = Some(w);
+        }
+        let mut progress = lock(&search.progress);
+        progress.indexed = progress.indexed.max(upto.0);
+        if warning.is_some() {
+            progress.warning = warning;
+        }
+        drop(progress);
+        search.caught_up.notify_all();
+    }
+
+    fn write_vectors(&self, search: &SearchIndex, docs: &Docs, mode: EmbeddingMode) -> Result<(), String> {
+        let vectors = match mode {
+            EmbeddingMode::Off => {
+                *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
+                return Ok(());
+            }
+            EmbeddingMode::Client { dim } => self.vectors_for(search, mode, dim as usize),
+            EmbeddingMode::Builtin => {
+                let Some(embedder) = self.embedder() else {
+                    return Ok(());
+                };
+                let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
+                let vectors = self.vectors_for(search, mode, embedder.dim());
+                for (list, target) in [(&docs.alone, &vectors.alone), (&docs.context, &vectors.context)] {
+                    for chunk in list.chunks(EMBED_BATCH) {
+                        if self.closing() {
+                            return Ok(());
+                        }
+                        let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+                        let embedded =
+                            embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
+                        let items: Vec<(u64, Vec<f32>)> =
+                            chunk.iter().map(|(r, _)| key(*r)).zip(embedded).collect();
+                        target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
+                    }
+                }
+                return Ok(());
+            }
+        };
+        let items: Vec<(u64, Vec<f32>)> =
+            docs.client.iter().map(|(id, v)| (key(RecordRef::Episode(*id)), v.clone())).collect();
+        vectors.alone.upsert(&items).map_err(|e| format!("vector index: {e}"))
+    }
+
+    /// The namespace's vector indexes for `mode`, replacing those of another mode (their
+    /// vectors are not comparable).
+    fn vectors_for(&self, search: &SearchIndex, mode: EmbeddingMode, dim: usize) -> Arc<Vectors> {
+        let mut slot = search.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some(v) if v.mode == mode && v.alone.dim() == dim => Arc::clone(v),
+            _ => {
+                let v = Arc::new(Vectors {
+                    mode,
+                    alone: VectorIndex::new(dim, self.options.hnsw),
+                    context: VectorIndex::new(dim, self.options.hnsw),
+                });
+                *slot = Some(Arc::clone(&v));
+                v
+            }
+        }
+    }
+}
+
+/// Documents to index.
+#[derive(Default)]
+struct Docs {
+    alone: Vec<(RecordRef, String)>,
+    /// Episodes together with the one before them in their thread.
+    context: Vec<(RecordRef, String)>,
+    client: Vec<(EpisodeId, Vec<f32>)>,
+}
+
+impl Docs {
+    fn push(&mut self, r: RecordRef, text: String) {
+        self.alone.push((r, text));
+    }
+
+    fn episode(&mut self, previous: &mut HashMap<String, String>, e: &mnemo_core::Episode) {
+        let r = RecordRef::Episode(e.id);
+        let context = match &e.thread {
+            Some(thread) => {
+                let before = previous.insert(thread.clone(), e.text.clone());
+                before.map_or_else(|| e.text.clone(), |b| format!("{b}\n{}", e.text))
+            }
+            None => e.text.clone(),
+        };
+        self.alone.push((r, e.text.clone()));
+        self.context.push((r, context));
+    }
+}
+
+/// What to search for, and how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchQuery {
+    /// The cue: a message, a question, keywords.
+    pub text: Option<String>,
+    /// A query vector (client-vector namespaces, or instead of embedding `text`).
+    pub vector: Option<Vec<f32>>,
+    /// Kinds of record wanted (all when empty).
+    pub kinds: Vec<RecordKind>,
+    /// Most hits.
+    pub limit: usize,
+    /// Only episodes that occurred in `[from, to)` (and facts valid then).
+    pub occurred_from: Option<Timestamp>,
+    /// See `occurred_from`.
+    pub occurred_to: Option<Timestamp>,
+    /// Only episodes of this thread (and facts they sourced).
+    pub thread: Option<String>,
+    /// Only what concerns this entity: itself, its facts, the episodes behind them.
+    pub entity: Option<EntityId>,
+    /// Only facts with this predicate, and the episodes behind them.
+    pub predicate: Option<String>,
+    /// Keep facts that are not in force at (T, S) (superseded, ended, negated…).
+    pub include_not_in_force: bool,
+    /// Share of relevance a completely forgotten memory keeps, in [0, 1].
+    pub retention_floor: f64,
+    /// MMR trade-off in [0, 1]: 1 ranks by relevance only.
+    pub diversity_lambda: f64,
+    /// Wait until the indexes hold every batch the read sees.
+    pub wait_for_index: bool,
+}
+
+impl Default for SearchQuery {
+    fn default() -> Self {
+        SearchQuery {
+            text: None,
+            vector: None,
+            kinds: Vec::new(),
+            limit: 10,
+            occurred_from: None,
+            occurred_to: None,
+            thread: None,
+            entity: None,
+            predicate: None,
+            include_not_in_force: false,
+            retention_floor: DEFAULT_RETENTION_FLOOR,
+            diversity_lambda: DEFAULT_DIVERSITY_LAMBDA,
+            wait_for_index: true,
+        }
+    }
+}
+
+/// A ranked list that took part in a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// BM25 over each record's own text.
+    Text,
+    /// BM25 over each episode with the one before it in its thread.
+    TextInContext,
+    /// Vector similarity of each record's own text.
+    Vector,
+    /// Vector similarity of each episode with the one before it.
+    VectorInContext,
+    /// The neighbourhood of the entities the query names.
+    Graph,
+}
+
+/// A hit's place in one component.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComponentRank {
+    /// Which list.
+    pub component: Component,
+    /// Its rank there, from 1.
+    pub rank: usize,
+    /// Its score there (BM25, cosine, or 1/position for the graph).
+    pub score: f32,
+}
+
+/// Why a hit ranks where it does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// Its rank in each list it was found in.
+    pub components: Vec<ComponentRank>,
+    /// Reciprocal-rank fusion score, Σ 1/(60 + rank).
+    pub fused: f64,
+    /// How directly the cue points at it: 1/(its best rank in any list).
+    pub cue: f64,
+    /// Retention at the decay clock.
+    pub retention: f64,
+    /// The weight it got: floor + (1 − floor)·max(retention, cue). A memory the cue
+    /// points at directly keeps its weight however faded; the rest fade with retention.
+    pub weight: f64,
+    /// fused × weight.
+    pub relevance: f64,
+    /// Its MMR value when it was picked.
+    pub mmr: f64,
+    /// A fact's status at (T, S).
+    pub status: Option<Status>,
+    /// Whether it is dormant at the decay clock.
+    pub dormant: bool,
+}
+
+/// One hit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchHit {
+    /// The record.
+    pub record: RecordRef,
+    /// Its final score (its relevance; order is MMR's).
+    pub score: f64,
+    /// How it got there.
+    pub explanation: Explanation,
+}
+
+/// A search's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Best first, diversified.
+    pub hits: Vec<SearchHit>,
+    /// Entities the query named (seeds of the graph component).
+    pub matched_entities: Vec<EntityId>,
+    /// The last batch the indexes held when searched.
+    pub indexed_seq: Seq,
+    /// Anything that made this answer weaker than it could be (no vectors, index behind).
+    pub warnings: Vec<String>,
+}
+
+/// Whether a candidate is visible at the read and passes the filters, and its status.
+struct Admit<'a> {
+    index: &'a NamespaceIndex,
+    view: View,
+    query: &'a SearchQuery,
+    kinds: Vec<u64>,
+    /// With an entity or predicate filter: the facts that pass it.
+    facts_allowed: Option<HashSet<FactId>>,
+    episodes_allowed: Option<HashSet<EpisodeId>>,
+    cache: Mutex<HashMap<u64, Option<Option<Status>>>>,
+}
+
+impl Admit<'_> {
+    fn kind_ok(&self, k: u64) -> bool {
+        self.kinds.is_empty() || self.kinds.contains(&(k & 3))
+    }
+
+    /// `None`: not admitted; `Some(status)`: admitted (status for facts).
+    fn check(&self, k: u64) -> Option<Option<Status>> {
+        if !self.kind_ok(k) {
+            return None;
+        }
+        if let Some(hit) = lock(&self.cache).get(&k) {
+            return *hit;
+        }
+        let verdict = self.compute(k);
+        lock(&self.cache).insert(k, verdict);
+        verdict
+    }
+
+    fn window_has(&self, t: Timestamp) -> bool {
+        self.query.occurred_from.is_none_or(|f| t >= f) && self.query.occurred_to.is_none_or(|to| t < to)
+    }
+
+    fn compute(&self, k: u64) -> Option<Option<Status>> {
+        let q = self.query;
+        match record(k) {
+            RecordRef::Episode(id) => {
+                let e = self.index.episode_at(id, self.view.known_at)?;
+                let ok = self.window_has(e.occurred_at)
+                    && q.thread.as_ref().is_none_or(|t| e.thread.as_ref() == Some(t))
+                    && self.episodes_allowed.as_ref().is_none_or(|a| a.contains(&id));
+                ok.then_some(None)
+            }
+            RecordRef::Fact(id) => {
+                let f = self.index.fact_at(id, self.view)?;
+                if !q.include_not_in_force && !f.in_force() {
+                    return None;
+                }
+                if self.facts_allowed.as_ref().is_some_and(|a| !a.contains(&f.fact.id)) {
+                    return None;
+                }
+                if let Some(thread) = &q.thread {
+                    let in_thread = f.provenance.iter().any(|p| {
+                        self.index
+                            .episode_at(*p, self.view.known_at)
+                            .is_some_and(|e| e.thread.as_ref() == Some(thread))
+                    });
+                    if !in_thread {
+                        return None;
+                    }
+                }
+                if q.occurred_from.is_some() || q.occurred_to.is_some() {
+                    let from = q.occurred_from.unwrap_or(Timestamp::MIN);
+                    let to = q.occurred_to.unwrap_or(Timestamp::MAX);
+                    if !(f.valid.from() < to && f.valid.to().is_none_or(|end| end > from)) {
+                        return None;
+                    }
+                }
+                Some(Some(f.status))
+            }
+            RecordRef::Entity(id) => {
+                if q.thread.is_some() || q.predicate.is_some() {
+                    return None;
+                }
+                let canonical = self.index.canonical_entity(id, self.view.known_at);
+                if canonical != id {
+                    return None;
+                }
+                if q.entity.is_some_and(|e| self.index.canonical_entity(e, self.view.known_at) != id) {
+                    return None;
+                }
+                self.index.entity_at(id, self.view).map(|_| None)
+            }
+        }
+    }
+}
+
+impl Store {
+    /// Hybrid search at a read point: BM25 ∪ vectors ∪ the graph around named entities,
+    /// fused by reciprocal rank, weighted by retention (with a floor), diversified by
+    /// MMR. Facts not in force at (T, S) are left out unless asked for.
+    pub fn search(
+        &self,
+        ns: &mnemo_core::Namespace,
+        query: &SearchQuery,
+        at: ReadAt,
+    ) -> Result<Answer<SearchResult>, EngineError> {
+        check_query(query)?;
+        let shard = self.shard_of(ns);
+        let mut warnings = Vec::new();
+        // Wait (outside any index lock) until the indexes hold what this read will see.
+        if let Some(shard) = &shard
+            && query.wait_for_index
+        {
+            let target = match at.known_at {
+                crate::KnownAt::Seq(s) => s,
+                _ => shard.index.read().unwrap_or_else(PoisonError::into_inner).last_seq(),
+            };
+            shard.search.wait_for(target)?;
+        }
+        let query_vector = self.query_vector(shard.as_deref(), query, &mut warnings)?;
+        self.read_search(ns, at, |index, basis| match &shard {
+            None => SearchResult {
+                hits: Vec::new(),
+                matched_entities: Vec::new(),
+                indexed_seq: Seq(0),
+                warnings: warnings.clone(),
+            },
+            Some(shard) => {
+                run_search(index, basis, &shard.search, query, query_vector.as_deref(), warnings.clone())
+            }
+        })
+    }
+
+    /// The vector a query is searched with: the one given (checked), else its text
+    /// embedded by the built-in embedder in a built-in namespace.
+    fn query_vector(
+        &self,
+        shard: Option<&Shard>,
+        query: &SearchQuery,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Vec<f32>>, EngineError> {
+        let Some(shard) = shard else { return Ok(None) };
+        let mode = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_mode();
+        if let Some(w) = &lock(&shard.search.progress).warning {
+            warnings.push(w.clone());
+        }
+        if let Some(v) = &query.vector {
+            let dim = match mode {
+                EmbeddingMode::Client { dim } => dim as usize,
+                EmbeddingMode::Off => {
+                    return Err(mnemo_core::CoreError::invalid_value(
+                        "vector",
+                        format!("{} numbers", v.len()),
+                        "this namespace keeps no vectors",
+                    )
+                    .into());
+                }
+                EmbeddingMode::Builtin => match shard.search.vectors() {
+                    Some(vectors) => vectors.alone.dim(),
+                    None => v.len(),
+                },
+            };
+            crate::write::check_vector("vector", v, dim)?;
+            return Ok(Some(v.clone()));
+        }
+        let (EmbeddingMode::Builtin, Some(text)) = (mode, &query.text) else {
+            return Ok(None);
+        };
+        match self.retrieval.embedder() {
+            None => Ok(None),
+            Some(Err(e)) => {
+                warnings.push(format!("searching without vectors: {e}"));
+                Ok(None)
+            }
+            Some(Ok(embedder)) => match embedder.embed(&[text.as_str()]) {
+                Ok(mut v) => Ok(v.pop()),
+                Err(e) => {
+                    warnings.push(format!("searching without vectors: {e}"));
+                    Ok(None)
+                }
+            },
+        }
+    }
+}
+
+fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
+    let invalid = |field: &str, value: String, why: &str| -> EngineError {
+        mnemo_core::CoreError::invalid_value(field, value, why).into()
+    };
+    if q.text.as_deref().is_none_or(|t| t.trim().is_empty()) && q.vector.is_none() && q.entity.is_none() {
+        return Err(invalid("text", String::new(), "a search needs text, a vector or an entity"));
+    }
+    if let Some(t) = &q.text
+        && t.len() > crate::MAX_TEXT_BYTES
+    {
+        return Err(EngineError::LimitExceeded {
+            field: "text".into(),
+            value: t.len() as u64,
+            max: crate::MAX_TEXT_BYTES as u64,
+        });
+    }
+    if q.limit == 0 || q.limit > MAX_SEARCH_LIMIT {
+        return Err(EngineError::LimitExceeded {
+            field: "limit".into(),
+            value: q.limit as u64,
+            max: MAX_SEARCH_LIMIT as u64,
+        });
+    }
+    for (field, v) in [("retentionFloor", q.retention_floor), ("diversity", q.diversity_lambda)] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(invalid(field, v.to_string(), "must be in [0, 1]"));
+        }
+    }
+    if let (Some(from), Some(to)) = (q.occurred_from, q.occurred_to)
+        && from >= to
+    {
+        return Err(mnemo_core::CoreError::InvalidInterval {
+            field: "occurredFrom..occurredTo".into(),
+            from: from.to_string(),
+            to: to.to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The search proper, under the namespace's read lock.
+fn run_search(
+    index: &NamespaceIndex,
+    basis: &Basis,
+    search: &SearchIndex,
+    query: &SearchQuery,
+    query_vector: Option<&[f32]>,
+    mut warnings: Vec<String>,
+) -> SearchResult {
+    let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
+    let indexed = search.indexed();
+    if indexed < basis.known_at {
+        warnings.push(format!("indexes hold batches up to {indexed} of {}", basis.known_at));
+    }
+    let pool = (query.limit * 5).max(50);
+    let (facts_allowed, episodes_allowed) = allowed(index, view, query);
+    let admit = Admit {
+        index,
+        view,
+        query,
+        kinds: query.kinds.iter().map(|k| kind_code(*k)).collect(),
+        facts_allowed,
+        episodes_allowed,
+        cache: Mutex::new(HashMap::new()),
+    };
+    let keep = |k: u64| admit.check(k).is_some();
+    let mut lists: Vec<(Component, Vec<(u64, f32)>)> = Vec::new();
+    let mut push = |c: Component,
+                    hits: Result<Vec<(u64, f32)>, mnemo_search::SearchError>,
+                    warnings: &mut Vec<String>| {
+        match hits {
+            Ok(hits) => lists.push((c, hits.into_iter().filter(|h| keep(h.0)).take(pool).collect())),
+            Err(e) => warnings.push(format!("{c:?} search failed: {e}")),
+        }
+    };
+    if let Some(text) = query.text.as_deref() {
+        // Full text over-fetches: visibility and filters are applied after.
+        let kinds: Vec<u64> = admit.kinds.clone();
+        push(Component::Text, search.text.search(text, &kinds, pool * 4), &mut warnings);
+        if admit.kind_ok(KIND_EPISODE) {
+            push(Component::TextInContext, search.context_text.search(text, &[], pool * 4), &mut warnings);
+        }
+    }
+    if let (Some(v), Some(vectors)) = (query_vector, search.vectors()) {
+        push(Component::Vector, vectors.alone.search(v, pool, &keep), &mut warnings);
+        if admit.kind_ok(KIND_EPISODE) && !vectors.context.is_empty() {
+            push(Component::VectorInContext, vectors.context.search(v, pool, &keep), &mut warnings);
+        }
+    }
+    let matcher = search.matcher(index);
+    let mut matched: Vec<EntityId> = Vec::new();
+    if let Some(text) = query.text.as_deref() {
+        for (k, _) in matcher.find(text) {
+            let e = index.canonical_entity(EntityId(k), view.known_at);
+            if !matched.contains(&e) {
+                matched.push(e);
+            }
+        }
+    }
+    let mut seeds = matched.clone();
+    if let Some(e) = query.entity {
+        let e = index.canonical_entity(e, view.known_at);
+        if !seeds.contains(&e) {
+            seeds.push(e);
+        }
+    }
+    if !seeds.is_empty() {
+        let graph = graph_list(index, view, &seeds, query.include_not_in_force);
+        push(Component::Graph, Ok(graph), &mut warnings);
+    }
+
+    let ranked: Vec<Vec<(u64, f32)>> = lists.iter().map(|(_, l)| l.clone()).collect();
+    let fused = rrf(&ranked, RRF_K);
+    let mut scored: Vec<(u64, f64, Explanation)> = fused
+        .into_iter()
+        .take(pool)
+        .filter_map(|f| {
+            let status = admit.check(f.key)?;
+            let r = record(f.key);
+            let state = index.trace(r, view.known_at).map(|(trace, profile)| trace.state(&profile, basis.at));
+            let retention = state.as_ref().map_or(1.0, |s| s.retention);
+            let dormant = state.as_ref().is_some_and(|s| s.dormant);
+            let cue = cue_strength(&f);
+            let weight = retention_weight(retention.max(cue), query.retention_floor);
+            let components = f
+                .ranks
+                .iter()
+                .zip(&lists)
+                .filter_map(|(r, (c, _))| r.map(|(rank, score)| ComponentRank { component: *c, rank, score }))
+                .collect();
+            let relevance = f.score * weight;
+            Some((
+                f.key,
+                relevance,
+                Explanation {
+                    components,
+                    fused: f.score,
+                    cue,
+                    retention,
+                    weight,
+                    relevance,
+                    mmr: 0.0,
+                    status,
+                    dormant,
+                },
+            ))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate((query.limit * 3).max(30));
+
+    // Diversify: cosine between vectors where there are some, else overlap of terms.
+    let vectors = search.vectors();
+    let embedded: Vec<Option<Vec<f32>>> =
+        scored.iter().map(|(k, _, _)| vectors.as_ref().and_then(|v| v.alone.get(*k))).collect();
+    let terms: Vec<HashSet<String>> = scored
+        .iter()
+        .map(|(k, _, _)| {
+            record_text(index, record(*k))
+                .map(|t| search.text.terms(&t).into_iter().collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let sim = |a: usize, b: usize| match (&embedded[a], &embedded[b]) {
+        (Some(x), Some(y)) => f64::from(mnemo_search::dot(x, y)).max(0.0),
+        _ => {
+            let (x, y) = (&terms[a], &terms[b]);
+            let union = x.union(y).count();
+            if union == 0 { 0.0 } else { x.intersection(y).count() as f64 / union as f64 }
+        }
+    };
+    let relevance: Vec<f64> = scored.iter().map(|s| s.1).collect();
+    let picked = mmr(&relevance, query.limit, query.diversity_lambda, sim);
+    let hits = picked
+        .into_iter()
+        .map(|(i, value)| {
+            let (k, score, mut explanation) = scored[i].clone();
+            explanation.mmr = value;
+            SearchHit { record: record(k), score, explanation }
+        })
+        .collect();
+    SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings }
+}
+
+/// With an entity or predicate filter, the facts and episodes that pass it.
+fn allowed(
+    index: &NamespaceIndex,
+    view: View,
+    q: &SearchQuery,
+) -> (Option<HashSet<FactId>>, Option<HashSet<EpisodeId>>) {
+    if q.entity.is_none() && q.predicate.is_none() {
+        return (None, None);
+    }
+    let scope = if q.include_not_in_force { Scope::All } else { Scope::InForce };
+    let mut facts: Vec<FactView> = Vec::new();
+    match q.entity {
+        Some(e) => {
+            let e = index.canonical_entity(e, view.known_at);
+            for filter in [
+                FactFilter { subject: Some(e), predicate: q.predicate.clone(), object: None },
+                FactFilter { subject: None, predicate: q.predicate.clone(), object: Some(Value::Entity(e)) },
+            ] {
+                facts.extend(index.facts(&filter, view, scope));
+            }
+        }
+        None => {
+            let filter = FactFilter { subject: None, predicate: q.predicate.clone(), object: None };
+            facts.extend(index.facts(&filter, view, scope));
+        }
+    }
+    let episodes = facts.iter().flat_map(|f| f.provenance.iter().copied()).collect();
+    (Some(facts.into_iter().map(|f| f.fact.id).collect()), Some(episodes))
+}
+
+/// The graph component: for each seed entity in turn, the entity, its facts (latest
+/// valid first) and the episodes behind them.
+fn graph_list(index: &NamespaceIndex, view: View, seeds: &[EntityId], all: bool) -> Vec<(u64, f32)> {
+    let scope = if all { Scope::All } else { Scope::InForce };
+    let mut keys: Vec<u64> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |k: u64, keys: &mut Vec<u64>| {
+        if seen.insert(k) {
+            keys.push(k);
+        }
+    };
+    for &e in seeds {
+        add(key(RecordRef::Entity(e)), &mut keys);
+        let mut facts = index.facts(&FactFilter { subject: Some(e), ..FactFilter::default() }, view, scope);
+        facts.extend(index.facts(
+            &FactFilter { subject: None, predicate: None, object: Some(Value::Entity(e)) },
+            view,
+            scope,
+        ));
+        facts.sort_by(|a, b| b.valid.from().cmp(&a.valid.from()).then(b.fact.id.cmp(&a.fact.id)));
+        for f in &facts {
+            add(key(RecordRef::Fact(f.fact.id)), &mut keys);
+        }
+        for f in &facts {
+            for p in f.provenance.iter().rev() {
+                add(key(RecordRef::Episode(*p)), &mut keys);
+            }
+        }
+    }
+    keys.into_iter().enumerate().map(|(i, k)| (k, 1.0 / (i + 1) as f32)).collect()
+}

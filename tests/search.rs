@@ -1,0 +1,298 @@
+//! Search, context and remember through the engine, without the built-in embedder: full
+//! text, client vectors and the graph; visibility at (T, S); filters; budgets.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Fixture, t};
+use mnemo_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};
+use mnemo_engine::{
+    Change, Component, EngineError, EntityRef, EpisodeRef, KnownAt, NewEntity, NewEpisode, NewFact,
+    ObjectRef, ReadAt, SearchQuery, estimate_tokens,
+};
+
+fn episode(text: &str, at: &str, thread: &str) -> Change {
+    Change::RecordEpisode(NewEpisode {
+        text: text.into(),
+        occurred_at: t(at),
+        thread: Some(thread.into()),
+        ..NewEpisode::default()
+    })
+}
+
+fn text(q: &str) -> SearchQuery {
+    SearchQuery { text: Some(q.into()), ..SearchQuery::default() }
+}
+
+fn episodes_found(fx: &Fixture, q: &SearchQuery, at: ReadAt) -> Vec<String> {
+    let found = fx.store.search(&fx.ns, q, at).unwrap();
+    found
+        .value
+        .hits
+        .iter()
+        .filter_map(|h| match h.record {
+            RecordRef::Episode(id) => fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn chat(fx: &Fixture) {
+    fx.append(vec![
+        episode("I baked a plum cake with cinnamon for my sister.", "2029-12-01", "a"),
+        episode("The football match ended two to one.", "2029-12-02", "a"),
+        episode("yes, that one!", "2029-12-02T00:01:00Z", "a"),
+        episode("We watched a documentary about whales.", "2029-12-03", "b"),
+    ]);
+}
+
+#[test]
+fn full_text_finds_and_explains() {
+    let fx = Fixture::new();
+    chat(&fx);
+    let found = fx.store.search(&fx.ns, &text("plum cake recipe"), ReadAt::latest()).unwrap();
+    let top = &found.value.hits[0];
+    let RecordRef::Episode(id) = top.record else { panic!("{top:?}") };
+    assert!(fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text.contains("plum cake")));
+    let e = &top.explanation;
+    let text_rank = e.components.iter().find(|c| c.component == Component::Text).unwrap();
+    assert_eq!(text_rank.rank, 1);
+    assert!(e.fused > 0.0 && e.weight > 0.0 && e.weight <= 1.0);
+    assert!((e.relevance - e.fused * e.weight).abs() < 1e-12);
+    assert_eq!(found.value.indexed_seq, Seq(1));
+    assert!(found.value.warnings.is_empty(), "{:?}", found.value.warnings);
+}
+
+#[test]
+fn a_turn_is_found_through_the_turn_before_it() {
+    let fx = Fixture::new();
+    chat(&fx);
+    // "yes, that one!" says nothing about football by itself; with its predecessor it does.
+    let found = fx.store.search(&fx.ns, &text("football"), ReadAt::latest()).unwrap();
+    let reply = found
+        .value
+        .hits
+        .iter()
+        .find(|h| {
+            matches!(h.record, RecordRef::Episode(id)
+                if fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text == "yes, that one!"))
+        })
+        .expect("the reply is found in context");
+    assert!(reply.explanation.components.iter().any(|c| c.component == Component::TextInContext));
+    assert!(!reply.explanation.components.iter().any(|c| c.component == Component::Text));
+}
+
+#[test]
+fn reads_see_only_what_was_known_and_filters_apply() {
+    let fx = Fixture::new();
+    chat(&fx);
+    fx.append(vec![episode("Another plum cake, this time with almonds.", "2029-12-05", "b")]);
+    let at_first = ReadAt { known_at: KnownAt::Seq(Seq(1)), ..ReadAt::latest() };
+    let early = episodes_found(&fx, &text("plum cake"), at_first);
+    assert!(early.iter().all(|e| !e.contains("almonds")), "{early:?}");
+    let all = episodes_found(&fx, &text("plum cake"), ReadAt::latest());
+    assert!(all.iter().any(|e| e.contains("almonds")));
+    let in_b =
+        episodes_found(&fx, &SearchQuery { thread: Some("b".into()), ..text("plum cake") }, ReadAt::latest());
+    assert_eq!(in_b, vec!["Another plum cake, this time with almonds.".to_owned()]);
+    let window = SearchQuery { occurred_from: Some(t("2029-12-04")), ..text("plum cake") };
+    assert_eq!(episodes_found(&fx, &window, ReadAt::latest()).len(), 1);
+    let none = SearchQuery { occurred_to: Some(t("2029-12-01")), ..text("plum cake") };
+    assert!(episodes_found(&fx, &none, ReadAt::latest()).is_empty());
+}
+
+#[test]
+fn facts_follow_time_and_the_graph_expands_named_entities() {
+    let fx = Fixture::new();
+    fx.define("livesIn", Cardinality::One);
+    let alice = fx.entity("Alice");
+    let fact = |city: &str, from: &str| {
+        Change::AssertFact(NewFact::new(
+            EntityRef::Id(alice),
+            "livesIn",
+            ObjectRef::Entity(EntityRef::Name(city.into())),
+            common::iv(from, None),
+        ))
+    };
+    fx.append(vec![fact("Paris", "2010-01-01")]);
+    fx.append(vec![fact("Berlin", "2015-01-01")]);
+    let facts = |q: SearchQuery, at: ReadAt| -> Vec<(String, Option<Status>)> {
+        let found = fx.store.search(&fx.ns, &q, at).unwrap();
+        found
+            .value
+            .hits
+            .iter()
+            .filter_map(|h| match h.record {
+                RecordRef::Fact(id) => {
+                    let f = fx.store.inspect(&fx.ns, |i| i.fact(id).cloned()).unwrap();
+                    let city = fx.store.inspect(&fx.ns, |i| match f.object {
+                        mnemo_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
+                        _ => unreachable!(),
+                    });
+                    Some((city, h.explanation.status))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let q = SearchQuery { kinds: vec![RecordKind::Fact], ..text("Where does Alice live?") };
+    assert_eq!(facts(q.clone(), ReadAt::latest()), vec![("Berlin".into(), Some(Status::Current))]);
+    assert_eq!(
+        facts(q.clone(), ReadAt::valid(t("2012-06-01"))),
+        vec![("Paris".into(), Some(Status::Current))]
+    );
+    let all = facts(SearchQuery { include_not_in_force: true, ..q.clone() }, ReadAt::latest());
+    assert!(all.contains(&("Paris".into(), Some(Status::Superseded))), "{all:?}");
+    let found = fx.store.search(&fx.ns, &text("Where does Alice live?"), ReadAt::latest()).unwrap();
+    assert_eq!(found.value.matched_entities, vec![alice]);
+    assert!(found.value.hits.iter().any(|h| h.record == RecordRef::Entity(alice)
+        && h.explanation.components.iter().any(|c| c.component == Component::Graph)));
+    // An entity filter alone is a query.
+    let only = SearchQuery { entity: Some(alice), kinds: vec![RecordKind::Fact], ..SearchQuery::default() };
+    assert_eq!(facts(only, ReadAt::latest()).len(), 1);
+}
+
+#[test]
+fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
+    let fx = Fixture::new();
+    fx.append(vec![Change::ConfigureEmbedding(EmbeddingMode::Client { dim: 3 })]);
+    let ep = |text: &str, v: [f32; 3]| {
+        vec![
+            Change::RecordEpisode(NewEpisode {
+                text: text.into(),
+                occurred_at: t("2029-06-01"),
+                ..NewEpisode::default()
+            }),
+            Change::Embed { episode: EpisodeRef::New(0), vector: v.to_vec() },
+        ]
+    };
+    fx.append(ep("north", [1.0, 0.0, 0.0]));
+    fx.append(ep("east", [0.0, 1.0, 0.0]));
+    fx.append(ep("north-east", [0.7, 0.7, 0.0]));
+    let q =
+        SearchQuery { vector: Some(vec![0.9, 0.3, 0.0]), diversity_lambda: 1.0, ..SearchQuery::default() };
+    assert_eq!(episodes_found(&fx, &q, ReadAt::latest()), vec!["north", "north-east", "east"]);
+    let before = fx.store.counts(&fx.ns);
+    for bad in [vec![1.0, 0.0], vec![f32::NAN, 0.0, 0.0], vec![0.0, 0.0, 0.0]] {
+        let mut changes = ep("bad", [0.0; 3]);
+        changes[1] = Change::Embed { episode: EpisodeRef::New(0), vector: bad };
+        let err = fx.store.append(&fx.ns, changes).unwrap_err();
+        assert!(matches!(err, EngineError::Invalid(_)), "{err}");
+        assert!(err.to_string().contains("embedding"), "{err}");
+    }
+    assert_eq!(fx.store.counts(&fx.ns), before, "rejected batches store nothing");
+    let wrong = SearchQuery { vector: Some(vec![1.0]), ..SearchQuery::default() };
+    assert!(matches!(fx.store.search(&fx.ns, &wrong, ReadAt::latest()), Err(EngineError::Invalid(_))));
+    // The vectors survive a restart (rebuilt from the log).
+    let reopened = fx.reopen();
+    let found = reopened.search(&fx.ns, &q, ReadAt::latest()).unwrap();
+    assert!(found.value.hits[0].explanation.components.iter().any(|c| c.component == Component::Vector));
+}
+
+#[test]
+fn vectors_need_client_mode_and_off_mode_refuses_query_vectors() {
+    let fx = Fixture::new();
+    let changes = vec![
+        Change::RecordEpisode(NewEpisode {
+            text: "x".into(),
+            occurred_at: t("2029-06-01"),
+            ..NewEpisode::default()
+        }),
+        Change::Embed { episode: EpisodeRef::New(0), vector: vec![1.0, 0.0] },
+    ];
+    let err = fx.store.append(&fx.ns, changes).unwrap_err();
+    assert!(err.to_string().contains("configure it for client vectors"), "{err}");
+    fx.append(vec![Change::ConfigureEmbedding(EmbeddingMode::Off)]);
+    fx.append(vec![episode("hello there", "2029-06-01", "a")]);
+    let q = SearchQuery { vector: Some(vec![1.0, 0.0]), ..text("hello") };
+    assert!(matches!(fx.store.search(&fx.ns, &q, ReadAt::latest()), Err(EngineError::Invalid(_))));
+    assert_eq!(episodes_found(&fx, &text("hello"), ReadAt::latest()), vec!["hello there"]);
+    assert!(
+        fx.store.append(&fx.ns, vec![Change::ConfigureEmbedding(EmbeddingMode::Client { dim: 0 })]).is_err()
+    );
+}
+
+#[test]
+fn bad_queries_are_refused_with_their_field() {
+    let fx = Fixture::new();
+    chat(&fx);
+    let cases = [
+        (SearchQuery::default(), "text"),
+        (SearchQuery { limit: 0, ..text("x") }, "limit"),
+        (SearchQuery { limit: 10_000, ..text("x") }, "limit"),
+        (SearchQuery { retention_floor: 1.5, ..text("x") }, "retentionFloor"),
+        (SearchQuery { diversity_lambda: -0.1, ..text("x") }, "diversity"),
+        (
+            SearchQuery {
+                occurred_from: Some(t("2030-01-01")),
+                occurred_to: Some(t("2020-01-01")),
+                ..text("x")
+            },
+            "occurredFrom",
+        ),
+    ];
+    for (q, field) in cases {
+        let err = fx.store.search(&fx.ns, &q, ReadAt::latest()).unwrap_err();
+        assert!(err.to_string().contains(field), "{field}: {err}");
+    }
+    // A namespace that does not exist has nothing, and says so by an empty answer.
+    let other = mnemo_engine::core::Namespace::new("ns", "nobody").unwrap();
+    assert!(fx.store.search(&other, &text("plum"), ReadAt::latest()).unwrap().value.hits.is_empty());
+    // Query syntax is not interpreted.
+    assert!(fx.store.search(&fx.ns, &text("plum AND (cake OR \"x"), ReadAt::latest()).is_ok());
+}
+
+#[test]
+fn context_fits_the_budget_and_is_deterministic() {
+    let fx = Fixture::new();
+    fx.define("livesIn", Cardinality::One);
+    let alice = fx.entity("Alice");
+    fx.append(vec![
+        episode("Alice told me she moved to Paris for a new job at a bakery.", "2029-11-01", "a"),
+        Change::AssertFact(NewFact {
+            provenance: vec![EpisodeRef::New(0)],
+            ..NewFact::new(
+                EntityRef::Id(alice),
+                "livesIn",
+                ObjectRef::Entity(EntityRef::Name("Paris".into())),
+                common::iv("2029-10-01", None),
+            )
+        }),
+    ]);
+    fx.append(vec![Change::DeclareEntity(NewEntity {
+        id: Some(alice),
+        name: "Alice".into(),
+        kind: Some("person".into()),
+        ..NewEntity::default()
+    })]);
+    let q = SearchQuery::default();
+    let ctx =
+        fx.store.context(&fx.ns, "Where does Alice live now?", 200, &q, ReadAt::latest()).unwrap().value;
+    assert!(ctx.text.contains("Alice lives in Paris (since 2029-10-01)"), "{}", ctx.text);
+    assert!(ctx.text.contains("[2029-11-01] Alice told me"), "{}", ctx.text);
+    assert!(ctx.text.contains("- Alice (person)"), "{}", ctx.text);
+    assert!(ctx.tokens <= 200 && ctx.tokens == estimate_tokens(&ctx.text));
+    assert!(!ctx.truncated);
+    let again =
+        fx.store.context(&fx.ns, "Where does Alice live now?", 200, &q, ReadAt::latest()).unwrap().value;
+    assert_eq!(ctx.text, again.text);
+    let small =
+        fx.store.context(&fx.ns, "Where does Alice live now?", 15, &q, ReadAt::latest()).unwrap().value;
+    assert!(small.tokens <= 15 && small.truncated, "{small:?}");
+    assert!(fx.store.context(&fx.ns, "x", 0, &q, ReadAt::latest()).is_err());
+}
+
+#[test]
+fn remember_reinforces_what_it_found() {
+    let fx = Fixture::new();
+    chat(&fx);
+    let q = SearchQuery { kinds: vec![RecordKind::Episode], limit: 1, ..text("whales documentary") };
+    let (found, receipt) = fx.store.remember(&fx.ns, &q, ReadAt::latest()).unwrap();
+    let receipt = receipt.expect("something was recalled");
+    let hit = found.value.hits[0].record;
+    let trace = fx.store.trace(&fx.ns, hit, ReadAt::latest()).unwrap().value.unwrap();
+    assert_eq!(trace.recall_count, 1);
+    assert_eq!(receipt.seq, Seq(2));
+    let (_, none) = fx.store.remember(&fx.ns, &text("zeppelin"), ReadAt::latest()).unwrap();
+    assert!(none.is_none(), "nothing found, nothing written");
+}
