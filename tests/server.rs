@@ -121,6 +121,9 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("consolidate", r#"mutation { consolidate(namespace: "NS") { seq } }"#),
     ("recallable", r#"{ recallable(namespace: "NS") { items { kind } } }"#),
     ("forecast", r#"{ forecast(namespace: "NS", from: "2030", to: "2031") { items { kind } } }"#),
+    ("search", r#"{ search(namespace: "NS", text: "Alice") { indexedSeq } }"#),
+    ("context", r#"{ context(namespace: "NS", message: "Alice") { tokens } }"#),
+    ("remember", r#"mutation { remember(namespace: "NS", text: "Alice") { seq } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

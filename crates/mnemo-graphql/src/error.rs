@@ -38,6 +38,8 @@ pub mod code {
     pub const BAD_REQUEST: &str = "BAD_REQUEST";
     /// Something failed inside the server; details are in its log.
     pub const INTERNAL: &str = "INTERNAL";
+    /// The search indexes did not catch up with the read in time (retry later).
+    pub const INDEX_BEHIND: &str = "INDEX_BEHIND";
 }
 
 /// An error with a code and a message.
@@ -60,6 +62,7 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
         EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
+        EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
         _ => {
             tracing::error!(error = %error, "engine failure");
             return coded(code::INTERNAL, "internal error; see the server log");

@@ -95,6 +95,45 @@ pub struct EpisodeInput {
     pub external_id: Option<String>,
     /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
     pub importance: Option<f64>,
+    /// Its vector, in namespaces whose clients send vectors (see `configureNamespace`).
+    pub embedding: Option<Vec<f64>>,
+}
+
+/// Where a namespace's vectors come from.
+#[derive(async_graphql::Enum, Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EmbeddingModeKind {
+    /// The server's built-in embedder (all-MiniLM-L6-v2) embeds every text.
+    Builtin,
+    /// Clients send vectors with episodes and queries.
+    Client,
+    /// No vectors: full text and the graph only.
+    Off,
+}
+
+/// How a namespace gets its vectors.
+#[derive(InputObject, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EmbeddingInput {
+    /// Where vectors come from.
+    pub mode: EmbeddingModeKind,
+    /// Their length (CLIENT only).
+    pub dimensions: Option<u32>,
+}
+
+impl EmbeddingInput {
+    pub(crate) fn mode(&self) -> Result<mnemo_core::EmbeddingMode> {
+        use mnemo_core::EmbeddingMode as M;
+        match (self.mode, self.dimensions) {
+            (EmbeddingModeKind::Client, Some(dim)) => Ok(M::Client { dim }),
+            (EmbeddingModeKind::Client, None) => {
+                Err(invalid("embedding.dimensions", "null", "CLIENT needs the vectors' dimensions"))
+            }
+            (_, Some(d)) => Err(invalid("embedding.dimensions", d, "only CLIENT takes dimensions")),
+            (EmbeddingModeKind::Builtin, None) => Ok(M::Builtin),
+            (EmbeddingModeKind::Off, None) => Ok(M::Off),
+        }
+    }
 }
 
 /// An entity the client extracted: created if no entity has the name, else given the

@@ -13,6 +13,7 @@ mod objects;
 pub mod ops;
 mod root;
 mod scalars;
+mod search;
 
 use std::sync::Arc;
 

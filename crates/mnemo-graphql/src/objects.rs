@@ -290,11 +290,34 @@ pub struct NamespaceInfo {
     pub decay: DecayProfiles,
     /// How often consolidation runs when the server is idle (seconds; null: never).
     pub consolidate_every_seconds: Option<u64>,
+    /// Where its vectors come from.
+    pub embedding: EmbeddingInfo,
+}
+
+/// Where a namespace's vectors come from.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct EmbeddingInfo {
+    /// Built in, sent by clients, or none.
+    pub mode: crate::input::EmbeddingModeKind,
+    /// The vectors' length when clients send them.
+    pub dimensions: Option<u32>,
 }
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let (config, predicates, c) = store.inspect(ns, |i| (i.config(), i.predicates(), i.counts()));
+        let (config, predicates, c, mode) =
+            store.inspect(ns, |i| (i.config(), i.predicates(), i.counts(), i.embedding_mode()));
+        let embedding = match mode {
+            mnemo_core::EmbeddingMode::Builtin => {
+                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Builtin, dimensions: None }
+            }
+            mnemo_core::EmbeddingMode::Client { dim } => {
+                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Client, dimensions: Some(dim) }
+            }
+            mnemo_core::EmbeddingMode::Off => {
+                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Off, dimensions: None }
+            }
+        };
         let time_zone = config.time_zone;
         NamespaceInfo {
             name: ns.to_string(),
@@ -309,6 +332,7 @@ impl NamespaceInfo {
             },
             log_bytes: store.log_size(ns),
             consolidate_every_seconds: config.consolidate_every_seconds,
+            embedding,
             decay: DecayProfiles {
                 episode: config.decay.profile(CoreKind::Episode).into(),
                 entity: config.decay.profile(CoreKind::Entity).into(),

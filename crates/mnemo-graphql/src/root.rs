@@ -10,16 +10,16 @@ use futures_util::StreamExt as _;
 use futures_util::future::ready;
 use mnemo_core::{Namespace, PredicateDef, RecordRef, Seq, Timestamp};
 use mnemo_engine::{
-    Change, EntityFilter, EpisodeFilter, FactFilter, KnownAt, NewEntity, NewEpisode, ReadAt, Receipt,
-    RecordId, Scope, SnapshotCursor, Store,
+    Change, EntityFilter, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NewEntity, NewEpisode, ReadAt,
+    Receipt, RecordId, Scope, SnapshotCursor, Store,
 };
 use tokio_stream::wrappers::BroadcastStream;
 
 use crate::access::{Access, Mode};
 use crate::error::{code, coded, engine_error};
 use crate::input::{
-    EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput, existing_entity, fact_id, invalid,
-    new_fact, object_value, parse_id, time,
+    EmbeddingInput, EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput, existing_entity,
+    fact_id, invalid, new_fact, object_value, parse_id, time,
 };
 use crate::memory::{self, DecayInput, ProfileInput, RecordItem, RecordKind, RecordList};
 use crate::objects::{
@@ -27,6 +27,7 @@ use crate::objects::{
     Neighbor, Neighborhood, Pin, Predicate, ValueType, engine, store,
 };
 use crate::scalars::DateTime;
+use crate::search::{self, ContextObject, RememberPayload, Search, SearchFilter};
 use crate::{Events, Limits};
 
 type Page<T> = Connection<String, T, Listing>;
@@ -389,6 +390,59 @@ impl Query {
         Ok(RecordList { basis: (&answer.basis).into(), items })
     }
 
+    /// What is known that matters for a cue: full text (BM25) ∪ embedding similarity ∪
+    /// the graph around the entities the text names, fused by reciprocal rank (k = 60),
+    /// weighted by retention at `at` with a floor (a specific cue still finds an old
+    /// memory), diversified by MMR. Facts not in force at (validAt, knownAt) are left out
+    /// unless `filter.includeNotInForce`. Waits until the search indexes hold what the
+    /// read sees. Every hit explains itself.
+    #[allow(clippy::too_many_arguments)]
+    async fn search(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        text: Option<String>,
+        vector: Option<Vec<f64>>,
+        limit: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<Search> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let answer = store.search(&ns, &query, read).map_err(engine)?;
+        Ok(Search { pin: Pin::new(ns, answer.basis), result: answer.value })
+    }
+
+    /// The block an agent puts in its prompt for `message`, within `budget` tokens
+    /// (default 1000; a token is estimated as four bytes): facts in force with their
+    /// validity, the most relevant episodes with their dates, the entities involved.
+    /// Deterministic for a given store and read point.
+    #[allow(clippy::too_many_arguments)]
+    async fn context(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        message: String,
+        budget: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<ContextObject> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
+        let answer = store.context(&ns, &message, search::budget(budget)?, &query, read).map_err(engine)?;
+        Ok(ContextObject { pin: Pin::new(ns, answer.basis), block: answer.value })
+    }
+
     /// Episodes known at knownAt, by the time they occurred; by thread and time window.
     #[allow(clippy::too_many_arguments)]
     async fn episodes(
@@ -621,6 +675,33 @@ impl Mutation {
         })
     }
 
+    /// `search`, then records its hits as recalled at `at` (default: now) in one step, so
+    /// that what is recalled is strengthened. The result is the search as it was read.
+    #[allow(clippy::too_many_arguments)]
+    async fn remember(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        text: Option<String>,
+        vector: Option<Vec<f64>>,
+        limit: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<RememberPayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let (answer, receipt) = store.remember(&ns, &query, read).map_err(engine)?;
+        Ok(RememberPayload {
+            seq: receipt.map(|r| r.seq.0),
+            result: Search { pin: Pin::new(ns, answer.basis), result: answer.value },
+        })
+    }
+
     /// Consolidation ("sleep"): merges entities that are the same (equal names or aliases,
     /// agreeing kinds), and reports what it merged, which facts now corroborate each other,
     /// and what turned dormant since `dormantSince` (default: a day before `at`). With
@@ -712,6 +793,13 @@ impl Mutation {
             external_id: episode.external_id,
         })];
         let mut paths = vec!["episode".to_owned()];
+        if let Some(vector) = episode.embedding {
+            changes.push(Change::Embed {
+                episode: EpisodeRef::New(0),
+                vector: vector.into_iter().map(|x| x as f32).collect(),
+            });
+            paths.push("episode".to_owned());
+        }
         let mut entity_names = Vec::new();
         for (i, e) in entities.iter().enumerate() {
             let field = format!("entities[{i}]");
@@ -847,6 +935,7 @@ impl Mutation {
         time_zone: Option<String>,
         decay: Option<DecayInput>,
         consolidate_every_seconds: Option<u64>,
+        embedding: Option<EmbeddingInput>,
     ) -> Result<NamespaceInfo> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
@@ -866,7 +955,12 @@ impl Mutation {
                 fact: profile(&decay.fact),
             };
         }
-        commit(store, &ns, vec![Change::ConfigureNamespace(config)], &[String::new()])?;
+        let mut changes = vec![Change::ConfigureNamespace(config)];
+        if let Some(e) = embedding {
+            changes.push(Change::ConfigureEmbedding(e.mode()?));
+        }
+        let paths = vec![String::new(); changes.len()];
+        commit(store, &ns, changes, &paths)?;
         Ok(NamespaceInfo::of(store, &ns))
     }
 }
