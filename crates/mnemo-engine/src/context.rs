@@ -41,18 +41,25 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// A timestamp as a prompt reads it: the date, then the time of day (UTC) to the minute,
+/// or to the second when it has seconds; never fractions.
 fn short(t: Timestamp) -> String {
-    let s = t.to_string();
-    match s.strip_suffix("T00:00:00.000000Z") {
-        Some(date) => date.to_owned(),
-        None => s.trim_end_matches(".000000Z").trim_end_matches('Z').replace('T', " "),
+    let s = t.to_string(); // 2015-06-01T08:30:00.000000Z
+    let (date, time) = (s.get(..10).unwrap_or(&s), s.get(11..19).unwrap_or(""));
+    match time {
+        "" | "00:00:00" => date.to_owned(),
+        _ if time.ends_with(":00") => format!("{date} {}", &time[..5]),
+        _ => format!("{date} {time}"),
     }
 }
 
-fn fact_line(index: &NamespaceIndex, f: &FactView) -> String {
-    let when = match f.valid.to() {
-        Some(to) => format!("valid {} to {}", short(f.valid.from()), short(to)),
-        None => format!("since {}", short(f.valid.from())),
+/// A fact with the stretch of its effective validity (as known at S) that holds `valid_at`,
+/// so a fact later superseded shows when it stopped.
+fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestamp) -> String {
+    let span = f.effective.iter().find(|i| i.contains(valid_at)).unwrap_or(&f.valid);
+    let when = match span.to() {
+        Some(to) => format!("valid {} to {}", short(span.from()), short(to)),
+        None => format!("since {}", short(span.from())),
     };
     format!("- {} ({when})\n", fact_sentence(index, &f.fact))
 }
@@ -194,7 +201,7 @@ fn build(index: &NamespaceIndex, view: View, budget: usize, search: SearchResult
     }
     let mut b = Builder { text: String::new(), budget, truncated: false };
     let header = format!("Facts in force at {}:", short(view.valid_at));
-    let fact_lines: Vec<String> = facts.iter().map(|f| fact_line(index, f)).collect();
+    let fact_lines: Vec<String> = facts.iter().map(|f| fact_line(index, f, view.valid_at)).collect();
     facts.truncate(b.section(&header, &fact_lines));
     let episode_lines: Vec<String> = episodes.iter().map(episode_line).collect();
     episodes.truncate(b.section("Relevant episodes:", &episode_lines));
@@ -220,5 +227,38 @@ fn build(index: &NamespaceIndex, view: View, budget: usize, search: SearchResult
         episodes,
         entities,
         search,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(micros: i64) -> Timestamp {
+        Timestamp::from_micros(micros)
+    }
+
+    #[test]
+    fn short_times_drop_what_is_zero_and_never_show_fractions() {
+        const DAY: i64 = 86_400_000_000;
+        // 2024-01-01 is day 19723 after the epoch.
+        let midnight = 19_723 * DAY;
+        assert_eq!(short(at(midnight)), "2024-01-01");
+        assert_eq!(short(at(midnight + (8 * 3600 + 30 * 60) * 1_000_000)), "2024-01-01 08:30");
+        assert_eq!(
+            short(at(midnight + (8 * 3600 + 30 * 60 + 7) * 1_000_000 + 143_602)),
+            "2024-01-01 08:30:07"
+        );
+        assert_eq!(short(at(midnight + 5)), "2024-01-01", "fractions of a second are dropped");
+    }
+
+    #[test]
+    fn sections_stop_at_the_first_line_that_does_not_fit() {
+        let mut b = Builder { text: String::new(), budget: 6, truncated: false };
+        let lines =
+            ["- first line\n".to_owned(), "- a much longer second line\n".to_owned(), "- 3\n".to_owned()];
+        assert_eq!(b.section("H:", &lines), 1);
+        assert!(b.truncated);
+        assert_eq!(b.text, "H:\n- first line\n");
     }
 }
