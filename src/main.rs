@@ -12,7 +12,10 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mnemo_core::Namespace;
-use mnemo_engine::Store;
+use mnemo_embed::Embedder;
+use mnemo_engine::{EmbedderSource, Store, StoreOptions};
+
+mod eval;
 use mnemo_graphql::ops::{self, ReplayLine};
 use mnemo_graphql::{Access, Limits};
 use mnemo_server::{AppState, Config};
@@ -85,6 +88,21 @@ enum Command {
         /// Variables, as a JSON object.
         #[arg(long, value_name = "JSON")]
         variables: Option<String>,
+    },
+    /// Measure retrieval: search episodes for each question of a JSONL file
+    /// (`{"namespace", "question", "gold": [external ids], "at"?, "tags"?}`) and print
+    /// recall@1/5/10, hit@1/5/10 and MRR, overall and per tag.
+    Eval {
+        /// The JSONL file of questions.
+        file: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+        /// Namespace of lines that name none.
+        #[arg(long)]
+        namespace: Option<String>,
+        /// Print each question's first gold rank.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Replay every namespace's log and print what it holds: batches, episodes,
     /// entities, facts and log size.
@@ -162,7 +180,36 @@ fn run(command: Command) -> anyhow::Result<bool> {
             run_query(&data.existing()?, &query, variables.as_deref())
         }
         Command::Inspect { data } => inspect(&data.existing()?).map(|()| true),
+        Command::Eval { file, data, namespace, verbose } => {
+            let dir = data.existing()?;
+            let store = open_store(&dir)?;
+            eval::eval(&store, &file, namespace.as_deref(), verbose)
+        }
     }
+}
+
+/// Opens a data directory with the built-in embedder (loaded, and fetched if need be,
+/// when first needed; `MNEMO_EMBEDDER=off` leaves it out).
+fn open_store(data: &Path) -> anyhow::Result<Store> {
+    let mut options = StoreOptions::default();
+    if std::env::var("MNEMO_EMBEDDER").as_deref() != Ok("off") {
+        let cache_dir = data.join("embeddings");
+        let source: EmbedderSource = Arc::new(move || {
+            let report = |m: &str| {
+                eprintln!("mnemo: {m}");
+                tracing::info!("{m}");
+            };
+            let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &report)
+                .map_err(|e| e.to_string())?;
+            let model = mnemo_embed::MiniLm::load(&dir).map_err(|e| e.to_string())?;
+            let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
+                .map_err(|e| e.to_string())?;
+            let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
+            Ok(embedder)
+        });
+        options.embedder = Some(source);
+    }
+    Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))
 }
 
 fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()> {
@@ -183,7 +230,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
              --config with [[tokens]]"
         );
     }
-    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    let store = Arc::new(open_store(data)?);
     let tokens = config.tokens.len();
     let state = AppState::new(store, config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -327,7 +374,7 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
         }
         None => async_graphql::Variables::default(),
     };
-    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    let store = Arc::new(open_store(data)?);
     let schema = mnemo_graphql::schema(store, Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
