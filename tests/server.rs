@@ -124,6 +124,10 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("search", r#"{ search(namespace: "NS", text: "Alice") { indexedSeq } }"#),
     ("context", r#"{ context(namespace: "NS", message: "Alice") { tokens } }"#),
     ("remember", r#"mutation { remember(namespace: "NS", text: "Alice") { seq } }"#),
+    ("thread", r#"{ thread(namespace: "NS", thread: "t") { edges { cursor } } }"#),
+    ("topics", r#"{ topics(namespace: "NS") { id } }"#),
+    ("topic", r#"{ topic(namespace: "NS", id: "1") { id } }"#),
+    ("closeSegments", r#"mutation { closeSegments(namespace: "NS") { seq } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

@@ -8,8 +8,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
-use crate::ids::{EntityId, FactId};
-use crate::model::{EmbeddingMode, Entity, Episode, Fact, NamespaceConfig, PredicateDef};
+use crate::ids::{EntityId, EpisodeId, FactId};
+use crate::model::{
+    EmbeddingMode, Entity, Episode, Fact, MentionSource, NamespaceConfig, PredicateDef, SegmentConfig,
+    SegmentEnd,
+};
 use crate::time::Timestamp;
 
 /// Version of the event encoding written by this build.
@@ -67,5 +70,30 @@ pub enum Event {
         record: RecordRef,
         /// Its vector, as sent.
         vector: Vec<f32>,
+    },
+    /// An episode mentions these entities (an edge of the event progression graph). Name
+    /// matches are recorded as found at write time, so a replay gives the same graph
+    /// whatever entities are declared later.
+    Mentioned {
+        /// The episode.
+        episode: EpisodeId,
+        /// The entities, as named then (reads follow merges).
+        entities: Vec<EntityId>,
+        /// Who said so.
+        source: MentionSource,
+    },
+    /// How the namespace cuts threads into segments changed (from this batch on).
+    SegmentationConfigured(SegmentConfig),
+    /// A stretch of one thread on one topic is over; from now on it feeds the topic
+    /// network. Recorded, so a replay gives the same segments whatever the embedder.
+    SegmentClosed {
+        /// The thread.
+        thread: String,
+        /// Its episodes in the order they occurred.
+        episodes: Vec<EpisodeId>,
+        /// Why it ended.
+        end: SegmentEnd,
+        /// The mean of its episodes' unit vectors, if it had any.
+        centroid: Option<Vec<f32>>,
     },
 }

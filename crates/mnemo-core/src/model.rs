@@ -195,6 +195,78 @@ impl PredicateDef {
     }
 }
 
+/// Who said that an episode mentions an entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum MentionSource {
+    /// The client, with the episode.
+    Client,
+    /// The store, finding a known name or alias in the episode's text as a whole word.
+    NameMatch,
+}
+
+/// How a namespace cuts its threads into segments (stretches on one topic).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SegmentConfig {
+    /// Cosine distance (1 − cos) from the running segment's centroid above which an
+    /// episode is off-topic.
+    pub threshold: f32,
+    /// The episode after an off-topic one confirms the shift only if it too is farther than
+    /// `threshold − hysteresis` from the old centroid; otherwise both stay.
+    pub hysteresis: f32,
+    /// A pause longer than this (microseconds) between episodes closes the segment; so
+    /// does a thread left idle this long.
+    pub max_gap_micros: i64,
+    /// A shift never closes a segment shorter than this (a gap still does).
+    pub min_len: u32,
+}
+
+impl Default for SegmentConfig {
+    fn default() -> Self {
+        SegmentConfig { threshold: 0.6, hysteresis: 0.1, max_gap_micros: 6 * 3_600_000_000, min_len: 2 }
+    }
+}
+
+impl SegmentConfig {
+    /// Checks the ranges; `field` prefixes error fields.
+    pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
+        let bad = |name: &str, v: String, why: &str| {
+            Err(CoreError::invalid_value(format_args!("{field}.{name}"), v, why))
+        };
+        if !(self.threshold.is_finite() && self.threshold > 0.0 && self.threshold <= 2.0) {
+            return bad("threshold", self.threshold.to_string(), "must be in (0, 2]");
+        }
+        if !(self.hysteresis.is_finite() && self.hysteresis >= 0.0 && self.hysteresis < self.threshold) {
+            return bad("hysteresis", self.hysteresis.to_string(), "must be in [0, threshold)");
+        }
+        if self.max_gap_micros <= 0 {
+            return bad("maxGap", self.max_gap_micros.to_string(), "must be positive");
+        }
+        if self.min_len == 0 {
+            return bad("minLength", "0".into(), "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// Why a segment was closed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SegmentEnd {
+    /// The conversation moved on: the next episodes left the segment's centroid.
+    Shift {
+        /// Cosine distance of the first episode after it from its centroid.
+        distance: f32,
+    },
+    /// A pause this long (microseconds) before the next episode.
+    Gap {
+        /// The pause.
+        micros: i64,
+    },
+    /// The thread stayed idle longer than the namespace's gap.
+    Idle,
+    /// Consolidation closed it on request.
+    Forced,
+}
+
 /// Where a namespace's vectors come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum EmbeddingMode {

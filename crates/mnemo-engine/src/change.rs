@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    EmbeddingMode, EntityId, EpisodeId, FactId, Interval, Literal, NamespaceConfig, Polarity, PredicateDef,
-    RecordRef, Seq, Timestamp,
+    EmbeddingMode, EntityId, EpisodeId, FactId, Interval, Literal, MentionSource, NamespaceConfig, Polarity,
+    PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -169,7 +169,33 @@ pub enum Change {
         /// Its vector: the namespace's dimension, finite, not all zero.
         vector: Vec<f32>,
     },
+    /// Record that an episode mentions these entities (a name nobody has creates an
+    /// entity). Name matches in new episodes are recorded by the store itself.
+    Mention {
+        /// The episode.
+        episode: EpisodeRef,
+        /// The entities, at least one, at most [`MAX_MENTIONS`].
+        entities: Vec<EntityRef>,
+        /// Who says so: [`MentionSource::Client`] unless replaying an export.
+        source: MentionSource,
+    },
+    /// Set how threads are cut into segments.
+    ConfigureSegmentation(SegmentConfig),
+    /// Close a segment of a thread (the store does this itself, see `Store::segment`).
+    CloseSegment {
+        /// The thread.
+        thread: String,
+        /// Its episodes, of that thread, in no closed segment yet; at least one.
+        episodes: Vec<EpisodeId>,
+        /// Why it ended.
+        end: SegmentEnd,
+        /// The mean of its episodes' unit vectors, if they had any.
+        centroid: Option<Vec<f32>>,
+    },
 }
+
+/// Most entities one `Mention` may name.
+pub const MAX_MENTIONS: usize = 1_000;
 
 /// The id a change produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,11 +7,13 @@ mod change;
 mod context;
 mod error;
 mod retrieve;
+mod segment;
 mod store;
+mod topics;
 mod write;
 
 pub use change::{
-    Change, EntityRef, EpisodeRef, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
+    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
 };
 pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
@@ -26,7 +28,9 @@ pub use retrieve::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, EmbedderSource, Explanation,
     MAX_SEARCH_LIMIT, SearchHit, SearchQuery, SearchResult, StoreOptions,
 };
+pub use segment::SegmentReport;
 pub use store::{
     Answer, Basis, Clock, CommitListener, CommittedBatch, ConsolidationReport, KnownAt, MAX_BATCH_CHANGES,
     MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, system_clock,
 };
+pub use topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};

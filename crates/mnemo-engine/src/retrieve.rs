@@ -175,12 +175,17 @@ impl SearchIndex {
         Seq(lock(&self.progress).indexed)
     }
 
+    /// An episode's own vector, once indexed (built-in or client-given).
+    pub(crate) fn episode_vector(&self, id: mnemo_core::EpisodeId) -> Option<Vec<f32>> {
+        self.vectors()?.alone.get(key(RecordRef::Episode(id)))
+    }
+
     fn vectors(&self) -> Option<Arc<Vectors>> {
         self.vectors.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Waits until batch `seq` is searchable.
-    fn wait_for(&self, seq: Seq) -> Result<(), EngineError> {
+    pub(crate) fn wait_for(&self, seq: Seq) -> Result<(), EngineError> {
         let deadline = Instant::now() + INDEX_WAIT;
         let mut progress = lock(&self.progress);
         while progress.indexed < seq.0 {

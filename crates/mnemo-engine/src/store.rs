@@ -157,6 +157,8 @@ pub(crate) struct Shard {
     /// Batches durable in the log, waiting for their predecessors to be applied.
     pending: Mutex<BTreeMap<u64, (Timestamp, Vec<Event>)>>,
     applied: Condvar,
+    /// Held by a segmentation run.
+    pub(crate) segmenting: Mutex<()>,
 }
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
@@ -269,6 +271,7 @@ impl Store {
             search: SearchIndex::new()?,
             pending: Mutex::default(),
             applied: Condvar::new(),
+            segmenting: Mutex::new(()),
         })
     }
 
@@ -337,6 +340,7 @@ impl Store {
                     &mut Writer::after(&NamespaceIndex::new()),
                     &NamespaceIndex::new(),
                     changes.clone(),
+                    expected.is_none(),
                 )?;
                 if let Some((seq, events)) = expected
                     && (seq != Seq(1) || dry.events != events)
@@ -351,7 +355,7 @@ impl Store {
             let mut writer = lock(&shard.writer);
             let prepared = {
                 let index = read(&shard.index);
-                prepare(&mut writer, &index, changes)?
+                prepare(&mut writer, &index, changes, expected.is_none())?
             };
             if let Some((seq, events)) = expected {
                 // Under the writer lock nobody else submits, so the next seq is exact.
@@ -591,6 +595,8 @@ impl Store {
                 out
             });
         }
+        // Conversations that moved on or went quiet join the topic network.
+        self.segment(ns, false)?;
         let kinds = [RecordKind::Fact, RecordKind::Entity, RecordKind::Episode];
         let dormant = if since < now {
             self.forecast(

@@ -9,13 +9,16 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use std::sync::Arc;
+
 use mnemo_core::{
-    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, NamespaceConfig, RecordRef,
-    Value, ValueType, normalize_name, validate_name,
+    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, MentionSource,
+    NamespaceConfig, RecordRef, Value, ValueType, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
+use mnemo_search::NameMatcher;
 
-use crate::change::{Change, EntityRef, EpisodeRef, ObjectRef, RecordId};
+use crate::change::{Change, EntityRef, EpisodeRef, MAX_MENTIONS, ObjectRef, RecordId};
 use crate::error::EngineError;
 use crate::store::MAX_TEXT_BYTES;
 
@@ -39,6 +42,42 @@ pub(crate) struct Writer {
     next_episode: u64,
     /// Effects of batches submitted to the log and not yet applied, by seq.
     in_flight: BTreeMap<u64, Effects>,
+    /// Known names, matched in new episodes' texts.
+    names: Names,
+}
+
+/// A matcher over the index's entity names and aliases, rebuilt when they change.
+#[derive(Default)]
+struct Names {
+    version: Option<u64>,
+    matcher: Option<Arc<NameMatcher>>,
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Names").field("version", &self.version).finish_non_exhaustive()
+    }
+}
+
+impl Names {
+    fn matcher(&mut self, index: &NamespaceIndex) -> Arc<NameMatcher> {
+        let version = index.names_version();
+        match &self.matcher {
+            Some(m) if self.version == Some(version) => Arc::clone(m),
+            _ => {
+                let m = Arc::new(entity_matcher(index.all_entities().map(|(_, e)| e)));
+                (self.version, self.matcher) = (Some(version), Some(Arc::clone(&m)));
+                m
+            }
+        }
+    }
+}
+
+/// A matcher finding these entities' names and aliases.
+fn entity_matcher<'e>(entities: impl Iterator<Item = &'e Entity>) -> NameMatcher {
+    NameMatcher::new(entities.flat_map(|e| {
+        std::iter::once(e.name.as_str()).chain(e.aliases.iter().map(String::as_str)).map(move |n| (n, e.id.0))
+    }))
 }
 
 impl Writer {
@@ -50,6 +89,7 @@ impl Writer {
             next_fact: high.fact + 1,
             next_episode: high.episode + 1,
             in_flight: BTreeMap::new(),
+            names: Names::default(),
         }
     }
 
@@ -124,12 +164,15 @@ pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize)
     Err(CoreError::invalid_value(field, format!("{} numbers", v.len()), why).into())
 }
 
-/// Checks every change and turns the batch into events with fresh ids. On error the
-/// writer is left as it was.
+/// Checks every change and turns the batch into events with fresh ids; with
+/// `match_names`, known entity names found in the new episodes' texts are recorded as
+/// their mentions (a replay has them recorded already). On error the writer is left as
+/// it was.
 pub(crate) fn prepare(
     writer: &mut Writer,
     index: &NamespaceIndex,
     changes: Vec<Change>,
+    match_names: bool,
 ) -> Result<Prepared, EngineError> {
     let mut batch = Batch {
         next_entity: writer.next_entity,
@@ -409,8 +452,73 @@ pub(crate) fn prepare(
                 batch.events.push(Event::Reinforced { records, at });
                 None
             }
+            Change::Mention { episode, entities, source } => {
+                let episode = batch.episode(&episode, format_args!("changes[{n}].episode"))?;
+                if entities.is_empty() {
+                    return Err(CoreError::invalid_value(
+                        field("entities"),
+                        "[]",
+                        "name at least one entity",
+                    )
+                    .into());
+                }
+                if entities.len() > MAX_MENTIONS {
+                    return Err(EngineError::LimitExceeded {
+                        field: field("entities").to_string(),
+                        value: entities.len() as u64,
+                        max: MAX_MENTIONS as u64,
+                    });
+                }
+                let mut ids = Vec::with_capacity(entities.len());
+                for r in &entities {
+                    let id = batch.entity(r, field("entities"))?;
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                batch.events.push(Event::Mentioned { episode, entities: ids, source });
+                None
+            }
+            Change::ConfigureSegmentation(config) => {
+                config.validate(field("segmentation"))?;
+                batch.events.push(Event::SegmentationConfigured(config));
+                None
+            }
+            Change::CloseSegment { thread, episodes, end, centroid } => {
+                validate_name(field("thread"), &thread)?;
+                if episodes.is_empty() {
+                    return Err(
+                        CoreError::invalid_value(field("episodes"), "[]", "a segment has episodes").into()
+                    );
+                }
+                for (i, id) in episodes.iter().enumerate() {
+                    let in_thread = batch
+                        .index
+                        .episode(*id)
+                        .is_some_and(|e| e.thread.as_deref() == Some(thread.as_str()));
+                    let taken = batch.index.segment_of(*id, mnemo_core::Seq(u64::MAX)).is_some()
+                        || episodes[..i].contains(id)
+                        || batch.events.iter().any(
+                            |e| matches!(e, Event::SegmentClosed { episodes, .. } if episodes.contains(id)),
+                        );
+                    if !in_thread || taken {
+                        return Err(EngineError::UnknownEpisode {
+                            field: format!("changes[{n}].episodes[{i}]"),
+                            value: format!("{id} (not an unsegmented episode of thread {thread:?})"),
+                        });
+                    }
+                }
+                if let Some(c) = &centroid {
+                    check_vector(field("centroid"), c, c.len())?;
+                }
+                batch.events.push(Event::SegmentClosed { thread, episodes, end, centroid });
+                None
+            }
         };
         batch.ids.push(id);
+    }
+    if match_names {
+        batch.match_names();
     }
     let Batch { writer, ids, events, created, effects, next_entity, next_fact, next_episode, .. } = batch;
     (writer.next_entity, writer.next_fact, writer.next_episode) = (next_entity, next_fact, next_episode);
@@ -437,6 +545,56 @@ fn take(counter: &mut u64) -> u64 {
 }
 
 impl<'a> Batch<'a> {
+    /// Records, for each episode of the batch, the known entities (and those this batch
+    /// declares) whose name or alias its text contains as a whole word, past those the
+    /// client already gave.
+    fn match_names(&mut self) {
+        if !self.events.iter().any(|e| matches!(e, Event::EpisodeRecorded(_))) {
+            return;
+        }
+        let known = self.writer.names.matcher(self.index);
+        let declared: Vec<&Entity> = self
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::EntityDeclared(entity) => Some(entity),
+                _ => None,
+            })
+            .collect();
+        let local = (!declared.is_empty()).then(|| entity_matcher(declared.into_iter()));
+        let mut found = Vec::new();
+        for event in &self.events {
+            let Event::EpisodeRecorded(episode) = event else { continue };
+            let given: Vec<EntityId> = self
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Mentioned { episode: id, entities, .. } if *id == episode.id => Some(entities),
+                    _ => None,
+                })
+                .flatten()
+                .copied()
+                .collect();
+            let mut entities = Vec::new();
+            let hits =
+                known.find(&episode.text).into_iter().chain(local.iter().flat_map(|m| m.find(&episode.text)));
+            for (key, _) in hits {
+                let e = EntityId(key);
+                if !given.contains(&e) && !entities.contains(&e) {
+                    entities.push(e);
+                }
+            }
+            if !entities.is_empty() {
+                found.push(Event::Mentioned {
+                    episode: episode.id,
+                    entities,
+                    source: MentionSource::NameMatch,
+                });
+            }
+        }
+        self.events.extend(found);
+    }
+
     /// The entity a reference names. A name is matched against canonical names and
     /// aliases (the lowest id wins when several match); an unknown name creates an
     /// entity, declared just before the change that named it.
@@ -587,6 +745,18 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 Some(Change::Embed { episode: EpisodeRef::Id(*id), vector: vector.clone() })
             }
+            Event::SegmentationConfigured(config) => Some(Change::ConfigureSegmentation(*config)),
+            Event::SegmentClosed { thread, episodes, end, centroid } => Some(Change::CloseSegment {
+                thread: thread.clone(),
+                episodes: episodes.clone(),
+                end: *end,
+                centroid: centroid.clone(),
+            }),
+            Event::Mentioned { episode, entities, source } => Some(Change::Mention {
+                episode: EpisodeRef::Id(*episode),
+                entities: entities.iter().map(|e| EntityRef::Id(*e)).collect(),
+                source: *source,
+            }),
             _ => None,
         })
         .collect()

@@ -14,6 +14,7 @@ pub mod ops;
 mod root;
 mod scalars;
 mod search;
+mod topics;
 
 use std::sync::Arc;
 

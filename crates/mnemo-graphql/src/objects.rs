@@ -292,6 +292,8 @@ pub struct NamespaceInfo {
     pub consolidate_every_seconds: Option<u64>,
     /// Where its vectors come from.
     pub embedding: EmbeddingInfo,
+    /// How its threads are cut into segments.
+    pub segmentation: crate::topics::Segmentation,
 }
 
 /// Where a namespace's vectors come from.
@@ -305,8 +307,9 @@ pub struct EmbeddingInfo {
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let (config, predicates, c, mode) =
-            store.inspect(ns, |i| (i.config(), i.predicates(), i.counts(), i.embedding_mode()));
+        let (config, predicates, c, mode, segmentation) = store.inspect(ns, |i| {
+            (i.config(), i.predicates(), i.counts(), i.embedding_mode(), i.segment_config(i.last_seq()))
+        });
         let embedding = match mode {
             mnemo_core::EmbeddingMode::Builtin => {
                 EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Builtin, dimensions: None }
@@ -333,6 +336,7 @@ impl NamespaceInfo {
             log_bytes: store.log_size(ns),
             consolidate_every_seconds: config.consolidate_every_seconds,
             embedding,
+            segmentation: segmentation.into(),
             decay: DecayProfiles {
                 episode: config.decay.profile(CoreKind::Episode).into(),
                 entity: config.decay.profile(CoreKind::Entity).into(),
@@ -423,6 +427,55 @@ impl EntityObject {
         let views =
             store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
         Ok(views.value.into_iter().map(|view| FactObject { pin: Arc::clone(&self.pin), view }).collect())
+    }
+
+    /// Entities associated with it in the topic network (mentioned with it in closed
+    /// segments, or close in meaning), strongest (weight × retention) first.
+    async fn related(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 10)] first: i32,
+    ) -> Result<Vec<crate::topics::Related>> {
+        let store = store(ctx)?;
+        let first = crate::root::page_size(ctx, Some(first))?;
+        let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?;
+        Ok(crate::topics::related(store, &self.pin, &net.value, self.entity.id, first))
+    }
+
+    /// The topic it belongs to, if it has associations.
+    async fn topic(&self, ctx: &Context<'_>) -> Result<Option<crate::topics::TopicObject>> {
+        let store = store(ctx)?;
+        let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?.value;
+        let Some(i) = net.topic_of.get(&self.entity.id).copied() else { return Ok(None) };
+        Ok(crate::topics::topics(store, &self.pin, net).into_iter().nth(i))
+    }
+
+    /// The episodes that mention it (or an entity merged into it), in the order they
+    /// occurred (ties by id).
+    async fn mentions(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<crate::root::Page<EpisodeObject>> {
+        use async_graphql::connection::{Connection, Edge};
+        let store = store(ctx)?;
+        let first = crate::root::page_size(ctx, first)?;
+        let after = after.as_deref().map(crate::root::episode_cursor).transpose()?;
+        let page = store
+            .inspect(&self.pin.ns, |i| i.mentioning(self.entity.id, self.pin.basis.known_at, after, first));
+        let mut out = Connection::with_additional_fields(
+            after.is_some(),
+            page.more,
+            Listing { basis: (&self.pin.basis).into() },
+        );
+        out.edges.extend(page.items.into_iter().map(|(seq, episode)| {
+            Edge::new(
+                format!("{}:{}", episode.occurred_at.as_micros(), episode.id.0),
+                EpisodeObject { pin: Arc::clone(&self.pin), episode, recorded_seq: seq.0 },
+            )
+        }));
+        Ok(out)
     }
 
     /// The point this entity was read at.
@@ -641,9 +694,76 @@ impl EpisodeObject {
         self.episode.importance
     }
 
+    /// The next episode of its thread (by occurredAt, then id) known at the read's point.
+    async fn next(&self, ctx: &Context<'_>) -> Result<Option<EpisodeObject>> {
+        self.neighbour(ctx, true)
+    }
+
+    /// The previous episode of its thread known at the read's point.
+    async fn previous(&self, ctx: &Context<'_>) -> Result<Option<EpisodeObject>> {
+        self.neighbour(ctx, false)
+    }
+
+    /// The entities it mentions, each once, as they read at the read's point: those the
+    /// client gave, then those whose name or alias its text contains.
+    async fn mentions(&self, ctx: &Context<'_>) -> Result<Vec<Mention>> {
+        let store = store(ctx)?;
+        let found = store.inspect(&self.pin.ns, |i| i.mentions_of(self.episode.id, self.pin.basis.known_at));
+        Ok(found
+            .into_iter()
+            .filter_map(|(id, source)| {
+                Some(Mention { entity: EntityObject::load(store, &self.pin, id)?, source: source.into() })
+            })
+            .collect())
+    }
+
+    /// The facts stated with it as provenance, with their status at the read's point.
+    async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
+        let store = store(ctx)?;
+        let ids = store.inspect(&self.pin.ns, |i| i.sourced_facts(self.episode.id, self.pin.basis.known_at));
+        Ok(ids.into_iter().filter_map(|id| FactObject::load(store, &self.pin, id)).collect())
+    }
+
     #[graphql(flatten)]
     async fn trace(&self) -> TraceFields {
         TraceFields { pin: Arc::clone(&self.pin), record: RecordRef::Episode(self.episode.id) }
+    }
+}
+
+impl EpisodeObject {
+    fn neighbour(&self, ctx: &Context<'_>, forward: bool) -> Result<Option<EpisodeObject>> {
+        let store = store(ctx)?;
+        let id = store.inspect(&self.pin.ns, |i| {
+            i.thread_neighbour(self.episode.id, self.pin.basis.known_at, forward).map(|e| e.id)
+        });
+        Ok(id.and_then(|id| EpisodeObject::load(store, &self.pin, id)))
+    }
+}
+
+/// An entity an episode mentions.
+#[derive(SimpleObject)]
+pub struct Mention {
+    /// The entity, as it reads at the read's point (merges followed).
+    pub entity: EntityObject,
+    /// Who said so.
+    pub source: MentionSource,
+}
+
+/// Who said that an episode mentions an entity.
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+pub enum MentionSource {
+    /// The client, with the episode.
+    Client,
+    /// The store: a known name or alias appears in the text as a whole word.
+    NameMatch,
+}
+
+impl From<mnemo_core::MentionSource> for MentionSource {
+    fn from(s: mnemo_core::MentionSource) -> Self {
+        match s {
+            mnemo_core::MentionSource::Client => MentionSource::Client,
+            mnemo_core::MentionSource::NameMatch => MentionSource::NameMatch,
+        }
     }
 }
 

@@ -10,8 +10,8 @@ use futures_util::StreamExt as _;
 use futures_util::future::ready;
 use mnemo_core::{Namespace, PredicateDef, RecordRef, Seq, Timestamp};
 use mnemo_engine::{
-    Change, EntityFilter, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NewEntity, NewEpisode, ReadAt,
-    Receipt, RecordId, Scope, SnapshotCursor, Store,
+    Change, EntityFilter, EntityRef, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NewEntity, NewEpisode,
+    ReadAt, Receipt, RecordId, Scope, SnapshotCursor, Store,
 };
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -28,9 +28,10 @@ use crate::objects::{
 };
 use crate::scalars::DateTime;
 use crate::search::{self, ContextObject, RememberPayload, Search, SearchFilter};
+use crate::topics::{self, ClosedSegment, SegmentationInput, SegmentsPayload, TopicObject};
 use crate::{Events, Limits};
 
-type Page<T> = Connection<String, T, Listing>;
+pub(crate) type Page<T> = Connection<String, T, Listing>;
 
 fn limits<'a>(ctx: &Context<'a>) -> Result<&'a Limits> {
     ctx.data::<Limits>().map_err(|_| coded(code::INTERNAL, "no limits in the schema"))
@@ -68,7 +69,17 @@ fn read_at(
 }
 
 /// How many items a page may hold.
-fn page_size(ctx: &Context<'_>, first: Option<i32>) -> Result<usize> {
+/// Reads an episode listing's cursor (`micros:id`).
+pub(crate) fn episode_cursor(a: &str) -> Result<(Timestamp, mnemo_core::EpisodeId)> {
+    let bad = || invalid("after", format!("{a:?}"), "not a cursor of this listing");
+    let (t, id) = a.split_once(':').ok_or_else(bad)?;
+    Ok((
+        Timestamp::from_micros(t.parse().map_err(|_| bad())?),
+        mnemo_core::EpisodeId(id.parse().map_err(|_| bad())?),
+    ))
+}
+
+pub(crate) fn page_size(ctx: &Context<'_>, first: Option<i32>) -> Result<usize> {
     let max = limits(ctx)?.max_page;
     match first {
         None => Ok(max.min(50)),
@@ -467,17 +478,7 @@ impl Query {
             from: from.as_ref().map(|t| time(store, &ns, "from", t)).transpose()?,
             to: to.as_ref().map(|t| time(store, &ns, "to", t)).transpose()?,
         };
-        let after = after
-            .as_ref()
-            .map(|a| {
-                let bad = || invalid("after", format!("{a:?}"), "not a cursor of this listing");
-                let (t, id) = a.split_once(':').ok_or_else(bad)?;
-                Ok::<_, async_graphql::Error>((
-                    Timestamp::from_micros(t.parse().map_err(|_| bad())?),
-                    mnemo_core::EpisodeId(id.parse().map_err(|_| bad())?),
-                ))
-            })
-            .transpose()?;
+        let after = after.as_deref().map(episode_cursor).transpose()?;
         let answer = store.episodes(&ns, &filter, at, after, first).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let mut page = Connection::with_additional_fields(
@@ -492,6 +493,67 @@ impl Query {
             )
         }));
         Ok(page)
+    }
+
+    /// The topics of the topic network (communities of entities associated in closed
+    /// segments), largest first. Reading the latest state first closes the segments whose
+    /// conversation moved on.
+    async fn topics(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<TopicObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = Arc::clone(store(ctx)?);
+        let first = page_size(ctx, Some(first))?;
+        let at = read_at(&store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let answer = store.topic_network(&ns, at).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let mut all = topics::topics(&store, &pin, answer.value);
+        all.truncate(first);
+        Ok(all)
+    }
+
+    /// One topic by id (the smallest entity id among its members).
+    async fn topic(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        id: ID,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<Option<TopicObject>> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = Arc::clone(store(ctx)?);
+        let id = parse_id("id", &id)?;
+        let at = read_at(&store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let answer = store.topic_network(&ns, at).map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        Ok(topics::topics(&store, &pin, answer.value).into_iter().find(|t| t.topic.id == id))
+    }
+
+    /// A thread of the event progression graph: its episodes known at knownAt, in the
+    /// order they occurred (ties by id); each links to its `next` and `previous`.
+    #[allow(clippy::too_many_arguments)]
+    async fn thread(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        thread: String,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Page<EpisodeObject>> {
+        mnemo_core::validate_name("thread", &thread).map_err(|e| engine(e.into()))?;
+        self.episodes(ctx, namespace, Some(thread), None, None, known_at, known_at_seq, at, first, after)
+            .await
     }
 }
 
@@ -801,13 +863,26 @@ impl Mutation {
             paths.push("episode".to_owned());
         }
         let mut entity_names = Vec::new();
+        let mut mentioned = Vec::new();
         for (i, e) in entities.iter().enumerate() {
             let field = format!("entities[{i}]");
             entity_names.push(e.name.clone());
             if let Some(change) = entity_change(store, &ns, e) {
+                mentioned.push(EntityRef::New(changes.len()));
                 changes.push(change);
                 paths.push(field);
+            } else {
+                mentioned.push(EntityRef::Name(e.name.clone()));
             }
+        }
+        // The entities given with an episode are the ones it mentions.
+        if !mentioned.is_empty() {
+            changes.push(Change::Mention {
+                episode: EpisodeRef::New(0),
+                entities: mentioned,
+                source: mnemo_core::MentionSource::Client,
+            });
+            paths.push("entities".to_owned());
         }
         for (i, f) in facts.iter().enumerate() {
             let field = format!("facts[{i}]");
@@ -927,7 +1002,46 @@ impl Mutation {
         })
     }
 
+    /// Closes the segments whose conversation moved on (a semantic shift or a pause, once
+    /// the indexer has embedded the thread) and records them; with `force`, every open
+    /// segment closes too. Only closed segments feed the topic network.
+    async fn close_segments(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        #[graphql(default = false)] force: bool,
+    ) -> Result<SegmentsPayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = Arc::clone(store(ctx)?);
+        let report = store.segment(&ns, force).map_err(engine)?;
+        let Some(seq) = report.seq else {
+            return Ok(SegmentsPayload { seq: None, closed: Vec::new() });
+        };
+        let answer = store
+            .read_at(&ns, ReadAt { known_at: KnownAt::Seq(seq), ..ReadAt::default() }, |_, _| ())
+            .map_err(engine)?;
+        let pin = Pin::new(ns, answer.basis);
+        let closed = report
+            .closed
+            .into_iter()
+            .map(|(thread, episodes, end)| {
+                let (end, distance) = topics::end_kind(end);
+                ClosedSegment {
+                    thread,
+                    episodes: episodes
+                        .into_iter()
+                        .filter_map(|e| EpisodeObject::load(&store, &pin, e))
+                        .collect(),
+                    end,
+                    distance,
+                }
+            })
+            .collect();
+        Ok(SegmentsPayload { seq: Some(seq.0), closed })
+    }
+
     /// Changes a namespace's settings.
+    #[allow(clippy::too_many_arguments)]
     async fn configure_namespace(
         &self,
         ctx: &Context<'_>,
@@ -936,6 +1050,7 @@ impl Mutation {
         decay: Option<DecayInput>,
         consolidate_every_seconds: Option<u64>,
         embedding: Option<EmbeddingInput>,
+        segmentation: Option<SegmentationInput>,
     ) -> Result<NamespaceInfo> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
@@ -958,6 +1073,10 @@ impl Mutation {
         let mut changes = vec![Change::ConfigureNamespace(config)];
         if let Some(e) = embedding {
             changes.push(Change::ConfigureEmbedding(e.mode()?));
+        }
+        if let Some(seg) = segmentation {
+            let current = store.inspect(&ns, |i| i.segment_config(i.last_seq()));
+            changes.push(Change::ConfigureSegmentation(seg.apply(current)));
         }
         let paths = vec![String::new(); changes.len()];
         commit(store, &ns, changes, &paths)?;

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod merge;
+mod progress;
 mod read;
 mod state;
 mod trace;
@@ -12,5 +13,5 @@ pub use read::{
     EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
     RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
-pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction};
+pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction, Segment};
 pub use trace::{Fading, Recallable};

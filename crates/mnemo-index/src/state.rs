@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, NamespaceConfig, PredicateDef,
-    RecordRef, Seq, Timestamp, Value, normalize_name,
+    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, MentionSource, NamespaceConfig,
+    PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp, Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -98,9 +98,36 @@ pub struct NamespaceIndex {
     pub(crate) absorbed: HashMap<EntityId, Vec<(Seq, EntityId)>>,
     /// Recalls of each record: (batch, when recalled), in log order.
     pub(crate) reinforced: HashMap<RecordRef, Vec<(Seq, Timestamp)>>,
+    /// The event progression graph: episode → (batch, entity, who said so), in log order.
+    pub(crate) mentions: HashMap<EpisodeId, Vec<(Seq, EntityId, MentionSource)>>,
+    /// The reverse: entity (as named) → (batch, episode), in log order.
+    pub(crate) mentioned_in: HashMap<EntityId, Vec<(Seq, EpisodeId)>>,
+    /// Episode → (batch, fact) for every fact statement that gives it as provenance.
+    pub(crate) sourced: HashMap<EpisodeId, Vec<(Seq, FactId)>>,
+    /// Bumped by every event that changes names, aliases or merges (for name matchers).
+    pub(crate) names_version: u64,
+    pub(crate) segmentation: Vec<(Seq, SegmentConfig)>,
+    /// Closed segments in log order, and the segment of each episode.
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) segment_of: HashMap<EpisodeId, usize>,
     pub(crate) max_entity: u64,
     pub(crate) max_fact: u64,
     pub(crate) max_episode: u64,
+}
+
+/// A closed segment: a stretch of one thread on one topic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// The batch that closed it.
+    pub seq: Seq,
+    /// Its thread.
+    pub thread: String,
+    /// Its episodes in the order they occurred (each in one segment only).
+    pub episodes: Vec<EpisodeId>,
+    /// Why it ended.
+    pub end: SegmentEnd,
+    /// The mean of its episodes' unit vectors, if it had any.
+    pub centroid: Option<Vec<f32>>,
 }
 
 /// Highest ids seen, so that a writer can continue numbering after a replay.
@@ -183,6 +210,7 @@ impl NamespaceIndex {
                 {
                     self.merged_into.entry(*from).or_default().push((seq, *into));
                     self.absorbed.entry(*into).or_default().push((seq, *from));
+                    self.names_version += 1;
                 }
             }
             Event::Reinforced { records, at } => {
@@ -197,6 +225,34 @@ impl NamespaceIndex {
             Event::EmbeddingConfigured(mode) => self.embedding.push((seq, *mode)),
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 self.embedded.insert(*id, (seq, vector.clone()));
+            }
+            Event::SegmentationConfigured(config) => self.segmentation.push((seq, *config)),
+            Event::SegmentClosed { thread, episodes, end, centroid } => {
+                let n = self.segments.len();
+                let episodes: Vec<EpisodeId> =
+                    episodes.iter().copied().filter(|e| !self.segment_of.contains_key(e)).collect();
+                if episodes.is_empty() {
+                    return;
+                }
+                for e in &episodes {
+                    self.segment_of.insert(*e, n);
+                }
+                self.segments.push(Segment {
+                    seq,
+                    thread: thread.clone(),
+                    episodes,
+                    end: *end,
+                    centroid: centroid.clone(),
+                });
+            }
+            Event::Mentioned { episode, entities, source } => {
+                let list = self.mentions.entry(*episode).or_default();
+                for e in entities {
+                    if !list.iter().any(|(_, known, _)| known == e) {
+                        list.push((seq, *e, *source));
+                        self.mentioned_in.entry(*e).or_default().push((seq, *episode));
+                    }
+                }
             }
             // Kinds added by later versions of the format carry no truth this build reads.
             _ => {}
@@ -237,11 +293,15 @@ impl NamespaceIndex {
             self.names.entry(normalize_name(name)).or_default().insert(entity.id);
         }
         self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
+        self.names_version += 1;
     }
 
     fn apply_fact(&mut self, seq: Seq, fact: &Fact) {
         if self.facts.contains_key(&fact.id) || self.aliases.contains_key(&fact.id) {
             return;
+        }
+        for episode in &fact.provenance {
+            self.sourced.entry(*episode).or_default().push((seq, fact.id));
         }
         self.max_fact = self.max_fact.max(fact.id.0);
         let pred = self.intern(&fact.predicate);
