@@ -128,6 +128,14 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("topics", r#"{ topics(namespace: "NS") { id } }"#),
     ("topic", r#"{ topic(namespace: "NS", id: "1") { id } }"#),
     ("closeSegments", r#"mutation { closeSegments(namespace: "NS") { seq } }"#),
+    ("intentions", r#"{ intentions(namespace: "NS") { id } }"#),
+    ("dueIntentions", r#"{ dueIntentions(namespace: "NS", message: "Alice") { reason } }"#),
+    (
+        "addIntention",
+        r#"mutation { addIntention(namespace: "NS", payload: "p", trigger: { at: "2031" }) { id } }"#,
+    ),
+    ("cancelIntention", r#"mutation { cancelIntention(namespace: "NS", id: "1") { id } }"#),
+    ("fireDueIntentions", r#"mutation { fireDueIntentions(namespace: "NS") { seq } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

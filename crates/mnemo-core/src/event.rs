@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
-use crate::ids::{EntityId, EpisodeId, FactId};
+use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
 use crate::model::{
-    EmbeddingMode, Entity, Episode, Fact, MentionSource, NamespaceConfig, PredicateDef, SegmentConfig,
-    SegmentEnd,
+    EmbeddingMode, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig, PredicateDef,
+    SegmentConfig, SegmentEnd,
 };
 use crate::time::Timestamp;
 
@@ -95,5 +95,23 @@ pub enum Event {
         end: SegmentEnd,
         /// The mean of its episodes' unit vectors, if it had any.
         centroid: Option<Vec<f32>>,
+    },
+    /// The agent means to do something later.
+    IntentionAdded(Intention),
+    /// It no longer means to.
+    IntentionCancelled {
+        /// The intention.
+        id: IntentionId,
+        /// Why, for people.
+        reason: Option<String>,
+    },
+    /// An intention became due: at an episode that triggered it, or when its time came.
+    IntentionFired {
+        /// The intention.
+        id: IntentionId,
+        /// The episode that triggered it, if one did.
+        episode: Option<EpisodeId>,
+        /// When (the episode's occurrence, or the trigger's time).
+        at: Timestamp,
     },
 }

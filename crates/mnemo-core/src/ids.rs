@@ -33,6 +33,11 @@ id_type!(
     EpisodeId,
     "episode:"
 );
+id_type!(
+    /// An intention (something the agent means to do later), unique within its namespace.
+    IntentionId,
+    "intention:"
+);
 
 /// A position in a namespace's log: batch `n` is the n-th committed batch (from 1).
 /// System time advances strictly with it.

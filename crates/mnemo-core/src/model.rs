@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::decay::{Profile, RecordKind};
 use crate::error::CoreError;
-use crate::ids::{EntityId, EpisodeId, FactId};
+use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
 use crate::time::{Interval, TimeZone, Timestamp};
 use crate::value::{Literal, Value, ValueType};
 
@@ -193,6 +193,42 @@ impl PredicateDef {
             decay: None,
         }
     }
+}
+
+/// Something the agent means to do later (prospective memory), and when it is due.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Intention {
+    /// Its id.
+    pub id: IntentionId,
+    /// What to do, for the agent.
+    pub payload: String,
+    /// When it is due.
+    pub trigger: Trigger,
+    /// After this it is never due again.
+    pub expires_at: Option<Timestamp>,
+    /// Higher first.
+    pub priority: i32,
+    /// Whether it stays after firing (else it fires once).
+    pub repeat: bool,
+}
+
+/// What makes an intention due.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Trigger {
+    /// A time is reached.
+    At(Timestamp),
+    /// An episode (or message) mentions one of these entities.
+    Mentions(Vec<EntityId>),
+    /// An episode (or message) is this close in meaning to a cue.
+    Cue {
+        /// The cue, for people.
+        text: String,
+        /// Its vector, computed when the intention was added (so replays do not depend on
+        /// the embedder).
+        vector: Vec<f32>,
+        /// Cosine similarity at or above which it fires, in (0, 1].
+        threshold: f32,
+    },
 }
 
 /// Who said that an episode mentions an entity.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    EmbeddingMode, EntityId, EpisodeId, FactId, Interval, Literal, MentionSource, NamespaceConfig, Polarity,
-    PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
+    EmbeddingMode, EntityId, EpisodeId, FactId, IntentionId, Interval, Literal, MentionSource,
+    NamespaceConfig, Polarity, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -181,6 +181,24 @@ pub enum Change {
     },
     /// Set how threads are cut into segments.
     ConfigureSegmentation(SegmentConfig),
+    /// Add an intention (prospective memory).
+    AddIntention(NewIntention),
+    /// Cancel a pending intention.
+    CancelIntention {
+        /// The intention.
+        id: IntentionId,
+        /// Why, for people.
+        reason: Option<String>,
+    },
+    /// Record that an intention fired (the store does this itself, see `Store::fire_due`).
+    FireIntention {
+        /// The intention.
+        id: IntentionId,
+        /// The episode that triggered it, if one did.
+        episode: Option<EpisodeId>,
+        /// When.
+        at: Timestamp,
+    },
     /// Close a segment of a thread (the store does this itself, see `Store::segment`).
     CloseSegment {
         /// The thread.
@@ -197,6 +215,39 @@ pub enum Change {
 /// Most entities one `Mention` may name.
 pub const MAX_MENTIONS: usize = 1_000;
 
+/// Something the agent means to do later.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewIntention {
+    /// What to do, for the agent (not empty).
+    pub payload: String,
+    /// When it is due.
+    pub trigger: NewTrigger,
+    /// After this it is never due again.
+    pub expires_at: Option<Timestamp>,
+    /// Higher first.
+    pub priority: i32,
+    /// Whether it stays after firing (else it fires once).
+    pub repeat: bool,
+}
+
+/// What makes a new intention due.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewTrigger {
+    /// A time is reached.
+    At(Timestamp),
+    /// An episode mentions one of these entities (at least one, at most [`MAX_MENTIONS`]).
+    Mentions(Vec<EntityRef>),
+    /// An episode is close in meaning to a cue.
+    Cue {
+        /// The cue.
+        text: String,
+        /// Its vector (see `Store::cue_vector`).
+        vector: Vec<f32>,
+        /// Cosine similarity at or above which it fires, in (0, 1].
+        threshold: f32,
+    },
+}
+
 /// The id a change produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordId {
@@ -206,6 +257,8 @@ pub enum RecordId {
     Entity(EntityId),
     /// A fact.
     Fact(FactId),
+    /// An intention.
+    Intention(IntentionId),
 }
 
 /// What the store acknowledges once a batch is durable.
@@ -234,6 +287,14 @@ impl Receipt {
     pub fn entity(&self, n: usize) -> Option<EntityId> {
         match self.ids.get(n)? {
             Some(RecordId::Entity(id)) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The intention id produced by change `n`.
+    pub fn intention(&self, n: usize) -> Option<IntentionId> {
+        match self.ids.get(n)? {
+            Some(RecordId::Intention(id)) => Some(*id),
             _ => None,
         }
     }

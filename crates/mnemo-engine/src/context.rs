@@ -32,6 +32,8 @@ pub struct ContextBlock {
     pub entities: Vec<Entity>,
     /// Whether something relevant was left out for the budget.
     pub truncated: bool,
+    /// Intentions the message (or the time) makes due, kept within the budget.
+    pub intentions: Vec<crate::intentions::Due>,
     /// The search the block was built from.
     pub search: SearchResult,
 }
@@ -142,8 +144,9 @@ impl Store {
         };
         let found = self.search(ns, &query, at)?;
         let basis = found.basis;
+        let due = self.due_intentions(ns, Some(message), basis.read_at())?.value;
         let answer =
-            self.read_at(ns, basis.read_at(), |index, view| build(index, view, budget, found.value))?;
+            self.read_at(ns, basis.read_at(), |index, view| build(index, view, budget, found.value, due))?;
         Ok(Answer { basis, value: answer.value })
     }
 
@@ -165,7 +168,13 @@ impl Store {
     }
 }
 
-fn build(index: &NamespaceIndex, view: View, budget: usize, search: SearchResult) -> ContextBlock {
+fn build(
+    index: &NamespaceIndex,
+    view: View,
+    budget: usize,
+    search: SearchResult,
+    mut intentions: Vec<crate::intentions::Due>,
+) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
     let mut episodes: Vec<Episode> = Vec::new();
     let mut entity_ids: Vec<EntityId> = Vec::new();
@@ -200,6 +209,13 @@ fn build(index: &NamespaceIndex, view: View, budget: usize, search: SearchResult
         }
     }
     let mut b = Builder { text: String::new(), budget, truncated: false };
+    let intention_lines: Vec<String> = intentions
+        .iter()
+        .map(|d| {
+            format!("- {}\n", d.intention.intention.payload.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+    intentions.truncate(b.section("Intentions due now:", &intention_lines));
     let header = format!("Facts in force at {}:", short(view.valid_at));
     let fact_lines: Vec<String> = facts.iter().map(|f| fact_line(index, f, view.valid_at)).collect();
     facts.truncate(b.section(&header, &fact_lines));
@@ -226,6 +242,7 @@ fn build(index: &NamespaceIndex, view: View, budget: usize, search: SearchResult
         facts,
         episodes,
         entities,
+        intentions,
         search,
     }
 }

@@ -19,6 +19,14 @@ pub enum EngineError {
         /// The reference as given.
         value: String,
     },
+    /// A referenced intention does not exist.
+    #[error("unknown intention in `{field}`: {value}")]
+    UnknownIntention {
+        /// The input field.
+        field: String,
+        /// The reference as given.
+        value: String,
+    },
     /// A referenced episode does not exist.
     #[error("unknown episode in `{field}`: {value}")]
     UnknownEpisode {

@@ -6,6 +6,7 @@
 mod change;
 mod context;
 mod error;
+mod intentions;
 mod retrieve;
 mod segment;
 mod store;
@@ -13,14 +14,17 @@ mod topics;
 mod write;
 
 pub use change::{
-    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewEntity, NewEpisode, NewFact, ObjectRef, Receipt, RecordId,
+    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewEntity, NewEpisode, NewFact, NewIntention, NewTrigger,
+    ObjectRef, Receipt, RecordId,
 };
 pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
+pub use intentions::{Due, DueBecause, Firings};
 pub use mnemo_core as core;
 pub use mnemo_index::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
-    Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
+    IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
+    SnapshotPage, View,
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use mnemo_search::HnswConfig;

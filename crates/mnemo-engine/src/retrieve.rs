@@ -175,6 +175,18 @@ impl SearchIndex {
         Seq(lock(&self.progress).indexed)
     }
 
+    /// The entities whose names or aliases `text` contains as whole words, in text order.
+    pub(crate) fn name_matches(&self, index: &NamespaceIndex, text: &str) -> Vec<mnemo_core::EntityId> {
+        let mut found = Vec::new();
+        for (key, _) in self.matcher(index).find(text) {
+            let e = mnemo_core::EntityId(key);
+            if !found.contains(&e) {
+                found.push(e);
+            }
+        }
+        found
+    }
+
     /// An episode's own vector, once indexed (built-in or client-given).
     pub(crate) fn episode_vector(&self, id: mnemo_core::EpisodeId) -> Option<Vec<f32>> {
         self.vectors()?.alone.get(key(RecordRef::Episode(id)))

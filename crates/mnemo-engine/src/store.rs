@@ -395,7 +395,7 @@ impl Store {
     }
 
     /// [`Store::read_at`], handing `f` the whole basis (the decay clock included).
-    pub(crate) fn read_search<T>(
+    pub fn read_search<T>(
         &self,
         ns: &Namespace,
         at: ReadAt,

@@ -12,13 +12,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use mnemo_core::{
-    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, MentionSource,
-    NamespaceConfig, RecordRef, Value, ValueType, normalize_name, validate_name,
+    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId, MentionSource,
+    NamespaceConfig, RecordRef, Trigger, Value, ValueType, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 use mnemo_search::NameMatcher;
 
-use crate::change::{Change, EntityRef, EpisodeRef, MAX_MENTIONS, ObjectRef, RecordId};
+use crate::change::{Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewTrigger, ObjectRef, RecordId};
 use crate::error::EngineError;
 use crate::store::MAX_TEXT_BYTES;
 
@@ -32,6 +32,9 @@ pub(crate) struct Effects {
     names: HashMap<String, EntityId>,
     /// The embedding mode this batch set, if it did.
     embedding: Option<EmbeddingMode>,
+    /// Intentions this batch fired or cancelled.
+    fired: HashSet<IntentionId>,
+    cancelled: HashSet<IntentionId>,
 }
 
 /// The writer's state of one namespace, behind its writer lock.
@@ -40,6 +43,7 @@ pub(crate) struct Writer {
     next_entity: u64,
     next_fact: u64,
     next_episode: u64,
+    next_intention: u64,
     /// Effects of batches submitted to the log and not yet applied, by seq.
     in_flight: BTreeMap<u64, Effects>,
     /// Known names, matched in new episodes' texts.
@@ -88,6 +92,7 @@ impl Writer {
             next_entity: high.entity + 1,
             next_fact: high.fact + 1,
             next_episode: high.episode + 1,
+            next_intention: index.max_intention() + 1,
             in_flight: BTreeMap::new(),
             names: Names::default(),
         }
@@ -118,6 +123,14 @@ impl Writer {
 
     fn predicate_type(&self, name: &str) -> Option<ValueType> {
         self.in_flight.values().rev().find_map(|e| e.predicate_types.get(name).copied())
+    }
+
+    fn fired(&self, id: IntentionId) -> bool {
+        self.in_flight.values().any(|e| e.fired.contains(&id))
+    }
+
+    fn cancelled(&self, id: IntentionId) -> bool {
+        self.in_flight.values().any(|e| e.cancelled.contains(&id))
     }
 
     fn named(&self, key: &str) -> Option<EntityId> {
@@ -178,6 +191,7 @@ pub(crate) fn prepare(
         next_entity: writer.next_entity,
         next_fact: writer.next_fact,
         next_episode: writer.next_episode,
+        next_intention: writer.next_intention,
         writer,
         index,
         ids: Vec::with_capacity(changes.len()),
@@ -479,6 +493,113 @@ pub(crate) fn prepare(
                 batch.events.push(Event::Mentioned { episode, entities: ids, source });
                 None
             }
+            Change::AddIntention(new) => {
+                if new.payload.trim().is_empty() {
+                    return Err(CoreError::invalid_value(field("payload"), "\"\"", "say what to do").into());
+                }
+                if new.payload.len() > MAX_TEXT_BYTES {
+                    return Err(EngineError::LimitExceeded {
+                        field: field("payload").to_string(),
+                        value: new.payload.len() as u64,
+                        max: MAX_TEXT_BYTES as u64,
+                    });
+                }
+                if let Some(x) = new.expires_at {
+                    x.validate(field("expiresAt"))?;
+                }
+                let trigger = match new.trigger {
+                    NewTrigger::At(t) => Trigger::At(t.validate(field("trigger.at"))?),
+                    NewTrigger::Mentions(refs) => {
+                        if refs.is_empty() || refs.len() > MAX_MENTIONS {
+                            return Err(CoreError::invalid_value(
+                                field("trigger.entities"),
+                                refs.len().to_string(),
+                                "name between 1 and 1000 entities",
+                            )
+                            .into());
+                        }
+                        let mut ids = Vec::with_capacity(refs.len());
+                        for r in &refs {
+                            let id = batch.entity(r, field("trigger.entities"))?;
+                            if !ids.contains(&id) {
+                                ids.push(id);
+                            }
+                        }
+                        Trigger::Mentions(ids)
+                    }
+                    NewTrigger::Cue { text, vector, threshold } => {
+                        if text.trim().is_empty() {
+                            return Err(
+                                CoreError::invalid_value(field("trigger.cue"), "\"\"", "give a cue").into()
+                            );
+                        }
+                        if vector.len() > MAX_DIM as usize {
+                            return Err(EngineError::LimitExceeded {
+                                field: field("trigger.cueVector").to_string(),
+                                value: vector.len() as u64,
+                                max: u64::from(MAX_DIM),
+                            });
+                        }
+                        check_vector(field("trigger.cueVector"), &vector, vector.len())?;
+                        if !(threshold.is_finite() && threshold > 0.0 && threshold <= 1.0) {
+                            return Err(CoreError::invalid_value(
+                                field("trigger.threshold"),
+                                threshold.to_string(),
+                                "must be in (0, 1]",
+                            )
+                            .into());
+                        }
+                        Trigger::Cue { text, vector, threshold }
+                    }
+                };
+                let id = IntentionId(take(&mut batch.next_intention));
+                batch.events.push(Event::IntentionAdded(mnemo_core::Intention {
+                    id,
+                    payload: new.payload,
+                    trigger,
+                    expires_at: new.expires_at,
+                    priority: new.priority,
+                    repeat: new.repeat,
+                }));
+                Some(RecordId::Intention(id))
+            }
+            Change::CancelIntention { id, reason } => {
+                let known = batch.index.intention(id, mnemo_core::Seq(u64::MAX));
+                let added_here = batch.ids.contains(&Some(RecordId::Intention(id)));
+                if known.is_none() && !added_here {
+                    return Err(EngineError::UnknownIntention {
+                        field: field("id").to_string(),
+                        value: id.to_string(),
+                    });
+                }
+                if known.is_some_and(|v| v.cancelled.is_some())
+                    || batch.writer.cancelled(id)
+                    || !batch.effects.cancelled.insert(id)
+                {
+                    return Err(
+                        CoreError::invalid_value(field("id"), id.to_string(), "already cancelled").into()
+                    );
+                }
+                batch.events.push(Event::IntentionCancelled { id, reason });
+                None
+            }
+            Change::FireIntention { id, episode, at } => {
+                let known = batch.index.intention(id, mnemo_core::Seq(u64::MAX)).is_some()
+                    || batch.ids.contains(&Some(RecordId::Intention(id)));
+                if !known {
+                    return Err(EngineError::UnknownIntention {
+                        field: field("id").to_string(),
+                        value: id.to_string(),
+                    });
+                }
+                if let Some(e) = episode {
+                    batch.episode(&EpisodeRef::Id(e), format_args!("changes[{n}].episode"))?;
+                }
+                at.validate(field("at"))?;
+                batch.effects.fired.insert(id);
+                batch.events.push(Event::IntentionFired { id, episode, at });
+                None
+            }
             Change::ConfigureSegmentation(config) => {
                 config.validate(field("segmentation"))?;
                 batch.events.push(Event::SegmentationConfigured(config));
@@ -519,9 +640,22 @@ pub(crate) fn prepare(
     }
     if match_names {
         batch.match_names();
+        batch.fire_intentions();
     }
-    let Batch { writer, ids, events, created, effects, next_entity, next_fact, next_episode, .. } = batch;
-    (writer.next_entity, writer.next_fact, writer.next_episode) = (next_entity, next_fact, next_episode);
+    let Batch {
+        writer,
+        ids,
+        events,
+        created,
+        effects,
+        next_entity,
+        next_fact,
+        next_episode,
+        next_intention,
+        ..
+    } = batch;
+    (writer.next_entity, writer.next_fact, writer.next_episode, writer.next_intention) =
+        (next_entity, next_fact, next_episode, next_intention);
     Ok(Prepared { events, ids, created, effects })
 }
 
@@ -536,6 +670,7 @@ struct Batch<'a> {
     next_entity: u64,
     next_fact: u64,
     next_episode: u64,
+    next_intention: u64,
 }
 
 fn take(counter: &mut u64) -> u64 {
@@ -545,6 +680,60 @@ fn take(counter: &mut u64) -> u64 {
 }
 
 impl<'a> Batch<'a> {
+    /// Fires, at each episode of the batch in order, the pending intentions it triggers:
+    /// it mentions one of their entities, or occurs at or after their time.
+    fn fire_intentions(&mut self) {
+        let latest = mnemo_core::Seq(u64::MAX);
+        let intentions = self.index.intentions(latest);
+        if intentions.is_empty() {
+            return;
+        }
+        let mut fired = Vec::new();
+        for event in &self.events {
+            let Event::EpisodeRecorded(episode) = event else { continue };
+            let mentioned: Vec<EntityId> = self
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Mentioned { episode: id, entities, .. } if *id == episode.id => Some(entities),
+                    _ => None,
+                })
+                .flatten()
+                .map(|e| self.index.canonical_entity(*e, latest))
+                .collect();
+            for view in &intentions {
+                let i = &view.intention;
+                let id = i.id;
+                let once_done = !i.repeat
+                    && (!view.fired.is_empty() || self.writer.fired(id) || self.effects.fired.contains(&id));
+                if once_done
+                    || view.cancelled.is_some()
+                    || self.writer.cancelled(id)
+                    || self.effects.cancelled.contains(&id)
+                    || i.expires_at.is_some_and(|x| episode.occurred_at >= x)
+                {
+                    continue;
+                }
+                let due = match &i.trigger {
+                    Trigger::At(t) => episode.occurred_at >= *t,
+                    Trigger::Mentions(entities) => {
+                        entities.iter().any(|e| mentioned.contains(&self.index.canonical_entity(*e, latest)))
+                    }
+                    Trigger::Cue { .. } => false,
+                };
+                if due {
+                    self.effects.fired.insert(id);
+                    fired.push(Event::IntentionFired {
+                        id,
+                        episode: Some(episode.id),
+                        at: episode.occurred_at,
+                    });
+                }
+            }
+        }
+        self.events.extend(fired);
+    }
+
     /// Records, for each episode of the batch, the known entities (and those this batch
     /// declares) whose name or alias its text contains as a whole word, past those the
     /// client already gave.
@@ -746,6 +935,27 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 Some(Change::Embed { episode: EpisodeRef::Id(*id), vector: vector.clone() })
             }
             Event::SegmentationConfigured(config) => Some(Change::ConfigureSegmentation(*config)),
+            Event::IntentionAdded(i) => Some(Change::AddIntention(crate::change::NewIntention {
+                payload: i.payload.clone(),
+                trigger: match &i.trigger {
+                    Trigger::At(t) => NewTrigger::At(*t),
+                    Trigger::Mentions(es) => {
+                        NewTrigger::Mentions(es.iter().map(|e| EntityRef::Id(*e)).collect())
+                    }
+                    Trigger::Cue { text, vector, threshold } => {
+                        NewTrigger::Cue { text: text.clone(), vector: vector.clone(), threshold: *threshold }
+                    }
+                },
+                expires_at: i.expires_at,
+                priority: i.priority,
+                repeat: i.repeat,
+            })),
+            Event::IntentionCancelled { id, reason } => {
+                Some(Change::CancelIntention { id: *id, reason: reason.clone() })
+            }
+            Event::IntentionFired { id, episode, at } => {
+                Some(Change::FireIntention { id: *id, episode: *episode, at: *at })
+            }
             Event::SegmentClosed { thread, episodes, end, centroid } => Some(Change::CloseSegment {
                 thread: thread.clone(),
                 episodes: episodes.clone(),

@@ -20,6 +20,8 @@ pub mod code {
     pub const UNKNOWN_ENTITY: &str = "UNKNOWN_ENTITY";
     /// A referenced episode does not exist.
     pub const UNKNOWN_EPISODE: &str = "UNKNOWN_EPISODE";
+    /// A referenced intention does not exist.
+    pub const UNKNOWN_INTENTION: &str = "UNKNOWN_INTENTION";
     /// A referenced fact does not exist.
     pub const UNKNOWN_FACT: &str = "UNKNOWN_FACT";
     /// A fact's value has a type its predicate does not take.
@@ -56,6 +58,7 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
         EngineError::Invalid(_) => code::INVALID_VALUE,
         EngineError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
         EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
+        EngineError::UnknownIntention { .. } => code::UNKNOWN_INTENTION,
         EngineError::UnknownFact { .. } => code::UNKNOWN_FACT,
         EngineError::WrongValueType { .. } => code::UNKNOWN_PREDICATE_TYPE,
         EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,

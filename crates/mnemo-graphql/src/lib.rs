@@ -8,6 +8,7 @@
 mod access;
 mod error;
 mod input;
+mod intentions;
 mod memory;
 mod objects;
 pub mod ops;
@@ -84,15 +85,29 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
         .iter()
         .map(|event| {
             let id = |n: u64| Some(ID(n.to_string()));
-            let (kind, entity, fact, episode) = match event {
-                Event::EpisodeRecorded(e) => ("EpisodeRecorded", None, None, id(e.id.0)),
-                Event::EntityDeclared(e) => ("EntityDeclared", id(e.id.0), None, None),
-                Event::FactAsserted(f) => ("FactAsserted", id(f.subject.0), id(f.id.0), None),
-                Event::FactEnded { fact, .. } => ("FactEnded", None, id(fact.0), None),
-                Event::FactRetracted { fact, .. } => ("FactRetracted", None, id(fact.0), None),
-                Event::PredicateDefined(_) => ("PredicateDefined", None, None, None),
-                Event::NamespaceConfigured(_) => ("NamespaceConfigured", None, None, None),
-                _ => ("Unknown", None, None, None),
+            let (kind, entity, fact, episode, intention) = match event {
+                Event::EpisodeRecorded(e) => ("EpisodeRecorded", None, None, id(e.id.0), None),
+                Event::EntityDeclared(e) => ("EntityDeclared", id(e.id.0), None, None, None),
+                Event::FactAsserted(f) => ("FactAsserted", id(f.subject.0), id(f.id.0), None, None),
+                Event::FactEnded { fact, .. } => ("FactEnded", None, id(fact.0), None, None),
+                Event::FactRetracted { fact, .. } => ("FactRetracted", None, id(fact.0), None, None),
+                Event::PredicateDefined(_) => ("PredicateDefined", None, None, None, None),
+                Event::NamespaceConfigured(_) => ("NamespaceConfigured", None, None, None, None),
+                Event::Reinforced { .. } => ("Reinforced", None, None, None, None),
+                Event::EntitiesMerged { from, .. } => ("EntitiesMerged", id(from.0), None, None, None),
+                Event::EmbeddingConfigured(_) => ("EmbeddingConfigured", None, None, None, None),
+                Event::Embedded { .. } => ("Embedded", None, None, None, None),
+                Event::Mentioned { episode, .. } => ("Mentioned", None, None, id(episode.0), None),
+                Event::SegmentationConfigured(_) => ("SegmentationConfigured", None, None, None, None),
+                Event::SegmentClosed { episodes, .. } => {
+                    ("SegmentClosed", None, None, episodes.first().and_then(|e| id(e.0)), None)
+                }
+                Event::IntentionAdded(i) => ("IntentionAdded", None, None, None, id(i.id.0)),
+                Event::IntentionCancelled { id: i, .. } => ("IntentionCancelled", None, None, None, id(i.0)),
+                Event::IntentionFired { id: i, episode, .. } => {
+                    ("IntentionFired", None, None, episode.and_then(|e| id(e.0)), id(i.0))
+                }
+                _ => ("Unknown", None, None, None, None),
             };
             objects::EventNotice {
                 namespace: batch.namespace.to_string(),
@@ -102,6 +117,7 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
                 entity,
                 fact,
                 episode,
+                intention,
                 data: Json(serde_json::to_value(event).unwrap_or_default()),
             }
         })

@@ -865,8 +865,10 @@ pub struct EventNotice {
     pub entity: Option<ID>,
     /// The fact it asserts, ends or retracts, if any.
     pub fact: Option<ID>,
-    /// The episode it records, if any.
+    /// The episode it records, mentions from, or fired at, if any.
     pub episode: Option<ID>,
+    /// The intention it adds, cancels or fires, if any.
+    pub intention: Option<ID>,
     /// The event itself.
     pub data: Json<serde_json::Value>,
 }

@@ -110,6 +110,17 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
              episodes: $episodes, at: $at) { seq } }",
             &["facts", "entities", "episodes", "at"],
         ),
+        "addIntention" => (
+            "mutation($namespace: String!, $payload: String!, $trigger: TriggerInput!, $expiresAt: DateTime, \
+             $priority: Int! = 0, $repeat: Boolean! = false) { addIntention(namespace: $namespace, \
+             payload: $payload, trigger: $trigger, expiresAt: $expiresAt, priority: $priority, repeat: $repeat) { id } }",
+            &["payload", "trigger", "expiresAt", "priority", "repeat"],
+        ),
+        "cancelIntention" => (
+            "mutation($namespace: String!, $id: ID!, $reason: String) \
+             { cancelIntention(namespace: $namespace, id: $id, reason: $reason) { id } }",
+            &["id", "reason"],
+        ),
         _ => return None,
     })
 }
@@ -140,7 +151,7 @@ pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Resu
         return Ok(json!({ "seq": receipt.seq.0 }));
     }
     let (document, arguments) = mutation(op).ok_or_else(|| {
-        reject(code::BAD_REQUEST, format!("unknown op {op:?}; expected recordEpisode, assertFacts, endFact, retractFact, definePredicate, configureNamespace, recall or replay"))
+        reject(code::BAD_REQUEST, format!("unknown op {op:?}; expected recordEpisode, assertFacts, endFact, retractFact, definePredicate, configureNamespace, recall, addIntention, cancelIntention or replay"))
     })?;
     if let Some(extra) =
         fields.keys().find(|k| *k != "op" && *k != "namespace" && !arguments.contains(&k.as_str()))

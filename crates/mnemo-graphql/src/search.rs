@@ -277,6 +277,15 @@ impl ContextObject {
         self.block.truncated
     }
 
+    /// Intentions the message (or the time) makes due, first in the block.
+    async fn intentions(
+        &self,
+        ctx: &async_graphql::Context<'_>,
+    ) -> async_graphql::Result<Vec<crate::intentions::DueIntention>> {
+        let store = crate::objects::store(ctx)?;
+        Ok(crate::intentions::due(store, &self.pin, self.block.intentions.clone()))
+    }
+
     /// The facts in the block: in force, most relevant first.
     async fn facts(&self) -> Vec<FactObject> {
         self.block.facts.iter().map(|v| FactObject { pin: Arc::clone(&self.pin), view: v.clone() }).collect()

@@ -5,6 +5,8 @@
 
 mod merge;
 mod progress;
+
+pub use progress::IntentionView;
 mod read;
 mod state;
 mod trace;

@@ -5,7 +5,10 @@
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
-use mnemo_core::{EntityId, Episode, EpisodeId, FactId, MentionSource, SegmentConfig, Seq};
+use mnemo_core::{
+    EntityId, Episode, EpisodeId, FactId, Intention, IntentionId, MentionSource, SegmentConfig, Seq,
+    Timestamp,
+};
 
 use crate::read::{EpisodeCursor, Page};
 use crate::state::{NamespaceIndex, Segment};
@@ -126,5 +129,58 @@ impl NamespaceIndex {
         let mut names: Vec<&str> = self.threads.keys().map(String::as_str).collect();
         names.sort_unstable();
         names
+    }
+}
+
+/// An intention as known at S.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntentionView {
+    /// The intention as added.
+    pub intention: Intention,
+    /// The batch that added it.
+    pub added: Seq,
+    /// The batch that cancelled it and why, if it was cancelled at S.
+    pub cancelled: Option<(Seq, Option<String>)>,
+    /// Its firings visible at S: batch, triggering episode, when.
+    pub fired: Vec<(Seq, Option<EpisodeId>, Timestamp)>,
+}
+
+impl IntentionView {
+    /// Whether it can still fire at `at`: not cancelled, not expired, and repeating or
+    /// not fired yet.
+    pub fn pending_at(&self, at: Timestamp) -> bool {
+        self.cancelled.is_none()
+            && (self.intention.repeat || self.fired.is_empty())
+            && self.intention.expires_at.is_none_or(|x| at < x)
+    }
+}
+
+impl NamespaceIndex {
+    /// Every intention added at S, by id.
+    pub fn intentions(&self, known_at: Seq) -> Vec<IntentionView> {
+        self.intentions
+            .values()
+            .filter(|r| r.added <= known_at)
+            .map(|r| self.intention_view(r, known_at))
+            .collect()
+    }
+
+    /// One intention as known at S.
+    pub fn intention(&self, id: IntentionId, known_at: Seq) -> Option<IntentionView> {
+        self.intentions.get(&id).filter(|r| r.added <= known_at).map(|r| self.intention_view(r, known_at))
+    }
+
+    fn intention_view(&self, r: &crate::state::IntentionRecord, known_at: Seq) -> IntentionView {
+        IntentionView {
+            intention: r.intention.clone(),
+            added: r.added,
+            cancelled: r.cancelled.clone().filter(|(s, _)| *s <= known_at),
+            fired: r.fired.iter().filter(|(s, _, _)| *s <= known_at).cloned().collect(),
+        }
+    }
+
+    /// Highest intention id seen.
+    pub fn max_intention(&self) -> u64 {
+        self.max_intention
     }
 }

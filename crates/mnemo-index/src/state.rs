@@ -8,8 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, MentionSource, NamespaceConfig,
-    PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp, Value, normalize_name,
+    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, Intention, IntentionId,
+    MentionSource, NamespaceConfig, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
+    Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -110,9 +111,21 @@ pub struct NamespaceIndex {
     /// Closed segments in log order, and the segment of each episode.
     pub(crate) segments: Vec<Segment>,
     pub(crate) segment_of: HashMap<EpisodeId, usize>,
+    /// Intentions, with their cancellation and firings.
+    pub(crate) intentions: BTreeMap<IntentionId, IntentionRecord>,
+    pub(crate) max_intention: u64,
     pub(crate) max_entity: u64,
     pub(crate) max_fact: u64,
     pub(crate) max_episode: u64,
+}
+
+/// An intention with what happened to it, in log order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct IntentionRecord {
+    pub(crate) added: Seq,
+    pub(crate) intention: Intention,
+    pub(crate) cancelled: Option<(Seq, Option<String>)>,
+    pub(crate) fired: Vec<(Seq, Option<EpisodeId>, Timestamp)>,
 }
 
 /// A closed segment: a stretch of one thread on one topic.
@@ -227,6 +240,27 @@ impl NamespaceIndex {
                 self.embedded.insert(*id, (seq, vector.clone()));
             }
             Event::SegmentationConfigured(config) => self.segmentation.push((seq, *config)),
+            Event::IntentionAdded(intention) => {
+                self.max_intention = self.max_intention.max(intention.id.0);
+                self.intentions.entry(intention.id).or_insert_with(|| IntentionRecord {
+                    added: seq,
+                    intention: intention.clone(),
+                    cancelled: None,
+                    fired: Vec::new(),
+                });
+            }
+            Event::IntentionCancelled { id, reason } => {
+                if let Some(r) = self.intentions.get_mut(id)
+                    && r.cancelled.is_none()
+                {
+                    r.cancelled = Some((seq, reason.clone()));
+                }
+            }
+            Event::IntentionFired { id, episode, at } => {
+                if let Some(r) = self.intentions.get_mut(id) {
+                    r.fired.push((seq, *episode, *at));
+                }
+            }
             Event::SegmentClosed { thread, episodes, end, centroid } => {
                 let n = self.segments.len();
                 let episodes: Vec<EpisodeId> =

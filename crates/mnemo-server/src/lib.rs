@@ -150,7 +150,7 @@ const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
 /// A namespace with no commit for this long is idle.
 const IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Consolidates, every `check`, each namespace that asks for it (`consolidateEverySeconds`)
+/// Fires due intentions, and consolidates, every `check`, each namespace that asks for it (`consolidateEverySeconds`)
 /// once it has had no commit for `idle_after` (by the store's clock) and its period has
 /// passed since the last run. Runs until dropped; `serve` runs it.
 pub async fn consolidate_when_idle(
@@ -169,6 +169,15 @@ pub async fn consolidate_when_idle(
             let now = store.now();
             let mut ran = Vec::new();
             for ns in store.namespaces() {
+                // Intentions whose time the clock has passed, or whose cue an embedded
+                // episode met, fire now (pushed on `events` like any batch).
+                match store.fire_due(&ns, now) {
+                    Ok(f) if !f.fired.is_empty() => {
+                        tracing::info!(namespace = %ns, fired = f.fired.len(), "intentions fired")
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(namespace = %ns, error = %e, "firing intentions failed"),
+                }
                 let (every, last_commit) = store
                     .inspect(&ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
                 let Some(every) = every else { continue };
