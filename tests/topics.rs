@@ -167,3 +167,37 @@ fn a_single_stray_episode_does_not_split_a_topic_and_idle_threads_close() {
     assert_eq!(report.closed[0].1.len(), 10);
     assert_eq!(report.closed[0].2, SegmentEnd::Idle);
 }
+
+#[test]
+fn topic_first_search_ranks_topics_and_stays_inside_the_best() {
+    let Setup { fx, episodes } = setup();
+    fx.store.segment(&fx.ns, true).unwrap();
+    let football: Vec<EpisodeId> = episodes[8..16].to_vec();
+    let query = |topics: usize, rank: bool, records: bool| mnemo_engine::SearchQuery {
+        text: Some("Pasta and Basil again".into()),
+        vector: None,
+        limit: 50,
+        topics,
+        rank_topics: rank,
+        records,
+        ..mnemo_engine::SearchQuery::default()
+    };
+    let at = ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() };
+    // Topics only: the cooking topic first (the query names two of its members), no records.
+    let r = fx.store.search(&fx.ns, &query(0, true, false), at).unwrap().value;
+    assert!(r.hits.is_empty());
+    assert!(!r.topics.is_empty());
+    let first = names(&fx, r.topics[0].topic.members.iter().map(|m| m.0));
+    assert!(first.contains(&"Pasta".to_owned()) && first.contains(&"Basil".to_owned()), "{first:?}");
+    // Plain search reaches football episodes ("again" is in every text) ...
+    let plain = fx.store.search(&fx.ns, &query(0, false, true), at).unwrap().value;
+    let is_football = |h: &mnemo_engine::SearchHit| matches!(h.record, mnemo_engine::core::RecordRef::Episode(e) if football.contains(&e));
+    assert!(plain.hits.iter().any(is_football));
+    // ... topic-first, narrowed to the best topic, does not.
+    let narrowed = fx.store.search(&fx.ns, &query(1, false, true), at).unwrap().value;
+    assert!(!narrowed.hits.is_empty());
+    assert!(!narrowed.hits.iter().any(is_football), "{:?}", narrowed.hits);
+    assert_eq!(narrowed.topics.len(), 1);
+    // Too many topics is refused.
+    assert!(fx.store.search(&fx.ns, &query(1000, false, true), at).is_err());
+}

@@ -30,7 +30,7 @@ pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
 pub use mnemo_search::HnswConfig;
 pub use retrieve::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, EmbedderSource, Explanation,
-    MAX_SEARCH_LIMIT, SearchHit, SearchQuery, SearchResult, StoreOptions,
+    MAX_SEARCH_LIMIT, SearchHit, SearchQuery, SearchResult, StoreOptions, TopicScore,
 };
 pub use segment::SegmentReport;
 pub use store::{

@@ -46,6 +46,8 @@ pub const DEFAULT_RETENTION_FLOOR: f64 = 0.5;
 pub const DEFAULT_DIVERSITY_LAMBDA: f64 = 0.7;
 /// Most hits a search returns.
 pub const MAX_SEARCH_LIMIT: usize = 200;
+/// Most topics a topic-first search may narrow to.
+pub const MAX_TOPICS: usize = 100;
 /// How long a read waits for the indexes to catch up before giving up.
 pub const INDEX_WAIT: Duration = Duration::from_secs(120);
 /// Texts embedded per call.
@@ -560,6 +562,14 @@ pub struct SearchQuery {
     pub diversity_lambda: f64,
     /// Wait until the indexes hold every batch the read sees.
     pub wait_for_index: bool,
+    /// Topic-first: narrow to the best this many topics of the topic network, then rank
+    /// inside them (0: off).
+    pub topics: usize,
+    /// Rank the topics too (`SearchResult::topics`), even without narrowing to them.
+    pub rank_topics: bool,
+    /// Whether records (episodes, facts, entities) are wanted; `false` with `rank_topics`
+    /// searches for topics only.
+    pub records: bool,
 }
 
 impl Default for SearchQuery {
@@ -578,6 +588,9 @@ impl Default for SearchQuery {
             retention_floor: DEFAULT_RETENTION_FLOOR,
             diversity_lambda: DEFAULT_DIVERSITY_LAMBDA,
             wait_for_index: true,
+            topics: 0,
+            rank_topics: false,
+            records: true,
         }
     }
 }
@@ -654,6 +667,19 @@ pub struct SearchResult {
     pub indexed_seq: Seq,
     /// Anything that made this answer weaker than it could be (no vectors, index behind).
     pub warnings: Vec<String>,
+    /// With topic-first or topic ranking: the topics by relevance to the query (those
+    /// searched inside first, when narrowing).
+    pub topics: Vec<TopicScore>,
+}
+
+/// A topic's relevance to a query: the similarity of its centroid to the query's vector
+/// plus the share of its members the query names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicScore {
+    /// The topic, as the topic network reads at the search's point.
+    pub topic: crate::topics::Topic,
+    /// Its score.
+    pub score: f64,
 }
 
 /// Whether a candidate is visible at the read and passes the filters, and its status.
@@ -665,6 +691,8 @@ struct Admit<'a> {
     /// With an entity or predicate filter: the facts that pass it.
     facts_allowed: Option<HashSet<FactId>>,
     episodes_allowed: Option<HashSet<EpisodeId>>,
+    /// With topic-first: the entities of the chosen topics.
+    entities_allowed: Option<HashSet<EntityId>>,
     cache: Mutex<HashMap<u64, Option<Option<Status>>>>,
 }
 
@@ -738,6 +766,9 @@ impl Admit<'_> {
                 if q.entity.is_some_and(|e| self.index.canonical_entity(e, self.view.known_at) != id) {
                     return None;
                 }
+                if self.entities_allowed.as_ref().is_some_and(|a| !a.contains(&id)) {
+                    return None;
+                }
                 self.index.entity_at(id, self.view).map(|_| None)
             }
         }
@@ -755,6 +786,10 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<SearchResult>, EngineError> {
         check_query(query)?;
+        if (query.topics > 0 || query.rank_topics) && matches!(at.known_at, crate::KnownAt::Latest) {
+            // Conversations that moved on join the topic network first.
+            self.segment(ns, false)?;
+        }
         let shard = self.shard_of(ns);
         let mut warnings = Vec::new();
         // Wait (outside any index lock) until the indexes hold what this read will see.
@@ -774,6 +809,7 @@ impl Store {
                 matched_entities: Vec::new(),
                 indexed_seq: Seq(0),
                 warnings: warnings.clone(),
+                topics: Vec::new(),
             },
             Some(shard) => {
                 run_search(index, basis, &shard.search, query, query_vector.as_deref(), warnings.clone())
@@ -840,6 +876,13 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
     if q.text.as_deref().is_none_or(|t| t.trim().is_empty()) && q.vector.is_none() && q.entity.is_none() {
         return Err(invalid("text", String::new(), "a search needs text, a vector or an entity"));
     }
+    if q.topics > MAX_TOPICS {
+        return Err(EngineError::LimitExceeded {
+            field: "topics".into(),
+            value: q.topics as u64,
+            max: MAX_TOPICS as u64,
+        });
+    }
     if let Some(t) = &q.text
         && t.len() > crate::MAX_TEXT_BYTES
     {
@@ -889,7 +932,44 @@ fn run_search(
         warnings.push(format!("indexes hold batches up to {indexed} of {}", basis.known_at));
     }
     let pool = (query.limit * 5).max(50);
-    let (facts_allowed, episodes_allowed) = allowed(index, view, query);
+    let (mut facts_allowed, mut episodes_allowed) = allowed(index, view, query);
+    let matcher = search.matcher(index);
+    let mut matched: Vec<EntityId> = Vec::new();
+    if let Some(text) = query.text.as_deref() {
+        for (k, _) in matcher.find(text) {
+            let e = index.canonical_entity(EntityId(k), view.known_at);
+            if !matched.contains(&e) {
+                matched.push(e);
+            }
+        }
+    }
+    let mut topics = Vec::new();
+    let mut entities_allowed = None;
+    if query.topics > 0 || query.rank_topics {
+        topics = rank_topics(index, basis, &matched, query_vector);
+        if query.topics > 0 {
+            topics.truncate(query.topics);
+            let (f, e, n) = topic_scope(index, view, &topics, query.include_not_in_force);
+            facts_allowed = Some(match facts_allowed {
+                Some(a) => a.intersection(&f).copied().collect(),
+                None => f,
+            });
+            episodes_allowed = Some(match episodes_allowed {
+                Some(a) => a.intersection(&e).copied().collect(),
+                None => e,
+            });
+            entities_allowed = Some(n);
+        }
+    }
+    if !query.records {
+        return SearchResult {
+            hits: Vec::new(),
+            matched_entities: matched,
+            indexed_seq: indexed,
+            warnings,
+            topics,
+        };
+    }
     let admit = Admit {
         index,
         view,
@@ -897,6 +977,7 @@ fn run_search(
         kinds: query.kinds.iter().map(|k| kind_code(*k)).collect(),
         facts_allowed,
         episodes_allowed,
+        entities_allowed,
         cache: Mutex::new(HashMap::new()),
     };
     let keep = |k: u64| admit.check(k).is_some();
@@ -921,16 +1002,6 @@ fn run_search(
         push(Component::Vector, vectors.alone.search(v, pool, &keep), &mut warnings);
         if admit.kind_ok(KIND_EPISODE) && !vectors.context.is_empty() {
             push(Component::VectorInContext, vectors.context.search(v, pool, &keep), &mut warnings);
-        }
-    }
-    let matcher = search.matcher(index);
-    let mut matched: Vec<EntityId> = Vec::new();
-    if let Some(text) = query.text.as_deref() {
-        for (k, _) in matcher.find(text) {
-            let e = index.canonical_entity(EntityId(k), view.known_at);
-            if !matched.contains(&e) {
-                matched.push(e);
-            }
         }
     }
     let mut seeds = matched.clone();
@@ -1015,7 +1086,66 @@ fn run_search(
             SearchHit { record: record(k), score, explanation }
         })
         .collect();
-    SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings }
+    SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics }
+}
+
+/// The topics of the network at the read, scored against the query: centroid similarity
+/// to its vector (when both exist) plus the share of members it names; best first, those
+/// scoring nothing left out.
+fn rank_topics(
+    index: &NamespaceIndex,
+    basis: &Basis,
+    named: &[EntityId],
+    query_vector: Option<&[f32]>,
+) -> Vec<TopicScore> {
+    let net = crate::topics::network(index, basis.known_at, basis.at);
+    let mut scored: Vec<TopicScore> = net
+        .topics
+        .into_iter()
+        .filter_map(|topic| {
+            let sim = match (query_vector, topic.centroid.as_deref()) {
+                (Some(q), Some(c)) => mnemo_topics::cosine(q, c).map_or(0.0, |s| f64::from(s.max(0.0))),
+                _ => 0.0,
+            };
+            let hits = topic.members.iter().filter(|(e, _)| named.contains(e)).count();
+            let share = hits as f64 / topic.members.len().max(1) as f64;
+            let score = sim + share;
+            (score > 0.0).then_some(TopicScore { topic, score })
+        })
+        .collect();
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.topic.id.cmp(&b.topic.id)));
+    scored
+}
+
+/// What lies inside some topics: their members' facts, the episodes of their segments
+/// and those mentioning a member, and the members.
+fn topic_scope(
+    index: &NamespaceIndex,
+    view: View,
+    topics: &[TopicScore],
+    all: bool,
+) -> (HashSet<FactId>, HashSet<EpisodeId>, HashSet<EntityId>) {
+    let scope = if all { Scope::All } else { Scope::InForce };
+    let (mut facts, mut episodes, mut entities) = (HashSet::new(), HashSet::new(), HashSet::new());
+    for t in topics {
+        for n in &t.topic.segments {
+            if let Some(seg) = index.segment(*n, view.known_at) {
+                episodes.extend(seg.episodes.iter().copied());
+            }
+        }
+        for (e, _) in &t.topic.members {
+            entities.insert(*e);
+            for filter in [
+                FactFilter { subject: Some(*e), ..FactFilter::default() },
+                FactFilter { object: Some(Value::Entity(*e)), ..FactFilter::default() },
+            ] {
+                facts.extend(index.facts(&filter, view, scope).into_iter().map(|f| f.fact.id));
+            }
+            let page = index.mentioning(*e, view.known_at, None, usize::MAX);
+            episodes.extend(page.items.into_iter().map(|(_, ep)| ep.id));
+        }
+    }
+    (facts, episodes, entities)
 }
 
 /// With an entity or predicate filter, the facts and episodes that pass it.

@@ -15,8 +15,11 @@ use crate::scalars::DateTime;
 /// Filters and tuning of a search.
 #[derive(InputObject, Clone, Debug, Default)]
 pub struct SearchFilter {
-    /// Kinds of record wanted (all when absent).
-    pub kinds: Option<Vec<RecordKind>>,
+    /// Kinds of result wanted (records of every kind when absent); `TOPIC` ranks the
+    /// topics of the topic network too (`topics`).
+    pub kinds: Option<Vec<SearchKind>>,
+    /// Topic-first: narrow to the best this many topics, then rank inside them.
+    pub topics: Option<i32>,
     /// Only episodes that occurred at or after this (and facts valid then).
     pub occurred_from: Option<DateTime>,
     /// Only episodes that occurred before this (and facts valid then).
@@ -35,6 +38,19 @@ pub struct SearchFilter {
     pub diversity: Option<f64>,
 }
 
+/// A kind of search result.
+#[derive(async_graphql::Enum, Copy, Clone, Eq, PartialEq, Debug)]
+pub enum SearchKind {
+    /// Facts.
+    Fact,
+    /// Entities.
+    Entity,
+    /// Episodes.
+    Episode,
+    /// Topics of the topic network, ranked in `topics`.
+    Topic,
+}
+
 /// Builds the engine's query from the API's arguments.
 pub(crate) fn query(
     store: &Store,
@@ -51,10 +67,29 @@ pub(crate) fn query(
         Some(n) => n as usize,
     };
     let defaults = SearchQuery::default();
+    let wanted = f.kinds.unwrap_or_default();
+    let kinds: Vec<mnemo_core::RecordKind> = wanted
+        .iter()
+        .filter_map(|k| match k {
+            SearchKind::Fact => Some(RecordKind::Fact.into()),
+            SearchKind::Entity => Some(RecordKind::Entity.into()),
+            SearchKind::Episode => Some(RecordKind::Episode.into()),
+            SearchKind::Topic => None,
+        })
+        .collect();
+    let topic_kind = wanted.contains(&SearchKind::Topic);
+    let topics = match f.topics {
+        None => 0,
+        Some(n) if n < 0 => return Err(invalid("filter.topics", n, "must not be negative")),
+        Some(n) => n as usize,
+    };
     Ok(SearchQuery {
         text,
         vector: vector.map(|v| v.into_iter().map(|x| x as f32).collect()),
-        kinds: f.kinds.map(|k| k.into_iter().map(Into::into).collect()).unwrap_or_default(),
+        records: !(topic_kind && kinds.is_empty()),
+        rank_topics: topic_kind,
+        topics,
+        kinds,
         limit,
         occurred_from: f
             .occurred_from
@@ -247,6 +282,34 @@ impl Search {
     async fn warnings(&self) -> &[String] {
         &self.result.warnings
     }
+
+    /// With kind `TOPIC` or topic-first: topics by relevance (centroid similarity to the
+    /// query plus the share of members it names), those searched inside first.
+    async fn topics(&self, ctx: &Context<'_>) -> Result<Vec<TopicHit>> {
+        let store = store(ctx)?;
+        Ok(self
+            .result
+            .topics
+            .iter()
+            .map(|t| TopicHit {
+                topic: crate::topics::TopicObject {
+                    pin: Arc::clone(&self.pin),
+                    topic: t.topic.clone(),
+                    store: Arc::clone(store),
+                },
+                score: t.score,
+            })
+            .collect())
+    }
+}
+
+/// A topic found by a search.
+#[derive(async_graphql::SimpleObject)]
+pub struct TopicHit {
+    /// The topic.
+    pub topic: crate::topics::TopicObject,
+    /// Its relevance to the query.
+    pub score: f64,
 }
 
 /// What an agent puts in its prompt for a message.
