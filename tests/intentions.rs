@@ -198,6 +198,14 @@ fn bad_intentions_are_refused_with_typed_errors() {
     let id = add(&fx, intention("x", NewTrigger::At(t("2024"))));
     fx.append(vec![Change::CancelIntention { id, reason: None }]);
     assert!(matches!(bad(Change::CancelIntention { id, reason: None }), EngineError::Invalid(_)));
+    // A one-off intention fires once, whoever records it.
+    let once = add(&fx, intention("y", NewTrigger::At(t("2024"))));
+    fx.append(vec![Change::FireIntention { id: once, episode: None, at: t("2024") }]);
+    assert!(matches!(
+        bad(Change::FireIntention { id: once, episode: None, at: t("2024") }),
+        EngineError::Invalid(_)
+    ));
+    assert!(fx.store.fire_due(&fx.ns, t("2025")).unwrap().fired.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -65,6 +65,18 @@ impl Store {
     /// has passed with no episode, and cue triggers met by episodes the indexer has
     /// embedded since. Waits for the indexer first. One batch for all of them.
     pub fn fire_due(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, EngineError> {
+        // A write may fire the same one-off intention meanwhile (an episode past its time):
+        // the batch is then refused whole, and the next look no longer sees it pending.
+        let mut tries = 0;
+        loop {
+            match self.fire_due_once(ns, now) {
+                Err(EngineError::Invalid(_)) if tries < 3 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    fn fire_due_once(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, EngineError> {
         let Some(shard) = self.shard_of(ns) else {
             return Ok(Firings::default());
         };

@@ -596,6 +596,16 @@ pub(crate) fn prepare(
                     batch.episode(&EpisodeRef::Id(e), format_args!("changes[{n}].episode"))?;
                 }
                 at.validate(field("at"))?;
+                // A one-off intention fires once, whoever records it first.
+                let view = batch.index.intention(id, mnemo_core::Seq(u64::MAX));
+                let once = view.as_ref().is_some_and(|v| !v.intention.repeat);
+                if once
+                    && (view.is_some_and(|v| !v.fired.is_empty())
+                        || batch.writer.fired(id)
+                        || batch.effects.fired.contains(&id))
+                {
+                    return Err(CoreError::invalid_value(field("id"), id.to_string(), "already fired").into());
+                }
                 batch.effects.fired.insert(id);
                 batch.events.push(Event::IntentionFired { id, episode, at });
                 None
