@@ -46,20 +46,6 @@ pub struct Firings {
     pub fired: Vec<(IntentionId, Option<EpisodeId>, Timestamp)>,
 }
 
-fn unit(v: &[f32]) -> Option<Vec<f32>> {
-    let n = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
-    (n.is_finite() && n > 0.0).then(|| v.iter().map(|x| (f64::from(*x) / n) as f32).collect())
-}
-
-/// Cosine similarity of two vectors of the same length.
-pub(crate) fn similarity(a: &[f32], b: &[f32]) -> Option<f32> {
-    if a.len() != b.len() {
-        return None;
-    }
-    let (a, b) = (unit(a)?, unit(b)?);
-    Some(a.iter().zip(&b).map(|(x, y)| x * y).sum())
-}
-
 impl Store {
     /// Records the firings the write path cannot see: time triggers the clock (`now`)
     /// has passed with no episode, and cue triggers met by episodes the indexer has
@@ -110,7 +96,7 @@ impl Store {
                             let close = shard
                                 .search
                                 .episode_vector(e.id)
-                                .and_then(|v| similarity(&v, vector))
+                                .and_then(|v| mnemo_topics::cosine(&v, vector))
                                 .is_some_and(|s| s >= *threshold);
                             if close {
                                 fired.push((view.intention.id, Some(e.id), e.occurred_at));
@@ -178,7 +164,7 @@ impl Store {
                             .map(DueBecause::Mentioned),
                         Trigger::Cue { vector, threshold, .. } => query_vector
                             .as_ref()
-                            .and_then(|q| similarity(q, vector))
+                            .and_then(|q| mnemo_topics::cosine(q, vector))
                             .filter(|s| s >= threshold)
                             .map(DueBecause::Cue),
                     }?;

@@ -41,8 +41,9 @@ fn end_of(reason: CloseReason) -> SegmentEnd {
     }
 }
 
-/// The mean of the unit vectors given (`None` without any).
-fn centroid<'v>(vectors: impl Iterator<Item = &'v Vec<f32>>) -> Option<Vec<f32>> {
+/// The mean of the vectors given, each scaled to unit length first, as a unit vector
+/// (`None` without any usable one).
+pub(crate) fn centroid<'v>(vectors: impl Iterator<Item = &'v Vec<f32>>) -> Option<Vec<f32>> {
     let mut sum: Option<Vec<f64>> = None;
     for v in vectors {
         let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();

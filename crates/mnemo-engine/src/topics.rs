@@ -67,22 +67,6 @@ pub struct TopicNetwork {
     pub topic_of: HashMap<EntityId, usize>,
 }
 
-fn normalise(v: &[f64]) -> Option<Vec<f32>> {
-    let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (n.is_finite() && n > 0.0).then(|| v.iter().map(|x| (x / n) as f32).collect())
-}
-
-fn mean<'v>(vs: impl Iterator<Item = &'v Vec<f32>>) -> Option<Vec<f32>> {
-    let mut sum: Option<Vec<f64>> = None;
-    for v in vs {
-        let s = sum.get_or_insert_with(|| vec![0.0; v.len()]);
-        if s.len() == v.len() {
-            s.iter_mut().zip(v).for_each(|(s, x)| *s += f64::from(*x));
-        }
-    }
-    normalise(&sum?)
-}
-
 /// The topic network as known at `known_at`, edges' retention read at `at`.
 pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNetwork {
     // Each closed segment: the entities its episodes mention, and when it ended.
@@ -115,8 +99,10 @@ pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNet
             }
         }
     }
-    let centroids: BTreeMap<EntityId, Vec<f32>> =
-        by_entity.into_iter().filter_map(|(e, cs)| Some((e, mean(cs.into_iter())?))).collect();
+    let centroids: BTreeMap<EntityId, Vec<f32>> = by_entity
+        .into_iter()
+        .filter_map(|(e, cs)| Some((e, crate::segment::centroid(cs.into_iter())?)))
+        .collect();
     let similarity = |a: EntityId, b: EntityId| mnemo_topics::cosine(centroids.get(&a)?, centroids.get(&b)?);
     let mut similar: BTreeMap<(EntityId, EntityId), f32> = BTreeMap::new();
     if centroids.len() <= SIMILARITY_MAX_ENTITIES {
@@ -211,8 +197,9 @@ pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNet
                 .filter(|t| !named.contains(t))
                 .take(5)
                 .collect();
-            let centroid =
-                mean(segments.iter().filter_map(|n| index.segment(*n, known_at)?.centroid.as_ref()));
+            let centroid = crate::segment::centroid(
+                segments.iter().filter_map(|n| index.segment(*n, known_at)?.centroid.as_ref()),
+            );
             // Representative episodes: those mentioning the most members, earliest first.
             let mut scored: Vec<(usize, Timestamp, EpisodeId)> = segments
                 .iter()
