@@ -693,6 +693,9 @@ impl<'a> Batch<'a> {
     /// Fires, at each episode of the batch in order, the pending intentions it triggers:
     /// it mentions one of their entities, or occurs at or after their time.
     fn fire_intentions(&mut self) {
+        if !self.events.iter().any(|e| matches!(e, Event::EpisodeRecorded(_))) {
+            return;
+        }
         let latest = mnemo_core::Seq(u64::MAX);
         let intentions = self.index.intentions(latest);
         if intentions.is_empty() {
