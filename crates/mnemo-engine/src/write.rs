@@ -77,6 +77,18 @@ impl Names {
     }
 }
 
+/// The entities `events` say `episode` mentions.
+fn mentioned_in(events: &[Event], episode: EpisodeId) -> impl Iterator<Item = EntityId> + '_ {
+    events
+        .iter()
+        .filter_map(move |e| match e {
+            Event::Mentioned { episode: id, entities, .. } if *id == episode => Some(entities),
+            _ => None,
+        })
+        .flatten()
+        .copied()
+}
+
 /// A matcher finding these entities' names and aliases.
 fn entity_matcher<'e>(entities: impl Iterator<Item = &'e Entity>) -> NameMatcher {
     NameMatcher::new(entities.flat_map(|e| {
@@ -704,15 +716,8 @@ impl<'a> Batch<'a> {
         let mut fired = Vec::new();
         for event in &self.events {
             let Event::EpisodeRecorded(episode) = event else { continue };
-            let mentioned: Vec<EntityId> = self
-                .events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Mentioned { episode: id, entities, .. } if *id == episode.id => Some(entities),
-                    _ => None,
-                })
-                .flatten()
-                .map(|e| self.index.canonical_entity(*e, latest))
+            let mentioned: Vec<EntityId> = mentioned_in(&self.events, episode.id)
+                .map(|e| self.index.canonical_entity(e, latest))
                 .collect();
             for view in &intentions {
                 let i = &view.intention;
@@ -767,16 +772,7 @@ impl<'a> Batch<'a> {
         let mut found = Vec::new();
         for event in &self.events {
             let Event::EpisodeRecorded(episode) = event else { continue };
-            let given: Vec<EntityId> = self
-                .events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Mentioned { episode: id, entities, .. } if *id == episode.id => Some(entities),
-                    _ => None,
-                })
-                .flatten()
-                .copied()
-                .collect();
+            let given: Vec<EntityId> = mentioned_in(&self.events, episode.id).collect();
             let mut entities = Vec::new();
             let hits =
                 known.find(&episode.text).into_iter().chain(local.iter().flat_map(|m| m.find(&episode.text)));
