@@ -257,7 +257,7 @@ impl Store {
         let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
         let file = self.storage.open(ns.as_str()).map_err(log_err)?;
         let clock = Arc::clone(&self.clock);
-        let (log, recovery) = Log::open(file, Arc::new(move || clock().as_micros())).map_err(log_err)?;
+        let (log, recovery) = Log::open(file, ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
         let mut index = NamespaceIndex::new();
         for record in recovery.records {
             let events = decode(ns, record.seq, &record.payload)?;

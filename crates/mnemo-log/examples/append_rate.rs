@@ -74,7 +74,7 @@ fn payload(records: usize) -> Vec<u8> {
 /// Appends `records`-record batches from `threads` threads for RUN_FOR; prints the rates.
 fn append_rate(dir: &std::path::Path, name: &str, records: usize, threads: usize) {
     let (storage, syncs) = storage(dir, false);
-    let (log, _) = Log::open(storage.open(name).unwrap(), system_clock()).unwrap();
+    let (log, _) = Log::open(storage.open(name).unwrap(), name, system_clock()).unwrap();
     let log = Arc::new(log);
     let syncs_before = syncs.load(Ordering::Relaxed);
     let start = Instant::now();
@@ -109,7 +109,7 @@ fn append_rate(dir: &std::path::Path, name: &str, records: usize, threads: usize
 fn reopen_scan(dir: &std::path::Path, name: &str, total: usize, per_batch: usize) {
     {
         let (storage, _) = storage(dir, true);
-        let (log, _) = Log::open(storage.open(name).unwrap(), system_clock()).unwrap();
+        let (log, _) = Log::open(storage.open(name).unwrap(), name, system_clock()).unwrap();
         let p = payload(per_batch);
         for _ in 0..total / per_batch {
             log.append(&p).unwrap();
@@ -117,13 +117,13 @@ fn reopen_scan(dir: &std::path::Path, name: &str, total: usize, per_batch: usize
     }
     let storage = FileStorage::new(dir).unwrap();
     // An untimed first open syncs the file (recovery always does); then best of 3, warm cache.
-    drop(Log::open(storage.open(name).unwrap(), system_clock()).unwrap());
+    drop(Log::open(storage.open(name).unwrap(), name, system_clock()).unwrap());
     let mut best = f64::MAX;
     let mut frames = 0;
     let mut size = 0;
     for _ in 0..3 {
         let start = Instant::now();
-        let (log, recovery) = Log::open(storage.open(name).unwrap(), system_clock()).unwrap();
+        let (log, recovery) = Log::open(storage.open(name).unwrap(), name, system_clock()).unwrap();
         best = best.min(start.elapsed().as_secs_f64());
         frames = recovery.records.len();
         size = log.size_bytes();

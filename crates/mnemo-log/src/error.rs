@@ -33,12 +33,22 @@ pub enum LogError {
     #[error("not a Mnemo log file (bad magic bytes)")]
     BadMagic,
     /// The file header or a frame declares a format version this build cannot read.
-    #[error("unsupported log format version {found} (this build reads version {supported})")]
+    #[error("unsupported log format version {found} (this build reads versions up to {supported})")]
     UnsupportedVersion {
         /// The version found in the file.
         found: u32,
-        /// The version this build reads and writes.
+        /// The newest version this build reads (of the file format, or of frames); it reads
+        /// every older one too.
         supported: u32,
+    },
+    /// The file header stores the name of another log than the one being opened: the file was
+    /// renamed or swapped with another log's file. Nothing was changed.
+    #[error("log file belongs to log {found:?}, not {expected:?} (renamed or swapped?)")]
+    WrongName {
+        /// The name the log was opened under.
+        expected: String,
+        /// The name stored in the file header.
+        found: String,
     },
     /// The log is damaged somewhere other than its tail (or in a way a crash cannot produce);
     /// recovery refuses to guess rather than drop acknowledged batches silently.

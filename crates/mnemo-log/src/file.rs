@@ -10,9 +10,10 @@ use crate::{LogError, LogFile, Storage};
 /// File name extension of log files.
 const EXTENSION: &str = ".log";
 
-/// A directory of log files, one `<name>.log` per log. Each opened file is locked exclusively
-/// (an advisory lock, released when the handle is dropped or the process dies), so two writers
-/// never interleave frames in one file.
+/// A directory of log files, one `<name>.log` per log. Each file opened with
+/// [`Storage::open`] is locked exclusively (an advisory lock, released when the handle is dropped
+/// or the process dies), so two writers never interleave frames in one file;
+/// [`Storage::open_read_only`] takes no lock and changes nothing.
 #[derive(Clone, Debug)]
 pub struct FileStorage {
     dir: PathBuf,
@@ -69,7 +70,15 @@ impl Storage for FileStorage {
             Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {}
             Err(TryLockError::Error(e)) => return Err(e.into()),
         }
-        Ok(Box::new(DiskFile { file }))
+        Ok(Box::new(DiskFile { file, read_only: false }))
+    }
+
+    fn open_read_only(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
+        let path = self.path_of(name)?;
+        // Read access only, no create, no lock: inspection must work beside a running writer
+        // and must not leave a file (or a directory entry) behind.
+        let file = OpenOptions::new().read(true).open(&path)?;
+        Ok(Box::new(DiskFile { file, read_only: true }))
     }
 
     fn list(&self) -> Result<Vec<String>, LogError> {
@@ -109,6 +118,21 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 /// One open log file.
 struct DiskFile {
     file: File,
+    /// Opened by `open_read_only`: every change is refused. The file descriptor is read-only
+    /// too, but `fsync` works on those, so the flag is what keeps `sync` from touching the disk.
+    read_only: bool,
+}
+
+impl DiskFile {
+    /// Fails when the file was opened read-only.
+    fn writable(&self) -> io::Result<()> {
+        if self.read_only { Err(read_only_error()) } else { Ok(()) }
+    }
+}
+
+/// The error every change to a read-only log file fails with.
+pub(crate) fn read_only_error() -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, "log file opened read-only")
 }
 
 impl LogFile for DiskFile {
@@ -131,16 +155,19 @@ impl LogFile for DiskFile {
     }
 
     fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.writable()?;
         io::Write::write_all(&mut self.file, bytes)
     }
 
     fn sync(&mut self) -> io::Result<()> {
+        self.writable()?;
         // fdatasync: flushes the data and the metadata needed to read it (the length), which
         // is all an append-only file needs.
         self.file.sync_data()
     }
 
     fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.writable()?;
         self.file.set_len(len)
     }
 }

@@ -5,11 +5,22 @@
 /// The file's first eight bytes.
 pub(crate) const MAGIC: [u8; 8] = *b"MNEMOLOG";
 
-/// Version of the file format this build reads and writes (stored in the file header).
-pub const FORMAT_VERSION: u32 = 1;
+/// Newest file format version; this build writes it into every new file, and reads it and every
+/// older version (1: no log name in the header).
+pub const FORMAT_VERSION: u32 = 2;
 
-/// File header: magic (8) + format version (4) + reserved, zero (4).
-pub(crate) const FILE_HEADER_LEN: usize = 16;
+/// Length of a version-1 file header: magic (8) + version (4) + reserved, zero (4).
+pub(crate) const V1_HEADER_LEN: usize = 16;
+
+/// Fixed part of a version-2 file header, before the name: magic (8) + version (4) + name
+/// length (2) + reserved, zero (2). The name and a CRC over everything before the CRC follow.
+pub(crate) const V2_FIXED_LEN: usize = 16;
+
+/// Length of the CRC that ends a version-2 file header.
+const HEADER_CRC_LEN: usize = 4;
+
+/// Longest possible version-2 file header: the fixed part, the longest name, the CRC.
+pub(crate) const MAX_FILE_HEADER_LEN: usize = V2_FIXED_LEN + crate::MAX_NAME_LEN + HEADER_CRC_LEN;
 
 /// Version byte stored in every frame header.
 pub(crate) const FRAME_VERSION: u8 = 1;
@@ -26,12 +37,41 @@ const HEADER_CRC_COVERS: usize = 28;
 /// corruption.
 pub const MAX_PAYLOAD_LEN: usize = 256 << 20;
 
-/// The 16-byte file header of a version-1 log.
-pub(crate) fn file_header() -> [u8; FILE_HEADER_LEN] {
-    let mut h = [0u8; FILE_HEADER_LEN];
-    h[..8].copy_from_slice(&MAGIC);
-    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+/// The version-2 file header of log `name`. The caller validated the name
+/// ([`validate_name`](crate::validate_name)), so its length fits the `u16` field.
+pub(crate) fn file_header(name: &str) -> Vec<u8> {
+    let mut h = Vec::with_capacity(V2_FIXED_LEN + name.len() + HEADER_CRC_LEN);
+    h.extend_from_slice(&MAGIC);
+    h.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h.extend_from_slice(&u16::try_from(name.len()).unwrap_or(u16::MAX).to_le_bytes());
+    h.extend_from_slice(&[0, 0]);
+    h.extend_from_slice(name.as_bytes());
+    let crc = crc32fast::hash(&h);
+    h.extend_from_slice(&crc.to_le_bytes());
     h
+}
+
+/// Parses a version-2 file header from the first bytes of a file (up to
+/// [`MAX_FILE_HEADER_LEN`] of them, fewer when the file is shorter); the caller checked the magic
+/// and the version. Returns the header's length and the name it stores, or `None` when the bytes
+/// are not a whole valid header: too short, a name length above [`MAX_NAME_LEN`](crate::MAX_NAME_LEN),
+/// non-zero reserved bytes, or a CRC mismatch.
+pub(crate) fn parse_v2_header(bytes: &[u8]) -> Option<(usize, String)> {
+    let fixed = bytes.get(..V2_FIXED_LEN)?;
+    let name_len = usize::from(u16::from_le_bytes([fixed[12], fixed[13]]));
+    if name_len > crate::MAX_NAME_LEN || fixed[14..16] != [0, 0] {
+        return None;
+    }
+    let crc_at = V2_FIXED_LEN + name_len;
+    let covered = bytes.get(..crc_at)?;
+    let stored = bytes.get(crc_at..crc_at + HEADER_CRC_LEN)?;
+    if crc32fast::hash(covered).to_le_bytes() != stored {
+        return None;
+    }
+    // Writers store only names that passed validate_name (ASCII); lossy decoding just keeps a
+    // foreign name printable.
+    let name = String::from_utf8_lossy(&covered[V2_FIXED_LEN..]).into_owned();
+    Some((crc_at + HEADER_CRC_LEN, name))
 }
 
 /// A frame header that passed its header checksum.

@@ -5,9 +5,11 @@
 //! increasing system time in microseconds since the Unix epoch. Concurrent appends are group
 //! committed: one thread writes and syncs everything queued so far while the others wait.
 //!
-//! [`Log::open`] recovers a log after a crash: a torn tail (the last frame, cut short or failing its
-//! checksum at the end of the file) is truncated away, while damage in the middle of the file is
-//! reported as [`LogError::Corrupt`] and never skipped silently.
+//! [`Log::open`] recovers a log after a crash: a torn tail (the unacknowledged last write, cut
+//! short, zero-filled or garbled) is truncated away, while damage in the middle of the file is
+//! reported as [`LogError::Corrupt`] and never skipped silently. [`Log::inspect`] classifies a
+//! file the same way without changing it. Each file's header stores its log's name, so a renamed
+//! or swapped file fails with [`LogError::WrongName`].
 //!
 //! The byte layout and the commit and recovery protocols are specified in `FORMAT.md` next to this
 //! crate's `Cargo.toml`.
@@ -16,7 +18,7 @@
 //! use mnemo_log::{Log, MemStorage, Storage, system_clock};
 //!
 //! let storage = MemStorage::new();
-//! let (log, recovery) = Log::open(storage.open("events")?, system_clock())?;
+//! let (log, recovery) = Log::open(storage.open("events")?, "events", system_clock())?;
 //! assert!(recovery.records.is_empty());
 //! let committed = log.append(b"batch one")?;
 //! assert_eq!(committed.seq, 1);
@@ -35,6 +37,6 @@ mod storage;
 pub use error::LogError;
 pub use file::FileStorage;
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
-pub use log::{Clock, Committed, Log, Record, Recovery, Ticket, system_clock};
+pub use log::{Clock, Committed, Log, Record, Recovery, Ticket, Truncation, system_clock};
 pub use mem::MemStorage;
 pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

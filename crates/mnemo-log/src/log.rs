@@ -1,4 +1,5 @@
-//! The log itself: [`Log::open`] (recovery) and [`Log::append`] (group commit).
+//! The log itself: [`Log::open`] (recovery), [`Log::inspect`] (read-only recovery) and
+//! [`Log::append`] (group commit).
 //!
 //! Commit protocol: an appender computes its frame's payload CRC outside the lock, then under the
 //! lock takes the next seq and system time, seals its frame and queues it. If no thread is writing,
@@ -13,8 +14,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::format::{MAX_PAYLOAD_LEN, seal_frame, unsealed_frame};
-use crate::recovery::recover;
-use crate::{LogError, LogFile};
+use crate::recovery::{Scan, recover, scan};
+use crate::{LogError, LogFile, validate_name};
 
 /// The source of system time: microseconds since the Unix epoch. Injected so tests (and the
 /// engine) can control time; the log never hands out a time below `last + 1` whatever it says.
@@ -48,14 +49,52 @@ pub struct Committed {
     pub system_time: i64,
 }
 
-/// What [`Log::open`] found in the file.
+/// What [`Log::open`] found in the file (or, from [`Log::inspect`], what it would find).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recovery {
     /// Every batch in the log, in order; seqs are exactly `1..=records.len()`.
     pub records: Vec<Record>,
-    /// Bytes cut off the end of the file: a torn tail (an unacknowledged write interrupted by a
-    /// crash) or a torn file header. Zero after a clean shutdown.
-    pub truncated_bytes: u64,
+    /// What was cut off the end of the file (by [`Log::inspect`]: what [`Log::open`] would cut):
+    /// a torn tail (an unacknowledged write interrupted by a crash) or a torn file header.
+    /// `None` after a clean shutdown.
+    pub truncation: Option<Truncation>,
+    /// Format version of the file's header: the version found, or [`FORMAT_VERSION`] when the
+    /// file had no valid header yet (see `new_header`).
+    ///
+    /// [`FORMAT_VERSION`]: crate::FORMAT_VERSION
+    pub format_version: u32,
+    /// The log name stored in the file header: `None` for a version-1 file (which stores none),
+    /// and for [`Log::inspect`] of a file without a valid header. [`Log::open`] checked that it
+    /// is the name it was given.
+    pub name: Option<String>,
+    /// Whether the file had no valid header (empty, or a header torn while first written and
+    /// followed by no frame), so [`Log::open`] wrote a new one (and [`Log::inspect`] found
+    /// none).
+    pub new_header: bool,
+}
+
+impl Recovery {
+    /// Bytes cut off the end of the file (0 when nothing was).
+    pub fn truncated_bytes(&self) -> u64 {
+        self.truncation.as_ref().map_or(0, |t| t.bytes)
+    }
+}
+
+/// A cut made by recovery (or, from [`Log::inspect`], one it would make): everything from
+/// `offset` to the old end of the file, which a crash left torn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// Where the file was cut: the end of the last whole frame, or 0 for a torn file header.
+    pub offset: u64,
+    /// How many bytes were cut: `file_len_before - offset`.
+    pub bytes: u64,
+    /// Frames in the cut region whose header was readable (passed its checksum), counted from
+    /// `offset` while each one's length leads to the next: the unacknowledged batches lost,
+    /// at least those still recognisable. Batches whose headers were destroyed too are not
+    /// counted.
+    pub batches: u64,
+    /// Length of the file before the cut.
+    pub file_len_before: u64,
 }
 
 /// A batch queued by [`Log::submit`]: its seq and system time, not yet durable.
@@ -112,12 +151,17 @@ struct Failure {
 }
 
 impl Log {
-    /// Opens a log on `file`: recovers it (see `FORMAT.md`), truncating a torn tail and writing
-    /// a header into an empty file, syncs it, and returns the log with everything it holds.
-    /// Appends continue after the last recovered seq and time.
-    pub fn open(mut file: Box<dyn LogFile>, clock: Clock) -> Result<(Log, Recovery), LogError> {
-        let recovered = recover(file.as_mut())?;
-        let durable = recovered.records.last().map(|r| Committed { seq: r.seq, system_time: r.system_time });
+    /// Opens the log `name` on `file`: recovers it (see `FORMAT.md`), truncating a torn tail and
+    /// writing a header into an empty file, syncs it, and returns the log with everything it
+    /// holds. Appends continue after the last recovered seq and time.
+    ///
+    /// `name` must pass [`validate_name`](crate::validate_name); it is stored in the header of
+    /// a new file, and a file whose header stores another name fails with
+    /// [`LogError::WrongName`] (files of format version 1 store no name and are not checked).
+    pub fn open(mut file: Box<dyn LogFile>, name: &str, clock: Clock) -> Result<(Log, Recovery), LogError> {
+        validate_name(name)?;
+        let Scan { recovery, size } = recover(file.as_mut(), name)?;
+        let durable = recovery.records.last().map(|r| Committed { seq: r.seq, system_time: r.system_time });
         let state = State {
             file: Some(file),
             pending: Vec::new(),
@@ -126,13 +170,23 @@ impl Log {
             next_seq: durable.map_or(1, |c| c.seq + 1),
             last_time: durable.map(|c| c.system_time),
             durable,
-            size: recovered.size,
+            size,
             writing: false,
             failure: None,
         };
         let log = Log { state: Mutex::new(state), group_done: Condvar::new(), clock };
-        let recovery = Recovery { records: recovered.records, truncated_bytes: recovered.truncated_bytes };
         Ok((log, recovery))
+    }
+
+    /// Reads and classifies `file` exactly as [`Log::open`] would, without changing it: never
+    /// truncates, never writes a header, never syncs. The returned [`Recovery`] holds the
+    /// records open would recover and the [`Truncation`] it would make. The file's name is not
+    /// checked (there is no expected one); `Recovery::name` tells what the header stores.
+    ///
+    /// Meant for files opened with [`Storage::open_read_only`](crate::Storage::open_read_only).
+    /// On a log that a writer has open, a group being written may show up as a torn tail.
+    pub fn inspect(file: &dyn LogFile) -> Result<Recovery, LogError> {
+        Ok(scan(file, None)?.recovery)
     }
 
     /// Appends one batch and returns once it is durable (written and fsynced), with its seq and
@@ -271,9 +325,9 @@ impl Log {
             st = self.group_done.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
         let file = st.file.as_mut().ok_or(LogError::Poisoned)?;
-        // Between groups the file holds exactly the durable frames, so this reads them all
-        // and changes nothing.
-        Ok(crate::recovery::recover(file.as_mut())?.records)
+        // Between groups the file holds exactly the durable frames, so a read-only scan finds
+        // them all (and nothing to cut).
+        Ok(scan(file.as_ref(), None)?.recovery.records)
     }
 
     /// The seq the next submitted batch will get.

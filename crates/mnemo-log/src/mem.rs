@@ -96,7 +96,15 @@ impl Storage for MemStorage {
     fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
         validate_name(name)?;
         let data = lock(&self.shared.files).entry(name.to_owned()).or_default().clone();
-        Ok(Box::new(MemFile { data, shared: Arc::clone(&self.shared) }))
+        Ok(Box::new(MemFile { data, shared: Arc::clone(&self.shared), read_only: false }))
+    }
+
+    fn open_read_only(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
+        validate_name(name)?;
+        let data = lock(&self.shared.files).get(name).cloned().ok_or_else(|| {
+            LogError::Io(io::Error::new(io::ErrorKind::NotFound, format!("no log named {name:?}")))
+        })?;
+        Ok(Box::new(MemFile { data, shared: Arc::clone(&self.shared), read_only: true }))
     }
 
     fn list(&self) -> Result<Vec<String>, LogError> {
@@ -108,9 +116,16 @@ impl Storage for MemStorage {
 struct MemFile {
     data: Arc<Mutex<MemData>>,
     shared: Arc<Shared>,
+    /// Opened by `open_read_only`: every change is refused (before the fault budget is spent).
+    read_only: bool,
 }
 
 impl MemFile {
+    /// Fails when the file was opened read-only.
+    fn writable(&self) -> io::Result<()> {
+        if self.read_only { Err(crate::file::read_only_error()) } else { Ok(()) }
+    }
+
     /// Spends one unit of the fault budget; `Err` once it is exhausted.
     fn charge(&self) -> io::Result<()> {
         let mut budget = lock(&self.shared.budget);
@@ -151,6 +166,7 @@ impl LogFile for MemFile {
     }
 
     fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.writable()?;
         let charged = self.charge();
         let mut data = lock(&self.data);
         match charged {
@@ -166,6 +182,7 @@ impl LogFile for MemFile {
     }
 
     fn sync(&mut self) -> io::Result<()> {
+        self.writable()?;
         self.charge()?;
         let mut data = lock(&self.data);
         let MemData { durable, unsynced } = &mut *data;
@@ -174,6 +191,7 @@ impl LogFile for MemFile {
     }
 
     fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.writable()?;
         let mut data = lock(&self.data);
         let len = usize::try_from(len).unwrap_or(usize::MAX);
         // Truncation is modelled as durable at once: recovery syncs right after it anyway.

@@ -8,6 +8,19 @@ pub trait Storage: Send + Sync {
     /// Opens the named log file, creating it (empty) when absent. The name must pass
     /// [`validate_name`].
     fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError>;
+    /// Opens an existing log file for reading only, for inspection: never creates it (a missing
+    /// file is an I/O error of kind `NotFound`), takes no lock (a writer may have it open), and
+    /// the returned file fails [`append`](LogFile::append), [`sync`](LogFile::sync) and
+    /// [`truncate`](LogFile::truncate) with an I/O error of kind `PermissionDenied`, so nothing
+    /// read through it can change the file. Use it with [`Log::inspect`](crate::Log::inspect).
+    ///
+    /// The default implementation fails with an I/O error of kind `Unsupported`, so that a
+    /// storage that cannot guarantee this never pretends to.
+    fn open_read_only(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
+        validate_name(name)?;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this storage cannot open logs read-only")
+            .into())
+    }
     /// Names of the logs that exist, sorted.
     fn list(&self) -> Result<Vec<String>, LogError>;
 }

@@ -65,7 +65,7 @@ fn one_run(seed: u64) {
 
     let generations = rng.random_range(1..=3u8);
     for generation in 0..generations {
-        let (log, recovery) = Log::open(storage.open("log").unwrap(), clock.clone()).unwrap();
+        let (log, recovery) = Log::open(storage.open("log").unwrap(), "log", clock.clone()).unwrap();
         check(&recovery.records, &acked, &submitted, &recovered_before);
         recovered_before = recovery.records;
 
@@ -112,7 +112,7 @@ fn one_run(seed: u64) {
             _ => keep_rng.random_range(0..=len),
         });
     }
-    let (log, recovery) = Log::open(storage.open("log").unwrap(), clock).unwrap();
+    let (log, recovery) = Log::open(storage.open("log").unwrap(), "log", clock).unwrap();
     check(&recovery.records, &acked, &submitted, &recovered_before);
     // The log continues after whatever survived.
     let next = log.append(b"after").unwrap();

@@ -46,7 +46,7 @@ fn list_shows_logs_sorted_and_ignores_other_files() {
 fn durable_across_reopen_and_locked_while_open() {
     let dir = tempfile::tempdir().unwrap();
     let storage = FileStorage::new(dir.path()).unwrap();
-    let (log, recovery) = Log::open(storage.open("events").unwrap(), system_clock()).unwrap();
+    let (log, recovery) = Log::open(storage.open("events").unwrap(), "events", system_clock()).unwrap();
     assert!(recovery.records.is_empty());
     let mut acked = Vec::new();
     for i in 0..50u32 {
@@ -62,8 +62,8 @@ fn durable_across_reopen_and_locked_while_open() {
     assert_eq!(std::fs::metadata(storage.path_of("events").unwrap()).unwrap().len(), size);
 
     let storage = FileStorage::new(dir.path()).unwrap();
-    let (log, recovery) = Log::open(storage.open("events").unwrap(), system_clock()).unwrap();
-    assert_eq!(recovery.truncated_bytes, 0);
+    let (log, recovery) = Log::open(storage.open("events").unwrap(), "events", system_clock()).unwrap();
+    assert_eq!(recovery.truncated_bytes(), 0);
     assert_eq!(recovery.records.len(), 50);
     for (r, (c, p)) in recovery.records.iter().zip(&acked) {
         assert_eq!((r.seq, r.system_time, &r.payload), (c.seq, c.system_time, p));
@@ -75,7 +75,7 @@ fn durable_across_reopen_and_locked_while_open() {
 fn torn_tail_in_a_real_file_is_truncated() {
     let dir = tempfile::tempdir().unwrap();
     let storage = FileStorage::new(dir.path()).unwrap();
-    let (log, _) = Log::open(storage.open("t").unwrap(), system_clock()).unwrap();
+    let (log, _) = Log::open(storage.open("t").unwrap(), "t", system_clock()).unwrap();
     log.append(b"whole").unwrap();
     let size = log.size_bytes();
     drop(log);
@@ -83,8 +83,8 @@ fn torn_tail_in_a_real_file_is_truncated() {
     let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
     file.write_all(&[7u8; 20]).unwrap();
     drop(file);
-    let (_, recovery) = Log::open(storage.open("t").unwrap(), system_clock()).unwrap();
-    assert_eq!((recovery.records.len(), recovery.truncated_bytes), (1, 20));
+    let (_, recovery) = Log::open(storage.open("t").unwrap(), "t", system_clock()).unwrap();
+    assert_eq!((recovery.records.len(), recovery.truncated_bytes()), (1, 20));
     assert_eq!(std::fs::metadata(&path).unwrap().len(), size);
 }
 
@@ -97,7 +97,7 @@ const CHILD_TEST: &str = "killed_writer_loses_no_acknowledged_batch";
 fn run_child(dir: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let storage = FileStorage::new(dir).unwrap();
-    let (log, _) = Log::open(storage.open("log").unwrap(), system_clock()).unwrap();
+    let (log, _) = Log::open(storage.open("log").unwrap(), "log", system_clock()).unwrap();
     let log = Arc::new(log);
     let writers: Vec<_> = (0..2)
         .map(|t| {
@@ -164,7 +164,7 @@ fn killed_writer_loses_no_acknowledged_batch() {
         acked.extend(round_acks);
 
         let storage = FileStorage::new(dir.path()).unwrap();
-        let (_, recovery) = Log::open(storage.open("log").unwrap(), system_clock()).unwrap();
+        let (_, recovery) = Log::open(storage.open("log").unwrap(), "log", system_clock()).unwrap();
         for (seq, payload) in &acked {
             let record = recovery.records.get(*seq as usize - 1);
             assert_eq!(
@@ -177,7 +177,7 @@ fn killed_writer_loses_no_acknowledged_batch() {
             "round {round}: {} acknowledged, {} recovered, {} torn bytes",
             acked.len(),
             recovery.records.len(),
-            recovery.truncated_bytes
+            recovery.truncated_bytes()
         );
     }
 }

@@ -13,7 +13,7 @@ fn fixed_clock(t: i64) -> Clock {
 }
 
 fn open(storage: &MemStorage, clock: Clock) -> (Log, mnemo_log::Recovery) {
-    Log::open(storage.open("log").unwrap(), clock).unwrap()
+    Log::open(storage.open("log").unwrap(), "log", clock).unwrap()
 }
 
 #[test]
@@ -21,10 +21,10 @@ fn roundtrip_and_reopen_continue_seq_and_time() {
     let storage = MemStorage::new();
     let (log, recovery) = open(&storage, fixed_clock(1_000));
     assert!(recovery.records.is_empty());
-    assert_eq!(recovery.truncated_bytes, 0);
+    assert_eq!(recovery.truncated_bytes(), 0);
     assert_eq!(log.last(), None);
     let header_size = log.size_bytes();
-    assert_eq!(header_size, 16);
+    assert_eq!(header_size, 16 + "log".len() as u64 + 4); // version-2 header: fixed part, name, CRC
 
     let payloads: Vec<Vec<u8>> = vec![b"one".to_vec(), Vec::new(), vec![0xAB; 5000]];
     let mut committed = Vec::new();
@@ -47,7 +47,7 @@ fn roundtrip_and_reopen_continue_seq_and_time() {
 
     // Reopen with a clock far behind: seq and time continue from the log, not the clock.
     let (log, recovery) = open(&storage, fixed_clock(5));
-    assert_eq!(recovery.truncated_bytes, 0);
+    assert_eq!(recovery.truncated_bytes(), 0);
     let got: Vec<_> = recovery.records.iter().map(|r| (r.seq, r.system_time, r.payload.clone())).collect();
     let want: Vec<_> =
         committed.iter().zip(&payloads).map(|(c, p)| (c.seq, c.system_time, p.clone())).collect();
@@ -144,7 +144,7 @@ fn failed_write_is_torn_and_recovered() {
     storage.fail_after(None);
     let (log, recovery) = open(&storage, fixed_clock(0));
     assert_eq!(recovery.records.len(), 1);
-    assert_eq!(recovery.truncated_bytes, 66); // half of a 132-byte frame
+    assert_eq!(recovery.truncated_bytes(), 66); // half of a 132-byte frame
     assert_eq!(log.append(b"y").unwrap().seq, 2);
 }
 
