@@ -36,9 +36,34 @@ pub enum CoreError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A string, or a list, longer than its documented limit.
+    #[error("limit exceeded in `{field}`: {len} {unit} (at most {max})")]
+    TooLong {
+        /// The input field.
+        field: String,
+        /// Its length.
+        len: usize,
+        /// What is counted: `bytes` or `items`.
+        unit: &'static str,
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl CoreError {
+    /// Fails with [`CoreError::TooLong`] when `len` is over `max`.
+    pub fn check_len(
+        field: impl std::fmt::Display,
+        len: usize,
+        max: usize,
+        unit: &'static str,
+    ) -> Result<(), Self> {
+        if len > max {
+            return Err(CoreError::TooLong { field: field.to_string(), len, unit, max });
+        }
+        Ok(())
+    }
+
     /// Shorthand for [`CoreError::InvalidValue`].
     pub fn invalid_value(
         field: impl std::fmt::Display,

@@ -24,4 +24,4 @@ pub use model::{
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
-pub use value::{Literal, Value, ValueType};
+pub use value::{Literal, MAX_LITERAL_BYTES, Value, ValueType};

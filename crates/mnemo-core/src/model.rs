@@ -357,11 +357,10 @@ impl DecayConfig {
 
 /// Rejects empty, overlong or control-character names; `field` names the input.
 pub fn validate_name(field: impl fmt::Display, name: &str) -> Result<(), CoreError> {
+    // Checked first: a refusal must not echo a megabyte back.
+    CoreError::check_len(&field, name.len(), MAX_NAME_LEN, "bytes")?;
     if name.trim().is_empty() {
         return Err(CoreError::invalid_value(field, name, "must not be empty"));
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(CoreError::invalid_value(field, name, format!("must be at most {MAX_NAME_LEN} bytes")));
     }
     if name.chars().any(char::is_control) {
         return Err(CoreError::invalid_value(field, name, "must not contain control characters"));

@@ -165,6 +165,17 @@ fn parse_instant(s: &str, tz: &TimeZone) -> Option<Timestamp> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(s) {
         return Some(Timestamp(dt.with_timezone(&Utc).timestamp_micros()));
     }
+    // ISO 8601 extended years (`-000044-03-15T12:00:00Z`, `+012024-…`), as times outside
+    // 0000–9999 are written: RFC 3339 itself has four-digit years only.
+    if s.starts_with(['+', '-']) {
+        let offset = match s.strip_suffix(['Z', 'z']) {
+            Some(rest) => format!("{rest}+00:00"),
+            None => s.to_owned(),
+        };
+        if let Ok(dt) = DateTime::parse_from_str(&offset, "%Y-%m-%dT%H:%M:%S%.f%:z") {
+            return Some(Timestamp(dt.with_timezone(&Utc).timestamp_micros()));
+        }
+    }
     for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(s, format) {
             return tz.local_to_utc(naive);

@@ -10,6 +10,10 @@ use crate::error::CoreError;
 use crate::ids::EntityId;
 use crate::time::Timestamp;
 
+/// Longest string literal (a fact's value, an entity property), in bytes. Longer text
+/// belongs in an episode.
+pub const MAX_LITERAL_BYTES: usize = 64 * 1024;
+
 /// A typed literal. Floats are finite (checked by [`Literal::validate`]) and compare by
 /// their total order, so literals can be keys.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,12 +42,14 @@ impl Literal {
         }
     }
 
-    /// Rejects non-finite floats; `field` names the input in the error.
+    /// Rejects non-finite floats and strings over [`MAX_LITERAL_BYTES`]; `field` names the
+    /// input in the error.
     pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
         match self {
             Literal::Float(f) if !f.is_finite() => {
                 Err(CoreError::invalid_value(field, f.to_string(), "a float must be finite"))
             }
+            Literal::String(s) => CoreError::check_len(field, s.len(), MAX_LITERAL_BYTES, "bytes"),
             _ => Ok(()),
         }
     }

@@ -146,4 +146,22 @@ pub enum EngineError {
     /// A search index failed.
     #[error("search index: {0}")]
     Index(String),
+    /// The work was stopped by its caller's deadline or cancellation
+    /// ([`Interrupt`](crate::Interrupt)); nothing was written.
+    #[error("stopped during {during}: {reason}")]
+    Interrupted {
+        /// Why: `deadline passed` or `cancelled`.
+        reason: &'static str,
+        /// What was running.
+        during: String,
+    },
+    /// The namespace's log is damaged; the namespace is refused until it is repaired,
+    /// while every other namespace serves.
+    #[error("namespace {namespace:?} is unavailable: {reason}")]
+    Damaged {
+        /// The namespace.
+        namespace: String,
+        /// What is wrong with its log.
+        reason: String,
+    },
 }

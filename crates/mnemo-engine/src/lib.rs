@@ -6,7 +6,9 @@
 mod change;
 mod context;
 mod error;
+mod inspect;
 mod intentions;
+mod interrupt;
 mod retrieve;
 mod segment;
 mod store;
@@ -19,14 +21,16 @@ pub use change::{
 };
 pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
+pub use inspect::{NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
+pub use interrupt::Interrupt;
 pub use mnemo_core as core;
 pub use mnemo_index::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
     SnapshotPage, View,
 };
-pub use mnemo_log::{LogError, LogFile, MemStorage, Storage};
+pub use mnemo_log::{LogError, LogFile, MemStorage, Storage, Truncation};
 pub use mnemo_search::HnswConfig;
 pub use retrieve::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, EmbedderSource, Explanation,
@@ -38,3 +42,4 @@ pub use store::{
     MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, system_clock,
 };
 pub use topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};
+pub use write::{MAX_ALIASES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_PROPERTIES, MAX_REASON_BYTES};

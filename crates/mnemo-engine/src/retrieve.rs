@@ -50,6 +50,8 @@ pub const MAX_SEARCH_LIMIT: usize = 200;
 pub const MAX_TOPICS: usize = 100;
 /// How long a read waits for the indexes to catch up before giving up.
 pub const INDEX_WAIT: Duration = Duration::from_secs(120);
+/// How long dropping a store waits for the indexer to stop.
+const INDEXER_STOP_WAIT: Duration = Duration::from_secs(5);
 /// Texts embedded per call.
 const EMBED_BATCH: usize = 32;
 
@@ -207,6 +209,9 @@ impl SearchIndex {
             if left.is_zero() {
                 return Err(EngineError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });
             }
+            // Wake at least every 100 ms to see whether the caller gave up.
+            crate::interrupt::check("waiting for the search indexes")?;
+            let left = left.min(std::time::Duration::from_millis(100));
             progress = self.caught_up.wait_timeout(progress, left).unwrap_or_else(PoisonError::into_inner).0;
         }
         Ok(())
@@ -300,7 +305,16 @@ impl Drop for Retrieval {
         self.indexer.closing.store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some((tx, handle)) = lock(&self.jobs).take() {
             drop(tx);
-            let _ = handle.join();
+            // The indexer finishes its current batch and stops; one stuck (an embedder
+            // that hangs while loading) is left behind rather than holding up the exit:
+            // everything it holds is derived from the log.
+            let give_up = Instant::now() + INDEXER_STOP_WAIT;
+            while !handle.is_finished() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if handle.is_finished() {
+                let _ = handle.join();
+            }
         }
     }
 }
@@ -796,13 +810,19 @@ impl Store {
         if let Some(shard) = &shard
             && query.wait_for_index
         {
+            let latest = shard.index.read().unwrap_or_else(PoisonError::into_inner).last_seq();
             let target = match at.known_at {
+                // A batch that does not exist yet would be waited for in vain.
+                crate::KnownAt::Seq(s) if s > latest => {
+                    return Err(EngineError::NotYetKnown { requested: s, latest });
+                }
                 crate::KnownAt::Seq(s) => s,
-                _ => shard.index.read().unwrap_or_else(PoisonError::into_inner).last_seq(),
+                _ => latest,
             };
             shard.search.wait_for(target)?;
         }
         let query_vector = self.query_vector(shard.as_deref(), query, &mut warnings)?;
+        crate::interrupt::check("a search")?;
         self.read_search(ns, at, |index, basis| match &shard {
             None => SearchResult {
                 hits: Vec::new(),

@@ -13,7 +13,7 @@ use mnemo_index::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     NamespaceIndex, Neighborhood, Page, Recallable, Scope, SnapshotCursor, SnapshotPage, View,
 };
-use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage};
+use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage, Truncation};
 
 use crate::change::{Change, Receipt};
 use crate::error::EngineError;
@@ -168,6 +168,10 @@ pub struct Store {
     shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
     listeners: Listeners,
     pub(crate) retrieval: Arc<Retrieval>,
+    /// Namespaces whose log could not be opened, and why: refused, while the others serve.
+    damaged: RwLock<BTreeMap<Namespace, String>>,
+    /// What recovery cut off each namespace's log when it was opened (torn tails).
+    truncations: Mutex<BTreeMap<Namespace, Truncation>>,
     /// Held while the store is open: one process per data directory.
     _dir_lock: Option<std::fs::File>,
 }
@@ -217,6 +221,8 @@ impl Store {
             shards: RwLock::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(StoreOptions::default()),
+            damaged: RwLock::default(),
+            truncations: Mutex::default(),
             _dir_lock: None,
         }
     }
@@ -238,18 +244,31 @@ impl Store {
             shards: RwLock::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(options),
+            damaged: RwLock::default(),
+            truncations: Mutex::default(),
             _dir_lock: None,
         };
         let names =
             store.storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         let mut shards = HashMap::new();
+        let mut damaged = BTreeMap::new();
         for name in names {
             let ns = Namespace::new("namespace", &name)?;
-            let shard = Arc::new(store.open_shard(&ns)?);
-            store.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
-            shards.insert(ns, shard);
+            match store.open_shard(&ns) {
+                Ok(shard) => {
+                    let shard = Arc::new(shard);
+                    store.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
+                    shards.insert(ns, shard);
+                }
+                // One damaged log must not take every other namespace down with it.
+                Err(e) => {
+                    tracing::error!(namespace = %ns, error = %e, "namespace refused: its log cannot be opened");
+                    damaged.insert(ns, e.to_string());
+                }
+            }
         }
         *store.shards.write().unwrap_or_else(PoisonError::into_inner) = shards;
+        *store.damaged.write().unwrap_or_else(PoisonError::into_inner) = damaged;
         Ok(store)
     }
 
@@ -257,7 +276,19 @@ impl Store {
         let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
         let file = self.storage.open(ns.as_str()).map_err(log_err)?;
         let clock = Arc::clone(&self.clock);
-        let (log, recovery) = Log::open(file, ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
+        let (log, recovery) =
+            Log::open(file, ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
+        if let Some(cut) = recovery.truncation {
+            tracing::warn!(
+                namespace = %ns,
+                offset = cut.offset,
+                bytes = cut.bytes,
+                batches = cut.batches,
+                file_len_before = cut.file_len_before,
+                "log recovery cut a torn tail (an unacknowledged write interrupted by a crash)"
+            );
+            lock(&self.truncations).insert(ns.clone(), cut);
+        }
         let mut index = NamespaceIndex::new();
         for record in recovery.records {
             let events = decode(ns, record.seq, &record.payload)?;
@@ -284,6 +315,7 @@ impl Store {
     }
 
     fn shard_or_create(&self, ns: &Namespace) -> Result<Arc<Shard>, EngineError> {
+        self.check_damaged(ns)?;
         if let Some(shard) = self.shard(ns) {
             return Ok(shard);
         }
@@ -296,7 +328,27 @@ impl Store {
         Ok(shard)
     }
 
-    /// The namespaces that have a log, sorted.
+    /// Refuses a namespace whose log is damaged.
+    pub(crate) fn check_damaged(&self, ns: &Namespace) -> Result<(), EngineError> {
+        match read(&self.damaged).get(ns) {
+            Some(reason) => Err(EngineError::Damaged { namespace: ns.to_string(), reason: reason.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Namespaces refused because their log could not be opened, with the reason; every
+    /// read and write of them fails with [`EngineError::Damaged`].
+    pub fn damaged(&self) -> Vec<(Namespace, String)> {
+        read(&self.damaged).iter().map(|(ns, why)| (ns.clone(), why.clone())).collect()
+    }
+
+    /// What recovery cut off each namespace's log when this store opened it (torn tails of
+    /// writes a crash interrupted, never acknowledged).
+    pub fn truncations(&self) -> Vec<(Namespace, Truncation)> {
+        lock(&self.truncations).iter().map(|(ns, t)| (ns.clone(), *t)).collect()
+    }
+
+    /// The namespaces that have a log (and opened), sorted.
     pub fn namespaces(&self) -> Vec<Namespace> {
         let mut names: Vec<Namespace> = read(&self.shards).keys().cloned().collect();
         names.sort();
@@ -325,6 +377,7 @@ impl Store {
         expected: Option<(Seq, &[Event])>,
     ) -> Result<Receipt, EngineError> {
         let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
+        self.check_damaged(ns)?;
         if changes.len() > MAX_BATCH_CHANGES {
             return Err(EngineError::LimitExceeded {
                 field: "changes".into(),
@@ -410,6 +463,8 @@ impl Store {
         at: ReadAt,
         f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
     ) -> Result<Answer<T>, EngineError> {
+        crate::interrupt::check("a read")?;
+        self.check_damaged(ns)?;
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);
         let empty = NamespaceIndex::new();
@@ -620,6 +675,7 @@ impl Store {
 
     /// Every batch of a namespace's log, read back from durable storage, in order.
     pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
+        self.check_damaged(ns)?;
         let Some(shard) = self.shard(ns) else {
             return Ok(Vec::new());
         };
@@ -670,6 +726,18 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<Page<(Seq, mnemo_core::Episode)>>, EngineError> {
         check_page(limit)?;
+        // As in `search` and `forecast`: an empty or inverted window is a mistake, not a
+        // question with an empty answer.
+        if let (Some(from), Some(to)) = (filter.from, filter.to)
+            && from >= to
+        {
+            return Err(mnemo_core::CoreError::InvalidInterval {
+                field: "from..to".into(),
+                from: from.to_string(),
+                to: to.to_string(),
+            }
+            .into());
+        }
         self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
     }
 
@@ -755,7 +823,7 @@ impl Shard {
     }
 }
 
-fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, EngineError> {
+pub(crate) fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Event>, EngineError> {
     let err = |reason: String| EngineError::Decode { namespace: ns.to_string(), seq, reason };
     match payload.split_first() {
         Some((&EVENT_FORMAT, body)) => postcard::from_bytes(body).map_err(|e| err(e.to_string())),

@@ -193,6 +193,17 @@ pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize)
 /// `match_names`, known entity names found in the new episodes' texts are recorded as
 /// their mentions (a replay has them recorded already). On error the writer is left as
 /// it was.
+/// Most aliases one entity may have (its declarations together).
+pub const MAX_ALIASES: usize = 1_000;
+/// Most properties one entity declaration may carry.
+pub const MAX_PROPERTIES: usize = 1_000;
+/// Longest free-text note (a retraction's or cancellation's reason, a predicate's
+/// description), in bytes.
+pub const MAX_REASON_BYTES: usize = 16 * 1024;
+/// Longest idle-consolidation period: ten years, so the period in microseconds fits an
+/// `i64` with room to spare.
+pub const MAX_CONSOLIDATE_EVERY_SECONDS: u64 = 10 * 366 * 86_400;
+
 pub(crate) fn prepare(
     writer: &mut Writer,
     index: &NamespaceIndex,
@@ -265,6 +276,14 @@ pub(crate) fn prepare(
             }
             Change::DeclareEntity(e) => {
                 validate_name(field("name"), &e.name)?;
+                let known_aliases = e.id.and_then(|id| batch.index.entity(id)).map_or(0, |k| k.aliases.len());
+                CoreError::check_len(
+                    field("aliases"),
+                    known_aliases + e.aliases.len(),
+                    MAX_ALIASES,
+                    "aliases",
+                )?;
+                CoreError::check_len(field("properties"), e.properties.len(), MAX_PROPERTIES, "properties")?;
                 for (i, alias) in e.aliases.iter().enumerate() {
                     validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
                 }
@@ -356,6 +375,9 @@ pub(crate) fn prepare(
                 None
             }
             Change::RetractFact { fact, reason } => {
+                if let Some(r) = &reason {
+                    CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
+                }
                 batch.live_fact(fact, field("fact"))?;
                 batch.effects.retracted.insert(batch.index.canonical(fact));
                 batch.events.push(Event::FactRetracted { fact, reason });
@@ -363,6 +385,9 @@ pub(crate) fn prepare(
             }
             Change::DefinePredicate(def) => {
                 validate_name(field("name"), &def.name)?;
+                if let Some(d) = &def.description {
+                    CoreError::check_len(field("description"), d.len(), MAX_REASON_BYTES, "bytes")?;
+                }
                 if let Some(profile) = &def.decay {
                     profile.validate(field("decay"))?;
                 }
@@ -372,11 +397,13 @@ pub(crate) fn prepare(
             }
             Change::ConfigureNamespace(config) => {
                 let NamespaceConfig { time_zone, decay, consolidate_every_seconds } = &config;
-                if *consolidate_every_seconds == Some(0) {
+                if let Some(every) = *consolidate_every_seconds
+                    && !(1..=MAX_CONSOLIDATE_EVERY_SECONDS).contains(&every)
+                {
                     return Err(CoreError::invalid_value(
                         field("consolidateEverySeconds"),
-                        "0",
-                        "must be at least 1",
+                        every.to_string(),
+                        format!("must be from 1 to {MAX_CONSOLIDATE_EVERY_SECONDS} (ten years)"),
                     )
                     .into());
                 }
@@ -576,6 +603,9 @@ pub(crate) fn prepare(
                 Some(RecordId::Intention(id))
             }
             Change::CancelIntention { id, reason } => {
+                if let Some(r) = &reason {
+                    CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
+                }
                 let known = batch.index.intention(id, mnemo_core::Seq(u64::MAX));
                 let added_here = batch.ids.contains(&Some(RecordId::Intention(id)));
                 if known.is_none() && !added_here {
