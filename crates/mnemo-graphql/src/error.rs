@@ -42,6 +42,9 @@ pub mod code {
     pub const INTERNAL: &str = "INTERNAL";
     /// The search indexes did not catch up with the read in time (retry later).
     pub const INDEX_BEHIND: &str = "INDEX_BEHIND";
+    /// The namespace's log is damaged: the namespace is refused until it is repaired
+    /// (`mnemo inspect --repair`, or restoring the file); other namespaces serve.
+    pub const NAMESPACE_DAMAGED: &str = "NAMESPACE_DAMAGED";
 }
 
 /// An error with a code and a message.
@@ -55,6 +58,7 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
     let code = match &error {
         EngineError::Invalid(CoreError::InvalidTime { .. }) => code::INVALID_TIME,
         EngineError::Invalid(CoreError::InvalidInterval { .. }) => code::INVALID_INTERVAL,
+        EngineError::Invalid(CoreError::TooLong { .. }) => code::LIMIT_EXCEEDED,
         EngineError::Invalid(_) => code::INVALID_VALUE,
         EngineError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
         EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
@@ -66,6 +70,8 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
         EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
+        EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
+        EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
         _ => {
             tracing::error!(error = %error, "engine failure");
             return coded(code::INTERNAL, "internal error; see the server log");
@@ -94,6 +100,7 @@ impl Extension for ErrorCodes {
                 continue;
             }
             let code = if error.message.contains("nested too deep")
+                || error.message.contains("recursion depth")
                 || error.message.contains("too complex")
                 || error.message.contains("too many")
             {

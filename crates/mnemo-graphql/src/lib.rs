@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod access;
+mod budget;
 mod error;
 mod input;
 mod intentions;
@@ -24,6 +25,7 @@ use mnemo_core::Event;
 use mnemo_engine::{CommittedBatch, Store};
 
 pub use access::{Access, Mode};
+pub use budget::FANOUT;
 pub use error::{ErrorCodes, code};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
 pub use memory::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
@@ -41,8 +43,15 @@ pub type Events = tokio::sync::broadcast::Sender<Arc<CommittedBatch>>;
 pub struct Limits {
     /// Deepest selection set.
     pub max_depth: usize,
-    /// Highest complexity (fields counted, lists multiplied by their page size).
+    /// Highest complexity: a field costs 1 plus its children's cost times the items it may
+    /// return (its page size for a listing, [`FANOUT`] for another list).
     pub max_complexity: usize,
+    /// Most fields once fragments are expanded.
+    pub max_fields: usize,
+    /// Most aliased fields.
+    pub max_aliases: usize,
+    /// Most mutation fields (each is one batch) in one request.
+    pub max_mutations: usize,
     /// Largest page (`first`) of a listing.
     pub max_page: usize,
     /// Most hops of `neighbors`.
@@ -51,7 +60,15 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_depth: 16, max_complexity: 20_000, max_page: 1_000, max_neighbor_depth: 4 }
+        Limits {
+            max_depth: 16,
+            max_complexity: 50_000,
+            max_fields: 2_000,
+            max_aliases: 100,
+            max_mutations: 20,
+            max_page: 1_000,
+            max_neighbor_depth: 4,
+        }
     }
 }
 
@@ -68,8 +85,8 @@ pub fn schema(store: Arc<Store>, limits: Limits) -> MnemoSchema {
         .data(limits)
         .data(events)
         .extension(ErrorCodes)
+        .extension(budget::Budget(limits))
         .limit_depth(limits.max_depth)
-        .limit_complexity(limits.max_complexity)
         .finish()
 }
 

@@ -68,6 +68,24 @@ impl From<&CommittedBatch> for ReplayLine {
     }
 }
 
+/// The ops that run a mutation of the same name.
+pub const OPS: [&str; 9] = [
+    "recordEpisode",
+    "assertFacts",
+    "endFact",
+    "retractFact",
+    "definePredicate",
+    "configureNamespace",
+    "recall",
+    "addIntention",
+    "cancelIntention",
+];
+
+/// The arguments op `op` takes besides `namespace` (those of its mutation), if it is one.
+pub fn op_arguments(op: &str) -> Option<&'static [&'static str]> {
+    mutation(op).map(|(_, args)| args)
+}
+
 /// The mutation each GraphQL-shaped op runs, with the arguments it takes from the line.
 fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
     Some(match op {
@@ -99,10 +117,12 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
             &["name", "cardinality", "valueType", "description", "decay"],
         ),
         "configureNamespace" => (
-            "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int) \
+            "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int, \
+             $embedding: EmbeddingInput, $segmentation: SegmentationInput) \
              { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay, \
-             consolidateEverySeconds: $consolidateEverySeconds) { name } }",
-            &["timeZone", "decay", "consolidateEverySeconds"],
+             consolidateEverySeconds: $consolidateEverySeconds, embedding: $embedding, segmentation: $segmentation) \
+             { name } }",
+            &["timeZone", "decay", "consolidateEverySeconds", "embedding", "segmentation"],
         ),
         "recall" => (
             "mutation($namespace: String!, $facts: [ID!]! = [], $entities: [ID!]! = [], $episodes: [ID!]! = [], \
@@ -178,4 +198,50 @@ pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Resu
         return Err(Rejection { code, message: error.message.clone() });
     }
     response.data.into_json().map_err(|e| reject(code::INTERNAL, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use async_graphql::parser::parse_schema;
+    use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
+
+    use super::*;
+
+    /// Every op takes exactly the arguments of its mutation: a field added to a mutation
+    /// and forgotten here fails this test.
+    #[test]
+    fn every_op_takes_every_argument_of_its_mutation() {
+        let sdl = crate::sdl();
+        let doc = parse_schema(&sdl).expect("the exported SDL parses");
+        let mutation = doc
+            .definitions
+            .iter()
+            .find_map(|d| match d {
+                TypeSystemDefinition::Type(t) if t.node.name.node == "Mutation" => match &t.node.kind {
+                    TypeKind::Object(o) => Some(o.fields.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .expect("a Mutation type");
+        for op in OPS {
+            let field = mutation
+                .iter()
+                .find(|f| f.node.name.node == op)
+                .unwrap_or_else(|| panic!("no mutation {op}"));
+            let mut expected: Vec<String> = field
+                .node
+                .arguments
+                .iter()
+                .map(|a| a.node.name.node.to_string())
+                .filter(|a| a != "namespace")
+                .collect();
+            let mut taken: Vec<String> = op_arguments(op).unwrap().iter().map(|a| (*a).to_owned()).collect();
+            expected.sort();
+            taken.sort();
+            assert_eq!(taken, expected, "op {op}");
+        }
+    }
 }

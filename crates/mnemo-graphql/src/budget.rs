@@ -1,0 +1,257 @@
+//! What a request may cost, decided from its document before it is validated or run.
+//!
+//! async-graphql's own validation walks fragment spreads inline, so a document whose
+//! fragments each spread the previous one twice costs 2^depth to validate, and its
+//! complexity counts a list like a single object. [`Budget`] runs as an extension at
+//! parse time, before any of that, and refuses with `LIMIT_EXCEEDED`:
+//!
+//! - more than `max_fields` fields once fragments are expanded (each fragment's cost is
+//!   computed once and reused, so this check is linear in the document's size);
+//! - more than `max_aliases` aliased fields (each alias is a separate resolution);
+//! - more than `max_mutations` mutation fields (each is a separate batch);
+//! - a complexity over `max_complexity`, where a field costs 1 plus its children's cost
+//!   multiplied by the number of items it may return: its `first` or `limit` argument (or
+//!   that argument's default page) for a listing, [`FANOUT`] for a list with no page
+//!   argument, 1 otherwise. Items of a connection (`edges`, `nodes`) are already counted by
+//!   the connection's page. Introspection is bounded by the schema, not the data, and its
+//!   lists count once.
+//!
+//! All arithmetic saturates, so no document can overflow the count.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
+use async_graphql::parser::types::{
+    DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
+};
+use async_graphql::registry::{MetaType, Registry};
+use async_graphql::{Positioned, ServerError, ServerResult, Value, Variables};
+
+use crate::Limits;
+use crate::error::code;
+
+/// Items assumed for a list field that takes no page argument (`incoming`, `provenance`,
+/// `hits`…): such lists are usually short, but nested ones multiply.
+pub const FANOUT: u64 = 10;
+
+/// Items assumed for a listing whose page argument is absent and has no default.
+const DEFAULT_PAGE: u64 = 50;
+
+/// The extension that holds every request to its [`Limits`] before validation.
+pub(crate) struct Budget(pub(crate) Limits);
+
+impl ExtensionFactory for Budget {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Budget(self.0))
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for Budget {
+    async fn parse_query(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        query: &str,
+        variables: &Variables,
+        next: NextParseQuery<'_>,
+    ) -> ServerResult<ExecutableDocument> {
+        let document = next.run(ctx, query, variables).await?;
+        check(&ctx.schema_env.registry, &document, variables, &self.0)?;
+        Ok(document)
+    }
+}
+
+/// What a document costs once its fragments are expanded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cost {
+    /// Fields, counted once per place they end up after fragment expansion.
+    pub fields: u64,
+    /// Fields that carry an alias.
+    pub aliases: u64,
+    /// Root fields of mutation operations.
+    pub mutations: u64,
+    /// Complexity: lists multiplied by their page size.
+    pub complexity: u64,
+}
+
+impl Cost {
+    fn add(self, other: Cost) -> Cost {
+        Cost {
+            fields: self.fields.saturating_add(other.fields),
+            aliases: self.aliases.saturating_add(other.aliases),
+            mutations: self.mutations.saturating_add(other.mutations),
+            complexity: self.complexity.saturating_add(other.complexity),
+        }
+    }
+}
+
+/// Refuses a document over any limit; the error names the limit.
+pub(crate) fn check(
+    registry: &Registry,
+    document: &ExecutableDocument,
+    variables: &Variables,
+    limits: &Limits,
+) -> ServerResult<()> {
+    let cost = measure(registry, document, variables, limits.max_page as u64);
+    let over = [
+        ("fields after fragment expansion", cost.fields, limits.max_fields as u64),
+        ("aliased fields", cost.aliases, limits.max_aliases as u64),
+        ("mutations", cost.mutations, limits.max_mutations as u64),
+        ("complexity", cost.complexity, limits.max_complexity as u64),
+    ];
+    match over.iter().find(|(_, value, max)| value > max) {
+        Some((what, value, max)) => {
+            let shown = if *value == u64::MAX { "more than 2^64".to_owned() } else { value.to_string() };
+            let mut error =
+                ServerError::new(format!("limit exceeded in `query`: {shown} {what} (at most {max})"), None);
+            error.extensions.get_or_insert_with(Default::default).set("code", code::LIMIT_EXCEEDED);
+            Err(error)
+        }
+        None => Ok(()),
+    }
+}
+
+/// The cost of every operation of a document.
+pub(crate) fn measure(
+    registry: &Registry,
+    document: &ExecutableDocument,
+    variables: &Variables,
+    max_page: u64,
+) -> Cost {
+    let mut walker = Walker { registry, document, variables, max_page, fragments: HashMap::new() };
+    let operations: Vec<_> = match &document.operations {
+        DocumentOperations::Single(op) => vec![op],
+        DocumentOperations::Multiple(ops) => ops.values().collect(),
+    };
+    let mut total = Cost::default();
+    for op in operations {
+        let root = match op.node.ty {
+            OperationType::Query => Some(registry.query_type.as_str()),
+            OperationType::Mutation => registry.mutation_type.as_deref(),
+            OperationType::Subscription => registry.subscription_type.as_deref(),
+        };
+        let mut cost = walker.selection_set(&op.node.selection_set, root);
+        if op.node.ty == OperationType::Mutation {
+            cost.mutations = walker.root_fields(&op.node.selection_set.node, 0);
+        }
+        total = total.add(cost);
+    }
+    total
+}
+
+struct Walker<'a> {
+    registry: &'a Registry,
+    document: &'a ExecutableDocument,
+    variables: &'a Variables,
+    max_page: u64,
+    /// Each fragment's cost on its type condition; `None` while it is being measured (a
+    /// cycle, which validation reports, then counts nothing).
+    fragments: HashMap<&'a str, Option<Cost>>,
+}
+
+impl<'a> Walker<'a> {
+    fn selection_set(&mut self, set: &'a Positioned<SelectionSet>, parent: Option<&str>) -> Cost {
+        let mut total = Cost::default();
+        for item in &set.node.items {
+            let cost = match &item.node {
+                Selection::Field(field) => {
+                    let f = &field.node;
+                    let meta = parent
+                        .and_then(|p| self.registry.types.get(p))
+                        .and_then(|t| t.field_by_name(f.name.node.as_str()));
+                    let child = meta.map(|m| async_graphql::registry::MetaTypeName::concrete_typename(&m.ty));
+                    let children = self.selection_set(&f.selection_set, child);
+                    let items = match (parent, meta) {
+                        (Some(p), Some(m)) if !p.starts_with("__") && !f.name.node.starts_with("__") => {
+                            self.items(p, m, f)
+                        }
+                        _ => 1,
+                    };
+                    Cost {
+                        fields: children.fields.saturating_add(1),
+                        aliases: children.aliases.saturating_add(u64::from(f.alias.is_some())),
+                        mutations: 0,
+                        complexity: children.complexity.saturating_mul(items).saturating_add(1),
+                    }
+                }
+                Selection::FragmentSpread(spread) => self.fragment(spread.node.fragment_name.node.as_str()),
+                Selection::InlineFragment(inline) => {
+                    let on = inline.node.type_condition.as_ref().map(|c| c.node.on.node.as_str()).or(parent);
+                    let on = on.map(str::to_owned);
+                    self.selection_set(&inline.node.selection_set, on.as_deref())
+                }
+            };
+            total = total.add(cost);
+        }
+        total
+    }
+
+    fn fragment(&mut self, name: &'a str) -> Cost {
+        match self.fragments.get(name) {
+            Some(Some(cost)) => return *cost,
+            Some(None) => return Cost::default(),
+            None => {}
+        }
+        let Some(def) = self.document.fragments.get(name) else {
+            return Cost::default(); // unknown: validation refuses it
+        };
+        self.fragments.insert(name, None);
+        let on = def.node.type_condition.node.on.node.as_str();
+        let cost = self.selection_set(&def.node.selection_set, Some(on));
+        self.fragments.insert(name, Some(cost));
+        cost
+    }
+
+    /// How many items a field of `parent` may return.
+    fn items(
+        &self,
+        parent: &str,
+        meta: &async_graphql::registry::MetaField,
+        field: &async_graphql::parser::types::Field,
+    ) -> u64 {
+        for page in ["first", "limit"] {
+            let Some(arg) = meta.args.get(page) else { continue };
+            let given = field
+                .get_argument(page)
+                .and_then(|v| {
+                    v.node.clone().into_const_with(|name| self.variables.get(&name).cloned().ok_or(())).ok()
+                })
+                .and_then(|v| match v {
+                    Value::Number(n) => n.as_i64(),
+                    _ => None,
+                });
+            let default = arg.default_value.as_deref().and_then(|d| d.parse::<i64>().ok());
+            // A page over the limit is refused by its resolver, naming the argument; here it
+            // counts as the largest page allowed.
+            let n = given.or(default).map_or(DEFAULT_PAGE, |n| n.max(1) as u64);
+            return n.min(self.max_page);
+        }
+        let is_list = meta.ty.contains('[');
+        let in_connection = self.registry.types.get(parent).is_some_and(|t| match t {
+            MetaType::Object { name, .. } => name.ends_with("Connection") || name.ends_with("Edge"),
+            _ => false,
+        });
+        if is_list && !in_connection { FANOUT } else { 1 }
+    }
+
+    /// Root fields of an operation, through fragments (nested fragments at most 64 deep,
+    /// which a cycle would exceed).
+    fn root_fields(&self, set: &'a SelectionSet, depth: u32) -> u64 {
+        if depth > 64 {
+            return 0;
+        }
+        set.items.iter().fold(0u64, |n, item| {
+            let more = match &item.node {
+                Selection::Field(_) => 1,
+                Selection::FragmentSpread(s) => self
+                    .document
+                    .fragments
+                    .get(s.node.fragment_name.node.as_str())
+                    .map_or(0, |f| self.root_fields(&f.node.selection_set.node, depth + 1)),
+                Selection::InlineFragment(i) => self.root_fields(&i.node.selection_set.node, depth + 1),
+            };
+            n.saturating_add(more)
+        })
+    }
+}
