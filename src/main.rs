@@ -104,11 +104,16 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
-    /// Replay every namespace's log and print what it holds: batches, episodes,
-    /// entities, facts and log size.
+    /// Read every namespace's log and print what it holds (batches, episodes, entities,
+    /// facts, log size), the torn tail recovery would cut and any damage. Changes nothing
+    /// unless `--repair`. Exits 1 if a namespace is damaged.
     Inspect {
         #[command(flatten)]
         data: DataDir,
+        /// Open the store as the server does, cutting torn tails (unacknowledged writes a
+        /// crash interrupted), and report what was cut. Damage elsewhere is never cut.
+        #[arg(long)]
+        repair: bool,
     },
 }
 
@@ -179,7 +184,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Query { query, data, variables } => {
             run_query(&data.existing()?, &query, variables.as_deref())
         }
-        Command::Inspect { data } => inspect(&data.existing()?).map(|()| true),
+        Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Eval { file, data, namespace, verbose } => {
             let dir = data.existing()?;
             let store = open_store(&dir)?;
@@ -234,7 +239,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
     let tokens = config.tokens.len();
     let state = AppState::new(store, config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
@@ -243,21 +248,51 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         std::io::stdout().flush()?;
         tracing::info!(address = %local, data = %data.display(), tokens, "serving");
         mnemo_server::serve(listener, state, shutdown_signal()).await?;
-        tracing::info!("stopped");
         Ok(())
-    })
+    });
+    // Work still on the blocking pool was told to stop; it is not waited for past the
+    // grace period (the watchdog ends the process by then in any case).
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    tracing::info!("stopped");
+    served
 }
 
-/// Completes at the first SIGINT or SIGTERM. A second one exits at once: every
-/// acknowledged write is already durable, so only requests in flight are cut short.
+/// How long requests in flight get to answer once a stop signal arrived.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Completes at the first SIGINT or SIGTERM, and starts a watchdog: a second signal, or
+/// the grace period passing with the process still running, exits at once. Every
+/// acknowledged write is already durable and the data directory's lock dies with the
+/// process, so exiting loses nothing and a restart can follow.
 async fn shutdown_signal() {
     signal().await;
-    tracing::info!("shutting down: finishing requests in flight (signal again to exit now)");
-    tokio::spawn(async {
-        signal().await;
-        tracing::warn!("second signal: exiting now");
+    tracing::info!(
+        grace_seconds = SHUTDOWN_GRACE.as_secs(),
+        "shutting down: stopping requests in flight (signal again to exit now)"
+    );
+    // Its own thread and runtime: the server's runtime may be shutting down, or stuck.
+    let watchdog = std::thread::Builder::new().name("mnemo-shutdown".into()).spawn(|| {
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                tracing::warn!(error = %e, "no watchdog runtime; exiting after the grace period");
+                std::thread::sleep(SHUTDOWN_GRACE);
+                std::process::exit(1);
+            }
+        };
+        runtime.block_on(async {
+            tokio::select! {
+                _ = signal() => tracing::warn!("second signal: exiting now"),
+                _ = tokio::time::sleep(SHUTDOWN_GRACE) => {
+                    tracing::warn!(grace_seconds = SHUTDOWN_GRACE.as_secs(), "requests still running after the grace period: exiting now")
+                }
+            }
+        });
         std::process::exit(1);
     });
+    if let Err(e) = watchdog {
+        tracing::warn!(error = %e, "cannot start the shutdown watchdog");
+    }
 }
 
 async fn signal() {
@@ -383,23 +418,49 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
     Ok(response.errors.is_empty())
 }
 
-fn inspect(data: &Path) -> anyhow::Result<()> {
-    let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
+fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
+    if repair {
+        // Opening recovers every log: torn tails are cut (and logged), damage is refused.
+        let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
+        for (ns, cut) in store.truncations() {
+            println!(
+                "{}: cut {} bytes at offset {} ({} unacknowledged batches)",
+                ns.as_str(),
+                cut.bytes,
+                cut.offset,
+                cut.batches
+            );
+        }
+        drop(store);
+    }
+    let reports = mnemo_engine::inspect_dir(data)?;
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
         "namespace", "batches", "episodes", "entities", "facts", "log bytes"
     );
-    for ns in store.namespaces() {
-        let c = store.counts(&ns);
-        println!(
-            "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
-            ns.as_str(),
-            c.batches,
-            c.episodes,
-            c.entities,
-            c.facts,
-            store.log_size(&ns)
-        );
+    let mut healthy = true;
+    for r in &reports {
+        match r.counts {
+            Some(c) => println!(
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
+                r.namespace, c.batches, c.episodes, c.entities, c.facts, r.log_bytes
+            ),
+            None => println!(
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
+                r.namespace, "-", "-", "-", "-", r.log_bytes
+            ),
+        }
+        if let Some(cut) = r.truncation {
+            println!(
+                "  torn tail: {} bytes from offset {} ({} unacknowledged batches); the next open cuts it \
+                 (or `mnemo inspect --repair`)",
+                cut.bytes, cut.offset, cut.batches
+            );
+        }
+        if let Some(damage) = &r.damage {
+            healthy = false;
+            println!("  DAMAGED: {damage}; this namespace is refused until its log is restored");
+        }
     }
-    Ok(())
+    Ok(healthy)
 }

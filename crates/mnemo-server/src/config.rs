@@ -3,11 +3,19 @@
 //! start with an error naming the file and the line or field, never at the first request.
 //!
 //! ```toml
+//! # Browser pages allowed to call the API besides the server's own origin (optional).
+//! allowed_origins = ["https://agent-console.example"]
+//!
 //! # Optional; these are the defaults.
 //! [limits]
 //! max_body_bytes = 2097152   # larger bodies: HTTP 413, LIMIT_EXCEEDED
+//! max_response_bytes = 16777216  # larger answers are replaced by LIMIT_EXCEEDED
+//! request_timeout_seconds = 30   # past it the work stops, LIMIT_EXCEEDED
 //! max_depth = 16             # selection depth
-//! max_complexity = 20000     # fields, lists counted by page size
+//! max_complexity = 50000     # fields, lists counted by page size
+//! max_fields = 2000          # fields once fragments are expanded
+//! max_aliases = 100          # aliased fields
+//! max_mutations = 20         # mutations (batches) per request
 //! max_page = 1000            # largest `first`
 //! max_neighbor_depth = 4     # largest `neighbors(depth:)`
 //!
@@ -21,6 +29,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mnemo_engine::core::Namespace;
 use mnemo_graphql::{Access, Limits, Mode};
@@ -29,6 +38,12 @@ use thiserror::Error;
 
 /// Default largest request body: 2 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Default largest response body: 16 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Default time a request may run: 30 s.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Shortest token accepted: a shorter one is guessable.
 pub const MIN_TOKEN_LEN: usize = 16;
@@ -72,6 +87,8 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     #[serde(default)]
+    allowed_origins: Vec<String>,
+    #[serde(default)]
     tokens: Vec<RawToken>,
     #[serde(default)]
     limits: RawLimits,
@@ -97,8 +114,13 @@ enum RawMode {
 #[serde(deny_unknown_fields)]
 struct RawLimits {
     max_body_bytes: Option<usize>,
+    max_response_bytes: Option<usize>,
+    request_timeout_seconds: Option<u64>,
     max_depth: Option<usize>,
     max_complexity: Option<usize>,
+    max_fields: Option<usize>,
+    max_aliases: Option<usize>,
+    max_mutations: Option<usize>,
     max_page: Option<usize>,
     max_neighbor_depth: Option<u32>,
 }
@@ -123,11 +145,25 @@ pub struct Config {
     pub limits: Limits,
     /// Largest request body in bytes; a larger one is answered 413 `LIMIT_EXCEEDED`.
     pub max_body_bytes: usize,
+    /// Largest response body in bytes; a larger answer is replaced by `LIMIT_EXCEEDED`.
+    pub max_response_bytes: usize,
+    /// How long a request may run before its work is stopped (`LIMIT_EXCEEDED`).
+    pub request_timeout: Duration,
+    /// Origins (`scheme://host[:port]`) whose pages may call the API, besides the
+    /// server's own.
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { tokens: Vec::new(), limits: Limits::default(), max_body_bytes: DEFAULT_MAX_BODY_BYTES }
+        Config {
+            tokens: Vec::new(),
+            limits: Limits::default(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            allowed_origins: Vec::new(),
+        }
     }
 }
 
@@ -200,14 +236,29 @@ impl Config {
         let limits = Limits {
             max_depth: l.max_depth.unwrap_or(defaults.max_depth),
             max_complexity: l.max_complexity.unwrap_or(defaults.max_complexity),
+            max_fields: l.max_fields.unwrap_or(defaults.max_fields),
+            max_aliases: l.max_aliases.unwrap_or(defaults.max_aliases),
+            max_mutations: l.max_mutations.unwrap_or(defaults.max_mutations),
             max_page: l.max_page.unwrap_or(defaults.max_page),
             max_neighbor_depth: l.max_neighbor_depth.unwrap_or(defaults.max_neighbor_depth),
         };
         let max_body_bytes = l.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES);
+        let max_response_bytes = l.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES);
+        let timeout = l.request_timeout_seconds.unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_secs());
+        if timeout > MAX_REQUEST_TIMEOUT_SECONDS {
+            return Err(invalid(
+                "limits.request_timeout_seconds".into(),
+                &format!("must be at most {MAX_REQUEST_TIMEOUT_SECONDS} (a day)"),
+            ));
+        }
         let positive = [
             ("limits.max_body_bytes", max_body_bytes),
+            ("limits.max_response_bytes", max_response_bytes),
+            ("limits.request_timeout_seconds", usize::try_from(timeout).unwrap_or(usize::MAX)),
             ("limits.max_depth", limits.max_depth),
             ("limits.max_complexity", limits.max_complexity),
+            ("limits.max_fields", limits.max_fields),
+            ("limits.max_mutations", limits.max_mutations),
             ("limits.max_page", limits.max_page),
             ("limits.max_neighbor_depth", limits.max_neighbor_depth as usize),
         ];
@@ -228,7 +279,21 @@ impl Config {
                 &format!("must be at most {} (the engine's limit)", mnemo_engine::MAX_DEPTH),
             ));
         }
-        Ok(Config { tokens, limits, max_body_bytes })
+        let mut allowed_origins = Vec::with_capacity(raw.allowed_origins.len());
+        for (i, origin) in raw.allowed_origins.into_iter().enumerate() {
+            let normal = normalize_origin(&origin).ok_or_else(|| {
+                invalid(format!("allowed_origins[{i}]"), "must be scheme://host[:port], with no path")
+            })?;
+            allowed_origins.push(normal);
+        }
+        Ok(Config {
+            tokens,
+            limits,
+            max_body_bytes,
+            max_response_bytes,
+            request_timeout: Duration::from_secs(timeout),
+            allowed_origins,
+        })
     }
 
     /// Whether requests must carry a token (otherwise every request is the local user).
@@ -248,6 +313,21 @@ impl Config {
         }
         found.map(|t| Access::Token { name: t.name.clone(), grants: t.grants.clone() })
     }
+}
+
+/// Longest request timeout accepted: a day.
+pub const MAX_REQUEST_TIMEOUT_SECONDS: u64 = 86_400;
+
+/// An origin in the form browsers send it (`scheme://host[:port]`, lowercase), or `None`
+/// when `text` is not one.
+pub(crate) fn normalize_origin(text: &str) -> Option<String> {
+    let (scheme, authority) = text.trim().split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let valid_scheme =
+        !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    let valid_authority =
+        !authority.is_empty() && authority.chars().all(|c| c.is_ascii_alphanumeric() || "-.:[]_".contains(c));
+    (valid_scheme && valid_authority).then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

@@ -18,6 +18,10 @@ pub enum ApiError {
     /// The token is valid but may not use this route.
     #[error("forbidden: {0}")]
     Forbidden(&'static str),
+    /// A request a browser page of another site could have sent: a foreign `Origin`, a
+    /// non-loopback `Host` without tokens, or a POST that is not `application/json`.
+    #[error("refused: {0}")]
+    Refused(String),
     /// The body is larger than the configured limit.
     #[error("request body larger than {limit} bytes")]
     BodyTooLarge {
@@ -37,7 +41,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::Refused(_) => StatusCode::FORBIDDEN,
             ApiError::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -47,7 +51,7 @@ impl ApiError {
     /// The stable code in `extensions.code`.
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::Unauthorized(_) | ApiError::Forbidden(_) => code::FORBIDDEN,
+            ApiError::Unauthorized(_) | ApiError::Forbidden(_) | ApiError::Refused(_) => code::FORBIDDEN,
             ApiError::BodyTooLarge { .. } => code::LIMIT_EXCEEDED,
             ApiError::BadRequest(_) => code::BAD_REQUEST,
             ApiError::Internal(_) => code::INTERNAL,
@@ -67,6 +71,10 @@ impl IntoResponse for ApiError {
             ApiError::Unauthorized(why) => {
                 tracing::info!(reason = why, "request refused: no valid token");
                 "missing or unknown bearer token".to_owned()
+            }
+            ApiError::Refused(why) => {
+                tracing::info!(reason = %why, "request refused");
+                self.to_string()
             }
             other => {
                 tracing::debug!(error = %other, "request refused");

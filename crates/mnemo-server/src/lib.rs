@@ -12,6 +12,19 @@
 //! error with code `FORBIDDEN` (HTTP 200, like every GraphQL error). `/metrics` names
 //! every namespace, so with tokens it needs one granted `*`; `/healthz` and the GraphiQL
 //! page are open.
+//!
+//! Browsers: any page a user opens can send requests to a server on their machine. So a
+//! GraphQL POST must say `Content-Type: application/json` (which a page can only send to
+//! another origin after a CORS preflight, which this server never grants); a request
+//! whose `Origin` is neither the server's own nor in `allowed_origins` is refused; and
+//! without tokens (loopback mode) a `Host` that is not a loopback name or address is
+//! refused, which defeats DNS rebinding. Refusals are HTTP 403 `FORBIDDEN` and run
+//! nothing.
+//!
+//! Cost: every GraphQL request runs under a deadline (`request_timeout_seconds`); past it,
+//! or when the client goes away, or when the server stops, its work stops at the engine's
+//! next check and the client gets `LIMIT_EXCEEDED`. A response larger than
+//! `max_response_bytes` is replaced by `LIMIT_EXCEEDED`.
 #![deny(missing_docs)]
 
 mod config;
@@ -19,14 +32,16 @@ mod error;
 mod metrics;
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use async_graphql::Data;
-use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource};
-use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
+use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource, WebSocketProtocols, WsMessage};
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message};
 use axum::extract::{
     DefaultBodyLimit, FromRequest, FromRequestParts, MatchedPath, Request, State, WebSocketUpgrade,
 };
@@ -34,10 +49,14 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use mnemo_engine::Store;
-use mnemo_graphql::{Access, MnemoSchema};
+use futures_util::{SinkExt as _, StreamExt as _, future::ready};
+use mnemo_engine::{Interrupt, Store};
+use mnemo_graphql::{Access, MnemoSchema, code};
 
-pub use config::{Config, ConfigError, DEFAULT_MAX_BODY_BYTES, MIN_TOKEN_LEN, Token};
+pub use config::{
+    Config, ConfigError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT,
+    MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
+};
 pub use error::ApiError;
 pub use metrics::Metrics;
 
@@ -54,6 +73,8 @@ struct Inner {
     config: Config,
     metrics: Arc<Metrics>,
     graphiql: String,
+    /// Fires when the server stops: every request's interrupt is its child.
+    stopping: Interrupt,
 }
 
 impl AppState {
@@ -71,7 +92,54 @@ impl AppState {
             .endpoint("/graphql")
             .subscription_endpoint("/graphql/ws")
             .finish();
-        AppState { inner: Arc::new(Inner { store, schema, config, metrics, graphiql }) }
+        let stopping = Interrupt::new(None);
+        AppState { inner: Arc::new(Inner { store, schema, config, metrics, graphiql, stopping }) }
+    }
+
+    /// Stops the work of every request in flight (at the engine's next check); they answer
+    /// `LIMIT_EXCEEDED`. [`serve`] calls it when its shutdown signal fires.
+    pub fn stop_requests(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// Refuses what a browser page of another site could send: a `Host` that is not a
+    /// loopback name when serving without tokens (DNS rebinding), and an `Origin` that is
+    /// neither this server's nor allowed.
+    fn check_browser(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let host = headers.get(header::HOST).map(|h| h.to_str().unwrap_or("\u{fffd}"));
+        if !self.inner.config.requires_tokens()
+            && let Some(host) = host
+            && !is_loopback_host(host)
+        {
+            return Err(ApiError::Refused(format!(
+                "Host {host:?} is not a loopback name or address; without tokens this server only answers \
+                 requests addressed to this machine"
+            )));
+        }
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            // Not sent by a browser page (browsers always send it on cross-site POSTs and
+            // WebSocket upgrades).
+            return Ok(());
+        };
+        let origin = origin.to_str().unwrap_or("\u{fffd}");
+        let allowed = match config::normalize_origin(origin) {
+            None => self.inner.config.allowed_origins.iter().any(|o| o == origin), // "null"
+            Some(normal) => {
+                let same = host.is_some_and(|h| {
+                    normal
+                        .split_once("://")
+                        .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(h.trim()))
+                });
+                same || self.inner.config.allowed_origins.contains(&normal)
+            }
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(ApiError::Refused(format!(
+                "Origin {origin:?} may not call this server; add it to `allowed_origins` in the config"
+            )))
+        }
     }
 
     /// The store.
@@ -126,20 +194,28 @@ pub fn app(state: AppState) -> Router {
         .route("/graphql/ws", get(graphql_ws))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard))
         .route_layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state)
 }
 
 /// Serves [`app`] on `listener` until `shutdown` completes, then stops accepting
-/// connections and lets the requests in flight finish. Writes are durable when they are
-/// acknowledged, so nothing acknowledged is lost however the process then ends.
+/// connections, stops the work of the requests in flight (they answer `LIMIT_EXCEEDED`
+/// at the engine's next check) and returns once they have answered. Writes are durable
+/// when they are acknowledged, so nothing acknowledged is lost however the process then
+/// ends.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sleeper = tokio::spawn(consolidate_when_idle(state.inner.store.clone(), IDLE_CHECK, IDLE_AFTER));
+    let stopping = state.clone();
+    let shutdown = async move {
+        shutdown.await;
+        stopping.stop_requests();
+    };
     let served = axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await;
     sleeper.abort();
     served
@@ -181,10 +257,13 @@ pub async fn consolidate_when_idle(
                 let (every, last_commit) = store
                     .inspect(&ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
                 let Some(every) = every else { continue };
-                let due = previous.get(&ns).is_none_or(|t| now.as_micros() - t >= every as i64 * 1_000_000);
-                let idle = last_commit.is_none_or(|t| now.as_micros() - t.as_micros() >= idle_micros);
+                // Saturating: a period written before it was bounded must not overflow.
+                let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
+                let due = previous.get(&ns).is_none_or(|t| now.as_micros().saturating_sub(*t) >= every);
+                let idle =
+                    last_commit.is_none_or(|t| now.as_micros().saturating_sub(t.as_micros()) >= idle_micros);
                 if due && idle {
-                    let since = previous.get(&ns).map_or(now.as_micros() - every as i64 * 1_000_000, |t| *t);
+                    let since = previous.get(&ns).map_or(now.as_micros().saturating_sub(every), |t| *t);
                     let since = mnemo_engine::core::Timestamp::from_micros(since);
                     match store.consolidate(&ns, now, since) {
                         Ok(report) => tracing::info!(
@@ -226,6 +305,48 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
     response
 }
 
+/// Refuses cross-site and rebinding requests before anything else runs.
+async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Result<Response, ApiError> {
+    state.check_browser(request.headers())?;
+    Ok(next.run(request).await)
+}
+
+/// Whether a `Host` header names this machine: `localhost` (or a name under it), or a
+/// loopback address, with any port.
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        // [v6]:port
+        match rest.split_once(']') {
+            Some((addr, _)) => addr,
+            None => return false,
+        }
+    } else {
+        host.rsplit_once(':')
+            .map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host })
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Cancels a request's work when dropped: when the client goes away, axum drops the
+/// handler, and the work on the blocking pool stops at its next check.
+struct CancelOnDrop(Interrupt);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// A GraphQL-shaped error answer with HTTP 200, as resolvers' errors are.
+fn graphql_error(code: &str, message: String) -> Response {
+    let body = serde_json::json!({ "data": null, "errors": [{ "message": message, "extensions": { "code": code } }] });
+    axum::Json(body).into_response()
+}
+
 async fn healthz() -> &'static str {
     "ok\n"
 }
@@ -246,6 +367,18 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
 async fn graphql_post(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     // Tokens first: an unauthenticated client should not get to have a body buffered.
     let access = state.authenticate(request.headers())?;
+    // A page of another site can send text/plain or form bodies without asking; it can
+    // send JSON only after a CORS preflight, which this server never grants.
+    let content_type = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let is_json = content_type
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return Err(ApiError::Refused(format!(
+            "a GraphQL POST must have Content-Type: application/json (got {})",
+            content_type.map_or_else(|| "none".to_owned(), |c| format!("{c:?}"))
+        )));
+    }
     let body = Bytes::from_request(request, &state).await.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::BodyTooLarge { limit: state.inner.config.max_body_bytes }
@@ -259,14 +392,52 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
     let request = request.data(access);
     let schema = state.inner.schema.clone();
     let runtime = tokio::runtime::Handle::current();
+    let timeout = state.inner.config.request_timeout;
+    let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
+    let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
+    let finished = Arc::new(AtomicBool::new(false));
+    let done = Arc::clone(&finished);
     // Resolvers call the store synchronously and a write waits for its fdatasync: run them
     // on the blocking pool so the async workers keep serving other connections, and so
     // concurrent writes wait together and share one group commit.
-    let response = tokio::task::spawn_blocking(move || runtime.block_on(schema.execute(request)))
-        .await
-        .map_err(|e| ApiError::Internal(format!("GraphQL execution did not complete: {e}")))?;
+    let work = tokio::task::spawn_blocking(move || {
+        let response = interrupt.run(|| runtime.block_on(schema.execute(request)));
+        done.store(true, Ordering::Relaxed);
+        response
+    });
+    let response = match tokio::time::timeout(timeout, work).await {
+        Ok(joined) => {
+            joined.map_err(|e| ApiError::Internal(format!("GraphQL execution did not complete: {e}")))?
+        }
+        Err(_) => {
+            // The work stops at its next check (the interrupt fired with the deadline);
+            // the client is not kept waiting for it.
+            tracing::warn!(
+                seconds = timeout.as_secs_f64(),
+                finished = finished.load(Ordering::Relaxed),
+                "request timed out"
+            );
+            state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
+            return Ok(graphql_error(
+                code::LIMIT_EXCEEDED,
+                format!("limit exceeded: the request ran longer than {} s", timeout.as_secs_f64()),
+            ));
+        }
+    };
     state.inner.metrics.operation(operation, &response);
-    Ok(axum::Json(response).into_response())
+    let body = serde_json::to_vec(&response)
+        .map_err(|e| ApiError::Internal(format!("cannot serialize the response: {e}")))?;
+    let max = state.inner.config.max_response_bytes;
+    if body.len() > max {
+        return Ok(graphql_error(
+            code::LIMIT_EXCEEDED,
+            format!(
+                "limit exceeded in `response`: {} bytes (at most {max}); ask for smaller pages or fewer fields",
+                body.len()
+            ),
+        ));
+    }
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// The type of the operation a request will run, for the metrics; parsing here is not
@@ -321,9 +492,16 @@ async fn subscribe(state: AppState, request: Request) -> Result<Response, ApiErr
         None if !state.inner.config.requires_tokens() => Some(Access::Local),
         None => None,
     };
-    let protocol = GraphQLProtocol::from_request_parts(&mut parts, &state).await.map_err(|_| {
-        ApiError::BadRequest("Sec-WebSocket-Protocol must name graphql-transport-ws (or graphql-ws)".into())
-    })?;
+    let protocol = parts
+        .headers
+        .get(header::SEC_WEBSOCKET_PROTOCOL)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').find_map(|p| p.trim().parse::<WebSocketProtocols>().ok()))
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "Sec-WebSocket-Protocol must name graphql-transport-ws (or graphql-ws)".into(),
+            )
+        })?;
     let upgrade = WebSocketUpgrade::from_request_parts(&mut parts, &state)
         .await
         .map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
@@ -338,24 +516,71 @@ async fn subscribe(state: AppState, request: Request) -> Result<Response, ApiErr
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .on_upgrade(move |socket| async move {
             metrics.websocket(1);
-            GraphQLWebSocket::new(socket, schema, protocol)
-                .with_data(data)
+            let refused = Arc::new(AtomicBool::new(false));
+            let refused_init = Arc::clone(&refused);
+            let (mut sink, stream) = socket.split();
+            let input = stream.take_while(|m| ready(m.is_ok())).filter_map(|m| {
+                ready(match m {
+                    Ok(m @ (Message::Text(_) | Message::Binary(_))) => Some(m.into_data()),
+                    _ => None,
+                })
+            });
+            let messages = async_graphql::http::WebSocket::new(schema, input, protocol)
+                .connection_data(data)
                 .on_connection_init(move |payload| async move {
                     let mut data = Data::default();
                     if !authenticated {
                         let access = init_access(&state, &payload).map_err(|e| {
                             tracing::info!(error = %e, "subscription refused: no valid token");
+                            refused_init.store(true, Ordering::Relaxed);
                             async_graphql::Error::new("missing or unknown bearer token")
                         })?;
                         data.insert(access);
                     }
                     Ok(data)
                 })
-                .serve()
-                .await;
+                .map(|message| match message {
+                    WsMessage::Text(text) => Message::Text(text.into()),
+                    WsMessage::Close(code, reason) => Message::Close(Some(CloseFrame {
+                        code: close_code(code, refused.load(Ordering::Relaxed)),
+                        reason: close_reason(reason).into(),
+                    })),
+                });
+            futures_util::pin_mut!(messages);
+            while let Some(message) = messages.next().await {
+                if sink.send(message).await.is_err() {
+                    break;
+                }
+            }
             metrics.websocket(-1);
         })
         .into_response())
+}
+
+/// The close code graphql-transport-ws asks for, from the one the protocol machinery
+/// chose: a refused `connection_init` is 4403 Forbidden, a subscribe before the
+/// acknowledgement 4401 Unauthorized, a message that is not the protocol's 4400.
+fn close_code(code: u16, init_refused: bool) -> u16 {
+    match code {
+        1002 if init_refused => 4403,
+        1002 => 4400,
+        1011 => 4401,
+        other => other,
+    }
+}
+
+/// A close reason cut to what a close frame holds (123 bytes, at a character boundary):
+/// a longer one (a parser's message) makes the client drop the frame as invalid.
+fn close_reason(mut reason: String) -> String {
+    const MAX: usize = 123;
+    if reason.len() > MAX {
+        let mut end = MAX;
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        reason.truncate(end);
+    }
+    reason
 }
 
 /// The access a `connection_init` payload gives.

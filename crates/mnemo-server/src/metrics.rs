@@ -88,6 +88,13 @@ impl Metrics {
         self.events.fetch_add(events as u64, Ordering::Relaxed);
     }
 
+    /// Counts a GraphQL request answered with one error `code` before it finished (its
+    /// deadline passed).
+    pub(crate) fn operation_failed(&self, operation: &'static str, code: &str) {
+        *lock(&self.operations).entry((operation, "error")).or_default() += 1;
+        *lock(&self.errors).entry(code.to_owned()).or_default() += 1;
+    }
+
     /// A WebSocket connection opened (+1) or closed (-1).
     pub(crate) fn websocket(&self, delta: i64) {
         self.websockets.fetch_add(delta, Ordering::Relaxed);
@@ -189,6 +196,44 @@ impl Metrics {
                 escape(ns.as_str()),
                 store.counts(ns).batches
             );
+        }
+        header(
+            w,
+            "mnemo_log_truncated_bytes",
+            "gauge",
+            "Bytes recovery cut off each namespace's log when the store opened (a torn tail: an unacknowledged write a crash interrupted).",
+        );
+        let truncations = store.truncations();
+        for (ns, cut) in &truncations {
+            let _ = writeln!(
+                w,
+                "mnemo_log_truncated_bytes{{namespace=\"{}\"}} {}",
+                escape(ns.as_str()),
+                cut.bytes
+            );
+        }
+        header(
+            w,
+            "mnemo_log_truncated_batches",
+            "gauge",
+            "Unacknowledged batches in the torn tail cut off each namespace's log when the store opened.",
+        );
+        for (ns, cut) in &truncations {
+            let _ = writeln!(
+                w,
+                "mnemo_log_truncated_batches{{namespace=\"{}\"}} {}",
+                escape(ns.as_str()),
+                cut.batches
+            );
+        }
+        header(
+            w,
+            "mnemo_namespace_damaged",
+            "gauge",
+            "1 for each namespace refused because its log cannot be opened (see the server log for why).",
+        );
+        for (ns, _) in store.damaged() {
+            let _ = writeln!(w, "mnemo_namespace_damaged{{namespace=\"{}\"}} 1", escape(ns.as_str()));
         }
         out
     }
