@@ -29,10 +29,16 @@ impl Drop for Server {
 
 /// Starts `mnemo serve` on an ephemeral loopback port and waits until /healthz answers.
 fn start(data: &Path) -> Server {
+    start_with(data, &[])
+}
+
+/// [`start`] with more environment variables.
+fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(data)
         .env("MNEMO_LOG", "warn")
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -223,6 +229,75 @@ fn sigterm_and_sigint_shut_down_cleanly_and_keep_writes() {
     let server = start(dir.path());
     let expected: BTreeSet<(String, i64)> =
         [("before-int".to_owned(), 2), ("before-term".to_owned(), 1)].into();
+    assert_eq!(stored(server.addr), expected);
+    stop(server, "TERM");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_during_a_long_request_exits_within_the_grace_period_and_a_restart_succeeds() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    // A search waits for the indexer, and the indexer waits for the embedding model,
+    // which it fetches with the machine's pip: here a pip that hangs for a minute.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for name in ["python3", "pip3", "pip"] {
+        let path = bin.join(name);
+        std::fs::write(&path, "#!/bin/sh\nexec sleep 60\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let data = dir.path().join("data");
+    let server = start_with(
+        &data,
+        &[
+            ("PATH", path.as_os_str()),
+            ("XDG_CACHE_HOME", cache.as_os_str()),
+            ("HOME", dir.path().as_os_str()),
+            ("MNEMO_MODEL_DIR", std::ffi::OsStr::new("")),
+            ("MNEMO_EMBEDDER", std::ffi::OsStr::new("on")),
+        ],
+    );
+    let body = graphql(server.addr, WRITE, json!({ "subject": "kept", "n": 7 })).unwrap();
+    assert!(body["errors"].is_null(), "{body}");
+    let addr = server.addr;
+    let search = std::thread::spawn(move || {
+        graphql(addr, r#"{ search(namespace: "e2e", text: "kept") { hits { score } } }"#, json!({}))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!search.is_finished(), "the search should be waiting for the indexer");
+
+    let mut server = server;
+    let pid = server.child.id().to_string();
+    let start = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "still running {:?} after SIGTERM",
+            start.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "exit after SIGTERM: {status}");
+    // The request in flight was answered (stopped) or cut, not left hanging.
+    match search.join().unwrap() {
+        Ok(body) => assert_eq!(body["errors"][0]["extensions"]["code"], "LIMIT_EXCEEDED", "{body}"),
+        Err(e) => assert_ne!(e.kind(), std::io::ErrorKind::WouldBlock, "{e}"),
+    }
+
+    // The data directory's lock went with the process: a restart opens it, with the write.
+    let server = start_with(&data, &[("MNEMO_EMBEDDER", std::ffi::OsStr::new("off"))]);
+    let expected: BTreeSet<(String, i64)> = [("kept".to_owned(), 7)].into();
     assert_eq!(stored(server.addr), expected);
     stop(server, "TERM");
 }

@@ -1,0 +1,430 @@
+//! The server against a hostile browser page and a hostile client: cross-site and DNS
+//! rebinding requests are refused and store nothing; fragment bombs, alias floods, list
+//! fan-out and mutation floods are refused before they run; requests stop at their
+//! deadline; oversize inputs are `LIMIT_EXCEEDED` naming the field; WebSocket close codes
+//! follow graphql-transport-ws.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use futures_util::{SinkExt as _, StreamExt as _};
+use http_body_util::BodyExt as _;
+use mnemo_engine::core::Namespace;
+use mnemo_engine::{Store, StoreOptions};
+use mnemo_graphql::{Limits, ops};
+use mnemo_server::{AppState, Config, app};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tower::ServiceExt as _;
+
+async fn seeded() -> Arc<Store> {
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    for n in 0..10 {
+        let line = json!({
+            "namespace": "alice", "op": "assertFacts",
+            "facts": [{ "subject": { "name": format!("E{n}") }, "predicate": "knows",
+                        "object": { "entity": { "name": format!("E{}", (n + 1) % 10) } } }]
+        });
+        ops::apply_line(&schema, &store, &line.to_string()).await.unwrap();
+    }
+    store
+}
+
+fn alice() -> Namespace {
+    Namespace::new("ns", "alice").unwrap()
+}
+
+async fn state(config: &str) -> AppState {
+    AppState::new(seeded().await, Config::parse(config, "test.toml").unwrap())
+}
+
+async fn send(state: &AppState, request: Request<Body>) -> (StatusCode, Value) {
+    let response = app(state.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+fn post() -> axum::http::request::Builder {
+    Request::post("/graphql").header(header::CONTENT_TYPE, "application/json")
+}
+
+async fn graphql(state: &AppState, query: &str) -> Value {
+    let body = json!({ "query": query }).to_string();
+    let (status, body) = send(state, post().body(Body::from(body)).unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+fn codes(response: &Value) -> Vec<String> {
+    response["errors"]
+        .as_array()
+        .map(|e| e.iter().map(|e| e["extensions"]["code"].as_str().unwrap_or("").to_owned()).collect())
+        .unwrap_or_default()
+}
+
+const WRITE: &str =
+    r#"mutation { recordEpisode(namespace: "alice", episode: {text: "written by a web page"}) { seq } }"#;
+
+#[tokio::test]
+async fn cross_site_and_rebinding_requests_are_refused_and_store_nothing() {
+    let state = state("").await;
+    let before = state.store().counts(&alice());
+    let body = json!({ "query": WRITE }).to_string();
+    let refused = [
+        // A form-like POST from another site: no preflight for text/plain.
+        Request::post("/graphql")
+            .header(header::CONTENT_TYPE, "text/plain")
+            .header(header::ORIGIN, "http://evil.example")
+            .body(Body::from(body.clone()))
+            .unwrap(),
+        // No content type at all.
+        Request::post("/graphql").body(Body::from(body.clone())).unwrap(),
+        // DNS rebinding: the page's own origin, addressed to a name that now points here.
+        Request::post("/graphql")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::HOST, "evil.example:7070")
+            .header(header::ORIGIN, "http://evil.example:7070")
+            .body(Body::from(body.clone()))
+            .unwrap(),
+        // JSON from another site (only possible after a preflight, which is never granted,
+        // but refused all the same).
+        Request::post("/graphql")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::HOST, "127.0.0.1:7070")
+            .header(header::ORIGIN, "http://evil.example")
+            .body(Body::from(body.clone()))
+            .unwrap(),
+        // Reading is refused the same way under a rebound name.
+        Request::get("/metrics").header(header::HOST, "evil.example").body(Body::empty()).unwrap(),
+    ];
+    for request in refused {
+        let shown = format!("{} {:?}", request.method(), request.headers());
+        let (status, body) = send(&state, request).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{shown}: {body}");
+        assert_eq!(codes(&body), ["FORBIDDEN"], "{shown}: {body}");
+    }
+    assert_eq!(state.store().counts(&alice()), before, "a refused request stored something");
+
+    // The server's own pages, loopback names and plain clients are served.
+    for (host, origin) in [
+        (Some("127.0.0.1:7070"), Some("http://127.0.0.1:7070")),
+        (Some("localhost:7070"), Some("http://localhost:7070")),
+        (Some("[::1]:7070"), None),
+        (None, None),
+    ] {
+        let mut request = post();
+        if let Some(host) = host {
+            request = request.header(header::HOST, host);
+        }
+        if let Some(origin) = origin {
+            request = request.header(header::ORIGIN, origin);
+        }
+        let (status, body) = send(&state, request.body(Body::from(body.clone())).unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{host:?} {origin:?}: {body}");
+        assert!(body["errors"].is_null(), "{body}");
+    }
+    assert_eq!(state.store().counts(&alice()).episodes, before.episodes + 4);
+
+    // An allowed origin may call it; the allow-list is normalised.
+    let state = self::state("allowed_origins = [\"HTTPS://Console.Example\"]\n").await;
+    let request = post()
+        .header(header::HOST, "127.0.0.1:7070")
+        .header(header::ORIGIN, "https://console.example")
+        .body(Body::from(body))
+        .unwrap();
+    let (status, body) = send(&state, request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(Config::parse("allowed_origins = [\"not an origin\"]\n", "t.toml").is_err());
+}
+
+#[tokio::test]
+async fn a_websocket_upgrade_from_another_site_is_refused() {
+    let state = state("").await;
+    let request = Request::get("/graphql/ws")
+        .header(header::HOST, "127.0.0.1:7070")
+        .header(header::ORIGIN, "http://evil.example")
+        .header(header::CONNECTION, "upgrade")
+        .header(header::UPGRADE, "websocket")
+        .header(header::SEC_WEBSOCKET_VERSION, "13")
+        .header(header::SEC_WEBSOCKET_KEY, "dGhlIHNhbXBsZSBub25jZQ==")
+        .header(header::SEC_WEBSOCKET_PROTOCOL, "graphql-transport-ws")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = send(&state, request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+}
+
+/// `depth` fragments, each spreading the previous one twice: 2^depth fields once expanded.
+fn fragment_bomb(depth: usize) -> String {
+    let mut doc = String::from("fragment F0 on Entity { id name }\n");
+    for i in 1..=depth {
+        doc.push_str(&format!("fragment F{i} on Entity {{ ...F{p} ...F{p} }}\n", p = i - 1));
+    }
+    doc.push_str(&format!("{{ entity(namespace: \"alice\", name: \"E1\") {{ ...F{depth} }} }}"));
+    doc
+}
+
+#[tokio::test]
+async fn a_fragment_bomb_is_refused_before_it_runs() {
+    let state = state("").await;
+    let query = fragment_bomb(25);
+    assert!(query.len() < 2048, "a small document: {} bytes", query.len());
+    let start = Instant::now();
+    let body = graphql(&state, &query).await;
+    let elapsed = start.elapsed();
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("fields"), "{body}");
+    // Expanded, it is 2^26 fields (minutes of work); refused, it is a walk over 1 KB.
+    assert!(elapsed < Duration::from_secs(2), "refused only after {elapsed:?}");
+
+    // A small fan-out stays within the limits and runs.
+    let body = graphql(&state, &fragment_bomb(4)).await;
+    assert!(body["errors"].is_null(), "{body}");
+    assert_eq!(body["data"]["entity"]["name"], "E1");
+}
+
+#[tokio::test]
+async fn lists_count_by_their_page_and_floods_are_refused() {
+    let state = state("").await;
+    // Thousands of aliases of a large page.
+    let aliases: String = (0..6000)
+        .map(|i| format!("a{i}: snapshot(namespace: \"alice\", first: 1000) {{ edges {{ cursor }} }} "))
+        .collect();
+    let body = graphql(&state, &format!("{{ {aliases} }}")).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{}", &body.to_string()[..300.min(body.to_string().len())]);
+
+    // One large page is fine; a hundred of them are not.
+    let one = r#"{ snapshot(namespace: "alice", first: 1000) { edges { node { id predicate status } } } }"#;
+    assert!(graphql(&state, one).await["errors"].is_null());
+    let hundred: String = (0..100)
+        .map(|i| format!("a{i}: snapshot(namespace: \"alice\", first: 1000) {{ edges {{ node {{ id predicate status }} }} }} "))
+        .collect();
+    let body = graphql(&state, &format!("{{ {hundred} }}")).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"]);
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("complexity"), "{body}");
+
+    // Unpaged lists nest multiplicatively: incoming { subject { incoming { … } } } six deep.
+    let mut nested = "id".to_owned();
+    for _ in 0..6 {
+        nested = format!("incoming {{ subject {{ {nested} }} }}");
+    }
+    let body = graphql(
+        &state,
+        &format!("{{ entities(namespace: \"alice\", first: 10) {{ edges {{ node {{ {nested} }} }} }} }}"),
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    // Two levels are fine.
+    let body = graphql(
+        &state,
+        r#"{ entities(namespace: "alice", first: 10) { edges { node { incoming { subject { incoming { id } } } } } } }"#,
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
+
+    // Many mutations in one request: each would be a batch.
+    let before = state.store().counts(&alice());
+    let many: String = (0..1000)
+        .map(|i| format!("m{i}: recordEpisode(namespace: \"alice\", episode: {{text: \"x\"}}) {{ seq }} "))
+        .collect();
+    let body = graphql(&state, &format!("mutation {{ {many} }}")).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert_eq!(state.store().counts(&alice()), before);
+
+    // The limits are configurable.
+    let state = self::state("[limits]\nmax_aliases = 1\n").await;
+    let body =
+        graphql(&state, r#"{ a: namespace(name: "alice") { name } b: namespace(name: "alice") { name } }"#)
+            .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"]);
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("aliased"), "{body}");
+}
+
+#[tokio::test]
+async fn a_response_over_its_size_limit_is_replaced_by_an_error() {
+    let state = state("[limits]\nmax_response_bytes = 500\n").await;
+    let body = graphql(
+        &state,
+        r#"{ snapshot(namespace: "alice", first: 1000) { edges { node { id predicate status reason } } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("response"), "{body}");
+}
+
+/// An embedder that takes `delay` to load: the indexer is busy that long, and a search
+/// waits for it.
+fn slow_embedder_store(delay: Duration) -> Arc<Store> {
+    let options = StoreOptions {
+        embedder: Some(Arc::new(move || {
+            std::thread::sleep(delay);
+            Err("no model here".to_owned())
+        })),
+        ..StoreOptions::default()
+    };
+    Arc::new(
+        Store::with_storage_and_options(
+            Arc::new(mnemo_engine::MemStorage::new()),
+            mnemo_engine::system_clock(),
+            options,
+        )
+        .unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_stops_at_its_deadline() {
+    let store = slow_embedder_store(Duration::from_secs(20));
+    let state = AppState::new(
+        Arc::clone(&store),
+        Config::parse("[limits]\nrequest_timeout_seconds = 1\n", "t.toml").unwrap(),
+    );
+    let body = graphql(
+        &state,
+        r#"mutation { recordEpisode(namespace: "alice", episode: {text: "hello there"}) { seq } }"#,
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
+    // The search waits for the indexer (which is loading its model for 20 s): without a
+    // deadline it would wait two minutes.
+    let start = Instant::now();
+    let body = graphql(&state, r#"{ search(namespace: "alice", text: "hello") { hits { score } } }"#).await;
+    let elapsed = start.elapsed();
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(elapsed < Duration::from_secs(10), "answered after {elapsed:?}");
+
+    // In the engine itself: the work stops at the deadline, not only the answer.
+    let interrupt = mnemo_engine::Interrupt::new(Some(Instant::now() + Duration::from_millis(300)));
+    let start = Instant::now();
+    let query = mnemo_engine::SearchQuery { text: Some("hello".into()), ..Default::default() };
+    let result = interrupt.run(|| store.search(&alice(), &query, mnemo_engine::ReadAt::default()));
+    assert!(matches!(result, Err(mnemo_engine::EngineError::Interrupted { .. })), "{result:?}");
+    assert!(start.elapsed() < Duration::from_secs(10), "stopped after {:?}", start.elapsed());
+    // A cancelled one (the client went away) stops too.
+    let interrupt = mnemo_engine::Interrupt::new(None);
+    interrupt.cancel();
+    let result = interrupt.run(|| store.search(&alice(), &query, mnemo_engine::ReadAt::default()));
+    assert!(matches!(result, Err(mnemo_engine::EngineError::Interrupted { .. })), "{result:?}");
+}
+
+#[tokio::test]
+async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing() {
+    let state = state("").await;
+    let before = state.store().counts(&alice());
+    let aliases: Vec<String> = (0..(mnemo_engine::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
+    let long_name = "n".repeat(mnemo_engine::core::MAX_NAME_LEN + 1);
+    let long_literal = "s".repeat(mnemo_engine::core::MAX_LITERAL_BYTES + 1);
+    let long_reason = "r".repeat(mnemo_engine::MAX_REASON_BYTES + 1);
+    let cases = [
+        (
+            "aliases",
+            json!({ "query": "mutation($a: [String!]!) { recordEpisode(namespace: \"alice\", episode: {text: \"x\"}, entities: [{name: \"Zed\", aliases: $a}]) { seq } }", "variables": { "a": aliases } }),
+        ),
+        (
+            "thread",
+            json!({ "query": "mutation($t: String!) { recordEpisode(namespace: \"alice\", episode: {text: \"x\", thread: $t}) { seq } }", "variables": { "t": long_name } }),
+        ),
+        (
+            "object",
+            json!({ "query": "mutation($s: String!) { assertFacts(namespace: \"alice\", facts: [{subject: {name: \"E1\"}, predicate: \"note\", object: {string: $s}}]) { seq } }", "variables": { "s": long_literal } }),
+        ),
+        (
+            "reason",
+            json!({ "query": "mutation($r: String!) { retractFact(namespace: \"alice\", fact: \"1\", reason: $r) { seq } }", "variables": { "r": long_reason } }),
+        ),
+        (
+            "description",
+            json!({ "query": "mutation($d: String!) { definePredicate(namespace: \"alice\", name: \"p\", cardinality: ONE, description: $d) { seq } }", "variables": { "d": long_reason } }),
+        ),
+    ];
+    for (field, request) in cases {
+        let (status, body) = send(&state, post().body(Body::from(request.to_string())).unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{field}: {body}");
+        let message = body["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(field), "{field}: {message}");
+        assert!(message.len() < 500, "the refusal does not echo the input: {} bytes", message.len());
+    }
+    assert_eq!(state.store().counts(&alice()), before);
+}
+
+#[tokio::test]
+async fn small_ones_agree() {
+    let state = state("").await;
+    // An inverted window is INVALID_INTERVAL everywhere.
+    let body =
+        graphql(&state, r#"{ episodes(namespace: "alice", from: "2024", to: "2023") { edges { cursor } } }"#)
+            .await;
+    assert_eq!(codes(&body), ["INVALID_INTERVAL"], "{body}");
+    // The idle-consolidation period is bounded, so the server's clock arithmetic cannot overflow.
+    let body = graphql(
+        &state,
+        r#"mutation { configureNamespace(namespace: "alice", consolidateEverySeconds: 9223372036854775807) { name } }"#,
+    )
+    .await;
+    assert!(!codes(&body).is_empty(), "{body}");
+    // The import op takes the embedding field, like the mutation.
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let line = json!({ "namespace": "c", "op": "configureNamespace", "embedding": { "mode": "CLIENT", "dimensions": 4 } });
+    ops::apply_line(&schema, &store, &line.to_string()).await.unwrap();
+}
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(addr: std::net::SocketAddr) -> Socket {
+    let mut request = format!("ws://{addr}/graphql/ws").into_client_request().unwrap();
+    request.headers_mut().insert(header::SEC_WEBSOCKET_PROTOCOL, "graphql-transport-ws".parse().unwrap());
+    tokio::time::timeout(Duration::from_secs(10), tokio_tungstenite::connect_async(request))
+        .await
+        .unwrap()
+        .unwrap()
+        .0
+}
+
+/// The close code the server ends the socket with.
+async fn close_code(socket: &mut Socket) -> Option<u16> {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), socket.next()).await.ok()? {
+            Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+            Some(Ok(_)) => continue,
+            other => {
+                eprintln!("socket ended: {other:?}");
+                return None;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_close_codes_follow_graphql_transport_ws() {
+    let tokens = "[[tokens]]\nname = \"a\"\ntoken = \"alice-read-write-0001\"\nnamespaces = { alice = \"read-write\" }\n";
+    let state = AppState::new(Arc::new(Store::in_memory()), Config::parse(tokens, "t.toml").unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mnemo_server::serve(listener, state, std::future::pending()));
+
+    let mut socket = connect(addr).await;
+    socket
+        .send(Message::text(
+            json!({ "type": "connection_init", "payload": { "token": "wrong" } }).to_string(),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(close_code(&mut socket).await, Some(4403));
+
+    let mut socket = connect(addr).await;
+    let subscribe = json!({ "id": "1", "type": "subscribe", "payload": { "query": "subscription { events(namespace: \"alice\") { seq } }" } });
+    socket.send(Message::text(subscribe.to_string())).await.unwrap();
+    assert_eq!(close_code(&mut socket).await, Some(4401));
+
+    let mut socket = connect(addr).await;
+    socket.send(Message::text("{\"type\": \"no such message\"}")).await.unwrap();
+    assert_eq!(close_code(&mut socket).await, Some(4400));
+}
