@@ -428,3 +428,36 @@ async fn websocket_close_codes_follow_graphql_transport_ws() {
     socket.send(Message::text("{\"type\": \"no such message\"}")).await.unwrap();
     assert_eq!(close_code(&mut socket).await, Some(4400));
 }
+
+/// The introspection query GraphiQL sends when it opens (graphql-js
+/// `getIntrospectionQuery`, with descriptions): it must stay within the default limits.
+const INTROSPECTION: &str = r#"
+query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
+}
+"#;
+
+#[tokio::test]
+async fn graphiql_introspection_fits_the_default_limits() {
+    let state = state("").await;
+    let body = graphql(&state, INTROSPECTION).await;
+    assert!(body["errors"].is_null(), "{body}");
+    assert!(body["data"]["__schema"]["types"].as_array().unwrap().len() > 20);
+}

@@ -823,18 +823,19 @@ impl Store {
         }
         let query_vector = self.query_vector(shard.as_deref(), query, &mut warnings)?;
         crate::interrupt::check("a search")?;
-        self.read_search(ns, at, |index, basis| match &shard {
-            None => SearchResult {
+        let answer = self.read_search(ns, at, |index, basis| match &shard {
+            None => Ok(SearchResult {
                 hits: Vec::new(),
                 matched_entities: Vec::new(),
                 indexed_seq: Seq(0),
                 warnings: warnings.clone(),
                 topics: Vec::new(),
-            },
+            }),
             Some(shard) => {
                 run_search(index, basis, &shard.search, query, query_vector.as_deref(), warnings.clone())
             }
-        })
+        })?;
+        Ok(Answer { basis: answer.basis, value: answer.value? })
     }
 
     /// The vector a query is searched with: the one given (checked), else its text
@@ -945,7 +946,7 @@ fn run_search(
     query: &SearchQuery,
     query_vector: Option<&[f32]>,
     mut warnings: Vec<String>,
-) -> SearchResult {
+) -> Result<SearchResult, EngineError> {
     let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
     let indexed = search.indexed();
     if indexed < basis.known_at {
@@ -966,7 +967,7 @@ fn run_search(
     let mut topics = Vec::new();
     let mut entities_allowed = None;
     if query.topics > 0 || query.rank_topics {
-        topics = rank_topics(index, basis, &matched, query_vector);
+        topics = rank_topics(index, basis, &matched, query_vector)?;
         if query.topics > 0 {
             topics.truncate(query.topics);
             let (f, e, n) = topic_scope(index, view, &topics, query.include_not_in_force);
@@ -982,13 +983,13 @@ fn run_search(
         }
     }
     if !query.records {
-        return SearchResult {
+        return Ok(SearchResult {
             hits: Vec::new(),
             matched_entities: matched,
             indexed_seq: indexed,
             warnings,
             topics,
-        };
+        });
     }
     let admit = Admit {
         index,
@@ -1106,7 +1107,7 @@ fn run_search(
             SearchHit { record: record(k), score, explanation }
         })
         .collect();
-    SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics }
+    Ok(SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics })
 }
 
 /// The topics of the network at the read, scored against the query: centroid similarity
@@ -1117,8 +1118,8 @@ fn rank_topics(
     basis: &Basis,
     named: &[EntityId],
     query_vector: Option<&[f32]>,
-) -> Vec<TopicScore> {
-    let net = crate::topics::network(index, basis.known_at, basis.at);
+) -> Result<Vec<TopicScore>, EngineError> {
+    let net = crate::topics::network(index, basis.known_at, basis.at)?;
     let mut scored: Vec<TopicScore> = net
         .topics
         .into_iter()
@@ -1134,7 +1135,7 @@ fn rank_topics(
         })
         .collect();
     scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.topic.id.cmp(&b.topic.id)));
-    scored
+    Ok(scored)
 }
 
 /// What lies inside some topics: their members' facts, the episodes of their segments

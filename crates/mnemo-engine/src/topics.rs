@@ -67,11 +67,19 @@ pub struct TopicNetwork {
     pub topic_of: HashMap<EntityId, usize>,
 }
 
-/// The topic network as known at `known_at`, edges' retention read at `at`.
-pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNetwork {
+/// The topic network as known at `known_at`, edges' retention read at `at`. Stops with
+/// [`EngineError::Interrupted`](crate::EngineError::Interrupted) when the caller's
+/// interrupt fires (it grows with segments, and pairwise with entities).
+pub fn network(
+    index: &NamespaceIndex,
+    known_at: Seq,
+    at: Timestamp,
+) -> Result<TopicNetwork, crate::error::EngineError> {
+    const DURING: &str = "the topic network";
     // Each closed segment: the entities its episodes mention, and when it ended.
     let mut seg_entities: Vec<(usize, BTreeSet<EntityId>, Timestamp)> = Vec::new();
     for (n, seg) in index.segments(known_at) {
+        crate::interrupt::check(DURING)?;
         let mut entities = BTreeSet::new();
         let mut end = Timestamp::MIN;
         for e in &seg.episodes {
@@ -108,6 +116,7 @@ pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNet
     if centroids.len() <= SIMILARITY_MAX_ENTITIES {
         let ids: Vec<EntityId> = centroids.keys().copied().collect();
         for (i, a) in ids.iter().enumerate() {
+            crate::interrupt::check(DURING)?;
             for b in &ids[i + 1..] {
                 if let Some(s) = similarity(*a, *b).filter(|s| *s >= SIMILARITY_MIN) {
                     similar.insert((*a, *b), s);
@@ -153,6 +162,7 @@ pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNet
     for a in &edges {
         g.add_edge(ix[position[&a.pair.0]], ix[position[&a.pair.1]], a.weight);
     }
+    crate::interrupt::check(DURING)?;
     let community = mnemo_topics::louvain(&g, 1.0);
     let mut degree: HashMap<EntityId, f64> = HashMap::new();
     for a in &edges {
@@ -236,7 +246,7 @@ pub fn network(index: &NamespaceIndex, known_at: Seq, at: Timestamp) -> TopicNet
     topics.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then(a.id.cmp(&b.id)));
     let topic_of =
         topics.iter().enumerate().flat_map(|(i, t)| t.members.iter().map(move |(e, _)| (*e, i))).collect();
-    TopicNetwork { edges, topics, topic_of }
+    Ok(TopicNetwork { edges, topics, topic_of })
 }
 
 impl crate::store::Store {
@@ -250,6 +260,7 @@ impl crate::store::Store {
         if matches!(at.known_at, crate::store::KnownAt::Latest) {
             self.segment(ns, false)?;
         }
-        self.read_search(ns, at, |index, basis| network(index, basis.known_at, basis.at))
+        let answer = self.read_search(ns, at, |index, basis| network(index, basis.known_at, basis.at))?;
+        Ok(crate::store::Answer { basis: answer.basis, value: answer.value? })
     }
 }
