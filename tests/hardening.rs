@@ -160,11 +160,13 @@ async fn a_websocket_upgrade_from_another_site_is_refused() {
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
 }
 
-/// `depth` fragments, each spreading the previous one twice: 2^depth fields once expanded.
-fn fragment_bomb(depth: usize) -> String {
+/// `depth` fragments, each spreading the previous one `k` times: k^depth fields once
+/// expanded.
+fn fragment_bomb(depth: usize, k: usize) -> String {
     let mut doc = String::from("fragment F0 on Entity { id name }\n");
     for i in 1..=depth {
-        doc.push_str(&format!("fragment F{i} on Entity {{ ...F{p} ...F{p} }}\n", p = i - 1));
+        let spreads = format!("...F{} ", i - 1).repeat(k);
+        doc.push_str(&format!("fragment F{i} on Entity {{ {spreads}}}\n"));
     }
     doc.push_str(&format!("{{ entity(namespace: \"alice\", name: \"E1\") {{ ...F{depth} }} }}"));
     doc
@@ -173,18 +175,30 @@ fn fragment_bomb(depth: usize) -> String {
 #[tokio::test]
 async fn a_fragment_bomb_is_refused_before_it_runs() {
     let state = state("").await;
-    let query = fragment_bomb(25);
-    assert!(query.len() < 2048, "a small document: {} bytes", query.len());
+    // Expanded, these are 2^26 and 3^31 fields (minutes to ages of work, before anything
+    // runs); refused, each is a walk over its 1–2 KB of text.
+    for (depth, k) in [(25, 2), (30, 3)] {
+        let query = fragment_bomb(depth, k);
+        assert!(query.len() < 2048, "a small document: {} bytes", query.len());
+        let start = Instant::now();
+        let body = graphql(&state, &query).await;
+        let elapsed = start.elapsed();
+        assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+        assert!(body["errors"][0]["message"].as_str().unwrap().contains("fields"), "{body}");
+        assert!(elapsed < Duration::from_secs(2), "refused only after {elapsed:?}");
+    }
+    // As mutation root fields too.
+    let mut doc = String::from("fragment M0 on Mutation { recall(namespace: \"alice\") { seq } }\n");
+    for i in 1..=30 {
+        doc.push_str(&format!("fragment M{i} on Mutation {{ ...M{p} ...M{p} ...M{p} }}\n", p = i - 1));
+    }
+    doc.push_str("mutation { ...M30 }");
     let start = Instant::now();
-    let body = graphql(&state, &query).await;
-    let elapsed = start.elapsed();
-    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
-    assert!(body["errors"][0]["message"].as_str().unwrap().contains("fields"), "{body}");
-    // Expanded, it is 2^26 fields (minutes of work); refused, it is a walk over 1 KB.
-    assert!(elapsed < Duration::from_secs(2), "refused only after {elapsed:?}");
+    assert_eq!(codes(&graphql(&state, &doc).await), ["LIMIT_EXCEEDED"]);
+    assert!(start.elapsed() < Duration::from_secs(2), "refused only after {:?}", start.elapsed());
 
     // A small fan-out stays within the limits and runs.
-    let body = graphql(&state, &fragment_bomb(4)).await;
+    let body = graphql(&state, &fragment_bomb(4, 2)).await;
     assert!(body["errors"].is_null(), "{body}");
     assert_eq!(body["data"]["entity"]["name"], "E1");
 }
@@ -227,6 +241,34 @@ async fn lists_count_by_their_page_and_floods_are_refused() {
     )
     .await;
     assert!(body["errors"].is_null(), "{body}");
+
+    // A page given by a variable the request leaves to the operation's default counts as
+    // the largest page.
+    let body = graphql(
+        &state,
+        r#"query($n: Int = 1000) { entities(namespace: "alice", first: $n) { edges { node {
+            mentions(first: $n) { edges { node { facts { id } } } } } } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    // A field that builds the topic network costs that much per call.
+    let body = graphql(
+        &state,
+        r#"{ entities(namespace: "alice", first: 1000) { edges { node { topic { id } } } } }"#,
+    )
+    .await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(
+        graphql(&state, r#"{ entity(namespace: "alice", name: "E1") { topic { id } } }"#).await["errors"]
+            .is_null()
+    );
+    // Introspection nests like any list.
+    let mut deep = "name".to_owned();
+    for _ in 0..5 {
+        deep = format!("fields {{ type {{ ofType {{ {deep} }} }} }}");
+    }
+    let body = graphql(&state, &format!("{{ __schema {{ types {{ {deep} }} }} }}")).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
 
     // Many mutations in one request: each would be a batch.
     let before = state.store().counts(&alice());
@@ -427,6 +469,21 @@ async fn websocket_close_codes_follow_graphql_transport_ws() {
     let mut socket = connect(addr).await;
     socket.send(Message::text("{\"type\": \"no such message\"}")).await.unwrap();
     assert_eq!(close_code(&mut socket).await, Some(4400));
+
+    // Queries and mutations belong on HTTP (with its deadline and response cap).
+    let mut socket = connect(addr).await;
+    let init = json!({ "type": "connection_init", "payload": { "token": "alice-read-write-0001" } });
+    socket.send(Message::text(init.to_string())).await.unwrap();
+    let ack = tokio::time::timeout(Duration::from_secs(10), socket.next()).await.unwrap().unwrap().unwrap();
+    assert!(ack.to_text().unwrap().contains("connection_ack"), "{ack:?}");
+    let query = json!({ "id": "q", "type": "subscribe", "payload": { "query": "{ namespace(name: \"alice\") { name } }" } });
+    socket.send(Message::text(query.to_string())).await.unwrap();
+    let answer =
+        tokio::time::timeout(Duration::from_secs(10), socket.next()).await.unwrap().unwrap().unwrap();
+    let answer: Value = serde_json::from_str(answer.to_text().unwrap()).unwrap();
+    let errors = if answer["type"] == "error" { &answer["payload"] } else { &answer["payload"]["errors"] };
+    assert_eq!(errors[0]["extensions"]["code"], "BAD_REQUEST", "{answer}");
+    assert!(errors[0]["message"].as_str().unwrap().contains("POST"), "{answer}");
 }
 
 /// The introspection query GraphiQL sends when it opens (graphql-js

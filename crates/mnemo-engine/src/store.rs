@@ -285,7 +285,7 @@ impl Store {
                 bytes = cut.bytes,
                 batches = cut.batches,
                 file_len_before = cut.file_len_before,
-                "log recovery cut a torn tail (an unacknowledged write interrupted by a crash)"
+                "log recovery cut a torn tail: damage with no whole frame after it, taken for a write a crash interrupted before it was acknowledged"
             );
             lock(&self.truncations).insert(ns.clone(), cut);
         }

@@ -1,9 +1,10 @@
 //! What a request may cost, decided from its document before it is validated or run.
 //!
-//! async-graphql's own validation walks fragment spreads inline, so a document whose
-//! fragments each spread the previous one twice costs 2^depth to validate, and its
-//! complexity counts a list like a single object. [`Budget`] runs as an extension at
-//! parse time, before any of that, and refuses with `LIMIT_EXCEEDED`:
+//! async-graphql's own checks walk fragment spreads inline (its recursion-depth check
+//! while parsing, then validation), so a document whose fragments each spread the previous
+//! one k times costs k^depth before anything runs, and its complexity counts a list like a
+//! single object. [`Budget`] runs as an extension when the request is prepared, before any
+//! of that, and refuses with `LIMIT_EXCEEDED`:
 //!
 //! - more than `max_fields` fields once fragments are expanded (each fragment's cost is
 //!   computed once and reused, so this check is linear in the document's size);
@@ -13,20 +14,25 @@
 //!   multiplied by the number of items it may return: its `first` or `limit` argument (or
 //!   that argument's default page) for a listing, [`FANOUT`] for a list with no page
 //!   argument, 1 otherwise. Items of a connection (`edges`, `nodes`) are already counted by
-//!   the connection's page. Introspection is bounded by the schema, not the data, and its
-//!   lists count once.
+//!   the connection's page. A page given by a variable the request does not set counts as
+//!   the largest page. A few fields that compute a whole derived structure per call (an
+//!   entity's topic and associations: the topic network) cost [`NETWORK_COST`] each.
+//!
+//! Over a WebSocket ([`SubscriptionsOnly`] in the connection's data) only subscriptions
+//! are served: queries and mutations go over HTTP, where they get a deadline and a
+//! response cap.
 //!
 //! All arithmetic saturates, so no document can overflow the count.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest};
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
 };
 use async_graphql::registry::{MetaType, Registry};
-use async_graphql::{Positioned, ServerError, ServerResult, Value, Variables};
+use async_graphql::{Positioned, Request, ServerError, ServerResult, Value, Variables};
 
 use crate::Limits;
 use crate::error::code;
@@ -37,6 +43,17 @@ pub const FANOUT: u64 = 10;
 
 /// Items assumed for a listing whose page argument is absent and has no default.
 const DEFAULT_PAGE: u64 = 50;
+
+/// The cost of one call of a field that builds the namespace's topic network.
+pub const NETWORK_COST: u64 = 500;
+
+/// Fields whose one call costs far more than a field: (type, field, cost).
+const EXPENSIVE: &[(&str, &str, u64)] =
+    &[("Entity", "topic", NETWORK_COST), ("Entity", "related", NETWORK_COST)];
+
+/// Put in a WebSocket connection's data: only subscriptions are served there.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SubscriptionsOnly;
 
 /// The extension that holds every request to its [`Limits`] before validation.
 pub(crate) struct Budget(pub(crate) Limits);
@@ -49,17 +66,42 @@ impl ExtensionFactory for Budget {
 
 #[async_trait::async_trait]
 impl Extension for Budget {
-    async fn parse_query(
+    async fn prepare_request(
         &self,
         ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let document = next.run(ctx, query, variables).await?;
-        check(&ctx.schema_env.registry, &document, variables, &self.0)?;
-        Ok(document)
+        mut request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        // Parsed here (once: the request keeps it), so that nothing walks the document's
+        // fragments before it is measured.
+        let variables = std::mem::take(&mut request.variables);
+        let checked = request.parsed_query().and_then(|document| {
+            if ctx.data_opt::<SubscriptionsOnly>().is_some() && !only_subscriptions(document) {
+                return Err(refusal(
+                    code::BAD_REQUEST,
+                    "over a WebSocket only subscriptions are served; send queries and mutations as HTTP POST"
+                        .into(),
+                ));
+            }
+            check(&ctx.schema_env.registry, document, &variables, &self.0)
+        });
+        request.variables = variables;
+        checked?;
+        next.run(ctx, request).await
     }
+}
+
+fn only_subscriptions(document: &ExecutableDocument) -> bool {
+    match &document.operations {
+        DocumentOperations::Single(op) => op.node.ty == OperationType::Subscription,
+        DocumentOperations::Multiple(ops) => ops.values().all(|op| op.node.ty == OperationType::Subscription),
+    }
+}
+
+fn refusal(code: &str, message: String) -> ServerError {
+    let mut error = ServerError::new(message, None);
+    error.extensions.get_or_insert_with(Default::default).set("code", code);
+    error
 }
 
 /// What a document costs once its fragments are expanded.
@@ -103,10 +145,10 @@ pub(crate) fn check(
     match over.iter().find(|(_, value, max)| value > max) {
         Some((what, value, max)) => {
             let shown = if *value == u64::MAX { "more than 2^64".to_owned() } else { value.to_string() };
-            let mut error =
-                ServerError::new(format!("limit exceeded in `query`: {shown} {what} (at most {max})"), None);
-            error.extensions.get_or_insert_with(Default::default).set("code", code::LIMIT_EXCEEDED);
-            Err(error)
+            Err(refusal(
+                code::LIMIT_EXCEEDED,
+                format!("limit exceeded in `query`: {shown} {what} (at most {max})"),
+            ))
         }
         None => Ok(()),
     }
@@ -119,7 +161,8 @@ pub(crate) fn measure(
     variables: &Variables,
     max_page: u64,
 ) -> Cost {
-    let mut walker = Walker { registry, document, variables, max_page, fragments: HashMap::new() };
+    let mut walker =
+        Walker { registry, document, variables, max_page, fragments: HashMap::new(), roots: HashMap::new() };
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(op) => vec![op],
         DocumentOperations::Multiple(ops) => ops.values().collect(),
@@ -133,7 +176,7 @@ pub(crate) fn measure(
         };
         let mut cost = walker.selection_set(&op.node.selection_set, root);
         if op.node.ty == OperationType::Mutation {
-            cost.mutations = walker.root_fields(&op.node.selection_set.node, 0);
+            cost.mutations = walker.root_fields(&op.node.selection_set.node);
         }
         total = total.add(cost);
     }
@@ -148,6 +191,8 @@ struct Walker<'a> {
     /// Each fragment's cost on its type condition; `None` while it is being measured (a
     /// cycle, which validation reports, then counts nothing).
     fragments: HashMap<&'a str, Option<Cost>>,
+    /// Each fragment's count of fields at its top level, likewise.
+    roots: HashMap<&'a str, Option<u64>>,
 }
 
 impl<'a> Walker<'a> {
@@ -163,16 +208,19 @@ impl<'a> Walker<'a> {
                     let child = meta.map(|m| async_graphql::registry::MetaTypeName::concrete_typename(&m.ty));
                     let children = self.selection_set(&f.selection_set, child);
                     let items = match (parent, meta) {
-                        (Some(p), Some(m)) if !p.starts_with("__") && !f.name.node.starts_with("__") => {
-                            self.items(p, m, f)
-                        }
+                        (Some(p), Some(m)) => self.items(p, m, f),
                         _ => 1,
                     };
+                    let own = parent
+                        .and_then(|p| {
+                            EXPENSIVE.iter().find(|(t, name, _)| *t == p && *name == f.name.node.as_str())
+                        })
+                        .map_or(1, |(_, _, cost)| *cost);
                     Cost {
                         fields: children.fields.saturating_add(1),
                         aliases: children.aliases.saturating_add(u64::from(f.alias.is_some())),
                         mutations: 0,
-                        complexity: children.complexity.saturating_mul(items).saturating_add(1),
+                        complexity: children.complexity.saturating_mul(items).saturating_add(own),
                     }
                 }
                 Selection::FragmentSpread(spread) => self.fragment(spread.node.fragment_name.node.as_str()),
@@ -212,19 +260,24 @@ impl<'a> Walker<'a> {
     ) -> u64 {
         for page in ["first", "limit"] {
             let Some(arg) = meta.args.get(page) else { continue };
-            let given = field
-                .get_argument(page)
-                .and_then(|v| {
-                    v.node.clone().into_const_with(|name| self.variables.get(&name).cloned().ok_or(())).ok()
-                })
+            let Some(given) = field.get_argument(page) else {
+                // Absent: the resolver's default page.
+                let default = arg.default_value.as_deref().and_then(|d| d.parse::<u64>().ok());
+                return default.unwrap_or(DEFAULT_PAGE).clamp(1, self.max_page);
+            };
+            // A variable the request does not set (the operation may give it a default)
+            // counts as the largest page; a page over the limit is refused by its resolver,
+            // naming the argument, and counts as the largest page here.
+            let n = given
+                .node
+                .clone()
+                .into_const_with(|name| self.variables.get(&name).cloned().ok_or(()))
+                .ok()
                 .and_then(|v| match v {
                     Value::Number(n) => n.as_i64(),
                     _ => None,
-                });
-            let default = arg.default_value.as_deref().and_then(|d| d.parse::<i64>().ok());
-            // A page over the limit is refused by its resolver, naming the argument; here it
-            // counts as the largest page allowed.
-            let n = given.or(default).map_or(DEFAULT_PAGE, |n| n.max(1) as u64);
+                })
+                .map_or(self.max_page, |n| n.max(1) as u64);
             return n.min(self.max_page);
         }
         let is_list = meta.ty.contains('[');
@@ -235,23 +288,32 @@ impl<'a> Walker<'a> {
         if is_list && !in_connection { FANOUT } else { 1 }
     }
 
-    /// Root fields of an operation, through fragments (nested fragments at most 64 deep,
-    /// which a cycle would exceed).
-    fn root_fields(&self, set: &'a SelectionSet, depth: u32) -> u64 {
-        if depth > 64 {
-            return 0;
-        }
-        set.items.iter().fold(0u64, |n, item| {
+    /// Fields at the top level of a selection set, through fragments (each fragment
+    /// counted once and reused; a cycle counts nothing).
+    fn root_fields(&mut self, set: &'a SelectionSet) -> u64 {
+        let mut n = 0u64;
+        for item in &set.items {
             let more = match &item.node {
                 Selection::Field(_) => 1,
-                Selection::FragmentSpread(s) => self
-                    .document
-                    .fragments
-                    .get(s.node.fragment_name.node.as_str())
-                    .map_or(0, |f| self.root_fields(&f.node.selection_set.node, depth + 1)),
-                Selection::InlineFragment(i) => self.root_fields(&i.node.selection_set.node, depth + 1),
+                Selection::FragmentSpread(s) => {
+                    let name = s.node.fragment_name.node.as_str();
+                    match self.roots.get(name) {
+                        Some(known) => known.unwrap_or(0),
+                        None => match self.document.fragments.get(name) {
+                            None => 0,
+                            Some(def) => {
+                                self.roots.insert(name, None);
+                                let count = self.root_fields(&def.node.selection_set.node);
+                                self.roots.insert(name, Some(count));
+                                count
+                            }
+                        },
+                    }
+                }
+                Selection::InlineFragment(i) => self.root_fields(&i.node.selection_set.node),
             };
-            n.saturating_add(more)
-        })
+            n = n.saturating_add(more);
+        }
+        n
     }
 }

@@ -42,8 +42,9 @@ pub mod code {
     pub const INTERNAL: &str = "INTERNAL";
     /// The search indexes did not catch up with the read in time (retry later).
     pub const INDEX_BEHIND: &str = "INDEX_BEHIND";
-    /// The namespace's log is damaged: the namespace is refused until it is repaired
-    /// (`mnemo inspect --repair`, or restoring the file); other namespaces serve.
+    /// The namespace's log is damaged: the namespace is refused until its log is restored
+    /// (from a backup, or the file moved away); other namespaces serve. `mnemo inspect`
+    /// names the damage.
     pub const NAMESPACE_DAMAGED: &str = "NAMESPACE_DAMAGED";
 }
 

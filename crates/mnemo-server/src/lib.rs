@@ -331,6 +331,10 @@ fn is_loopback_host(host: &str) -> bool {
         || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// How much longer than its deadline a mutation's answer is waited for: its writes are
+/// never interrupted, and its receipts must reach the client.
+const MUTATION_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Cancels a request's work when dropped: when the client goes away, axum drops the
 /// handler, and the work on the blocking pool stops at its next check.
 struct CancelOnDrop(Interrupt);
@@ -405,7 +409,10 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
         done.store(true, Ordering::Relaxed);
         response
     });
-    let response = match tokio::time::timeout(timeout, work).await {
+    // A mutation may have written before its deadline: its answer (the receipts) is
+    // always returned, after its reads stop at the deadline; only queries are cut off.
+    let hard_limit = if operation == "mutation" { MUTATION_GRACE + timeout } else { timeout };
+    let response = match tokio::time::timeout(hard_limit, work).await {
         Ok(joined) => {
             joined.map_err(|e| ApiError::Internal(format!("GraphQL execution did not complete: {e}")))?
         }
@@ -428,7 +435,7 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
     let body = serde_json::to_vec(&response)
         .map_err(|e| ApiError::Internal(format!("cannot serialize the response: {e}")))?;
     let max = state.inner.config.max_response_bytes;
-    if body.len() > max {
+    if body.len() > max && operation != "mutation" {
         return Ok(graphql_error(
             code::LIMIT_EXCEEDED,
             format!(
@@ -506,6 +513,8 @@ async fn subscribe(state: AppState, request: Request) -> Result<Response, ApiErr
         .await
         .map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
     let mut data = Data::default();
+    // Queries and mutations go over HTTP, where they get a deadline and a response cap.
+    data.insert(mnemo_graphql::SubscriptionsOnly);
     let authenticated = from_header.is_some();
     if let Some(access) = from_header {
         data.insert(access);

@@ -201,7 +201,7 @@ impl Metrics {
             w,
             "mnemo_log_truncated_bytes",
             "gauge",
-            "Bytes recovery cut off each namespace's log when the store opened (a torn tail: an unacknowledged write a crash interrupted).",
+            "Bytes recovery cut off each namespace's log when the store opened (a torn tail: damage with no whole frame after it, taken for a write a crash interrupted).",
         );
         let truncations = store.truncations();
         for (ns, cut) in &truncations {
@@ -216,7 +216,7 @@ impl Metrics {
             w,
             "mnemo_log_truncated_batches",
             "gauge",
-            "Unacknowledged batches in the torn tail cut off each namespace's log when the store opened.",
+            "Frames with a readable header in the torn tail cut off each namespace's log when the store opened.",
         );
         for (ns, cut) in &truncations {
             let _ = writeln!(
