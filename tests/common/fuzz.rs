@@ -55,27 +55,20 @@ impl Grammar {
             let arg = |v: &async_graphql::Positioned<async_graphql::parser::types::InputValueDefinition>| {
                 Arg { name: v.node.name.node.to_string(), ty: v.node.ty.node.clone() }
             };
+            let fields =
+                |fields: &[async_graphql::Positioned<async_graphql::parser::types::FieldDefinition>]| {
+                    fields
+                        .iter()
+                        .map(|f| Field {
+                            name: f.node.name.node.to_string(),
+                            args: f.node.arguments.iter().map(arg).collect(),
+                            ty: f.node.ty.node.clone(),
+                        })
+                        .collect()
+                };
             let shape = match &t.node.kind {
-                TypeKind::Object(o) => Shape::Object(
-                    o.fields
-                        .iter()
-                        .map(|f| Field {
-                            name: f.node.name.node.to_string(),
-                            args: f.node.arguments.iter().map(arg).collect(),
-                            ty: f.node.ty.node.clone(),
-                        })
-                        .collect(),
-                ),
-                TypeKind::Interface(o) => Shape::Object(
-                    o.fields
-                        .iter()
-                        .map(|f| Field {
-                            name: f.node.name.node.to_string(),
-                            args: f.node.arguments.iter().map(arg).collect(),
-                            ty: f.node.ty.node.clone(),
-                        })
-                        .collect(),
-                ),
+                TypeKind::Object(o) => Shape::Object(fields(&o.fields)),
+                TypeKind::Interface(o) => Shape::Object(fields(&o.fields)),
                 TypeKind::InputObject(i) => Shape::Input(i.fields.iter().map(arg).collect()),
                 TypeKind::Enum(e) => {
                     Shape::Enum(e.values.iter().map(|v| v.node.value.node.to_string()).collect())

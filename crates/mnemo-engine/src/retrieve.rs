@@ -925,17 +925,7 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
             return Err(invalid(field, v.to_string(), "must be in [0, 1]"));
         }
     }
-    if let (Some(from), Some(to)) = (q.occurred_from, q.occurred_to)
-        && from >= to
-    {
-        return Err(mnemo_core::CoreError::InvalidInterval {
-            field: "occurredFrom..occurredTo".into(),
-            from: from.to_string(),
-            to: to.to_string(),
-        }
-        .into());
-    }
-    Ok(())
+    crate::store::check_window("occurredFrom..occurredTo", q.occurred_from, q.occurred_to)
 }
 
 /// The search proper, under the namespace's read lock.

@@ -592,14 +592,7 @@ impl Store {
         at: ReadAt,
         kinds: &[RecordKind],
     ) -> Result<Answer<Vec<Fading>>, EngineError> {
-        if from >= to {
-            return Err(mnemo_core::CoreError::InvalidInterval {
-                field: "from..to".into(),
-                from: from.to_string(),
-                to: to.to_string(),
-            }
-            .into());
-        }
+        check_window("from..to", Some(from), Some(to))?;
         self.read_at(ns, at, |index, view| index.forecast(view, from, to, kinds))
     }
 
@@ -726,18 +719,7 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<Page<(Seq, mnemo_core::Episode)>>, EngineError> {
         check_page(limit)?;
-        // As in `search` and `forecast`: an empty or inverted window is a mistake, not a
-        // question with an empty answer.
-        if let (Some(from), Some(to)) = (filter.from, filter.to)
-            && from >= to
-        {
-            return Err(mnemo_core::CoreError::InvalidInterval {
-                field: "from..to".into(),
-                from: from.to_string(),
-                to: to.to_string(),
-            }
-            .into());
-        }
+        check_window("from..to", filter.from, filter.to)?;
         self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
     }
 
@@ -829,6 +811,24 @@ pub(crate) fn decode(ns: &Namespace, seq: u64, payload: &[u8]) -> Result<Vec<Eve
         Some((&EVENT_FORMAT, body)) => postcard::from_bytes(body).map_err(|e| err(e.to_string())),
         Some((version, _)) => Err(err(format!("unsupported event format {version}"))),
         None => Err(err("empty batch".into())),
+    }
+}
+
+/// A time window `[from, to)` must not be empty: an inverted window is a mistake, not a
+/// question with an empty answer (episodes, forecast and search agree on it).
+pub(crate) fn check_window(
+    field: &str,
+    from: Option<Timestamp>,
+    to: Option<Timestamp>,
+) -> Result<(), EngineError> {
+    match (from, to) {
+        (Some(from), Some(to)) if from >= to => Err(mnemo_core::CoreError::InvalidInterval {
+            field: field.into(),
+            from: from.to_string(),
+            to: to.to_string(),
+        }
+        .into()),
+        _ => Ok(()),
     }
 }
 
