@@ -355,6 +355,40 @@ async fn a_request_stops_at_its_deadline() {
     assert!(matches!(result, Err(mnemo_engine::EngineError::Interrupted { .. })), "{result:?}");
 }
 
+/// The `mnemo_graphql_requests_running` gauge.
+async fn running(state: &AppState) -> i64 {
+    let response =
+        app(state.clone()).oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    let line = text.lines().find(|l| l.starts_with("mnemo_graphql_requests_running ")).unwrap();
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_stops_when_the_client_goes_away() {
+    let store = slow_embedder_store(Duration::from_secs(30));
+    let state = AppState::new(store, Config::default());
+    let body = graphql(
+        &state,
+        r#"mutation { recordEpisode(namespace: "alice", episode: {text: "hello"}) { seq } }"#,
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
+    // A search that would wait for the indexer (30 s for its model, then the deadline);
+    // the client gives up after 300 ms and its connection's future is dropped.
+    let search =
+        json!({ "query": r#"{ search(namespace: "alice", text: "hello") { hits { score } } }"# }).to_string();
+    let request = post().body(Body::from(search)).unwrap();
+    let gave_up = tokio::time::timeout(Duration::from_millis(300), app(state.clone()).oneshot(request)).await;
+    assert!(gave_up.is_err(), "the search should still be waiting");
+    assert_eq!(running(&state).await, 1, "the work was running when the client left");
+    let start = Instant::now();
+    while running(&state).await > 0 {
+        assert!(start.elapsed() < Duration::from_secs(5), "the work went on after the client left");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing() {
     let state = state("").await;

@@ -345,6 +345,22 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Counts a request's work as running until it ends, however it ends.
+struct Running(Arc<Metrics>);
+
+impl Running {
+    fn start(metrics: Arc<Metrics>) -> Self {
+        metrics.running(1);
+        Running(metrics)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running(-1);
+    }
+}
+
 /// A GraphQL-shaped error answer with HTTP 200, as resolvers' errors are.
 fn graphql_error(code: &str, message: String) -> Response {
     let body = serde_json::json!({ "data": null, "errors": [{ "message": message, "extensions": { "code": code } }] });
@@ -399,15 +415,13 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
     let timeout = state.inner.config.request_timeout;
     let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
     let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
-    let finished = Arc::new(AtomicBool::new(false));
-    let done = Arc::clone(&finished);
+    let running = Running::start(Arc::clone(&state.inner.metrics));
     // Resolvers call the store synchronously and a write waits for its fdatasync: run them
     // on the blocking pool so the async workers keep serving other connections, and so
     // concurrent writes wait together and share one group commit.
     let work = tokio::task::spawn_blocking(move || {
-        let response = interrupt.run(|| runtime.block_on(schema.execute(request)));
-        done.store(true, Ordering::Relaxed);
-        response
+        let _running = running;
+        interrupt.run(|| runtime.block_on(schema.execute(request)))
     });
     // A mutation may have written before its deadline: its answer (the receipts) is
     // always returned, after its reads stop at the deadline; only queries are cut off.
@@ -421,8 +435,7 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
             // the client is not kept waiting for it.
             tracing::warn!(
                 seconds = timeout.as_secs_f64(),
-                finished = finished.load(Ordering::Relaxed),
-                "request timed out"
+                "request timed out; its work stops at its next check"
             );
             state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
             return Ok(graphql_error(

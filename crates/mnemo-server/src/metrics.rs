@@ -49,6 +49,7 @@ pub struct Metrics {
     events: AtomicU64,
     batches: AtomicU64,
     websockets: AtomicI64,
+    running: AtomicI64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -93,6 +94,11 @@ impl Metrics {
     pub(crate) fn operation_failed(&self, operation: &'static str, code: &str) {
         *lock(&self.operations).entry((operation, "error")).or_default() += 1;
         *lock(&self.errors).entry(code.to_owned()).or_default() += 1;
+    }
+
+    /// A GraphQL request's work started (+1) or ended (-1) on the blocking pool.
+    pub(crate) fn running(&self, delta: i64) {
+        self.running.fetch_add(delta, Ordering::Relaxed);
     }
 
     /// A WebSocket connection opened (+1) or closed (-1).
@@ -177,6 +183,13 @@ impl Metrics {
 
         header(w, "mnemo_websocket_connections", "gauge", "Open subscription WebSocket connections.");
         let _ = writeln!(w, "mnemo_websocket_connections {}", self.websockets.load(Ordering::Relaxed));
+        header(
+            w,
+            "mnemo_graphql_requests_running",
+            "gauge",
+            "GraphQL requests whose work is running, including any whose client left or whose deadline passed and that have not reached their next check yet.",
+        );
+        let _ = writeln!(w, "mnemo_graphql_requests_running {}", self.running.load(Ordering::Relaxed));
 
         let namespaces = store.namespaces();
         header(w, "mnemo_log_bytes", "gauge", "Size of each namespace's log in bytes.");
