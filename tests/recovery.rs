@@ -68,6 +68,15 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
+/// Copies a data directory's logs (nothing else is needed to open it).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.join("logs")).unwrap();
+    for entry in std::fs::read_dir(from.join("logs")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join("logs").join(path.file_name().unwrap())).unwrap();
+    }
+}
+
 fn mnemo(args: &[&str], data: &Path) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_mnemo")).args(args).arg("--data").arg(data).output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
@@ -81,6 +90,23 @@ fn a_zero_filled_tail_spanning_frames_recovers_and_inspect_changes_nothing_until
     // one to the end, as if both had been one group write cut by power loss.
     let frame = (std::fs::metadata(&log).unwrap().len() - (20 + "alice".len() as u64)) / 6;
     zero_tail(&log, frame + frame / 2);
+
+    // Opening it (here by `mnemo query`) logs at WARN what was cut.
+    let probe = dir.path().join("probe");
+    copy_dir(dir.path(), &probe);
+    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["query", "{ namespace(name: \"alice\") { name } }", "--data"])
+        .arg(&probe)
+        .env("MNEMO_EMBEDDER", "off")
+        .env("MNEMO_LOG", "warn")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("WARN") && log.contains("torn tail") && log.contains("namespace=alice"), "{log}");
+    let cut = std::fs::metadata(log_file(dir.path(), "alice")).unwrap().len()
+        - std::fs::metadata(log_file(&probe, "alice")).unwrap().len();
+    assert!(log.contains(&format!("bytes={cut}")), "{log}");
 
     // Inspect reads it, says what the next open will cut, and leaves every byte alone —
     // no LOCK file, no truncation.
