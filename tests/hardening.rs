@@ -389,6 +389,35 @@ async fn work_stops_when_the_client_goes_away() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_beyond_the_running_limit_wait_their_turn() {
+    let store = slow_embedder_store(Duration::from_secs(30));
+    let config = "[limits]\nmax_running_requests = 1\nrequest_timeout_seconds = 1\n";
+    let state = AppState::new(store, Config::parse(config, "t.toml").unwrap());
+    let body = graphql(
+        &state,
+        r#"mutation { recordEpisode(namespace: "alice", episode: {text: "hello"}) { seq } }"#,
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
+    // A search holds the one permit until its deadline stops it.
+    let slow = state.clone();
+    let search = tokio::spawn(async move {
+        graphql(&slow, r#"{ search(namespace: "alice", text: "hello") { hits { score } } }"#).await
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(running(&state).await, 1);
+    // A cheap query waits for it instead of running beside it.
+    let start = Instant::now();
+    let _ = graphql(&state, r#"{ namespace(name: "alice") { name } }"#).await;
+    assert!(
+        start.elapsed() >= Duration::from_millis(500),
+        "it ran beside the search after {:?}",
+        start.elapsed()
+    );
+    assert_eq!(codes(&search.await.unwrap()), ["LIMIT_EXCEEDED"]);
+}
+
 #[tokio::test]
 async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing() {
     let state = state("").await;

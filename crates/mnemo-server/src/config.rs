@@ -11,6 +11,7 @@
 //! max_body_bytes = 2097152   # larger bodies: HTTP 413, LIMIT_EXCEEDED
 //! max_response_bytes = 16777216  # larger answers are replaced by LIMIT_EXCEEDED
 //! request_timeout_seconds = 30   # past it the work stops, LIMIT_EXCEEDED
+//! max_running_requests = 64      # GraphQL requests working at once; others wait their turn
 //! max_depth = 16             # selection depth
 //! max_complexity = 50000     # fields, lists counted by page size
 //! max_fields = 2000          # fields once fragments are expanded
@@ -41,6 +42,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Default largest response body: 16 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Default number of GraphQL requests working at once: 64.
+pub const DEFAULT_MAX_RUNNING_REQUESTS: usize = 64;
 
 /// Default time a request may run: 30 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -116,6 +120,7 @@ struct RawLimits {
     max_body_bytes: Option<usize>,
     max_response_bytes: Option<usize>,
     request_timeout_seconds: Option<u64>,
+    max_running_requests: Option<usize>,
     max_depth: Option<usize>,
     max_complexity: Option<usize>,
     max_fields: Option<usize>,
@@ -149,6 +154,9 @@ pub struct Config {
     pub max_response_bytes: usize,
     /// How long a request may run before its work is stopped (`LIMIT_EXCEEDED`).
     pub request_timeout: Duration,
+    /// How many GraphQL requests may work at once (a request whose client left or whose
+    /// deadline passed counts until its work stops); the others wait, within their deadline.
+    pub max_running_requests: usize,
     /// Origins (`scheme://host[:port]`) whose pages may call the API, besides the
     /// server's own.
     pub allowed_origins: Vec<String>,
@@ -162,6 +170,7 @@ impl Default for Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_running_requests: DEFAULT_MAX_RUNNING_REQUESTS,
             allowed_origins: Vec::new(),
         }
     }
@@ -244,6 +253,7 @@ impl Config {
         };
         let max_body_bytes = l.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES);
         let max_response_bytes = l.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES);
+        let max_running_requests = l.max_running_requests.unwrap_or(DEFAULT_MAX_RUNNING_REQUESTS);
         let timeout = l.request_timeout_seconds.unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_secs());
         if timeout > MAX_REQUEST_TIMEOUT_SECONDS {
             return Err(invalid(
@@ -254,6 +264,7 @@ impl Config {
         let positive = [
             ("limits.max_body_bytes", max_body_bytes),
             ("limits.max_response_bytes", max_response_bytes),
+            ("limits.max_running_requests", max_running_requests),
             ("limits.request_timeout_seconds", usize::try_from(timeout).unwrap_or(usize::MAX)),
             ("limits.max_depth", limits.max_depth),
             ("limits.max_complexity", limits.max_complexity),
@@ -292,6 +303,7 @@ impl Config {
             max_body_bytes,
             max_response_bytes,
             request_timeout: Duration::from_secs(timeout),
+            max_running_requests,
             allowed_origins,
         })
     }

@@ -23,8 +23,9 @@
 //!
 //! Cost: every GraphQL request runs under a deadline (`request_timeout_seconds`); past it,
 //! or when the client goes away, or when the server stops, its work stops at the engine's
-//! next check and the client gets `LIMIT_EXCEEDED`. A response larger than
-//! `max_response_bytes` is replaced by `LIMIT_EXCEEDED`.
+//! next check and the client gets `LIMIT_EXCEEDED`. A query's response larger than
+//! `max_response_bytes` is replaced by `LIMIT_EXCEEDED`; a mutation's answer always comes
+//! back, since its writes are made. Over a WebSocket only subscriptions are served.
 #![deny(missing_docs)]
 
 mod config;
@@ -54,8 +55,8 @@ use mnemo_engine::{Interrupt, Store};
 use mnemo_graphql::{Access, MnemoSchema, code};
 
 pub use config::{
-    Config, ConfigError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT,
-    MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
+    Config, ConfigError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RUNNING_REQUESTS,
+    DEFAULT_REQUEST_TIMEOUT, MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
 };
 pub use error::ApiError;
 pub use metrics::Metrics;
@@ -73,6 +74,8 @@ struct Inner {
     config: Config,
     metrics: Arc<Metrics>,
     graphiql: String,
+    /// One permit per GraphQL request working (`max_running_requests`).
+    permits: Arc<tokio::sync::Semaphore>,
     /// Fires when the server stops: every request's interrupt is its child.
     stopping: Interrupt,
 }
@@ -93,7 +96,8 @@ impl AppState {
             .subscription_endpoint("/graphql/ws")
             .finish();
         let stopping = Interrupt::new(None);
-        AppState { inner: Arc::new(Inner { store, schema, config, metrics, graphiql, stopping }) }
+        let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
+        AppState { inner: Arc::new(Inner { store, schema, config, metrics, graphiql, permits, stopping }) }
     }
 
     /// Stops the work of every request in flight (at the engine's next check); they answer
@@ -123,7 +127,8 @@ impl AppState {
         };
         let origin = origin.to_str().unwrap_or("\u{fffd}");
         let allowed = match config::normalize_origin(origin) {
-            None => self.inner.config.allowed_origins.iter().any(|o| o == origin), // "null"
+            // `null` (sandboxed frames, local files) or something no browser sends.
+            None => false,
             Some(normal) => {
                 let same = host.is_some_and(|h| {
                     normal
@@ -415,12 +420,29 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
     let timeout = state.inner.config.request_timeout;
     let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
     let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
+    // Work that was stopped keeps its permit until it reaches its next check, so stopped
+    // requests cannot pile up on the cores; a request waits its turn within its deadline.
+    let permit = match tokio::time::timeout(timeout, Arc::clone(&state.inner.permits).acquire_owned()).await {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(ApiError::Internal("the request permits are closed".into())),
+        Err(_) => {
+            state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
+            return Ok(graphql_error(
+                code::LIMIT_EXCEEDED,
+                format!(
+                    "limit exceeded: {} requests were working for the whole {} s this one could wait",
+                    state.inner.config.max_running_requests,
+                    timeout.as_secs_f64()
+                ),
+            ));
+        }
+    };
     let running = Running::start(Arc::clone(&state.inner.metrics));
     // Resolvers call the store synchronously and a write waits for its fdatasync: run them
     // on the blocking pool so the async workers keep serving other connections, and so
     // concurrent writes wait together and share one group commit.
     let work = tokio::task::spawn_blocking(move || {
-        let _running = running;
+        let _running = (running, permit);
         interrupt.run(|| runtime.block_on(schema.execute(request)))
     });
     // A mutation may have written before its deadline: its answer (the receipts) is
