@@ -470,10 +470,17 @@ async fn small_ones_agree() {
     // The idle-consolidation period is bounded, so the server's clock arithmetic cannot overflow.
     let body = graphql(
         &state,
-        r#"mutation { configureNamespace(namespace: "alice", consolidateEverySeconds: 9223372036854775807) { name } }"#,
+        r#"mutation { configureNamespace(namespace: "alice", consolidateEverySeconds: 400000000) { name } }"#,
     )
     .await;
-    assert!(!codes(&body).is_empty(), "{body}");
+    assert_eq!(codes(&body), ["INVALID_VALUE"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("ten years"), "{body}");
+    let body = graphql(
+        &state,
+        r#"mutation { configureNamespace(namespace: "alice", consolidateEverySeconds: 300000000) { name } }"#,
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
     // The import op takes the embedding field, like the mutation.
     let store = Arc::new(Store::in_memory());
     let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
