@@ -1,9 +1,9 @@
-//! The GraphQL fuzz cases of `tests/fuzz.rs`, as many as asked, run by hand:
+//! The GraphQL fuzz cases of `tests/it/fuzz.rs`, as many as asked, run by hand:
 //! `cargo bench --bench fuzz_graphql -- 100000 [first-seed]`. Prints the cases run, how
 //! they ended, and the time taken; exits non-zero at the first broken case, printing it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../tests/common/fuzz.rs"]
+#[path = "../tests/it/common/fuzz.rs"]
 mod fuzz;
 
 fn main() {

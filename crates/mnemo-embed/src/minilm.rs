@@ -62,7 +62,7 @@ impl MiniLm {
         }
         let read = |name: &str| -> Result<(PathBuf, Vec<u8>), EmbedError> {
             let path = dir.join(name);
-            let bytes = fs::read(&path).map_err(EmbedError::io(&path))?;
+            let bytes = fs::read(&path).map_err(crate::error::io(&path))?;
             Ok((path, bytes))
         };
         let (config_path, config_bytes) = read("config.json")?;

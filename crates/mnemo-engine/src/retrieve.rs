@@ -16,8 +16,8 @@ use mnemo_core::{
     EmbeddingMode, EntityId, EpisodeId, Event, Fact, FactId, Polarity, RecordKind, RecordRef, Seq, Timestamp,
     Value,
 };
-use mnemo_embed::Embedder;
 use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
+use mnemo_search::Embedder;
 use mnemo_search::{
     HnswConfig, NameMatcher, RRF_K, TextIndex, VectorIndex, cue_strength, mmr, retention_weight, rrf,
 };

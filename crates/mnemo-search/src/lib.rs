@@ -7,11 +7,13 @@
 
 #![deny(missing_docs)]
 
+pub mod embedder;
 mod names;
 mod rank;
 mod text;
 mod vector;
 
+pub use embedder::{EmbedError, Embedder};
 pub use names::NameMatcher;
 pub use rank::{Fused, RRF_K, cue_strength, mmr, retention_weight, rrf};
 pub use text::TextIndex;

@@ -1,6 +1,5 @@
 //! `schema/schema.graphql` is the SDL the server serves; this fails when they drift.
 //! `UPDATE_EXPECT=1` rewrites the file.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[test]
 fn schema_file_matches_the_exported_sdl() {
@@ -13,7 +12,7 @@ fn schema_file_matches_the_exported_sdl() {
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == sdl,
-        "schema/schema.graphql differs from the exported SDL; run `UPDATE_EXPECT=1 cargo test --test sdl` and review"
+        "schema/schema.graphql differs from the exported SDL; run `UPDATE_EXPECT=1 cargo test --test it sdl::` and review"
     );
     for name in ["entity", "entities", "facts", "history", "snapshot", "neighbors", "episodes", "namespace"] {
         assert!(sdl.contains(&format!("\t{name}(")), "query {name} missing");

@@ -2,7 +2,6 @@
 //! `import` applies JSONL operations and reports each rejected line; `export` writes logs
 //! that re-import into an identical store; `query` runs one operation; `serve` refuses
 //! to expose an unprotected store.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
 use std::process::{Command, Output};

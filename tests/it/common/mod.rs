@@ -141,3 +141,4 @@ pub fn prop(subject: EntityId, predicate: &str, value: Literal, valid: Interval)
 pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
+pub mod fuzz;

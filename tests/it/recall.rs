@@ -2,7 +2,6 @@
 //! (tests/data/memorybank, MIT) against the hand-made gold file tests/memorybank_gold.jsonl,
 //! and an old, never-recalled episode found by a specific question under default
 //! settings. The model is fetched on first use (pip) into the user's cache.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! Engine services the API stands on: entities named in writes, listings with cursors,
 //! commit notifications, and export/replay to an identical store.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

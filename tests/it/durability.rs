@@ -1,9 +1,8 @@
 //! Durability at the store level: crashes at random points lose no acknowledged batch
 //! and leave nothing half-applied; indexes rebuilt from the log answer exactly like
 //! the live store.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,6 @@
 //! Golden tests: every operation in `queries/` runs against a fresh store loaded from
 //! `queries/fixture.jsonl`, and its response must equal the JSON beside it.
 //! `UPDATE_EXPECT=1` rewrites the expectations instead.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

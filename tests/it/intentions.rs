@@ -1,9 +1,8 @@
 //! Prospective memory: intentions fire exactly once at the right episode or time, never
 //! after expiry or cancellation, replay to the same firings, and the `events`
 //! subscription delivers the firing.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,8 +1,7 @@
 //! Search, context and remember through the engine, without the built-in embedder: full
 //! text, client vectors and the graph; visibility at (T, S); filters; budgets.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{Fixture, t};
 use mnemo_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};

@@ -3,10 +3,8 @@
 //! error code, and a refused mutation stores nothing; time parsing never panics on any
 //! text. `cargo bench --bench fuzz_graphql` runs the same GraphQL cases by the hundred
 //! thousand.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "common/fuzz.rs"]
-mod fuzz;
+use crate::common::fuzz;
 
 use mnemo_engine::core::{TimeZone, Timestamp};
 use proptest::prelude::*;

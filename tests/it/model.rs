@@ -1,9 +1,8 @@
 //! Model-based property test: random event sequences go through the store, and every
 //! read at a random (T, S) must agree with a deliberately naive reference resolver that
 //! scans every accepted event and applies the resolution rules as written.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

@@ -3,7 +3,6 @@
 //! fan-out and mutation floods are refused before they run; requests stop at their
 //! deadline; oversize inputs are `LIMIT_EXCEEDED` naming the field; WebSocket close codes
 //! follow graphql-transport-ws.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,5 @@
 //! Memory dynamics through the GraphQL API: traces, recalls, profiles, salience,
 //! inheritance, dormancy and forecasts — and that none of it changes what is true.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 

@@ -1,7 +1,6 @@
 //! Real temporal data: all of YAGO11k through the public API. Bad rows are rejected
 //! with errors that name the field and value; then thousands of "what was `relation`
 //! of X in year Y" questions must equal a naive scan of the accepted rows.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;

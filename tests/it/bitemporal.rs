@@ -1,7 +1,6 @@
 //! One named test per bitemporal query form, each with its expected answer written out.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{Fixture, denial, fact, iv, prop, t};
 use mnemo_engine::core::{Cardinality, FactId, Interval, Literal, Status, Timestamp};

@@ -1,7 +1,6 @@
 //! The real `mnemo serve` binary on a loopback port: every acknowledged write survives
 //! SIGKILL and is read back after a restart on the same data directory; SIGTERM and SIGINT
 //! stop it cleanly (exit 0).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};

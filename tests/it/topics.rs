@@ -1,9 +1,8 @@
 //! Segmentation and the topic network: a thread that goes cooking → football → cooking is
 //! cut where it switches, the closed segments make two topics, the repeated cooking
 //! association is reinforced, the open segment stays out, and a replay gives the same.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{Fixture, t};
 use mnemo_engine::core::{EmbeddingMode, EntityId, EpisodeId, SegmentEnd, Seq};

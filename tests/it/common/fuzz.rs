@@ -2,7 +2,7 @@
 //! random root fields with random arguments — hostile strings, times, numbers, ids and
 //! enum names, as literals or as variables — and random selections; and the check every
 //! answer must pass: no panic, every error carries a code, a refused mutation stores
-//! nothing. Shared by `tests/fuzz.rs` (a few hundred cases in the suite) and the
+//! nothing. Shared by `tests/it/fuzz.rs` (a few hundred cases in the suite) and the
 //! by-hand `benches/fuzz_graphql.rs` (100,000 and more).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

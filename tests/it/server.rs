@@ -1,7 +1,6 @@
 //! The HTTP server through its router (`app(state)` and `oneshot`, no socket): tokens and
 //! namespace isolation for every operation, limits, error codes, health, metrics,
 //! GraphiQL and the configuration file.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,9 +1,8 @@
 //! The event progression graph: threads in order, mentions (from the client and from
 //! names found in the text, recorded so that a replay gives the same graph), facts
 //! sourced from episodes, and an entity's mentions in time order, all as known at S.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{Fixture, iv, t};
 use mnemo_engine::core::{EntityId, EpisodeId, MentionSource, Seq};

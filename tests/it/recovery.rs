@@ -2,7 +2,6 @@
 //! frames recovers to the batches before it, and says what it cut (in the store, in
 //! `/metrics`, in `mnemo inspect`); `mnemo inspect` changes nothing unless `--repair`;
 //! a damaged namespace is refused, naming the damage, while every other one serves.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! The `events` subscription receives what concurrent mutations commit, filtered to its
 //! namespace: through the schema the server runs, and over the server's WebSocket
 //! (graphql-transport-ws, on a loopback port) with tokens checked at `connection_init`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,0 +1,27 @@
+//! The workspace's integration tests, in one binary so that the dependencies are linked
+//! once rather than once per file. Each module is one area; `cargo test --test it
+//! <module>::` runs one of them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+mod bitemporal;
+mod cli;
+mod durability;
+mod e2e;
+mod engine_api;
+mod fuzz;
+mod golden;
+mod hardening;
+mod intentions;
+mod memory;
+mod model;
+mod progress;
+mod recall;
+mod recovery;
+mod sdl;
+mod search;
+mod server;
+mod subscription;
+mod topics;
+mod yago;
