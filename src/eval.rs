@@ -95,7 +95,7 @@ pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) 
         }
         let mut gold = Vec::new();
         for ext in &line.gold {
-            match store.inspect(&ns, |index| index.episode_by_external_id(ext)) {
+            match store.episode_by_external_id(&ns, ext) {
                 Some(id) => gold.push(id),
                 None => problems.push(format!("{where_}: no episode with external id {ext:?} in {ns_name}")),
             }

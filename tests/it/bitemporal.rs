@@ -557,8 +557,8 @@ fn dates_are_read_in_the_namespace_time_zone() {
     let fx = Fixture::new();
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-07-01"));
     let paris = mnemo_engine::core::TimeZone::parse("timeZone", "Europe/Paris").unwrap();
-    fx.append(vec![Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig {
-        time_zone: paris,
+    fx.append(vec![Change::ConfigureNamespace(mnemo_engine::NamespacePatch {
+        time_zone: Some(paris),
         ..Default::default()
     })]);
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-06-30T22:00:00Z"));
@@ -576,8 +576,8 @@ fn dates_are_read_in_the_namespace_time_zone() {
 fn edge_inputs_are_refused_or_normalised() {
     let fx = Fixture::new();
     // A fixed offset that could not be written back is refused.
-    let bad = Change::ConfigureNamespace(mnemo_engine::core::NamespaceConfig {
-        time_zone: mnemo_engine::core::TimeZone::Fixed(90_000),
+    let bad = Change::ConfigureNamespace(mnemo_engine::NamespacePatch {
+        time_zone: Some(mnemo_engine::core::TimeZone::Fixed(90_000)),
         ..Default::default()
     });
     let e = fx.store.append(&fx.ns, vec![bad]).unwrap_err();

@@ -28,11 +28,36 @@ async fn fixture() -> (Arc<Store>, mnemo_graphql::MnemoSchema) {
     (store, schema)
 }
 
+/// The response to the file's one operation; a file of several named operations (a
+/// mutation, then a query that reads what it wrote) runs them in the order written, and
+/// its response is an object of their responses by name.
 async fn run(path: &Path) -> String {
     let (_store, schema) = fixture().await;
     let query = std::fs::read_to_string(path).unwrap();
-    let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
-    let mut text = serde_json::to_string_pretty(&response).unwrap();
+    let document = async_graphql::parser::parse_query(&query).unwrap();
+    let mut text = match document.operations {
+        async_graphql::parser::types::DocumentOperations::Single(_) => {
+            let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
+            serde_json::to_string_pretty(&response).unwrap()
+        }
+        async_graphql::parser::types::DocumentOperations::Multiple(operations) => {
+            let mut named: Vec<_> = operations.iter().map(|(name, op)| (op.pos, name.to_string())).collect();
+            named.sort();
+            // Written by hand so that each response keeps its fields in the order served.
+            let mut parts = Vec::new();
+            for (_, name) in named {
+                let request =
+                    async_graphql::Request::new(query.clone()).operation_name(&name).data(Access::Local);
+                let response = serde_json::to_string_pretty(&schema.execute(request).await).unwrap();
+                parts.push(format!(
+                    "  {}: {}",
+                    serde_json::to_string(&name).unwrap(),
+                    response.replace('\n', "\n  ")
+                ));
+            }
+            format!("{{\n{}\n}}", parts.join(",\n"))
+        }
+    };
     text.push('\n');
     text
 }

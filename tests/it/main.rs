@@ -5,8 +5,10 @@
 
 mod common;
 
+mod architecture;
 mod bitemporal;
 mod cli;
+mod concurrency;
 mod durability;
 mod e2e;
 mod engine_api;

@@ -37,14 +37,15 @@ token = "every-namespace-read-1"
 namespaces = { "*" = "read" }
 "#;
 
-/// Two namespaces with the same small story: Alice lives in Paris (fact 1, from episode 1).
+/// Two namespaces with the same small story: Alice lives in Paris (fact 1, from episode 1,
+/// in a thread long quiet, whose segment is due to close).
 async fn seeded() -> Arc<Store> {
     let store = Arc::new(Store::in_memory());
     let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
     for ns in ["alice", "bob"] {
         let line = json!({
             "namespace": ns, "op": "recordEpisode",
-            "episode": { "text": "I live in Paris", "occurredAt": "2020-01-01" },
+            "episode": { "text": "I live in Paris", "occurredAt": "2020-01-01", "thread": "t" },
             "facts": [{ "subject": { "name": "Alice" }, "predicate": "livesIn",
                         "object": { "entity": { "name": "Paris" } } }]
         });
@@ -205,6 +206,8 @@ async fn a_token_never_reaches_another_namespace() {
 #[tokio::test]
 async fn a_read_token_reads_but_cannot_write() {
     let state = server_state(TOKENS).await;
+    let alice = Namespace::new("ns", "alice").unwrap();
+    let batches = state.store().counts(&alice).batches;
     for token in [ALICE_R, EVERYTHING_R] {
         let access = access_of(&state, token);
         for (op, _) in OPERATIONS {
@@ -214,6 +217,8 @@ async fn a_read_token_reads_but_cannot_write() {
             } else {
                 assert!(codes(&response).is_empty(), "{op} with {token}: {response}");
             }
+            // Reads never write, not even derived state such as a segment that is due.
+            assert_eq!(state.store().counts(&alice).batches, batches, "{op} with {token} wrote");
         }
     }
     // The `*` grant reads every namespace.
@@ -516,11 +521,8 @@ async fn idle_namespaces_that_ask_for_it_are_consolidated() {
     .await
     .unwrap();
     let batches = |ns: &str| store.counts(&Namespace::new("ns", ns).unwrap()).batches;
-    let sleeper = tokio::spawn(mnemo_server::consolidate_when_idle(
-        Arc::clone(&store),
-        Duration::from_millis(20),
-        Duration::from_secs(60),
-    ));
+    let sleeper =
+        tokio::spawn(mnemo_server::maintain_periodically(Arc::clone(&store), Duration::from_millis(20)));
     // Not idle yet: the last commit was just now by the store's clock.
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!((batches("asks"), batches("quiet")), (3, 2));

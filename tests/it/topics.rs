@@ -69,7 +69,9 @@ fn names(fx: &Fixture, ids: impl IntoIterator<Item = EntityId>) -> Vec<String> {
     v
 }
 
+/// The topic network once the segments due have closed (reads close none themselves).
 fn network(fx: &Fixture) -> TopicNetwork {
+    fx.store.segment(&fx.ns, false).unwrap();
     fx.store.topic_network(&fx.ns, ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() }).unwrap().value
 }
 

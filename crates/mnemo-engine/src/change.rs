@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    EmbeddingMode, EntityId, EpisodeId, FactId, IntentionId, Interval, Literal, MentionSource,
-    NamespaceConfig, Polarity, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
+    DecayConfig, EmbeddingMode, EntityId, EpisodeId, FactId, IntentionId, Interval, Literal, MentionSource,
+    NamespaceConfig, Polarity, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, TimeZone, Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -144,8 +144,15 @@ pub enum Change {
     },
     /// Declare a predicate's cardinality and value type.
     DefinePredicate(PredicateDef),
-    /// Change the namespace's settings.
-    ConfigureNamespace(NamespaceConfig),
+    /// Change some of the namespace's settings; the others stay as they are when the
+    /// batch is validated (under the writer lock, so concurrent patches compose).
+    ConfigureNamespace(NamespacePatch),
+    /// The entity with this name or alias, created (with these aliases and kind) when
+    /// nobody has the name; an existing one gets its next version when this adds
+    /// aliases or a kind it lacks. Decided under the writer lock, so concurrent batches
+    /// naming one new entity create it once. Its id counts as declared by this change
+    /// ([`EntityRef::New`]).
+    NoteEntity(NoteEntity),
     /// Merge `from` into `into`: reads follow `from` to `into` from this batch on.
     MergeEntities {
         /// The entity merged away.
@@ -179,8 +186,8 @@ pub enum Change {
         /// Who says so: [`MentionSource::Client`] unless replaying an export.
         source: MentionSource,
     },
-    /// Set how threads are cut into segments.
-    ConfigureSegmentation(SegmentConfig),
+    /// Change some of the settings that cut threads into segments; the others stay.
+    ConfigureSegmentation(SegmentationPatch),
     /// Add an intention (prospective memory).
     AddIntention(NewIntention),
     /// Cancel a pending intention.
@@ -305,5 +312,87 @@ impl Receipt {
             Some(RecordId::Episode(id)) => Some(*id),
             _ => None,
         }
+    }
+}
+
+/// An entity named in passing (the entities given with an episode): see
+/// [`Change::NoteEntity`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoteEntity {
+    /// Its canonical name, or one of its aliases.
+    pub name: String,
+    /// Other names, added to those it has.
+    pub aliases: Vec<String>,
+    /// Its kind, when it has none yet or this replaces it.
+    pub kind: Option<String>,
+}
+
+/// Settings of a namespace to change: each `Some` replaces that setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NamespacePatch {
+    /// Where dates and local date-times are placed.
+    pub time_zone: Option<TimeZone>,
+    /// How its records fade (the whole set of profiles).
+    pub decay: Option<DecayConfig>,
+    /// The idle-consolidation period: `Some(None)` turns it off.
+    pub consolidate_every_seconds: Option<Option<u64>>,
+}
+
+impl NamespacePatch {
+    /// A patch that sets every field to `config`'s (a replay of a recorded configuration).
+    pub fn all(config: NamespaceConfig) -> Self {
+        NamespacePatch {
+            time_zone: Some(config.time_zone),
+            decay: Some(config.decay),
+            consolidate_every_seconds: Some(config.consolidate_every_seconds),
+        }
+    }
+
+    /// `config` with this patch applied.
+    pub fn apply(&self, mut config: NamespaceConfig) -> NamespaceConfig {
+        if let Some(tz) = self.time_zone {
+            config.time_zone = tz;
+        }
+        if let Some(decay) = self.decay {
+            config.decay = decay;
+        }
+        if let Some(every) = self.consolidate_every_seconds {
+            config.consolidate_every_seconds = every;
+        }
+        config
+    }
+}
+
+/// Segmentation settings to change: each `Some` replaces that setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SegmentationPatch {
+    /// Cosine distance from the running centroid above which an episode is off-topic.
+    pub threshold: Option<f32>,
+    /// How much closer the next episode may be and still confirm a shift.
+    pub hysteresis: Option<f32>,
+    /// A pause longer than this (microseconds) closes a segment.
+    pub max_gap_micros: Option<i64>,
+    /// A shift never closes a segment shorter than this.
+    pub min_len: Option<u32>,
+}
+
+impl SegmentationPatch {
+    /// A patch that sets every field to `config`'s.
+    pub fn all(config: SegmentConfig) -> Self {
+        SegmentationPatch {
+            threshold: Some(config.threshold),
+            hysteresis: Some(config.hysteresis),
+            max_gap_micros: Some(config.max_gap_micros),
+            min_len: Some(config.min_len),
+        }
+    }
+
+    /// `config` with this patch applied.
+    pub fn apply(&self, mut config: SegmentConfig) -> SegmentConfig {
+        config.threshold = self.threshold.unwrap_or(config.threshold);
+        config.hysteresis = self.hysteresis.unwrap_or(config.hysteresis);
+        config.max_gap_micros = self.max_gap_micros.unwrap_or(config.max_gap_micros);
+        config.min_len = self.min_len.unwrap_or(config.min_len);
+        config
     }
 }

@@ -67,12 +67,12 @@ impl Store {
             return Ok(Firings::default());
         };
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let last = self.inspect(ns, |i| i.last_seq());
-        if self.inspect(ns, |i| i.intentions(last).iter().all(|v| !v.pending_at(now))) {
+        let last = self.with_index(ns, |i| i.last_seq());
+        if self.with_index(ns, |i| i.intentions(last).iter().all(|v| !v.pending_at(now))) {
             return Ok(Firings::default());
         }
         shard.search.wait_for(last)?;
-        let fired = self.inspect(ns, |index| {
+        let fired = self.with_index(ns, |index| {
             let mut fired = Vec::new();
             for view in index.intentions(last) {
                 if !view.pending_at(now) {
@@ -133,7 +133,7 @@ impl Store {
     ) -> Result<Answer<Vec<Due>>, EngineError> {
         let query_vector = match (message, self.retrieval.embedder()) {
             (Some(m), Some(Ok(embedder)))
-                if self.inspect(ns, |i| i.embedding_mode()) == mnemo_core::EmbeddingMode::Builtin =>
+                if self.with_index(ns, |i| i.embedding_mode()) == mnemo_core::EmbeddingMode::Builtin =>
             {
                 embedder.embed(&[m]).ok().and_then(|mut v| v.pop())
             }
@@ -190,7 +190,7 @@ impl Store {
         let no = |why: &str| -> EngineError {
             mnemo_core::CoreError::invalid_value("trigger.cueVector", "none", why).into()
         };
-        match self.inspect(ns, |i| i.embedding_mode()) {
+        match self.with_index(ns, |i| i.embedding_mode()) {
             mnemo_core::EmbeddingMode::Builtin => match self.retrieval.embedder() {
                 Some(Ok(embedder)) => embedder
                     .embed(&[text])

@@ -9,6 +9,8 @@ mod error;
 mod inspect;
 mod intentions;
 mod interrupt;
+mod lookup;
+mod maintain;
 mod retrieve;
 mod segment;
 mod store;
@@ -16,14 +18,16 @@ mod topics;
 mod write;
 
 pub use change::{
-    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewEntity, NewEpisode, NewFact, NewIntention, NewTrigger,
-    ObjectRef, Receipt, RecordId,
+    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewEntity, NewEpisode, NewFact,
+    NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,
 };
 pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
 pub use inspect::{NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
 pub use interrupt::Interrupt;
+pub use lookup::Settings;
+pub use maintain::{IDLE_AFTER_MICROS, Maintenance};
 pub use mnemo_core as core;
 pub use mnemo_index::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,

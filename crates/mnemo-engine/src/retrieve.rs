@@ -800,10 +800,6 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<SearchResult>, EngineError> {
         check_query(query)?;
-        if (query.topics > 0 || query.rank_topics) && matches!(at.known_at, crate::KnownAt::Latest) {
-            // Conversations that moved on join the topic network first.
-            self.segment(ns, false)?;
-        }
         let shard = self.shard_of(ns);
         let mut warnings = Vec::new();
         // Wait (outside any index lock) until the indexes hold what this read will see.

@@ -72,12 +72,12 @@ impl Store {
         };
         // One run at a time per namespace: two would close the same episodes.
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let last = self.inspect(ns, |i| i.last_seq());
+        let last = self.with_index(ns, |i| i.last_seq());
         shard.search.wait_for(last)?;
         let now = self.now();
         let mut changes = Vec::new();
         let mut closed = Vec::new();
-        self.inspect(ns, |index| {
+        self.with_index(ns, |index| {
             let config = index.segment_config(last);
             for thread in index.thread_names() {
                 let open = index.open_episodes(thread);

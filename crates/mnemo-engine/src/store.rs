@@ -172,6 +172,8 @@ pub struct Store {
     damaged: RwLock<BTreeMap<Namespace, String>>,
     /// What recovery cut off each namespace's log when it was opened (torn tails).
     truncations: Mutex<BTreeMap<Namespace, Truncation>>,
+    /// When background upkeep last ran what it runs on a period.
+    pub(crate) schedule: crate::maintain::Schedule,
     /// Held while the store is open: one process per data directory.
     _dir_lock: Option<std::fs::File>,
 }
@@ -223,6 +225,7 @@ impl Store {
             retrieval: Retrieval::new(StoreOptions::default()),
             damaged: RwLock::default(),
             truncations: Mutex::default(),
+            schedule: Default::default(),
             _dir_lock: None,
         }
     }
@@ -246,6 +249,7 @@ impl Store {
             retrieval: Retrieval::new(options),
             damaged: RwLock::default(),
             truncations: Mutex::default(),
+            schedule: Default::default(),
             _dir_lock: None,
         };
         let names =
@@ -435,8 +439,20 @@ impl Store {
         Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
     }
 
+    /// The read point `at` made concrete: the seq it sees, its valid time and its decay
+    /// clock, each fixed now. A request pins its point once and resolves every nested
+    /// read at the result, so a batch committed while it runs is not seen by any part.
+    pub fn pin(&self, ns: &Namespace, at: ReadAt) -> Result<ReadAt, EngineError> {
+        Ok(self.read_basis(ns, at, |_, _| ())?.basis.read_at())
+    }
+
+    /// What a read at `at` would be computed from: its seq, times and clock.
+    pub fn basis(&self, ns: &Namespace, at: ReadAt) -> Result<Basis, EngineError> {
+        Ok(self.read_basis(ns, at, |_, _| ())?.basis)
+    }
+
     /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
-    pub fn read_at<T>(
+    pub(crate) fn read_at<T>(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -448,7 +464,7 @@ impl Store {
     }
 
     /// [`Store::read_at`], handing `f` the whole basis (the decay clock included).
-    pub fn read_search<T>(
+    pub(crate) fn read_search<T>(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -607,7 +623,7 @@ impl Store {
         now: Timestamp,
         since: Timestamp,
     ) -> Result<ConsolidationReport, EngineError> {
-        let (before, merges) = self.inspect(ns, |index| (index.last_seq(), index.merge_candidates()));
+        let (before, merges) = self.with_index(ns, |index| (index.last_seq(), index.merge_candidates()));
         let mut seq = None;
         let mut corroborated = Vec::new();
         if !merges.is_empty() {
@@ -615,7 +631,7 @@ impl Store {
             let receipt = self.append(ns, changes)?;
             seq = Some(receipt.seq);
             // Facts of the merged entities that now have more statements behind them.
-            corroborated = self.inspect(ns, |index| {
+            corroborated = self.with_index(ns, |index| {
                 let count = |e: EntityId, s: Seq| {
                     let view = View { valid_at: now, known_at: s };
                     let filter = FactFilter { subject: Some(e), ..FactFilter::default() };
@@ -692,7 +708,7 @@ impl Store {
     /// which holds when a whole export is replayed, in order, into an empty namespace.
     /// The store gives the batch a new system time.
     pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, EngineError> {
-        let changes = self.inspect(ns, |index| changes_of(index, events));
+        let changes = self.with_index(ns, |index| changes_of(index, events));
         self.append_checked(ns, changes, Some((seq, events)))
     }
 
@@ -723,8 +739,16 @@ impl Store {
         self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
     }
 
-    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
+    /// Runs `f` on a namespace's latest index: for tests and tools that look inside
+    /// (feature `inspect`). The protocol crates use the typed reads, so that nothing of
+    /// the index crosses the engine's API.
+    #[cfg(feature = "inspect")]
     pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
+        self.with_index(ns, f)
+    }
+
+    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
+    pub(crate) fn with_index<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
         match self.shard(ns) {
             Some(shard) => f(&read(&shard.index)),
             None => f(&NamespaceIndex::new()),
@@ -733,7 +757,7 @@ impl Store {
 
     /// The namespace's time zone (UTC until configured).
     pub fn time_zone(&self, ns: &Namespace) -> TimeZone {
-        self.inspect(ns, |index| index.config().time_zone)
+        self.with_index(ns, |index| index.config().time_zone)
     }
 
     /// Reads a time as a client wrote it (RFC 3339, a local date-time, a date or a
@@ -744,7 +768,7 @@ impl Store {
 
     /// Record counts of a namespace.
     pub fn counts(&self, ns: &Namespace) -> Counts {
-        self.inspect(ns, NamespaceIndex::counts)
+        self.with_index(ns, NamespaceIndex::counts)
     }
 
     /// Size of a namespace's log in bytes.

@@ -250,16 +250,14 @@ pub fn network(
 }
 
 impl crate::store::Store {
-    /// The topic network of a namespace read at `at`: when reading the latest state,
-    /// segmentation is brought up to date first (so a conversation that moved on is in).
+    /// The topic network of a namespace read at `at`, from the segments closed there.
+    /// Reading writes nothing: segments close by [`Store::segment`] (the `closeSegments`
+    /// mutation), consolidation, and [`Store::maintain`].
     pub fn topic_network(
         &self,
         ns: &mnemo_core::Namespace,
         at: crate::store::ReadAt,
     ) -> Result<crate::store::Answer<TopicNetwork>, crate::error::EngineError> {
-        if matches!(at.known_at, crate::store::KnownAt::Latest) {
-            self.segment(ns, false)?;
-        }
         let answer = self.read_search(ns, at, |index, basis| network(index, basis.known_at, basis.at))?;
         Ok(crate::store::Answer { basis: answer.basis, value: answer.value? })
     }

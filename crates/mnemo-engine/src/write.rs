@@ -13,12 +13,15 @@ use std::sync::Arc;
 
 use mnemo_core::{
     CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId, MentionSource,
-    NamespaceConfig, RecordRef, Trigger, Value, ValueType, normalize_name, validate_name,
+    NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 use mnemo_search::NameMatcher;
 
-use crate::change::{Change, EntityRef, EpisodeRef, MAX_MENTIONS, NewTrigger, ObjectRef, RecordId};
+use crate::change::{
+    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewTrigger, NoteEntity, ObjectRef, RecordId,
+    SegmentationPatch,
+};
 use crate::error::EngineError;
 use crate::store::MAX_TEXT_BYTES;
 
@@ -32,6 +35,12 @@ pub(crate) struct Effects {
     names: HashMap<String, EntityId>,
     /// The embedding mode this batch set, if it did.
     embedding: Option<EmbeddingMode>,
+    /// The namespace settings this batch left, if it changed them.
+    config: Option<NamespaceConfig>,
+    /// The segmentation settings this batch left, if it changed them.
+    segmentation: Option<SegmentConfig>,
+    /// The latest version of each entity this batch declared.
+    entities: HashMap<EntityId, Entity>,
     /// Intentions this batch fired or cancelled.
     fired: HashSet<IntentionId>,
     cancelled: HashSet<IntentionId>,
@@ -123,6 +132,21 @@ impl Writer {
     /// The embedding mode set by the latest batch in flight, if any did.
     fn embedding_mode(&self) -> Option<EmbeddingMode> {
         self.in_flight.values().rev().find_map(|e| e.embedding)
+    }
+
+    /// The namespace settings left by the latest batch in flight that changed them.
+    fn config(&self) -> Option<NamespaceConfig> {
+        self.in_flight.values().rev().find_map(|e| e.config.clone())
+    }
+
+    /// The segmentation settings left by the latest batch in flight that changed them.
+    fn segmentation(&self) -> Option<SegmentConfig> {
+        self.in_flight.values().rev().find_map(|e| e.segmentation)
+    }
+
+    /// The latest version of entity `id` declared by a batch in flight.
+    fn entity(&self, id: EntityId) -> Option<&Entity> {
+        self.in_flight.values().rev().find_map(|e| e.entities.get(&id))
     }
 
     fn external_id_taken(&self, ext: &str) -> bool {
@@ -223,469 +247,26 @@ pub(crate) fn prepare(
         effects: Effects::default(),
     };
     for (n, change) in changes.into_iter().enumerate() {
-        let field = |name| Field { n, name };
         let id = match change {
-            Change::RecordEpisode(e) => {
-                if e.text.len() > MAX_TEXT_BYTES {
-                    return Err(EngineError::LimitExceeded {
-                        field: field("text").to_string(),
-                        value: e.text.len() as u64,
-                        max: MAX_TEXT_BYTES as u64,
-                    });
-                }
-                e.occurred_at.validate(field("occurredAt"))?;
-                if let Some(i) = e.importance
-                    && !(0.0..=1.0).contains(&i)
-                {
-                    return Err(CoreError::invalid_value(
-                        field("importance"),
-                        i.to_string(),
-                        "must be in [0, 1]",
-                    )
-                    .into());
-                }
-                for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
-                    if let Some(v) = value {
-                        validate_name(field(name), v)?;
-                    }
-                }
-                if let Some(ext) = &e.external_id {
-                    validate_name(field("externalId"), ext)?;
-                    if batch.index.episode_by_external_id(ext).is_some()
-                        || batch.writer.external_id_taken(ext)
-                        || !batch.effects.external_ids.insert(ext.clone())
-                    {
-                        return Err(EngineError::DuplicateExternalId {
-                            field: field("externalId").to_string(),
-                            value: ext.clone(),
-                        });
-                    }
-                }
-                let id = EpisodeId(take(&mut batch.next_episode));
-                batch.events.push(Event::EpisodeRecorded(mnemo_core::Episode {
-                    id,
-                    text: e.text,
-                    occurred_at: e.occurred_at,
-                    thread: e.thread,
-                    source: e.source,
-                    role: e.role,
-                    external_id: e.external_id,
-                    importance: e.importance,
-                }));
-                Some(RecordId::Episode(id))
-            }
-            Change::DeclareEntity(e) => {
-                validate_name(field("name"), &e.name)?;
-                let known_aliases = e.id.and_then(|id| batch.index.entity(id)).map_or(0, |k| k.aliases.len());
-                CoreError::check_len(
-                    field("aliases"),
-                    known_aliases + e.aliases.len(),
-                    MAX_ALIASES,
-                    "aliases",
-                )?;
-                CoreError::check_len(field("properties"), e.properties.len(), MAX_PROPERTIES, "properties")?;
-                for (i, alias) in e.aliases.iter().enumerate() {
-                    validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
-                }
-                if let Some(kind) = &e.kind {
-                    validate_name(field("kind"), kind)?;
-                }
-                let mut properties = std::collections::BTreeMap::new();
-                for (key, value) in e.properties {
-                    validate_name(field("properties"), &key)?;
-                    value.validate(format_args!("changes[{n}].properties.{key}"))?;
-                    properties.insert(key, value.normalized());
-                }
-                let id = match e.id {
-                    Some(id) if batch.index.entity(id).is_none() => {
-                        return Err(EngineError::UnknownEntity {
-                            field: field("id").to_string(),
-                            value: id.to_string(),
-                        });
-                    }
-                    Some(id) => id,
-                    None => EntityId(take(&mut batch.next_entity)),
-                };
-                // Later changes of this batch (and concurrent batches) that name it find it.
-                for name in std::iter::once(&e.name).chain(&e.aliases) {
-                    batch.effects.names.entry(normalize_name(name)).or_insert(id);
-                }
-                batch.events.push(Event::EntityDeclared(Entity {
-                    id,
-                    name: e.name,
-                    aliases: e.aliases,
-                    kind: e.kind,
-                    properties,
-                }));
-                Some(RecordId::Entity(id))
-            }
-            Change::AssertFact(f) => {
-                let subject = batch.entity(&f.subject, field("subject"))?;
-                let object = match f.object {
-                    ObjectRef::Entity(r) => Value::Entity(batch.entity(&r, field("object"))?),
-                    ObjectRef::Literal(l) => Value::Literal(l.normalized()),
-                };
-                let expected = batch.predicate_type(&f.predicate);
-                if !expected.accepts(object.value_type()) {
-                    return Err(EngineError::WrongValueType {
-                        field: field("object").to_string(),
-                        predicate: f.predicate,
-                        expected: format!("{expected:?}"),
-                        actual: format!("{:?}", object.value_type()),
-                    });
-                }
-                let mut provenance = Vec::with_capacity(f.provenance.len());
-                for (i, r) in f.provenance.iter().enumerate() {
-                    provenance.push(batch.episode(r, format_args!("changes[{n}].provenance[{i}]"))?);
-                }
-                if let Some(old) = f.supersedes {
-                    batch.live_fact(old, field("supersedes"))?;
-                    batch.effects.retracted.insert(batch.index.canonical(old));
-                }
-                let id = FactId(take(&mut batch.next_fact));
-                let fact = Fact {
-                    id,
-                    subject,
-                    predicate: f.predicate,
-                    object,
-                    valid: f.valid,
-                    confidence: f.confidence.unwrap_or(1.0),
-                    polarity: f.polarity,
-                    provenance,
-                    supersedes: f.supersedes,
-                    importance: f.importance,
-                    correction: f.correction,
-                };
-                fact.validate(format_args!("changes[{n}]"))?;
-                batch.events.push(Event::FactAsserted(fact));
-                Some(RecordId::Fact(id))
-            }
-            Change::EndFact { fact, valid_to } => {
-                let stated = batch.live_fact(fact, field("fact"))?;
-                valid_to.validate(field("validTo"))?;
-                if valid_to <= stated.valid.from() {
-                    return Err(CoreError::InvalidInterval {
-                        field: field("validTo").to_string(),
-                        from: stated.valid.from().to_string(),
-                        to: valid_to.to_string(),
-                    }
-                    .into());
-                }
-                batch.events.push(Event::FactEnded { fact, valid_to });
-                None
-            }
-            Change::RetractFact { fact, reason } => {
-                if let Some(r) = &reason {
-                    CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
-                }
-                batch.live_fact(fact, field("fact"))?;
-                batch.effects.retracted.insert(batch.index.canonical(fact));
-                batch.events.push(Event::FactRetracted { fact, reason });
-                None
-            }
-            Change::DefinePredicate(def) => {
-                validate_name(field("name"), &def.name)?;
-                if let Some(d) = &def.description {
-                    CoreError::check_len(field("description"), d.len(), MAX_REASON_BYTES, "bytes")?;
-                }
-                if let Some(profile) = &def.decay {
-                    profile.validate(field("decay"))?;
-                }
-                batch.effects.predicate_types.insert(def.name.clone(), def.value_type);
-                batch.events.push(Event::PredicateDefined(def));
-                None
-            }
-            Change::ConfigureNamespace(config) => {
-                let NamespaceConfig { time_zone, decay, consolidate_every_seconds } = &config;
-                if let Some(every) = *consolidate_every_seconds
-                    && !(1..=MAX_CONSOLIDATE_EVERY_SECONDS).contains(&every)
-                {
-                    return Err(CoreError::invalid_value(
-                        field("consolidateEverySeconds"),
-                        every.to_string(),
-                        format!("must be from 1 to {MAX_CONSOLIDATE_EVERY_SECONDS} (ten years)"),
-                    )
-                    .into());
-                }
-                time_zone.validate(field("timeZone"))?;
-                for (name, profile) in [
-                    ("decay.default", decay.default),
-                    ("decay.episode", decay.episode),
-                    ("decay.entity", decay.entity),
-                    ("decay.fact", decay.fact),
-                ] {
-                    if let Some(p) = profile {
-                        p.validate(field(name))?;
-                    }
-                }
-                batch.events.push(Event::NamespaceConfigured(config));
-                None
-            }
-            Change::MergeEntities { from, into } => {
-                for (name, id) in [("from", from), ("into", into)] {
-                    if batch.index.entity(id).is_none() {
-                        return Err(EngineError::UnknownEntity {
-                            field: field(name).to_string(),
-                            value: id.to_string(),
-                        });
-                    }
-                }
-                let latest = batch.index.last_seq();
-                if batch.index.canonical_entity(from, latest) == batch.index.canonical_entity(into, latest) {
-                    return Err(CoreError::invalid_value(
-                        field("from"),
-                        from.to_string(),
-                        "already reads as the same entity",
-                    )
-                    .into());
-                }
-                batch.events.push(Event::EntitiesMerged { from, into });
-                None
-            }
-            Change::ConfigureEmbedding(mode) => {
-                if mode == (EmbeddingMode::Client { dim: 0 })
-                    || matches!(mode, EmbeddingMode::Client { dim } if dim > MAX_DIM)
-                {
-                    return Err(CoreError::invalid_value(
-                        field("embedding.dimensions"),
-                        format!("{mode:?}"),
-                        format!("must be in [1, {MAX_DIM}]"),
-                    )
-                    .into());
-                }
-                batch.effects.embedding = Some(mode);
-                batch.events.push(Event::EmbeddingConfigured(mode));
-                None
-            }
-            Change::Embed { episode, vector } => {
-                let id = batch.episode(&episode, format_args!("changes[{n}].episode"))?;
-                let mode = batch
-                    .effects
-                    .embedding
-                    .or_else(|| batch.writer.embedding_mode())
-                    .unwrap_or_else(|| batch.index.embedding_mode());
-                let EmbeddingMode::Client { dim } = mode else {
-                    return Err(CoreError::invalid_value(
-                        field("embedding"),
-                        format!("{} numbers", vector.len()),
-                        "this namespace makes its own vectors: configure it for client vectors first",
-                    )
-                    .into());
-                };
-                check_vector(field("embedding"), &vector, dim as usize)?;
-                batch.events.push(Event::Embedded { record: RecordRef::Episode(id), vector });
-                None
-            }
-            Change::Recall { records, at } => {
-                at.validate(field("at"))?;
-                for (i, record) in records.iter().enumerate() {
-                    let known = match record {
-                        RecordRef::Fact(id) => batch.index.fact(*id).is_some(),
-                        RecordRef::Entity(id) => {
-                            batch.index.entity(*id).is_some() || batch.declares_entity(*id)
-                        }
-                        RecordRef::Episode(id) => {
-                            batch.index.episode(*id).is_some()
-                                || batch.ids.contains(&Some(RecordId::Episode(*id)))
-                        }
-                    };
-                    if !known {
-                        let field = format!("changes[{n}].records[{i}]");
-                        return Err(match record {
-                            RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
-                            RecordRef::Entity(id) => {
-                                EngineError::UnknownEntity { field, value: id.to_string() }
-                            }
-                            RecordRef::Episode(id) => {
-                                EngineError::UnknownEpisode { field, value: id.to_string() }
-                            }
-                        });
-                    }
-                }
-                batch.events.push(Event::Reinforced { records, at });
-                None
-            }
-            Change::Mention { episode, entities, source } => {
-                let episode = batch.episode(&episode, format_args!("changes[{n}].episode"))?;
-                if entities.is_empty() {
-                    return Err(CoreError::invalid_value(
-                        field("entities"),
-                        "[]",
-                        "name at least one entity",
-                    )
-                    .into());
-                }
-                if entities.len() > MAX_MENTIONS {
-                    return Err(EngineError::LimitExceeded {
-                        field: field("entities").to_string(),
-                        value: entities.len() as u64,
-                        max: MAX_MENTIONS as u64,
-                    });
-                }
-                let mut ids = Vec::with_capacity(entities.len());
-                for r in &entities {
-                    let id = batch.entity(r, field("entities"))?;
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                }
-                batch.events.push(Event::Mentioned { episode, entities: ids, source });
-                None
-            }
-            Change::AddIntention(new) => {
-                if new.payload.trim().is_empty() {
-                    return Err(CoreError::invalid_value(field("payload"), "\"\"", "say what to do").into());
-                }
-                if new.payload.len() > MAX_TEXT_BYTES {
-                    return Err(EngineError::LimitExceeded {
-                        field: field("payload").to_string(),
-                        value: new.payload.len() as u64,
-                        max: MAX_TEXT_BYTES as u64,
-                    });
-                }
-                if let Some(x) = new.expires_at {
-                    x.validate(field("expiresAt"))?;
-                }
-                let trigger = match new.trigger {
-                    NewTrigger::At(t) => Trigger::At(t.validate(field("trigger.at"))?),
-                    NewTrigger::Mentions(refs) => {
-                        if refs.is_empty() || refs.len() > MAX_MENTIONS {
-                            return Err(CoreError::invalid_value(
-                                field("trigger.entities"),
-                                refs.len().to_string(),
-                                "name between 1 and 1000 entities",
-                            )
-                            .into());
-                        }
-                        let mut ids = Vec::with_capacity(refs.len());
-                        for r in &refs {
-                            let id = batch.entity(r, field("trigger.entities"))?;
-                            if !ids.contains(&id) {
-                                ids.push(id);
-                            }
-                        }
-                        Trigger::Mentions(ids)
-                    }
-                    NewTrigger::Cue { text, vector, threshold } => {
-                        if text.trim().is_empty() {
-                            return Err(
-                                CoreError::invalid_value(field("trigger.cue"), "\"\"", "give a cue").into()
-                            );
-                        }
-                        if vector.len() > MAX_DIM as usize {
-                            return Err(EngineError::LimitExceeded {
-                                field: field("trigger.cueVector").to_string(),
-                                value: vector.len() as u64,
-                                max: u64::from(MAX_DIM),
-                            });
-                        }
-                        check_vector(field("trigger.cueVector"), &vector, vector.len())?;
-                        if !(threshold.is_finite() && threshold > 0.0 && threshold <= 1.0) {
-                            return Err(CoreError::invalid_value(
-                                field("trigger.threshold"),
-                                threshold.to_string(),
-                                "must be in (0, 1]",
-                            )
-                            .into());
-                        }
-                        Trigger::Cue { text, vector, threshold }
-                    }
-                };
-                let id = IntentionId(take(&mut batch.next_intention));
-                batch.events.push(Event::IntentionAdded(mnemo_core::Intention {
-                    id,
-                    payload: new.payload,
-                    trigger,
-                    expires_at: new.expires_at,
-                    priority: new.priority,
-                    repeat: new.repeat,
-                }));
-                Some(RecordId::Intention(id))
-            }
-            Change::CancelIntention { id, reason } => {
-                if let Some(r) = &reason {
-                    CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
-                }
-                let known = batch.index.intention(id, mnemo_core::Seq(u64::MAX));
-                let added_here = batch.ids.contains(&Some(RecordId::Intention(id)));
-                if known.is_none() && !added_here {
-                    return Err(EngineError::UnknownIntention {
-                        field: field("id").to_string(),
-                        value: id.to_string(),
-                    });
-                }
-                if known.is_some_and(|v| v.cancelled.is_some())
-                    || batch.writer.cancelled(id)
-                    || !batch.effects.cancelled.insert(id)
-                {
-                    return Err(
-                        CoreError::invalid_value(field("id"), id.to_string(), "already cancelled").into()
-                    );
-                }
-                batch.events.push(Event::IntentionCancelled { id, reason });
-                None
-            }
-            Change::FireIntention { id, episode, at } => {
-                let known = batch.index.intention(id, mnemo_core::Seq(u64::MAX)).is_some()
-                    || batch.ids.contains(&Some(RecordId::Intention(id)));
-                if !known {
-                    return Err(EngineError::UnknownIntention {
-                        field: field("id").to_string(),
-                        value: id.to_string(),
-                    });
-                }
-                if let Some(e) = episode {
-                    batch.episode(&EpisodeRef::Id(e), format_args!("changes[{n}].episode"))?;
-                }
-                at.validate(field("at"))?;
-                // A one-off intention fires once, whoever records it first.
-                let view = batch.index.intention(id, mnemo_core::Seq(u64::MAX));
-                let once = view.as_ref().is_some_and(|v| !v.intention.repeat);
-                if once
-                    && (view.is_some_and(|v| !v.fired.is_empty())
-                        || batch.writer.fired(id)
-                        || batch.effects.fired.contains(&id))
-                {
-                    return Err(CoreError::invalid_value(field("id"), id.to_string(), "already fired").into());
-                }
-                batch.effects.fired.insert(id);
-                batch.events.push(Event::IntentionFired { id, episode, at });
-                None
-            }
-            Change::ConfigureSegmentation(config) => {
-                config.validate(field("segmentation"))?;
-                batch.events.push(Event::SegmentationConfigured(config));
-                None
-            }
+            Change::RecordEpisode(e) => batch.record_episode(n, e)?,
+            Change::DeclareEntity(e) => batch.declare_entity(n, e)?,
+            Change::AssertFact(f) => batch.assert_fact(n, f)?,
+            Change::EndFact { fact, valid_to } => batch.end_fact(n, fact, valid_to)?,
+            Change::RetractFact { fact, reason } => batch.retract_fact(n, fact, reason)?,
+            Change::DefinePredicate(def) => batch.define_predicate(n, def)?,
+            Change::ConfigureNamespace(config) => batch.configure_namespace(n, config)?,
+            Change::MergeEntities { from, into } => batch.merge_entities(n, from, into)?,
+            Change::ConfigureEmbedding(mode) => batch.configure_embedding(n, mode)?,
+            Change::Embed { episode, vector } => batch.embed(n, episode, vector)?,
+            Change::Recall { records, at } => batch.recall(n, records, at)?,
+            Change::Mention { episode, entities, source } => batch.mention(n, episode, entities, source)?,
+            Change::AddIntention(new) => batch.add_intention(n, new)?,
+            Change::CancelIntention { id, reason } => batch.cancel_intention(n, id, reason)?,
+            Change::FireIntention { id, episode, at } => batch.fire_intention(n, id, episode, at)?,
+            Change::ConfigureSegmentation(config) => batch.configure_segmentation(n, config)?,
+            Change::NoteEntity(e) => batch.note_entity(n, e)?,
             Change::CloseSegment { thread, episodes, end, centroid } => {
-                validate_name(field("thread"), &thread)?;
-                if episodes.is_empty() {
-                    return Err(
-                        CoreError::invalid_value(field("episodes"), "[]", "a segment has episodes").into()
-                    );
-                }
-                for (i, id) in episodes.iter().enumerate() {
-                    let in_thread = batch
-                        .index
-                        .episode(*id)
-                        .is_some_and(|e| e.thread.as_deref() == Some(thread.as_str()));
-                    let taken = batch.index.segment_of(*id, mnemo_core::Seq(u64::MAX)).is_some()
-                        || episodes[..i].contains(id)
-                        || batch.events.iter().any(
-                            |e| matches!(e, Event::SegmentClosed { episodes, .. } if episodes.contains(id)),
-                        );
-                    if !in_thread || taken {
-                        return Err(EngineError::UnknownEpisode {
-                            field: format!("changes[{n}].episodes[{i}]"),
-                            value: format!("{id} (not an unsegmented episode of thread {thread:?})"),
-                        });
-                    }
-                }
-                if let Some(c) = &centroid {
-                    check_vector(field("centroid"), c, c.len())?;
-                }
-                batch.events.push(Event::SegmentClosed { thread, episodes, end, centroid });
-                None
+                batch.close_segment(n, thread, episodes, end, centroid)?
             }
         };
         batch.ids.push(id);
@@ -729,6 +310,632 @@ fn take(counter: &mut u64) -> u64 {
     let id = *counter;
     *counter += 1;
     id
+}
+
+/// One method per change kind: each checks its change against the index, the batches
+/// in flight and the batch so far, and pushes its events.
+impl Batch<'_> {
+    fn record_episode(
+        &mut self,
+        n: usize,
+        e: crate::change::NewEpisode,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if e.text.len() > MAX_TEXT_BYTES {
+            return Err(EngineError::LimitExceeded {
+                field: field("text").to_string(),
+                value: e.text.len() as u64,
+                max: MAX_TEXT_BYTES as u64,
+            });
+        }
+        e.occurred_at.validate(field("occurredAt"))?;
+        if let Some(i) = e.importance
+            && !(0.0..=1.0).contains(&i)
+        {
+            return Err(
+                CoreError::invalid_value(field("importance"), i.to_string(), "must be in [0, 1]").into()
+            );
+        }
+        for (name, value) in [("thread", &e.thread), ("source", &e.source), ("role", &e.role)] {
+            if let Some(v) = value {
+                validate_name(field(name), v)?;
+            }
+        }
+        if let Some(ext) = &e.external_id {
+            validate_name(field("externalId"), ext)?;
+            if self.index.episode_by_external_id(ext).is_some()
+                || self.writer.external_id_taken(ext)
+                || !self.effects.external_ids.insert(ext.clone())
+            {
+                return Err(EngineError::DuplicateExternalId {
+                    field: field("externalId").to_string(),
+                    value: ext.clone(),
+                });
+            }
+        }
+        let id = EpisodeId(take(&mut self.next_episode));
+        self.events.push(Event::EpisodeRecorded(mnemo_core::Episode {
+            id,
+            text: e.text,
+            occurred_at: e.occurred_at,
+            thread: e.thread,
+            source: e.source,
+            role: e.role,
+            external_id: e.external_id,
+            importance: e.importance,
+        }));
+        Ok(Some(RecordId::Episode(id)))
+    }
+
+    fn declare_entity(
+        &mut self,
+        n: usize,
+        e: crate::change::NewEntity,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        validate_name(field("name"), &e.name)?;
+        let known_aliases = e.id.and_then(|id| self.index.entity(id)).map_or(0, |k| k.aliases.len());
+        CoreError::check_len(field("aliases"), known_aliases + e.aliases.len(), MAX_ALIASES, "aliases")?;
+        CoreError::check_len(field("properties"), e.properties.len(), MAX_PROPERTIES, "properties")?;
+        for (i, alias) in e.aliases.iter().enumerate() {
+            validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
+        }
+        if let Some(kind) = &e.kind {
+            validate_name(field("kind"), kind)?;
+        }
+        let mut properties = std::collections::BTreeMap::new();
+        for (key, value) in e.properties {
+            validate_name(field("properties"), &key)?;
+            value.validate(format_args!("changes[{n}].properties.{key}"))?;
+            properties.insert(key, value.normalized());
+        }
+        let id = match e.id {
+            Some(id) if self.current_entity(id).is_none() => {
+                return Err(EngineError::UnknownEntity {
+                    field: field("id").to_string(),
+                    value: id.to_string(),
+                });
+            }
+            Some(id) => id,
+            None => EntityId(take(&mut self.next_entity)),
+        };
+        self.declared(Entity { id, name: e.name, aliases: e.aliases, kind: e.kind, properties });
+        Ok(Some(RecordId::Entity(id)))
+    }
+
+    fn note_entity(&mut self, n: usize, e: NoteEntity) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        validate_name(field("name"), &e.name)?;
+        CoreError::check_len(field("aliases"), e.aliases.len(), MAX_ALIASES, "aliases")?;
+        for (i, alias) in e.aliases.iter().enumerate() {
+            validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
+        }
+        if let Some(kind) = &e.kind {
+            validate_name(field("kind"), kind)?;
+        }
+        let key = normalize_name(&e.name);
+        let known = self
+            .effects
+            .names
+            .get(&key)
+            .copied()
+            .or_else(|| self.writer.named(&key))
+            .or_else(|| self.index.entities_named(&e.name).first().copied());
+        let Some(current) = known.and_then(|id| self.current_entity(id)).cloned() else {
+            let id = EntityId(take(&mut self.next_entity));
+            let mut aliases: Vec<String> = Vec::new();
+            for alias in e.aliases {
+                let k = normalize_name(&alias);
+                if k != key && !aliases.iter().any(|a| normalize_name(a) == k) {
+                    aliases.push(alias);
+                }
+            }
+            let name = e.name.trim().to_owned();
+            self.declared(Entity { id, name, aliases, kind: e.kind, properties: Default::default() });
+            return Ok(Some(RecordId::Entity(id)));
+        };
+        let mut next = current.clone();
+        let mut names: Vec<String> =
+            std::iter::once(&next.name).chain(&next.aliases).map(|a| normalize_name(a)).collect();
+        for alias in e.aliases {
+            let k = normalize_name(&alias);
+            if !names.contains(&k) {
+                names.push(k);
+                next.aliases.push(alias);
+            }
+        }
+        CoreError::check_len(field("aliases"), next.aliases.len(), MAX_ALIASES, "aliases")?;
+        if e.kind.is_some() {
+            next.kind = e.kind;
+        }
+        if next != current {
+            self.declared(next);
+        }
+        Ok(Some(RecordId::Entity(current.id)))
+    }
+
+    /// Records a declaration: later changes of this batch, and concurrent batches, that
+    /// name the entity find it.
+    fn declared(&mut self, entity: Entity) {
+        for name in std::iter::once(&entity.name).chain(&entity.aliases) {
+            self.effects.names.entry(normalize_name(name)).or_insert(entity.id);
+        }
+        self.effects.entities.insert(entity.id, entity.clone());
+        self.events.push(Event::EntityDeclared(entity));
+    }
+
+    /// The latest version of entity `id`: as this batch, then the batches in flight, then
+    /// the index have it.
+    fn current_entity(&self, id: EntityId) -> Option<&Entity> {
+        self.effects.entities.get(&id).or_else(|| self.writer.entity(id)).or_else(|| self.index.entity(id))
+    }
+
+    fn assert_fact(&mut self, n: usize, f: crate::change::NewFact) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let subject = self.entity(&f.subject, field("subject"))?;
+        let object = match f.object {
+            ObjectRef::Entity(r) => Value::Entity(self.entity(&r, field("object"))?),
+            ObjectRef::Literal(l) => Value::Literal(l.normalized()),
+        };
+        let expected = self.predicate_type(&f.predicate);
+        if !expected.accepts(object.value_type()) {
+            return Err(EngineError::WrongValueType {
+                field: field("object").to_string(),
+                predicate: f.predicate,
+                expected: format!("{expected:?}"),
+                actual: format!("{:?}", object.value_type()),
+            });
+        }
+        let mut provenance = Vec::with_capacity(f.provenance.len());
+        for (i, r) in f.provenance.iter().enumerate() {
+            provenance.push(self.episode(r, format_args!("changes[{n}].provenance[{i}]"))?);
+        }
+        if let Some(old) = f.supersedes {
+            self.live_fact(old, field("supersedes"))?;
+            self.effects.retracted.insert(self.index.canonical(old));
+        }
+        let id = FactId(take(&mut self.next_fact));
+        let fact = Fact {
+            id,
+            subject,
+            predicate: f.predicate,
+            object,
+            valid: f.valid,
+            confidence: f.confidence.unwrap_or(1.0),
+            polarity: f.polarity,
+            provenance,
+            supersedes: f.supersedes,
+            importance: f.importance,
+            correction: f.correction,
+        };
+        fact.validate(format_args!("changes[{n}]"))?;
+        self.events.push(Event::FactAsserted(fact));
+        Ok(Some(RecordId::Fact(id)))
+    }
+
+    fn end_fact(
+        &mut self,
+        n: usize,
+        fact: FactId,
+        valid_to: mnemo_core::Timestamp,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let stated = self.live_fact(fact, field("fact"))?;
+        valid_to.validate(field("validTo"))?;
+        if valid_to <= stated.valid.from() {
+            return Err(CoreError::InvalidInterval {
+                field: field("validTo").to_string(),
+                from: stated.valid.from().to_string(),
+                to: valid_to.to_string(),
+            }
+            .into());
+        }
+        self.events.push(Event::FactEnded { fact, valid_to });
+        Ok(None)
+    }
+
+    fn retract_fact(
+        &mut self,
+        n: usize,
+        fact: FactId,
+        reason: Option<String>,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if let Some(r) = &reason {
+            CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
+        }
+        self.live_fact(fact, field("fact"))?;
+        self.effects.retracted.insert(self.index.canonical(fact));
+        self.events.push(Event::FactRetracted { fact, reason });
+        Ok(None)
+    }
+
+    fn define_predicate(
+        &mut self,
+        n: usize,
+        def: mnemo_core::PredicateDef,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        validate_name(field("name"), &def.name)?;
+        if let Some(d) = &def.description {
+            CoreError::check_len(field("description"), d.len(), MAX_REASON_BYTES, "bytes")?;
+        }
+        if let Some(profile) = &def.decay {
+            profile.validate(field("decay"))?;
+        }
+        self.effects.predicate_types.insert(def.name.clone(), def.value_type);
+        self.events.push(Event::PredicateDefined(def));
+        Ok(None)
+    }
+
+    fn configure_namespace(
+        &mut self,
+        n: usize,
+        patch: NamespacePatch,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if let Some(Some(every)) = patch.consolidate_every_seconds
+            && !(1..=MAX_CONSOLIDATE_EVERY_SECONDS).contains(&every)
+        {
+            return Err(CoreError::invalid_value(
+                field("consolidateEverySeconds"),
+                every.to_string(),
+                format!("must be from 1 to {MAX_CONSOLIDATE_EVERY_SECONDS} (ten years)"),
+            )
+            .into());
+        }
+        if let Some(time_zone) = &patch.time_zone {
+            time_zone.validate(field("timeZone"))?;
+        }
+        if let Some(decay) = &patch.decay {
+            for (name, profile) in [
+                ("decay.default", decay.default),
+                ("decay.episode", decay.episode),
+                ("decay.entity", decay.entity),
+                ("decay.fact", decay.fact),
+            ] {
+                if let Some(p) = profile {
+                    p.validate(field(name))?;
+                }
+            }
+        }
+        // Applied to the settings as the batches before this one leave them.
+        let current = self
+            .effects
+            .config
+            .clone()
+            .or_else(|| self.writer.config())
+            .unwrap_or_else(|| self.index.config());
+        let config = patch.apply(current);
+        self.effects.config = Some(config.clone());
+        self.events.push(Event::NamespaceConfigured(config));
+        Ok(None)
+    }
+
+    fn merge_entities(
+        &mut self,
+        n: usize,
+        from: EntityId,
+        into: EntityId,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        for (name, id) in [("from", from), ("into", into)] {
+            if self.index.entity(id).is_none() {
+                return Err(EngineError::UnknownEntity {
+                    field: field(name).to_string(),
+                    value: id.to_string(),
+                });
+            }
+        }
+        let latest = self.index.last_seq();
+        if self.index.canonical_entity(from, latest) == self.index.canonical_entity(into, latest) {
+            return Err(CoreError::invalid_value(
+                field("from"),
+                from.to_string(),
+                "already reads as the same entity",
+            )
+            .into());
+        }
+        self.events.push(Event::EntitiesMerged { from, into });
+        Ok(None)
+    }
+
+    fn configure_embedding(
+        &mut self,
+        n: usize,
+        mode: EmbeddingMode,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if mode == (EmbeddingMode::Client { dim: 0 })
+            || matches!(mode, EmbeddingMode::Client { dim } if dim > MAX_DIM)
+        {
+            return Err(CoreError::invalid_value(
+                field("embedding.dimensions"),
+                format!("{mode:?}"),
+                format!("must be in [1, {MAX_DIM}]"),
+            )
+            .into());
+        }
+        self.effects.embedding = Some(mode);
+        self.events.push(Event::EmbeddingConfigured(mode));
+        Ok(None)
+    }
+
+    fn embed(
+        &mut self,
+        n: usize,
+        episode: EpisodeRef,
+        vector: Vec<f32>,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let id = self.episode(&episode, format_args!("changes[{n}].episode"))?;
+        let mode = self
+            .effects
+            .embedding
+            .or_else(|| self.writer.embedding_mode())
+            .unwrap_or_else(|| self.index.embedding_mode());
+        let EmbeddingMode::Client { dim } = mode else {
+            return Err(CoreError::invalid_value(
+                field("embedding"),
+                format!("{} numbers", vector.len()),
+                "this namespace makes its own vectors: configure it for client vectors first",
+            )
+            .into());
+        };
+        check_vector(field("embedding"), &vector, dim as usize)?;
+        self.events.push(Event::Embedded { record: RecordRef::Episode(id), vector });
+        Ok(None)
+    }
+
+    fn recall(
+        &mut self,
+        n: usize,
+        records: Vec<RecordRef>,
+        at: mnemo_core::Timestamp,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        at.validate(field("at"))?;
+        for (i, record) in records.iter().enumerate() {
+            let known = match record {
+                RecordRef::Fact(id) => self.index.fact(*id).is_some(),
+                RecordRef::Entity(id) => self.index.entity(*id).is_some() || self.declares_entity(*id),
+                RecordRef::Episode(id) => {
+                    self.index.episode(*id).is_some() || self.ids.contains(&Some(RecordId::Episode(*id)))
+                }
+            };
+            if !known {
+                let field = format!("changes[{n}].records[{i}]");
+                return Err(match record {
+                    RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
+                    RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
+                    RecordRef::Episode(id) => EngineError::UnknownEpisode { field, value: id.to_string() },
+                });
+            }
+        }
+        self.events.push(Event::Reinforced { records, at });
+        Ok(None)
+    }
+
+    fn mention(
+        &mut self,
+        n: usize,
+        episode: EpisodeRef,
+        entities: Vec<EntityRef>,
+        source: MentionSource,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let episode = self.episode(&episode, format_args!("changes[{n}].episode"))?;
+        if entities.is_empty() {
+            return Err(CoreError::invalid_value(field("entities"), "[]", "name at least one entity").into());
+        }
+        if entities.len() > MAX_MENTIONS {
+            return Err(EngineError::LimitExceeded {
+                field: field("entities").to_string(),
+                value: entities.len() as u64,
+                max: MAX_MENTIONS as u64,
+            });
+        }
+        let mut ids = Vec::with_capacity(entities.len());
+        for r in &entities {
+            let id = self.entity(r, field("entities"))?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        self.events.push(Event::Mentioned { episode, entities: ids, source });
+        Ok(None)
+    }
+
+    fn add_intention(
+        &mut self,
+        n: usize,
+        new: crate::change::NewIntention,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if new.payload.trim().is_empty() {
+            return Err(CoreError::invalid_value(field("payload"), "\"\"", "say what to do").into());
+        }
+        if new.payload.len() > MAX_TEXT_BYTES {
+            return Err(EngineError::LimitExceeded {
+                field: field("payload").to_string(),
+                value: new.payload.len() as u64,
+                max: MAX_TEXT_BYTES as u64,
+            });
+        }
+        if let Some(x) = new.expires_at {
+            x.validate(field("expiresAt"))?;
+        }
+        let trigger = match new.trigger {
+            NewTrigger::At(t) => Trigger::At(t.validate(field("trigger.at"))?),
+            NewTrigger::Mentions(refs) => {
+                if refs.is_empty() || refs.len() > MAX_MENTIONS {
+                    return Err(CoreError::invalid_value(
+                        field("trigger.entities"),
+                        refs.len().to_string(),
+                        "name between 1 and 1000 entities",
+                    )
+                    .into());
+                }
+                let mut ids = Vec::with_capacity(refs.len());
+                for r in &refs {
+                    let id = self.entity(r, field("trigger.entities"))?;
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                Trigger::Mentions(ids)
+            }
+            NewTrigger::Cue { text, vector, threshold } => {
+                if text.trim().is_empty() {
+                    return Err(CoreError::invalid_value(field("trigger.cue"), "\"\"", "give a cue").into());
+                }
+                if vector.len() > MAX_DIM as usize {
+                    return Err(EngineError::LimitExceeded {
+                        field: field("trigger.cueVector").to_string(),
+                        value: vector.len() as u64,
+                        max: u64::from(MAX_DIM),
+                    });
+                }
+                check_vector(field("trigger.cueVector"), &vector, vector.len())?;
+                if !(threshold.is_finite() && threshold > 0.0 && threshold <= 1.0) {
+                    return Err(CoreError::invalid_value(
+                        field("trigger.threshold"),
+                        threshold.to_string(),
+                        "must be in (0, 1]",
+                    )
+                    .into());
+                }
+                Trigger::Cue { text, vector, threshold }
+            }
+        };
+        let id = IntentionId(take(&mut self.next_intention));
+        self.events.push(Event::IntentionAdded(mnemo_core::Intention {
+            id,
+            payload: new.payload,
+            trigger,
+            expires_at: new.expires_at,
+            priority: new.priority,
+            repeat: new.repeat,
+        }));
+        Ok(Some(RecordId::Intention(id)))
+    }
+
+    fn cancel_intention(
+        &mut self,
+        n: usize,
+        id: IntentionId,
+        reason: Option<String>,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        if let Some(r) = &reason {
+            CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
+        }
+        let known = self.index.intention(id, mnemo_core::Seq(u64::MAX));
+        let added_here = self.ids.contains(&Some(RecordId::Intention(id)));
+        if known.is_none() && !added_here {
+            return Err(EngineError::UnknownIntention {
+                field: field("id").to_string(),
+                value: id.to_string(),
+            });
+        }
+        if known.is_some_and(|v| v.cancelled.is_some())
+            || self.writer.cancelled(id)
+            || !self.effects.cancelled.insert(id)
+        {
+            return Err(CoreError::invalid_value(field("id"), id.to_string(), "already cancelled").into());
+        }
+        self.events.push(Event::IntentionCancelled { id, reason });
+        Ok(None)
+    }
+
+    fn fire_intention(
+        &mut self,
+        n: usize,
+        id: IntentionId,
+        episode: Option<EpisodeId>,
+        at: mnemo_core::Timestamp,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let known = self.index.intention(id, mnemo_core::Seq(u64::MAX)).is_some()
+            || self.ids.contains(&Some(RecordId::Intention(id)));
+        if !known {
+            return Err(EngineError::UnknownIntention {
+                field: field("id").to_string(),
+                value: id.to_string(),
+            });
+        }
+        if let Some(e) = episode {
+            self.episode(&EpisodeRef::Id(e), format_args!("changes[{n}].episode"))?;
+        }
+        at.validate(field("at"))?;
+        // A one-off intention fires once, whoever records it first.
+        let view = self.index.intention(id, mnemo_core::Seq(u64::MAX));
+        let once = view.as_ref().is_some_and(|v| !v.intention.repeat);
+        if once
+            && (view.is_some_and(|v| !v.fired.is_empty())
+                || self.writer.fired(id)
+                || self.effects.fired.contains(&id))
+        {
+            return Err(CoreError::invalid_value(field("id"), id.to_string(), "already fired").into());
+        }
+        self.effects.fired.insert(id);
+        self.events.push(Event::IntentionFired { id, episode, at });
+        Ok(None)
+    }
+
+    fn configure_segmentation(
+        &mut self,
+        n: usize,
+        patch: SegmentationPatch,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        let current = self
+            .effects
+            .segmentation
+            .or_else(|| self.writer.segmentation())
+            .unwrap_or_else(|| self.index.segment_config(mnemo_core::Seq(u64::MAX)));
+        let config = patch.apply(current);
+        config.validate(field("segmentation"))?;
+        self.effects.segmentation = Some(config);
+        self.events.push(Event::SegmentationConfigured(config));
+        Ok(None)
+    }
+
+    fn close_segment(
+        &mut self,
+        n: usize,
+        thread: String,
+        episodes: Vec<EpisodeId>,
+        end: mnemo_core::SegmentEnd,
+        centroid: Option<Vec<f32>>,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = |name| Field { n, name };
+        validate_name(field("thread"), &thread)?;
+        if episodes.is_empty() {
+            return Err(CoreError::invalid_value(field("episodes"), "[]", "a segment has episodes").into());
+        }
+        for (i, id) in episodes.iter().enumerate() {
+            let in_thread =
+                self.index.episode(*id).is_some_and(|e| e.thread.as_deref() == Some(thread.as_str()));
+            let taken = self.index.segment_of(*id, mnemo_core::Seq(u64::MAX)).is_some()
+                || episodes[..i].contains(id)
+                || self
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::SegmentClosed { episodes, .. } if episodes.contains(id)));
+            if !in_thread || taken {
+                return Err(EngineError::UnknownEpisode {
+                    field: format!("changes[{n}].episodes[{i}]"),
+                    value: format!("{id} (not an unsegmented episode of thread {thread:?})"),
+                });
+            }
+        }
+        if let Some(c) = &centroid {
+            check_vector(field("centroid"), c, c.len())?;
+        }
+        self.events.push(Event::SegmentClosed { thread, episodes, end, centroid });
+        Ok(None)
+    }
 }
 
 impl<'a> Batch<'a> {
@@ -966,14 +1173,19 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 Some(Change::RetractFact { fact: *fact, reason: reason.clone() })
             }
             Event::PredicateDefined(def) => Some(Change::DefinePredicate(def.clone())),
-            Event::NamespaceConfigured(config) => Some(Change::ConfigureNamespace(config.clone())),
+            Event::NamespaceConfigured(config) => {
+                Some(Change::ConfigureNamespace(NamespacePatch::all(config.clone())))
+            }
             Event::Reinforced { records, at } => Some(Change::Recall { records: records.clone(), at: *at }),
             Event::EntitiesMerged { from, into } => Some(Change::MergeEntities { from: *from, into: *into }),
             Event::EmbeddingConfigured(mode) => Some(Change::ConfigureEmbedding(*mode)),
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 Some(Change::Embed { episode: EpisodeRef::Id(*id), vector: vector.clone() })
             }
-            Event::SegmentationConfigured(config) => Some(Change::ConfigureSegmentation(*config)),
+            Event::Embedded { record: RecordRef::Fact(_) | RecordRef::Entity(_), .. } => None,
+            Event::SegmentationConfigured(config) => {
+                Some(Change::ConfigureSegmentation(SegmentationPatch::all(*config)))
+            }
             Event::IntentionAdded(i) => Some(Change::AddIntention(crate::change::NewIntention {
                 payload: i.payload.clone(),
                 trigger: match &i.trigger {
@@ -1006,7 +1218,6 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 entities: entities.iter().map(|e| EntityRef::Id(*e)).collect(),
                 source: *source,
             }),
-            _ => None,
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! single object. [`Budget`] runs as an extension when the request is prepared, before any
 //! of that, and refuses with `LIMIT_EXCEEDED`:
 //!
+//! - more than `max_depth` levels of nested fields once fragments are expanded;
 //! - more than `max_fields` fields once fragments are expanded (each fragment's cost is
 //!   computed once and reused, so this check is linear in the document's size);
 //! - more than `max_aliases` aliased fields (each alias is a separate resolution);
@@ -73,7 +74,19 @@ impl Extension for Budget {
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
         // Parsed here (once: the request keeps it), so that nothing walks the document's
-        // fragments before it is measured.
+        // fragments before it is measured; a parse error is classified by its kind.
+        match async_graphql::parser::parse_query(&request.query) {
+            Ok(document) => request.set_parsed_query(document),
+            Err(error) => {
+                let kind = match error {
+                    async_graphql::parser::Error::RecursionLimitExceeded => code::LIMIT_EXCEEDED,
+                    _ => code::BAD_REQUEST,
+                };
+                let mut refused = ServerError::from(error);
+                refused.extensions.get_or_insert_with(Default::default).set("code", kind);
+                return Err(refused);
+            }
+        }
         let variables = std::mem::take(&mut request.variables);
         let checked = request.parsed_query().and_then(|document| {
             if ctx.data_opt::<SubscriptionsOnly>().is_some() && !only_subscriptions(document) {
@@ -115,6 +128,8 @@ pub(crate) struct Cost {
     pub mutations: u64,
     /// Complexity: lists multiplied by their page size.
     pub complexity: u64,
+    /// Deepest nesting of fields, fragments expanded.
+    pub depth: u64,
 }
 
 impl Cost {
@@ -124,6 +139,7 @@ impl Cost {
             aliases: self.aliases.saturating_add(other.aliases),
             mutations: self.mutations.saturating_add(other.mutations),
             complexity: self.complexity.saturating_add(other.complexity),
+            depth: self.depth.max(other.depth),
         }
     }
 }
@@ -137,6 +153,7 @@ pub(crate) fn check(
 ) -> ServerResult<()> {
     let cost = measure(registry, document, variables, limits.max_page as u64);
     let over = [
+        ("levels of nesting", cost.depth, limits.max_depth as u64),
         ("fields after fragment expansion", cost.fields, limits.max_fields as u64),
         ("aliased fields", cost.aliases, limits.max_aliases as u64),
         ("mutations", cost.mutations, limits.max_mutations as u64),
@@ -221,6 +238,7 @@ impl<'a> Walker<'a> {
                         aliases: children.aliases.saturating_add(u64::from(f.alias.is_some())),
                         mutations: 0,
                         complexity: children.complexity.saturating_mul(items).saturating_add(own),
+                        depth: children.depth.saturating_add(1),
                     }
                 }
                 Selection::FragmentSpread(spread) => self.fragment(spread.node.fragment_name.node.as_str()),

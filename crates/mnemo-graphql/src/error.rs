@@ -25,7 +25,7 @@ pub mod code {
     /// A referenced fact does not exist.
     pub const UNKNOWN_FACT: &str = "UNKNOWN_FACT";
     /// A fact's value has a type its predicate does not take.
-    pub const UNKNOWN_PREDICATE_TYPE: &str = "UNKNOWN_PREDICATE_TYPE";
+    pub const WRONG_VALUE_TYPE: &str = "WRONG_VALUE_TYPE";
     /// The fact was already retracted.
     pub const ALREADY_RETRACTED: &str = "ALREADY_RETRACTED";
     /// Another episode has this external id.
@@ -65,7 +65,7 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
         EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
         EngineError::UnknownIntention { .. } => code::UNKNOWN_INTENTION,
         EngineError::UnknownFact { .. } => code::UNKNOWN_FACT,
-        EngineError::WrongValueType { .. } => code::UNKNOWN_PREDICATE_TYPE,
+        EngineError::WrongValueType { .. } => code::WRONG_VALUE_TYPE,
         EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
         EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
@@ -100,15 +100,9 @@ impl Extension for ErrorCodes {
             if has_code {
                 continue;
             }
-            let code = if error.message.contains("nested too deep")
-                || error.message.contains("recursion depth")
-                || error.message.contains("too complex")
-                || error.message.contains("too many")
-            {
-                code::LIMIT_EXCEEDED
-            } else {
-                code::BAD_REQUEST
-            };
+            // Limits are refused, coded, before validation (`budget`); what async-graphql
+            // itself reports past that is a request that is not valid for this schema.
+            let code = code::BAD_REQUEST;
             error.extensions.get_or_insert_with(Default::default).set("code", code);
         }
         response

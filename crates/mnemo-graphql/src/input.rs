@@ -196,13 +196,11 @@ pub(crate) fn existing_entity(
         |value: String| coded(code::UNKNOWN_ENTITY, format!("unknown entity in `{field}`: {value}"));
     match entity_ref(field, r)? {
         EntityRef::Id(id) => {
-            let known = store.inspect(ns, |i| i.entity_version(id, known_at).is_some());
+            let known = store.entity_version(ns, id, known_at).is_some();
             if known { Ok(id) } else { Err(unknown(id.to_string())) }
         }
         EntityRef::Name(name) => {
-            let filter = mnemo_engine::EntityFilter { name: Some(name.clone()), kind: None };
-            let found = store.inspect(ns, |i| i.entities(&filter, known_at, None, 1).items);
-            found.first().map(|(_, e)| e.id).ok_or_else(|| unknown(format!("{name:?}")))
+            store.entity_named(ns, &name, known_at).ok_or_else(|| unknown(format!("{name:?}")))
         }
         _ => Err(unknown("?".into())),
     }

@@ -74,6 +74,15 @@ impl Default for Limits {
 
 /// Builds the schema over a store; subscribes to the store's commits for `events`.
 pub fn schema(store: Arc<Store>, limits: Limits) -> MnemoSchema {
+    builder(store, limits).finish()
+}
+
+/// [`schema`] before it is finished: its data, limits and extensions are in place, and a
+/// host may add extensions of its own (tracing, or a test's hooks).
+pub fn builder(
+    store: Arc<Store>,
+    limits: Limits,
+) -> async_graphql::SchemaBuilder<Query, Mutation, Subscription> {
     let (events, _) = tokio::sync::broadcast::channel::<Arc<CommittedBatch>>(4096);
     let feed = events.clone();
     store.on_commit(Arc::new(move |batch| {
@@ -87,7 +96,6 @@ pub fn schema(store: Arc<Store>, limits: Limits) -> MnemoSchema {
         .extension(ErrorCodes)
         .extension(budget::Budget(limits))
         .limit_depth(limits.max_depth)
-        .finish()
 }
 
 /// The schema's SDL, as exported to `schema/schema.graphql`.
@@ -124,7 +132,6 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
                 Event::IntentionFired { id: i, episode, .. } => {
                     ("IntentionFired", None, None, episode.and_then(|e| id(e.0)), id(i.0))
                 }
-                _ => ("Unknown", None, None, None, None),
             };
             objects::EventNotice {
                 namespace: batch.namespace.to_string(),

@@ -307,9 +307,8 @@ pub struct EmbeddingInfo {
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let (config, predicates, c, mode, segmentation) = store.inspect(ns, |i| {
-            (i.config(), i.predicates(), i.counts(), i.embedding_mode(), i.segment_config(i.last_seq()))
-        });
+        let mnemo_engine::Settings { config, predicates, counts: c, embedding: mode, segmentation } =
+            store.settings(ns);
         let embedding = match mode {
             mnemo_core::EmbeddingMode::Builtin => {
                 EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Builtin, dimensions: None }
@@ -364,8 +363,7 @@ pub struct EntityObject {
 impl EntityObject {
     /// The entity `id` as known at the pin, if it was known then.
     pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> Option<Self> {
-        let entity =
-            store.inspect(&pin.ns, |i| i.entity_version(id, pin.basis.known_at).map(|(_, e)| e.clone()))?;
+        let entity = store.entity_version(&pin.ns, id, pin.basis.known_at)?;
         Some(EntityObject { pin: Arc::clone(pin), entity })
     }
 }
@@ -462,8 +460,7 @@ impl EntityObject {
         let store = store(ctx)?;
         let first = crate::root::page_size(ctx, first)?;
         let after = after.as_deref().map(crate::root::episode_cursor).transpose()?;
-        let page = store
-            .inspect(&self.pin.ns, |i| i.mentioning(self.entity.id, self.pin.basis.known_at, after, first));
+        let page = store.mentioning(&self.pin.ns, self.entity.id, self.pin.basis.known_at, after, first);
         let mut out = Connection::with_additional_fields(
             after.is_some(),
             page.more,
@@ -509,7 +506,7 @@ pub struct FactObject {
 impl FactObject {
     /// Fact `id` as seen from the pin, if it was known then.
     pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: FactId) -> Option<Self> {
-        let view = store.read_at(&pin.ns, pin.at(), |index, view| index.fact_at(id, view)).ok()?.value?;
+        let view = store.fact(&pin.ns, id, pin.at()).ok()?.value?;
         Some(FactObject { pin: Arc::clone(pin), view })
     }
 }
@@ -636,9 +633,8 @@ pub struct EpisodeObject {
 impl EpisodeObject {
     pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> Option<Self> {
         let known_at = pin.basis.known_at;
-        let found = store.inspect(&pin.ns, |i| i.episode_at(id, known_at).cloned())?;
-        let recorded_seq = store.inspect(&pin.ns, |i| i.episode_seq(id)).map_or(0, |s| s.0);
-        Some(EpisodeObject { pin: Arc::clone(pin), episode: found, recorded_seq })
+        let (episode, recorded) = store.episode_at(&pin.ns, id, known_at)?;
+        Some(EpisodeObject { pin: Arc::clone(pin), episode, recorded_seq: recorded.0 })
     }
 }
 
@@ -708,7 +704,7 @@ impl EpisodeObject {
     /// client gave, then those whose name or alias its text contains.
     async fn mentions(&self, ctx: &Context<'_>) -> Result<Vec<Mention>> {
         let store = store(ctx)?;
-        let found = store.inspect(&self.pin.ns, |i| i.mentions_of(self.episode.id, self.pin.basis.known_at));
+        let found = store.mentions_of(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
         Ok(found
             .into_iter()
             .filter_map(|(id, source)| {
@@ -720,7 +716,7 @@ impl EpisodeObject {
     /// The facts stated with it as provenance, with their status at the read's point.
     async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
         let store = store(ctx)?;
-        let ids = store.inspect(&self.pin.ns, |i| i.sourced_facts(self.episode.id, self.pin.basis.known_at));
+        let ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
         Ok(ids.into_iter().filter_map(|id| FactObject::load(store, &self.pin, id)).collect())
     }
 
@@ -733,9 +729,7 @@ impl EpisodeObject {
 impl EpisodeObject {
     fn neighbour(&self, ctx: &Context<'_>, forward: bool) -> Result<Option<EpisodeObject>> {
         let store = store(ctx)?;
-        let id = store.inspect(&self.pin.ns, |i| {
-            i.thread_neighbour(self.episode.id, self.pin.basis.known_at, forward).map(|e| e.id)
-        });
+        let id = store.thread_neighbour(&self.pin.ns, self.episode.id, self.pin.basis.known_at, forward);
         Ok(id.and_then(|id| EpisodeObject::load(store, &self.pin, id)))
     }
 }

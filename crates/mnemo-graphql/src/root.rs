@@ -10,8 +10,8 @@ use futures_util::StreamExt as _;
 use futures_util::future::ready;
 use mnemo_core::{Namespace, PredicateDef, RecordRef, Seq, Timestamp};
 use mnemo_engine::{
-    Change, EntityFilter, EntityRef, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NewEntity, NewEpisode,
-    NewIntention, ReadAt, Receipt, RecordId, Scope, SnapshotCursor, Store,
+    Change, EntityFilter, EntityRef, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NamespacePatch,
+    NewEpisode, NewIntention, NoteEntity, ReadAt, Receipt, RecordId, Scope, SnapshotCursor, Store,
 };
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -49,7 +49,8 @@ fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Namespace> {
     Ok(ns)
 }
 
-/// The point a read is pinned at, from its arguments.
+/// The point a read is pinned at, from its arguments: a concrete seq, valid time and
+/// decay clock.
 fn read_at(
     store: &Store,
     ns: &Namespace,
@@ -66,7 +67,8 @@ fn read_at(
         (None, Some(s)) => KnownAt::Seq(Seq(s)),
         (None, None) => KnownAt::Latest,
     };
-    Ok(ReadAt { valid_at, known_at, at })
+    // Pinned here, once: every read of the request resolves at this seq and these times.
+    store.pin(ns, ReadAt { valid_at, known_at, at }).map_err(engine)
 }
 
 /// How many items a page may hold.
@@ -150,7 +152,7 @@ impl Query {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let basis = store.read_at(&ns, at, |_, _| ()).map_err(engine)?.basis;
+        let basis = store.basis(&ns, at).map_err(engine)?;
         let pin = Pin::new(ns.clone(), basis);
         let reference = EntityRefInput { id, name };
         match existing_entity(store, &ns, basis.known_at, "entity", &reference) {
@@ -218,7 +220,7 @@ impl Query {
             return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
         }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let known = store.basis(&ns, at).map_err(engine)?.known_at;
         let filter = FactFilter {
             subject: subject
                 .as_ref()
@@ -252,7 +254,7 @@ impl Query {
         let store = store(ctx)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let known = store.basis(&ns, at).map_err(engine)?.known_at;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
         let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
         fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
@@ -319,7 +321,7 @@ impl Query {
             ));
         }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.read_at(&ns, at, |_, view| view.known_at).map_err(engine)?.value;
+        let known = store.basis(&ns, at).map_err(engine)?.known_at;
         let start = existing_entity(store, &ns, known, "entity", &entity)?;
         let answer = store.neighbors(&ns, start, depth, at).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -510,15 +512,7 @@ impl Query {
         let ns = self::namespace(ctx, &namespace, Mode::Read)?;
         let store = store(ctx)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store
-            .read_search(&ns, at, |index, basis| {
-                index
-                    .intentions(basis.known_at)
-                    .into_iter()
-                    .filter(|v| include_inactive || v.pending_at(basis.at))
-                    .collect::<Vec<_>>()
-            })
-            .map_err(engine)?;
+        let answer = store.intentions(&ns, at, include_inactive).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(answer.value.into_iter().map(|view| IntentionObject { pin: Arc::clone(&pin), view }).collect())
     }
@@ -720,7 +714,7 @@ fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String])
 /// Objects for what a receipt wrote, read at now as known right after it.
 fn pin_after(store: &Store, ns: &Namespace, receipt: &Receipt, clock: Option<Timestamp>) -> Result<Arc<Pin>> {
     let at = ReadAt { valid_at: None, known_at: KnownAt::Seq(receipt.seq), at: clock };
-    let basis = store.read_at(ns, at, |_, _| ()).map_err(engine)?.basis;
+    let basis = store.basis(ns, at).map_err(engine)?;
     Ok(Pin::new(ns.clone(), basis))
 }
 
@@ -835,7 +829,7 @@ impl Mutation {
         };
         let report = store.consolidate(&ns, now, since).map_err(engine)?;
         let read = ReadAt { valid_at: Some(now), known_at: KnownAt::Latest, at: Some(now) };
-        let basis = store.read_at(&ns, read, |_, _| ()).map_err(engine)?.basis;
+        let basis = store.basis(&ns, read).map_err(engine)?;
         let pin = Pin::new(ns.clone(), basis);
         let before = Pin::new(
             ns.clone(),
@@ -910,18 +904,15 @@ impl Mutation {
             });
             paths.push("episode".to_owned());
         }
-        let mut entity_names = Vec::new();
-        let mut mentioned = Vec::new();
-        for (i, e) in entities.iter().enumerate() {
-            let field = format!("entities[{i}]");
-            entity_names.push(e.name.clone());
-            if let Some(change) = entity_change(store, &ns, e) {
-                mentioned.push(EntityRef::New(changes.len()));
-                changes.push(change);
-                paths.push(field);
-            } else {
-                mentioned.push(EntityRef::Name(e.name.clone()));
-            }
+        // Each entity is found by name or created under the writer lock, so concurrent
+        // episodes naming one new entity create it once.
+        let mut noted = Vec::with_capacity(entities.len());
+        let mut mentioned = Vec::with_capacity(entities.len());
+        for (i, e) in entities.into_iter().enumerate() {
+            noted.push(changes.len());
+            mentioned.push(EntityRef::New(changes.len()));
+            changes.push(Change::NoteEntity(NoteEntity { name: e.name, aliases: e.aliases, kind: e.kind }));
+            paths.push(format!("entities[{i}]"));
         }
         // The entities given with an episode are the ones it mentions.
         if !mentioned.is_empty() {
@@ -939,11 +930,11 @@ impl Mutation {
         }
         let receipt = commit(store, &ns, changes, &paths)?;
         let pin = pin_after(store, &ns, &receipt, None)?;
-        let entities = entity_names
-            .iter()
-            .filter_map(|name| {
-                let id = store.inspect(&ns, |i| i.entities_named(name).first().copied())?;
-                EntityObject::load(store, &pin, id)
+        let entities = noted
+            .into_iter()
+            .filter_map(|n| match receipt.ids.get(n) {
+                Some(Some(RecordId::Entity(id))) => EntityObject::load(store, &pin, *id),
+                _ => None,
             })
             .collect();
         Ok(RecordEpisodePayload {
@@ -1046,7 +1037,7 @@ impl Mutation {
         Ok(DefinePredicatePayload {
             seq: receipt.seq.0,
             system_time: receipt.system_time.into(),
-            predicate: store.inspect(&ns, |i| i.predicate(&name)).into(),
+            predicate: store.predicate(&ns, &name).into(),
         })
     }
 
@@ -1107,17 +1098,12 @@ impl Mutation {
         let Some(seq) = firings.seq else {
             return Ok(FiringPayload { seq: None, fired: Vec::new() });
         };
+        let fired: Vec<_> = firings.fired.iter().map(|(id, _, _)| *id).collect();
         let answer = store
-            .read_search(
+            .intentions_by_id(
                 &ns,
+                &fired,
                 ReadAt { known_at: KnownAt::Seq(seq), at: Some(now), ..ReadAt::default() },
-                |index, basis| {
-                    firings
-                        .fired
-                        .iter()
-                        .filter_map(|(id, _, _)| index.intention(*id, basis.known_at))
-                        .collect::<Vec<_>>()
-                },
             )
             .map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -1146,10 +1132,9 @@ impl Mutation {
         let Some(seq) = report.seq else {
             return Ok(SegmentsPayload { seq: None, closed: Vec::new() });
         };
-        let answer = store
-            .read_at(&ns, ReadAt { known_at: KnownAt::Seq(seq), ..ReadAt::default() }, |_, _| ())
-            .map_err(engine)?;
-        let pin = Pin::new(ns, answer.basis);
+        let basis =
+            store.basis(&ns, ReadAt { known_at: KnownAt::Seq(seq), ..ReadAt::default() }).map_err(engine)?;
+        let pin = Pin::new(ns, basis);
         let closed = report
             .closed
             .into_iter()
@@ -1183,29 +1168,37 @@ impl Mutation {
     ) -> Result<NamespaceInfo> {
         let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
         let store = store(ctx)?;
-        let mut config = store.inspect(&ns, |i| i.config());
-        if let Some(tz) = time_zone {
-            config.time_zone = mnemo_core::TimeZone::parse("timeZone", &tz).map_err(|e| engine(e.into()))?;
-        }
-        if consolidate_every_seconds.is_some() {
-            config.consolidate_every_seconds = consolidate_every_seconds;
-        }
-        if let Some(decay) = decay {
+        // Patches: each names only the settings given, and the engine applies them to
+        // the settings as they are under the writer lock, so concurrent calls compose.
+        let time_zone = time_zone
+            .map(|tz| mnemo_core::TimeZone::parse("timeZone", &tz).map_err(|e| engine(e.into())))
+            .transpose()?;
+        let decay = decay.map(|decay| {
             let profile = |p: &Option<ProfileInput>| p.as_ref().map(mnemo_core::Profile::from);
-            config.decay = mnemo_core::DecayConfig {
+            mnemo_core::DecayConfig {
                 default: profile(&decay.default),
                 episode: profile(&decay.episode),
                 entity: profile(&decay.entity),
                 fact: profile(&decay.fact),
-            };
+            }
+        });
+        let patch = NamespacePatch {
+            time_zone,
+            decay,
+            consolidate_every_seconds: consolidate_every_seconds.map(Some),
+        };
+        let mut changes = Vec::new();
+        if patch != NamespacePatch::default() {
+            changes.push(Change::ConfigureNamespace(patch));
         }
-        let mut changes = vec![Change::ConfigureNamespace(config)];
         if let Some(e) = embedding {
             changes.push(Change::ConfigureEmbedding(e.mode()?));
         }
         if let Some(seg) = segmentation {
-            let current = store.inspect(&ns, |i| i.segment_config(i.last_seq()));
-            changes.push(Change::ConfigureSegmentation(seg.apply(current)));
+            changes.push(Change::ConfigureSegmentation(seg.patch()));
+        }
+        if changes.is_empty() {
+            return Ok(NamespaceInfo::of(store, &ns));
         }
         let paths = vec![String::new(); changes.len()];
         commit(store, &ns, changes, &paths)?;
@@ -1221,48 +1214,14 @@ fn intention_after(
     id: mnemo_core::IntentionId,
 ) -> Result<IntentionObject> {
     let answer = store
-        .read_search(
-            &ns,
-            ReadAt { known_at: KnownAt::Seq(receipt.seq), ..ReadAt::default() },
-            |index, basis| index.intention(id, basis.known_at),
-        )
+        .intentions_by_id(&ns, &[id], ReadAt { known_at: KnownAt::Seq(receipt.seq), ..ReadAt::default() })
         .map_err(engine)?;
-    let view = answer.value.ok_or_else(|| coded(code::INTERNAL, "intention not found after its write"))?;
+    let view = answer
+        .value
+        .into_iter()
+        .next()
+        .ok_or_else(|| coded(code::INTERNAL, "intention not found after its write"))?;
     Ok(IntentionObject { pin: Pin::new(ns, answer.basis), view })
-}
-
-/// An entity input as a change: a declaration when nobody has the name, the next
-/// version when it adds aliases or a kind, nothing otherwise.
-fn entity_change(store: &Store, ns: &Namespace, e: &EntityInput) -> Option<Change> {
-    let existing =
-        store.inspect(ns, |i| i.entities_named(&e.name).first().and_then(|id| i.entity(*id)).cloned());
-    match existing {
-        None => Some(Change::DeclareEntity(NewEntity {
-            id: None,
-            name: e.name.clone(),
-            aliases: e.aliases.clone(),
-            kind: e.kind.clone(),
-            properties: Default::default(),
-        })),
-        Some(current) => {
-            let mut aliases = current.aliases.clone();
-            for a in &e.aliases {
-                if !aliases.iter().any(|x| mnemo_core::normalize_name(x) == mnemo_core::normalize_name(a)) {
-                    aliases.push(a.clone());
-                }
-            }
-            let kind = e.kind.clone().or(current.kind.clone());
-            (aliases != current.aliases || kind != current.kind).then(|| {
-                Change::DeclareEntity(NewEntity {
-                    id: Some(current.id),
-                    name: current.name.clone(),
-                    aliases,
-                    kind,
-                    properties: current.properties.clone(),
-                })
-            })
-        }
-    }
 }
 
 fn fact_payload(

@@ -138,20 +138,15 @@ pub struct SegmentationInput {
 }
 
 impl SegmentationInput {
-    pub(crate) fn apply(&self, mut c: SegmentConfig) -> SegmentConfig {
-        if let Some(t) = self.threshold {
-            c.threshold = t;
+    pub(crate) fn patch(&self) -> mnemo_engine::SegmentationPatch {
+        mnemo_engine::SegmentationPatch {
+            threshold: self.threshold,
+            hysteresis: self.hysteresis,
+            max_gap_micros: self
+                .max_gap_seconds
+                .map(|g| i64::try_from(g.saturating_mul(1_000_000)).unwrap_or(i64::MAX)),
+            min_len: self.min_length,
         }
-        if let Some(h) = self.hysteresis {
-            c.hysteresis = h;
-        }
-        if let Some(g) = self.max_gap_seconds {
-            c.max_gap_micros = i64::try_from(g.saturating_mul(1_000_000)).unwrap_or(i64::MAX);
-        }
-        if let Some(m) = self.min_length {
-            c.min_len = m;
-        }
-        c
     }
 }
 

@@ -239,6 +239,8 @@ impl NamespaceIndex {
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 self.embedded.insert(*id, (seq, vector.clone()));
             }
+            // Only episodes take client vectors; the write path refuses the others.
+            Event::Embedded { record: RecordRef::Fact(_) | RecordRef::Entity(_), .. } => {}
             Event::SegmentationConfigured(config) => self.segmentation.push((seq, *config)),
             Event::IntentionAdded(intention) => {
                 self.max_intention = self.max_intention.max(intention.id.0);
@@ -288,8 +290,6 @@ impl NamespaceIndex {
                     }
                 }
             }
-            // Kinds added by later versions of the format carry no truth this build reads.
-            _ => {}
         }
     }
 

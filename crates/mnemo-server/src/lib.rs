@@ -215,7 +215,7 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let sleeper = tokio::spawn(consolidate_when_idle(state.inner.store.clone(), IDLE_CHECK, IDLE_AFTER));
+    let sleeper = tokio::spawn(maintain_periodically(state.inner.store.clone(), MAINTAIN_EVERY));
     let stopping = state.clone();
     let shutdown = async move {
         shutdown.await;
@@ -226,68 +226,38 @@ pub async fn serve(
     served
 }
 
-/// How often the idle consolidation looks for work.
-const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
-/// A namespace with no commit for this long is idle.
-const IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+/// How often background upkeep runs.
+const MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Fires due intentions, and consolidates, every `check`, each namespace that asks for it (`consolidateEverySeconds`)
-/// once it has had no commit for `idle_after` (by the store's clock) and its period has
-/// passed since the last run. Runs until dropped; `serve` runs it.
-pub async fn consolidate_when_idle(
-    store: Arc<Store>,
-    check: std::time::Duration,
-    idle_after: std::time::Duration,
-) {
-    let idle_micros = i64::try_from(idle_after.as_micros()).unwrap_or(i64::MAX);
-    let mut last_run: std::collections::HashMap<mnemo_engine::core::Namespace, i64> = Default::default();
+/// Runs the store's background upkeep ([`Store::maintain`]: due intentions, segments of
+/// threads that moved on, idle consolidation) every `check`, off the async threads, and
+/// logs what it recorded. Runs until dropped; `serve` runs it.
+pub async fn maintain_periodically(store: Arc<Store>, check: std::time::Duration) {
     let mut ticks = tokio::time::interval(check);
     loop {
         ticks.tick().await;
         let store = Arc::clone(&store);
-        let previous = last_run.clone();
-        let ran = tokio::task::spawn_blocking(move || {
-            let now = store.now();
-            let mut ran = Vec::new();
-            for ns in store.namespaces() {
-                // Intentions whose time the clock has passed, or whose cue an embedded
-                // episode met, fire now (pushed on `events` like any batch).
-                match store.fire_due(&ns, now) {
-                    Ok(f) if !f.fired.is_empty() => {
-                        tracing::info!(namespace = %ns, fired = f.fired.len(), "intentions fired")
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(namespace = %ns, error = %e, "firing intentions failed"),
-                }
-                let (every, last_commit) = store
-                    .inspect(&ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
-                let Some(every) = every else { continue };
-                // Saturating: a period written before it was bounded must not overflow.
-                let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
-                let due = previous.get(&ns).is_none_or(|t| now.as_micros().saturating_sub(*t) >= every);
-                let idle =
-                    last_commit.is_none_or(|t| now.as_micros().saturating_sub(t.as_micros()) >= idle_micros);
-                if due && idle {
-                    let since = previous.get(&ns).map_or(now.as_micros().saturating_sub(every), |t| *t);
-                    let since = mnemo_engine::core::Timestamp::from_micros(since);
-                    match store.consolidate(&ns, now, since) {
-                        Ok(report) => tracing::info!(
-                            namespace = %ns,
-                            merged = report.merged.len(),
-                            corroborated = report.corroborated.len(),
-                            turned_dormant = report.dormant.len(),
-                            "consolidated while idle"
-                        ),
-                        Err(e) => tracing::warn!(namespace = %ns, error = %e, "idle consolidation failed"),
-                    }
-                    ran.push((ns, now.as_micros()));
-                }
-            }
-            ran
-        })
-        .await
-        .unwrap_or_default();
-        last_run.extend(ran);
+        let Ok(report) = tokio::task::spawn_blocking(move || store.maintain(store.now())).await else {
+            continue;
+        };
+        for (ns, n) in &report.fired {
+            tracing::info!(namespace = %ns, fired = n, "intentions fired");
+        }
+        for (ns, n) in &report.segments_closed {
+            tracing::info!(namespace = %ns, closed = n, "segments closed");
+        }
+        for (ns, done) in &report.consolidated {
+            tracing::info!(
+                namespace = %ns,
+                merged = done.merged.len(),
+                corroborated = done.corroborated.len(),
+                turned_dormant = done.dormant.len(),
+                "consolidated while idle"
+            );
+        }
+        for (ns, why) in &report.failed {
+            tracing::warn!(namespace = %ns, error = %why, "background upkeep failed");
+        }
     }
 }
 

@@ -1,0 +1,91 @@
+//! Background upkeep: the one entry point ([`Store::maintain`]) that the server calls on
+//! its tick. Reads never write; what time alone makes due is recorded here: intentions
+//! whose time has come (or whose cue an embedded episode met), segments of threads that
+//! moved on or went quiet, and idle consolidation where a namespace asks for it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use mnemo_core::{Namespace, Timestamp};
+
+use crate::store::{ConsolidationReport, Store};
+
+/// A namespace with no commit for this long is idle, and may be consolidated.
+pub const IDLE_AFTER_MICROS: i64 = 60_000_000;
+
+/// When each namespace was last consolidated by [`Store::maintain`] (by the store's
+/// clock, microseconds). Derived, not truth: lost on restart, which only means one early
+/// consolidation, and consolidation is idempotent.
+#[derive(Debug, Default)]
+pub(crate) struct Schedule {
+    consolidated: Mutex<HashMap<Namespace, i64>>,
+}
+
+/// What one [`Store::maintain`] call recorded, per namespace.
+#[derive(Debug, Default)]
+pub struct Maintenance {
+    /// Intentions fired, by namespace (only namespaces where some fired).
+    pub fired: Vec<(Namespace, usize)>,
+    /// Segments closed, by namespace (only namespaces where some closed).
+    pub segments_closed: Vec<(Namespace, usize)>,
+    /// Consolidations run, by namespace.
+    pub consolidated: Vec<(Namespace, ConsolidationReport)>,
+    /// Work that failed, by namespace, with the reason (the other namespaces went on).
+    pub failed: Vec<(Namespace, String)>,
+}
+
+impl Store {
+    /// Does, for every open namespace, what the passage of time has made due at `now`:
+    /// fires due intentions, closes the segments of threads that moved on or went idle,
+    /// and consolidates each namespace that asks for it (`consolidateEverySeconds`) once
+    /// it has had no commit for [`IDLE_AFTER_MICROS`] and its period has passed since the
+    /// last run. Each namespace's failure is reported and the others go on.
+    pub fn maintain(&self, now: Timestamp) -> Maintenance {
+        let mut report = Maintenance::default();
+        for ns in self.namespaces() {
+            if let Err(e) = self.maintain_one(&ns, now, &mut report) {
+                report.failed.push((ns, e.to_string()));
+            }
+        }
+        report
+    }
+
+    fn maintain_one(
+        &self,
+        ns: &Namespace,
+        now: Timestamp,
+        report: &mut Maintenance,
+    ) -> Result<(), crate::EngineError> {
+        let fired = self.fire_due(ns, now)?.fired.len();
+        if fired > 0 {
+            report.fired.push((ns.clone(), fired));
+        }
+        let (every, last_commit) =
+            self.with_index(ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
+        let last_run = self.schedule.consolidated.lock().unwrap_or_else(|e| e.into_inner()).get(ns).copied();
+        if let Some(every) = every {
+            // Saturating: a period written before it was bounded must not overflow.
+            let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
+            let due = last_run.is_none_or(|t| now.as_micros().saturating_sub(t) >= every);
+            let idle = last_commit
+                .is_none_or(|t| now.as_micros().saturating_sub(t.as_micros()) >= IDLE_AFTER_MICROS);
+            if due && idle {
+                let since = Timestamp::from_micros(last_run.unwrap_or(now.as_micros().saturating_sub(every)));
+                let done = self.consolidate(ns, now, since)?;
+                self.schedule
+                    .consolidated
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(ns.clone(), now.as_micros());
+                report.consolidated.push((ns.clone(), done));
+                // Consolidation closed what was due.
+                return Ok(());
+            }
+        }
+        let closed = self.segment(ns, false)?.closed.len();
+        if closed > 0 {
+            report.segments_closed.push((ns.clone(), closed));
+        }
+        Ok(())
+    }
+}
