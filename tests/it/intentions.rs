@@ -166,7 +166,11 @@ fn cue_triggers_fire_once_embedded_and_due_intentions_answer_for_a_message() {
 fn bad_intentions_are_refused_with_typed_errors() {
     let fx = Fixture::new();
     let seq = fx.store.inspect(&fx.ns, |i| i.last_seq());
-    let bad = |c: Change| fx.store.append(&fx.ns, vec![c]).unwrap_err();
+    // The error of the one change refused, past its position in the batch.
+    let bad = |c: Change| match fx.store.append(&fx.ns, vec![c]).unwrap_err() {
+        EngineError::InChange { change: 0, error } => *error,
+        other => panic!("not about the change: {other}"),
+    };
     assert!(matches!(
         bad(Change::AddIntention(intention(" ", NewTrigger::At(t("2024"))))),
         EngineError::Invalid(_)

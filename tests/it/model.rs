@@ -1,13 +1,17 @@
 //! Model-based property test: random event sequences go through the store, and every
 //! read at a random (T, S) must agree with a deliberately naive reference resolver that
-//! scans every accepted event and applies the resolution rules as written.
+//! scans every accepted event and applies the resolution rules as written. Statements
+//! are first-class: the generator restates earlier statements (after denials too), and
+//! ends, retracts and corrects any statement, restatements included.
 
 use crate::common;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use common::{Fixture, t};
-use mnemo_engine::core::{Cardinality, EntityId, FactId, Interval, Polarity, Seq, Status, Timestamp, Value};
+use mnemo_engine::core::{
+    Cardinality, EntityId, FactId, Interval, Polarity, Seq, Status, Timestamp, Value, combine_confidence,
+};
 use mnemo_engine::{Change, EntityRef, FactFilter, NewFact, ObjectRef, ReadAt, Scope};
 use proptest::prelude::*;
 
@@ -29,12 +33,18 @@ enum Op {
         confidence: u8,
         supersedes: Option<u16>,
     },
+    /// The same statement as an earlier one, from another source (another confidence):
+    /// a restatement while its fact is live, a new fact otherwise.
+    Restate {
+        statement: u16,
+        confidence: u8,
+    },
     End {
-        fact: u16,
+        statement: u16,
         to: u8,
     },
     Retract {
-        fact: u16,
+        statement: u16,
     },
 }
 
@@ -44,82 +54,185 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(subject, pred, object, from, len, negated, confidence, supersedes)| Op::Assert {
                 subject, pred, object, from, len, negated, confidence, supersedes
             }),
-        1 => (any::<u16>(), 0..30u8).prop_map(|(fact, to)| Op::End { fact, to }),
-        1 => any::<u16>().prop_map(|fact| Op::Retract { fact }),
+        2 => (any::<u16>(), 0..3u8).prop_map(|(statement, confidence)| Op::Restate { statement, confidence }),
+        1 => (any::<u16>(), 0..30u8).prop_map(|(statement, to)| Op::End { statement, to }),
+        1 => any::<u16>().prop_map(|statement| Op::Retract { statement }),
     ]
 }
 
-/// What the reference keeps of an accepted assertion.
-#[derive(Clone, Debug)]
-struct Stated {
-    id: FactId,
-    seq: Seq,
+const CONFIDENCES: [f64; 3] = [1.0, 0.8, 0.5];
+
+/// What an accepted assertion says.
+#[derive(Clone, Debug, PartialEq)]
+struct Said {
     subject: EntityId,
     pred: usize,
     object: Value,
     valid: Interval,
-    confidence: f64,
     polarity: Polarity,
-    supersedes: Option<FactId>,
 }
 
-/// Every accepted event, in log order.
+/// One statement, as the reference keeps it.
+#[derive(Clone, Debug)]
+struct Statement {
+    id: FactId,
+    seq: Seq,
+    confidence: f64,
+    said: Said,
+    withdrawn: Option<Seq>,
+}
+
+/// A fact: the statements that said the same thing while it was live.
+#[derive(Clone, Debug)]
+struct RefFact {
+    statements: Vec<Statement>,
+    ends: Vec<(Seq, Timestamp)>,
+    retracted: Option<Seq>,
+}
+
+impl RefFact {
+    fn id(&self) -> FactId {
+        self.statements[0].id
+    }
+    fn said(&self) -> &Said {
+        &self.statements[0].said
+    }
+    fn first_seq(&self) -> Seq {
+        self.statements[0].seq
+    }
+    fn live(&self, s: Seq) -> Vec<&Statement> {
+        if self.retracted.is_some_and(|r| r <= s) {
+            return Vec::new();
+        }
+        self.statements.iter().filter(|st| st.seq <= s && st.withdrawn.is_none_or(|w| w > s)).collect()
+    }
+    fn end(&self, s: Seq) -> Option<Timestamp> {
+        self.ends.iter().rev().find(|(es, _)| *es <= s).map_or(self.said().valid.to(), |(_, to)| Some(*to))
+    }
+}
+
+/// Every accepted event folded in log order, as naively as the rules allow.
 #[derive(Default)]
 struct Reference {
-    asserted: Vec<Stated>,
-    ends: Vec<(Seq, FactId, Timestamp)>,
-    retractions: Vec<(Seq, FactId)>,
+    facts: Vec<RefFact>,
+    /// Every statement's content, by id, for `Restate` and for picking targets.
+    statements: Vec<(FactId, Said)>,
 }
 
 impl Reference {
+    /// (fact index, statement index) of a statement id.
+    fn locate(&self, id: FactId) -> Option<(usize, usize)> {
+        self.facts
+            .iter()
+            .enumerate()
+            .find_map(|(f, fact)| fact.statements.iter().position(|st| st.id == id).map(|i| (f, i)))
+    }
+
+    fn withdraw(&mut self, id: FactId, seq: Seq) {
+        if let Some((f, i)) = self.locate(id)
+            && self.facts[f].retracted.is_none()
+            && self.facts[f].statements[i].withdrawn.is_none()
+        {
+            self.facts[f].statements[i].withdrawn = Some(seq);
+        }
+    }
+
+    fn assert(&mut self, id: FactId, seq: Seq, confidence: f64, said: Said, supersedes: Option<FactId>) {
+        self.statements.push((id, said.clone()));
+        let corrected = supersedes.and_then(|x| self.locate(x)).map(|(f, _)| f);
+        if let Some(x) = supersedes {
+            self.withdraw(x, seq);
+        }
+        let statement = Statement { id, seq, confidence, said: said.clone(), withdrawn: None };
+        let same = (0..self.facts.len()).find(|&f| {
+            let fact = &self.facts[f];
+            let first = fact.said();
+            Some(f) != corrected
+                && !fact.live(seq).is_empty()
+                && (first.subject, first.pred, &first.object, first.polarity, first.valid.from())
+                    == (said.subject, said.pred, &said.object, said.polarity, said.valid.from())
+                && fact.end(seq) == said.valid.to()
+        });
+        match same {
+            Some(f) => self.facts[f].statements.push(statement),
+            None => {
+                self.facts.push(RefFact { statements: vec![statement], ends: Vec::new(), retracted: None })
+            }
+        }
+    }
+
+    fn end(&mut self, id: FactId, seq: Seq, to: Timestamp) {
+        let Some((f, i)) = self.locate(id) else { return };
+        if i > 0 {
+            self.withdraw(id, seq);
+        } else if to > self.facts[f].said().valid.from() {
+            self.facts[f].ends.push((seq, to));
+        }
+    }
+
+    fn retract(&mut self, id: FactId, seq: Seq) {
+        let Some((f, i)) = self.locate(id) else { return };
+        if i > 0 {
+            self.withdraw(id, seq);
+        } else if self.facts[f].retracted.is_none() {
+            self.facts[f].retracted = Some(seq);
+        }
+    }
+
     /// Status of every visible fact of `(subject, pred)` at (T, S), by scanning everything.
     fn statuses(&self, subject: EntityId, pred: usize, t: Timestamp, s: Seq) -> BTreeMap<FactId, Status> {
         let card = PREDICATES[pred].1;
-        let visible: Vec<&Stated> =
-            self.asserted.iter().filter(|a| a.seq <= s && a.subject == subject && a.pred == pred).collect();
-        let retracted = |a: &Stated| {
-            self.retractions.iter().any(|(rs, f)| *rs <= s && *f == a.id)
-                || self.asserted.iter().any(|b| b.seq <= s && b.supersedes == Some(a.id))
+        let visible: Vec<&RefFact> = self
+            .facts
+            .iter()
+            .filter(|f| f.first_seq() <= s && f.said().subject == subject && f.said().pred == pred)
+            .collect();
+        let holds = |f: &RefFact| t >= f.said().valid.from() && f.end(s).is_none_or(|e| t < e);
+        // A fact ranks by its latest live statement, with its live statements' confidence.
+        let rank = |f: &RefFact| {
+            let live = f.live(s);
+            let seq = live.iter().map(|st| st.seq).max().unwrap();
+            let confidence = match live.as_slice() {
+                [one] => one.confidence,
+                many => combine_confidence(many.iter().map(|st| st.confidence)),
+            };
+            (f.said().valid.from(), seq, confidence.to_bits(), f.id())
         };
-        let end = |a: &Stated| {
-            // The latest visible end wins; `ends` is in log order.
-            self.ends
-                .iter()
-                .rev()
-                .find(|(es, f, _)| *es <= s && *f == a.id)
-                .map_or(a.valid.to(), |(_, _, to)| Some(*to))
-        };
-        let holds = |a: &Stated| t >= a.valid.from() && end(a).is_none_or(|e| t < e);
-        let rank = |a: &Stated| (a.valid.from(), a.seq, a.confidence.to_bits(), a.id);
-        let competes = |g: &Stated, f: &Stated| match (g.polarity, f.polarity) {
+        let competes = |g: &Said, f: &Said| match (g.polarity, f.polarity) {
             (Polarity::Asserted, Polarity::Asserted) => card == Cardinality::One && g.object != f.object,
             (Polarity::Negated, Polarity::Negated) => false,
             _ => g.object == f.object,
         };
-        let candidates: Vec<&Stated> = visible.iter().copied().filter(|a| !retracted(a)).collect();
+        let candidates: Vec<&RefFact> = visible.iter().copied().filter(|f| !f.live(s).is_empty()).collect();
         let mut out = BTreeMap::new();
         for f in &visible {
-            let status = if retracted(f) {
+            let status = if f.live(s).is_empty() {
                 Status::Retracted
-            } else if t < f.valid.from() {
+            } else if t < f.said().valid.from() {
                 Status::NotYetValid
             } else if !holds(f) {
                 Status::Ended
             } else {
                 let beater = candidates
                     .iter()
-                    .filter(|g| g.id != f.id && competes(g, f) && holds(g) && rank(g) > rank(f))
+                    .filter(|g| {
+                        g.id() != f.id() && competes(g.said(), f.said()) && holds(g) && rank(g) > rank(f)
+                    })
                     .max_by_key(|g| rank(g));
                 match beater {
                     None => Status::Current,
-                    Some(g) if g.polarity != f.polarity => Status::Negated,
-                    Some(g) if g.valid.from() == f.valid.from() => Status::Contradicted,
+                    Some(g) if g.said().polarity != f.said().polarity => Status::Negated,
+                    Some(g) if g.said().valid.from() == f.said().valid.from() => Status::Contradicted,
                     Some(_) => Status::Superseded,
                 }
             };
-            out.insert(f.id, status);
+            out.insert(f.id(), status);
         }
         out
+    }
+
+    fn polarity_of(&self, id: FactId) -> Option<Polarity> {
+        self.facts.iter().find(|f| f.id() == id).map(|f| f.said().polarity)
     }
 }
 
@@ -131,52 +244,57 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
     let subjects = [fx.entity("s0"), fx.entity("s1")];
     let objects = [fx.entity("o0"), fx.entity("o1"), fx.entity("o2")];
     let mut reference = Reference::default();
-    let mut keys = HashSet::new();
     let mut first_seq = None;
     for batch in batches {
         let mut changes = Vec::new();
-        let mut pending = Vec::new();
+        // What each change says, for the reference once the batch is accepted.
+        let mut pending: Vec<Option<(f64, Said)>> = Vec::new();
         for op in batch {
             let pick = |i: u16| {
-                (!reference.asserted.is_empty())
-                    .then(|| reference.asserted[i as usize % reference.asserted.len()].id)
+                (!reference.statements.is_empty())
+                    .then(|| reference.statements[i as usize % reference.statements.len()].clone())
             };
-            match op {
+            let (said, confidence, supersedes) = match op {
                 Op::Assert { subject, pred, object, from, len, negated, confidence, supersedes } => {
-                    // Identical statements are corroboration (tested on their own); keep them out.
-                    if !keys.insert((subject, pred, object, from, negated)) {
-                        continue;
-                    }
-                    let valid = Interval::new("valid", year(from), len.map(|l| year(from + l))).unwrap();
-                    let polarity = if negated { Polarity::Negated } else { Polarity::Asserted };
-                    let conf = [1.0, 0.8, 0.5][confidence as usize];
-                    let supersedes = supersedes.and_then(pick);
-                    changes.push(Change::AssertFact(NewFact {
-                        confidence: Some(conf),
-                        polarity,
-                        supersedes,
-                        ..NewFact::new(
-                            EntityRef::Id(subjects[subject as usize]),
-                            PREDICATES[pred as usize].0,
-                            ObjectRef::Entity(EntityRef::Id(objects[object as usize])),
-                            valid,
-                        )
-                    }));
-                    pending.push(Some((subject, pred, object, valid, conf, polarity, supersedes)));
+                    let said = Said {
+                        subject: subjects[subject as usize],
+                        pred: pred as usize,
+                        object: Value::Entity(objects[object as usize]),
+                        valid: Interval::new("valid", year(from), len.map(|l| year(from + l))).unwrap(),
+                        polarity: if negated { Polarity::Negated } else { Polarity::Asserted },
+                    };
+                    (said, CONFIDENCES[confidence as usize], supersedes.and_then(pick).map(|(id, _)| id))
                 }
-                Op::End { fact, to } => {
-                    if let Some(f) = pick(fact) {
-                        changes.push(Change::EndFact { fact: f, valid_to: year(to) });
+                Op::Restate { statement, confidence } => {
+                    let Some((_, said)) = pick(statement) else { continue };
+                    (said, CONFIDENCES[confidence as usize], None)
+                }
+                Op::End { statement, to } => {
+                    if let Some((id, _)) = pick(statement) {
+                        changes.push(Change::EndFact { fact: id, valid_to: year(to) });
                         pending.push(None);
                     }
+                    continue;
                 }
-                Op::Retract { fact } => {
-                    if let Some(f) = pick(fact) {
-                        changes.push(Change::RetractFact { fact: f, reason: None });
+                Op::Retract { statement } => {
+                    if let Some((id, _)) = pick(statement) {
+                        changes.push(Change::RetractFact { fact: id, reason: None });
                         pending.push(None);
                     }
+                    continue;
                 }
-            }
+            };
+            let object = match &said.object {
+                Value::Entity(e) => ObjectRef::Entity(EntityRef::Id(*e)),
+                Value::Literal(_) => unreachable!(),
+            };
+            changes.push(Change::AssertFact(NewFact {
+                confidence: Some(confidence),
+                polarity: said.polarity,
+                supersedes,
+                ..NewFact::new(EntityRef::Id(said.subject), PREDICATES[said.pred].0, object, said.valid)
+            }));
+            pending.push(Some((confidence, said)));
         }
         if changes.is_empty() {
             continue;
@@ -188,26 +306,11 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         first_seq.get_or_insert(receipt.seq);
         for (n, (change, p)) in changes.iter().zip(pending).enumerate() {
             match (change, p) {
-                (
-                    Change::AssertFact(_),
-                    Some((subject, pred, object, valid, confidence, polarity, supersedes)),
-                ) => {
-                    reference.asserted.push(Stated {
-                        id: receipt.fact(n).unwrap(),
-                        seq: receipt.seq,
-                        subject: subjects[subject as usize],
-                        pred: pred as usize,
-                        object: Value::Entity(objects[object as usize]),
-                        valid,
-                        confidence,
-                        polarity,
-                        supersedes,
-                    });
+                (Change::AssertFact(f), Some((confidence, said))) => {
+                    reference.assert(receipt.fact(n).unwrap(), receipt.seq, confidence, said, f.supersedes)
                 }
-                (Change::EndFact { fact, valid_to }, _) => {
-                    reference.ends.push((receipt.seq, *fact, *valid_to))
-                }
-                (Change::RetractFact { fact, .. }, _) => reference.retractions.push((receipt.seq, *fact)),
+                (Change::EndFact { fact, valid_to }, _) => reference.end(*fact, receipt.seq, *valid_to),
+                (Change::RetractFact { fact, .. }, _) => reference.retract(*fact, receipt.seq),
                 _ => {}
             }
         }
@@ -237,8 +340,7 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         let expected_in_force: BTreeSet<FactId> = expected
             .iter()
             .filter(|(id, st)| {
-                **st == Status::Current
-                    && reference.asserted.iter().any(|a| a.id == **id && a.polarity == Polarity::Asserted)
+                **st == Status::Current && reference.polarity_of(**id) == Some(Polarity::Asserted)
             })
             .map(|(id, _)| *id)
             .collect();

@@ -186,7 +186,11 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
     let r = fx.append(vec![episode("hello", "2024-01-01", "t")]);
     let e = r.episode(0).unwrap();
     let seq = r.seq;
-    let bad = |changes: Vec<Change>| fx.store.append(&fx.ns, changes).unwrap_err();
+    // The error of the one change refused, past its position in the batch.
+    let bad = |changes: Vec<Change>| match fx.store.append(&fx.ns, changes).unwrap_err() {
+        EngineError::InChange { change: 0, error } => *error,
+        other => panic!("not about the change: {other}"),
+    };
     assert!(matches!(
         bad(vec![Change::Mention {
             episode: EpisodeRef::Id(e),

@@ -176,7 +176,7 @@ fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
         let mut changes = ep("bad", [0.0; 3]);
         changes[1] = Change::Embed { episode: EpisodeRef::New(0), vector: bad };
         let err = fx.store.append(&fx.ns, changes).unwrap_err();
-        assert!(matches!(err, EngineError::Invalid(_)), "{err}");
+        assert!(matches!(err.root(), EngineError::Invalid(_)), "{err}");
         assert!(err.to_string().contains("embedding"), "{err}");
     }
     assert_eq!(fx.store.counts(&fx.ns), before, "rejected batches store nothing");

@@ -51,6 +51,27 @@ pub enum CoreError {
 }
 
 impl CoreError {
+    /// The input field it names.
+    pub fn field(&self) -> &str {
+        match self {
+            CoreError::InvalidTime { field, .. }
+            | CoreError::InvalidInterval { field, .. }
+            | CoreError::InvalidValue { field, .. }
+            | CoreError::TooLong { field, .. } => field,
+        }
+    }
+
+    /// The same error with `prefix` before the field it names (`facts[1]` and `object`
+    /// give `facts[1].object`); an empty prefix leaves it as it is.
+    pub fn within(mut self, prefix: &str) -> Self {
+        let (CoreError::InvalidTime { field, .. }
+        | CoreError::InvalidInterval { field, .. }
+        | CoreError::InvalidValue { field, .. }
+        | CoreError::TooLong { field, .. }) = &mut self;
+        *field = join_field(prefix, field);
+        self
+    }
+
     /// Fails with [`CoreError::TooLong`] when `len` is over `max`.
     pub fn check_len(
         field: impl std::fmt::Display,
@@ -71,5 +92,14 @@ impl CoreError {
         reason: impl Into<String>,
     ) -> Self {
         CoreError::InvalidValue { field: field.to_string(), value: value.into(), reason: reason.into() }
+    }
+}
+
+/// `prefix.field`, or either alone when the other is empty.
+pub fn join_field(prefix: &str, field: &str) -> String {
+    match (prefix.is_empty(), field.is_empty()) {
+        (true, _) => field.to_owned(),
+        (false, true) => prefix.to_owned(),
+        (false, false) => format!("{prefix}.{field}"),
     }
 }

@@ -14,7 +14,7 @@ mod value;
 pub use decay::{
     DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,
 };
-pub use error::CoreError;
+pub use error::{CoreError, join_field};
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{

@@ -128,30 +128,28 @@ pub struct Fact {
 impl Fact {
     /// Checks the fact's own fields (not its references); `field` prefixes error fields.
     pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
-        validate_name(format_args!("{field}.predicate"), &self.predicate)?;
+        let prefix = field.to_string();
+        let field = |name: &str| crate::error::join_field(&prefix, name);
+        validate_name(field("predicate"), &self.predicate)?;
         if !(self.confidence > 0.0 && self.confidence <= 1.0) {
             return Err(CoreError::invalid_value(
-                format_args!("{field}.confidence"),
+                field("confidence"),
                 self.confidence.to_string(),
                 "must be in (0, 1]",
             ));
         }
         if let Value::Literal(l) = &self.object {
-            l.validate(format_args!("{field}.object"))?;
+            l.validate(field("object"))?;
         }
-        self.valid.from().validate(format_args!("{field}.validFrom"))?;
+        self.valid.from().validate(field("validFrom"))?;
         if let Some(to) = self.valid.to() {
-            to.validate(format_args!("{field}.validTo"))?;
+            to.validate(field("validTo"))?;
         }
-        Interval::new(format_args!("{field}.valid"), self.valid.from(), self.valid.to())?;
+        Interval::new(field("valid"), self.valid.from(), self.valid.to())?;
         if let Some(i) = self.importance
             && !(0.0..=1.0).contains(&i)
         {
-            return Err(CoreError::invalid_value(
-                format_args!("{field}.importance"),
-                i.to_string(),
-                "must be in [0, 1]",
-            ));
+            return Err(CoreError::invalid_value(field("importance"), i.to_string(), "must be in [0, 1]"));
         }
         Ok(())
     }
@@ -265,8 +263,9 @@ impl Default for SegmentConfig {
 impl SegmentConfig {
     /// Checks the ranges; `field` prefixes error fields.
     pub fn validate(&self, field: impl fmt::Display) -> Result<(), CoreError> {
+        let prefix = field.to_string();
         let bad = |name: &str, v: String, why: &str| {
-            Err(CoreError::invalid_value(format_args!("{field}.{name}"), v, why))
+            Err(CoreError::invalid_value(crate::error::join_field(&prefix, name), v, why))
         };
         if !(self.threshold.is_finite() && self.threshold > 0.0 && self.threshold <= 2.0) {
             return bad("threshold", self.threshold.to_string(), "must be in (0, 2]");

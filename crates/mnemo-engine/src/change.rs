@@ -92,7 +92,8 @@ pub struct NewFact {
     pub polarity: Polarity,
     /// The episodes it comes from.
     pub provenance: Vec<EpisodeRef>,
-    /// A fact this one corrects (retracted as of this batch).
+    /// The statement this one corrects (a fact's own id names its first statement):
+    /// withdrawn as of this batch.
     pub supersedes: Option<FactId>,
     /// How much it matters, in [0, 1] (raises its initial strength).
     pub importance: Option<f64>,
@@ -128,14 +129,16 @@ pub enum Change {
     DeclareEntity(NewEntity),
     /// Assert or deny a fact.
     AssertFact(NewFact),
-    /// End a fact's validity at `valid_to`: an update in valid time.
+    /// End a fact's validity at `valid_to`: an update in valid time. A restatement's id
+    /// withdraws that statement only.
     EndFact {
         /// The fact.
         fact: FactId,
         /// Its new end (excluded); must be after its start.
         valid_to: Timestamp,
     },
-    /// Retract a fact: it was never true (a correction in system time).
+    /// Retract a fact: it was never true (a correction in system time). A restatement's
+    /// id withdraws that statement only.
     RetractFact {
         /// The fact.
         fact: FactId,

@@ -165,4 +165,68 @@ pub enum EngineError {
         /// What is wrong with its log.
         reason: String,
     },
+    /// A change of a batch was refused: which one, and why. The error's field is
+    /// relative to the change (`object`, `provenance[0]`), so that a protocol can place it
+    /// at its own input's path ([`EngineError::within`]).
+    #[error("in changes[{change}]: {error}")]
+    InChange {
+        /// The change's position in the batch.
+        change: usize,
+        /// Why it was refused.
+        error: Box<EngineError>,
+    },
+}
+
+impl EngineError {
+    /// The input field it names, relative to its change when it is about one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            EngineError::Invalid(core) => Some(core.field()),
+            EngineError::UnknownEntity { field, .. }
+            | EngineError::UnknownIntention { field, .. }
+            | EngineError::UnknownEpisode { field, .. }
+            | EngineError::UnknownFact { field, .. }
+            | EngineError::WrongValueType { field, .. }
+            | EngineError::AlreadyRetracted { field, .. }
+            | EngineError::DuplicateExternalId { field, .. }
+            | EngineError::LimitExceeded { field, .. } => Some(field),
+            EngineError::InChange { error, .. } => error.field(),
+            _ => None,
+        }
+    }
+
+    /// The error with `prefix` before the field it names (a request's own path for the
+    /// change: `facts[1]` and `object` give `facts[1].object`), and without its change.
+    pub fn within(self, prefix: &str) -> EngineError {
+        match self {
+            EngineError::Invalid(core) => EngineError::Invalid(core.within(prefix)),
+            EngineError::InChange { error, .. } => error.within(prefix),
+            mut other => {
+                if let EngineError::UnknownEntity { field, .. }
+                | EngineError::UnknownIntention { field, .. }
+                | EngineError::UnknownEpisode { field, .. }
+                | EngineError::UnknownFact { field, .. }
+                | EngineError::WrongValueType { field, .. }
+                | EngineError::AlreadyRetracted { field, .. }
+                | EngineError::DuplicateExternalId { field, .. }
+                | EngineError::LimitExceeded { field, .. } = &mut other
+                {
+                    *field = mnemo_core::join_field(prefix, field);
+                }
+                other
+            }
+        }
+    }
+
+    /// The error itself, past the change it is about.
+    pub fn root(&self) -> &EngineError {
+        match self {
+            EngineError::InChange { error, .. } => error.root(),
+            other => other,
+        }
+    }
+
+    pub(crate) fn in_change(self, change: usize) -> EngineError {
+        EngineError::InChange { change, error: Box::new(self) }
+    }
 }

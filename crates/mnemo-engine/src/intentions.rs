@@ -56,7 +56,7 @@ impl Store {
         let mut tries = 0;
         loop {
             match self.fire_due_once(ns, now) {
-                Err(EngineError::Invalid(_)) if tries < 3 => tries += 1,
+                Err(e) if matches!(e.root(), EngineError::Invalid(_)) && tries < 3 => tries += 1,
                 other => return other,
             }
         }

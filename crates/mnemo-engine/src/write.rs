@@ -29,7 +29,10 @@ use crate::store::MAX_TEXT_BYTES;
 #[derive(Debug, Default)]
 pub(crate) struct Effects {
     external_ids: HashSet<String>,
+    /// Facts retracted as a whole (their own ids).
     retracted: HashSet<FactId>,
+    /// Statements withdrawn on their own (corrected, or a restatement retracted or ended).
+    withdrawn: HashSet<FactId>,
     predicate_types: HashMap<String, ValueType>,
     /// Entities created for a name nobody had (normalised name → id).
     names: HashMap<String, EntityId>,
@@ -157,6 +160,10 @@ impl Writer {
         self.in_flight.values().any(|e| e.retracted.contains(&id))
     }
 
+    fn withdrawn(&self, id: FactId) -> bool {
+        self.in_flight.values().any(|e| e.withdrawn.contains(&id))
+    }
+
     fn predicate_type(&self, name: &str) -> Option<ValueType> {
         self.in_flight.values().rev().find_map(|e| e.predicate_types.get(name).copied())
     }
@@ -183,16 +190,14 @@ pub(crate) struct Prepared {
     pub(crate) effects: Effects,
 }
 
-/// The input field of change `n`, formatted only when an error needs it.
+/// An input field of the change being checked (relative to it: the batch wraps each
+/// change's error with its position, [`EngineError::InChange`]).
 #[derive(Clone, Copy)]
-struct Field<'a> {
-    n: usize,
-    name: &'a str,
-}
+struct Field<'a>(&'a str);
 
 impl std::fmt::Display for Field<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "changes[{}].{}", self.n, self.name)
+        f.write_str(self.0)
     }
 }
 
@@ -247,28 +252,29 @@ pub(crate) fn prepare(
         effects: Effects::default(),
     };
     for (n, change) in changes.into_iter().enumerate() {
-        let id = match change {
-            Change::RecordEpisode(e) => batch.record_episode(n, e)?,
-            Change::DeclareEntity(e) => batch.declare_entity(n, e)?,
-            Change::AssertFact(f) => batch.assert_fact(n, f)?,
-            Change::EndFact { fact, valid_to } => batch.end_fact(n, fact, valid_to)?,
-            Change::RetractFact { fact, reason } => batch.retract_fact(n, fact, reason)?,
-            Change::DefinePredicate(def) => batch.define_predicate(n, def)?,
-            Change::ConfigureNamespace(config) => batch.configure_namespace(n, config)?,
-            Change::MergeEntities { from, into } => batch.merge_entities(n, from, into)?,
-            Change::ConfigureEmbedding(mode) => batch.configure_embedding(n, mode)?,
-            Change::Embed { episode, vector } => batch.embed(n, episode, vector)?,
-            Change::Recall { records, at } => batch.recall(n, records, at)?,
-            Change::Mention { episode, entities, source } => batch.mention(n, episode, entities, source)?,
-            Change::AddIntention(new) => batch.add_intention(n, new)?,
-            Change::CancelIntention { id, reason } => batch.cancel_intention(n, id, reason)?,
-            Change::FireIntention { id, episode, at } => batch.fire_intention(n, id, episode, at)?,
-            Change::ConfigureSegmentation(config) => batch.configure_segmentation(n, config)?,
-            Change::NoteEntity(e) => batch.note_entity(n, e)?,
+        let checked = match change {
+            Change::RecordEpisode(e) => batch.record_episode(e),
+            Change::DeclareEntity(e) => batch.declare_entity(e),
+            Change::AssertFact(f) => batch.assert_fact(f),
+            Change::EndFact { fact, valid_to } => batch.end_fact(fact, valid_to),
+            Change::RetractFact { fact, reason } => batch.retract_fact(fact, reason),
+            Change::DefinePredicate(def) => batch.define_predicate(def),
+            Change::ConfigureNamespace(config) => batch.configure_namespace(config),
+            Change::MergeEntities { from, into } => batch.merge_entities(from, into),
+            Change::ConfigureEmbedding(mode) => batch.configure_embedding(mode),
+            Change::Embed { episode, vector } => batch.embed(episode, vector),
+            Change::Recall { records, at } => batch.recall(records, at),
+            Change::Mention { episode, entities, source } => batch.mention(episode, entities, source),
+            Change::AddIntention(new) => batch.add_intention(new),
+            Change::CancelIntention { id, reason } => batch.cancel_intention(id, reason),
+            Change::FireIntention { id, episode, at } => batch.fire_intention(id, episode, at),
+            Change::ConfigureSegmentation(config) => batch.configure_segmentation(config),
+            Change::NoteEntity(e) => batch.note_entity(e),
             Change::CloseSegment { thread, episodes, end, centroid } => {
-                batch.close_segment(n, thread, episodes, end, centroid)?
+                batch.close_segment(thread, episodes, end, centroid)
             }
         };
+        let id = checked.map_err(|e| e.in_change(n))?;
         batch.ids.push(id);
     }
     if match_names {
@@ -315,12 +321,8 @@ fn take(counter: &mut u64) -> u64 {
 /// One method per change kind: each checks its change against the index, the batches
 /// in flight and the batch so far, and pushes its events.
 impl Batch<'_> {
-    fn record_episode(
-        &mut self,
-        n: usize,
-        e: crate::change::NewEpisode,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn record_episode(&mut self, e: crate::change::NewEpisode) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         if e.text.len() > MAX_TEXT_BYTES {
             return Err(EngineError::LimitExceeded {
                 field: field("text").to_string(),
@@ -367,18 +369,14 @@ impl Batch<'_> {
         Ok(Some(RecordId::Episode(id)))
     }
 
-    fn declare_entity(
-        &mut self,
-        n: usize,
-        e: crate::change::NewEntity,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn declare_entity(&mut self, e: crate::change::NewEntity) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         validate_name(field("name"), &e.name)?;
         let known_aliases = e.id.and_then(|id| self.index.entity(id)).map_or(0, |k| k.aliases.len());
         CoreError::check_len(field("aliases"), known_aliases + e.aliases.len(), MAX_ALIASES, "aliases")?;
         CoreError::check_len(field("properties"), e.properties.len(), MAX_PROPERTIES, "properties")?;
         for (i, alias) in e.aliases.iter().enumerate() {
-            validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
+            validate_name(format_args!("aliases[{i}]"), alias)?;
         }
         if let Some(kind) = &e.kind {
             validate_name(field("kind"), kind)?;
@@ -386,7 +384,7 @@ impl Batch<'_> {
         let mut properties = std::collections::BTreeMap::new();
         for (key, value) in e.properties {
             validate_name(field("properties"), &key)?;
-            value.validate(format_args!("changes[{n}].properties.{key}"))?;
+            value.validate(format_args!("properties.{key}"))?;
             properties.insert(key, value.normalized());
         }
         let id = match e.id {
@@ -403,12 +401,12 @@ impl Batch<'_> {
         Ok(Some(RecordId::Entity(id)))
     }
 
-    fn note_entity(&mut self, n: usize, e: NoteEntity) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn note_entity(&mut self, e: NoteEntity) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         validate_name(field("name"), &e.name)?;
         CoreError::check_len(field("aliases"), e.aliases.len(), MAX_ALIASES, "aliases")?;
         for (i, alias) in e.aliases.iter().enumerate() {
-            validate_name(format_args!("changes[{n}].aliases[{i}]"), alias)?;
+            validate_name(format_args!("aliases[{i}]"), alias)?;
         }
         if let Some(kind) = &e.kind {
             validate_name(field("kind"), kind)?;
@@ -470,8 +468,8 @@ impl Batch<'_> {
         self.effects.entities.get(&id).or_else(|| self.writer.entity(id)).or_else(|| self.index.entity(id))
     }
 
-    fn assert_fact(&mut self, n: usize, f: crate::change::NewFact) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn assert_fact(&mut self, f: crate::change::NewFact) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         let subject = self.entity(&f.subject, field("subject"))?;
         let object = match f.object {
             ObjectRef::Entity(r) => Value::Entity(self.entity(&r, field("object"))?),
@@ -488,11 +486,12 @@ impl Batch<'_> {
         }
         let mut provenance = Vec::with_capacity(f.provenance.len());
         for (i, r) in f.provenance.iter().enumerate() {
-            provenance.push(self.episode(r, format_args!("changes[{n}].provenance[{i}]"))?);
+            provenance.push(self.episode(r, format_args!("provenance[{i}]"))?);
         }
         if let Some(old) = f.supersedes {
-            self.live_fact(old, field("supersedes"))?;
-            self.effects.retracted.insert(self.index.canonical(old));
+            // A correction withdraws the one statement it names.
+            self.live_fact(old, field("supersedes"), Level::Statement)?;
+            self.effects.withdrawn.insert(old);
         }
         let id = FactId(take(&mut self.next_fact));
         let fact = Fact {
@@ -508,19 +507,18 @@ impl Batch<'_> {
             importance: f.importance,
             correction: f.correction,
         };
-        fact.validate(format_args!("changes[{n}]"))?;
+        fact.validate("")?;
         self.events.push(Event::FactAsserted(fact));
         Ok(Some(RecordId::Fact(id)))
     }
 
     fn end_fact(
         &mut self,
-        n: usize,
         fact: FactId,
         valid_to: mnemo_core::Timestamp,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
-        let stated = self.live_fact(fact, field("fact"))?;
+        let field = Field;
+        let stated = self.live_fact(fact, field("fact"), Level::of(self.index, fact))?;
         valid_to.validate(field("validTo"))?;
         if valid_to <= stated.valid.from() {
             return Err(CoreError::InvalidInterval {
@@ -530,32 +528,38 @@ impl Batch<'_> {
             }
             .into());
         }
+        if self.index.is_restatement(fact) {
+            self.effects.withdrawn.insert(fact);
+        }
         self.events.push(Event::FactEnded { fact, valid_to });
         Ok(None)
     }
 
     fn retract_fact(
         &mut self,
-        n: usize,
         fact: FactId,
         reason: Option<String>,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+        let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
         }
-        self.live_fact(fact, field("fact"))?;
-        self.effects.retracted.insert(self.index.canonical(fact));
+        match Level::of(self.index, fact) {
+            Level::Fact => {
+                self.live_fact(fact, field("fact"), Level::Fact)?;
+                self.effects.retracted.insert(fact);
+            }
+            Level::Statement => {
+                self.live_fact(fact, field("fact"), Level::Statement)?;
+                self.effects.withdrawn.insert(fact);
+            }
+        }
         self.events.push(Event::FactRetracted { fact, reason });
         Ok(None)
     }
 
-    fn define_predicate(
-        &mut self,
-        n: usize,
-        def: mnemo_core::PredicateDef,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn define_predicate(&mut self, def: mnemo_core::PredicateDef) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         validate_name(field("name"), &def.name)?;
         if let Some(d) = &def.description {
             CoreError::check_len(field("description"), d.len(), MAX_REASON_BYTES, "bytes")?;
@@ -568,12 +572,8 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn configure_namespace(
-        &mut self,
-        n: usize,
-        patch: NamespacePatch,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn configure_namespace(&mut self, patch: NamespacePatch) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         if let Some(Some(every)) = patch.consolidate_every_seconds
             && !(1..=MAX_CONSOLIDATE_EVERY_SECONDS).contains(&every)
         {
@@ -612,13 +612,8 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn merge_entities(
-        &mut self,
-        n: usize,
-        from: EntityId,
-        into: EntityId,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn merge_entities(&mut self, from: EntityId, into: EntityId) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         for (name, id) in [("from", from), ("into", into)] {
             if self.index.entity(id).is_none() {
                 return Err(EngineError::UnknownEntity {
@@ -640,12 +635,8 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn configure_embedding(
-        &mut self,
-        n: usize,
-        mode: EmbeddingMode,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn configure_embedding(&mut self, mode: EmbeddingMode) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         if mode == (EmbeddingMode::Client { dim: 0 })
             || matches!(mode, EmbeddingMode::Client { dim } if dim > MAX_DIM)
         {
@@ -661,14 +652,9 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn embed(
-        &mut self,
-        n: usize,
-        episode: EpisodeRef,
-        vector: Vec<f32>,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
-        let id = self.episode(&episode, format_args!("changes[{n}].episode"))?;
+    fn embed(&mut self, episode: EpisodeRef, vector: Vec<f32>) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
+        let id = self.episode(&episode, format_args!("episode"))?;
         let mode = self
             .effects
             .embedding
@@ -689,11 +675,10 @@ impl Batch<'_> {
 
     fn recall(
         &mut self,
-        n: usize,
         records: Vec<RecordRef>,
         at: mnemo_core::Timestamp,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+        let field = Field;
         at.validate(field("at"))?;
         for (i, record) in records.iter().enumerate() {
             let known = match record {
@@ -704,7 +689,7 @@ impl Batch<'_> {
                 }
             };
             if !known {
-                let field = format!("changes[{n}].records[{i}]");
+                let field = format!("records[{i}]");
                 return Err(match record {
                     RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
                     RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
@@ -718,13 +703,12 @@ impl Batch<'_> {
 
     fn mention(
         &mut self,
-        n: usize,
         episode: EpisodeRef,
         entities: Vec<EntityRef>,
         source: MentionSource,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
-        let episode = self.episode(&episode, format_args!("changes[{n}].episode"))?;
+        let field = Field;
+        let episode = self.episode(&episode, format_args!("episode"))?;
         if entities.is_empty() {
             return Err(CoreError::invalid_value(field("entities"), "[]", "name at least one entity").into());
         }
@@ -746,12 +730,8 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn add_intention(
-        &mut self,
-        n: usize,
-        new: crate::change::NewIntention,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn add_intention(&mut self, new: crate::change::NewIntention) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         if new.payload.trim().is_empty() {
             return Err(CoreError::invalid_value(field("payload"), "\"\"", "say what to do").into());
         }
@@ -822,11 +802,10 @@ impl Batch<'_> {
 
     fn cancel_intention(
         &mut self,
-        n: usize,
         id: IntentionId,
         reason: Option<String>,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+        let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
         }
@@ -850,12 +829,11 @@ impl Batch<'_> {
 
     fn fire_intention(
         &mut self,
-        n: usize,
         id: IntentionId,
         episode: Option<EpisodeId>,
         at: mnemo_core::Timestamp,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+        let field = Field;
         let known = self.index.intention(id, mnemo_core::Seq(u64::MAX)).is_some()
             || self.ids.contains(&Some(RecordId::Intention(id)));
         if !known {
@@ -865,7 +843,7 @@ impl Batch<'_> {
             });
         }
         if let Some(e) = episode {
-            self.episode(&EpisodeRef::Id(e), format_args!("changes[{n}].episode"))?;
+            self.episode(&EpisodeRef::Id(e), format_args!("episode"))?;
         }
         at.validate(field("at"))?;
         // A one-off intention fires once, whoever records it first.
@@ -883,12 +861,8 @@ impl Batch<'_> {
         Ok(None)
     }
 
-    fn configure_segmentation(
-        &mut self,
-        n: usize,
-        patch: SegmentationPatch,
-    ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+    fn configure_segmentation(&mut self, patch: SegmentationPatch) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
         let current = self
             .effects
             .segmentation
@@ -903,13 +877,12 @@ impl Batch<'_> {
 
     fn close_segment(
         &mut self,
-        n: usize,
         thread: String,
         episodes: Vec<EpisodeId>,
         end: mnemo_core::SegmentEnd,
         centroid: Option<Vec<f32>>,
     ) -> Result<Option<RecordId>, EngineError> {
-        let field = |name| Field { n, name };
+        let field = Field;
         validate_name(field("thread"), &thread)?;
         if episodes.is_empty() {
             return Err(CoreError::invalid_value(field("episodes"), "[]", "a segment has episodes").into());
@@ -925,7 +898,7 @@ impl Batch<'_> {
                     .any(|e| matches!(e, Event::SegmentClosed { episodes, .. } if episodes.contains(id)));
             if !in_thread || taken {
                 return Err(EngineError::UnknownEpisode {
-                    field: format!("changes[{n}].episodes[{i}]"),
+                    field: format!("episodes[{i}]"),
                     value: format!("{id} (not an unsegmented episode of thread {thread:?})"),
                 });
             }
@@ -1109,21 +1082,44 @@ impl<'a> Batch<'a> {
             .unwrap_or_else(|| self.index.predicate(name).value_type)
     }
 
-    /// A fact that exists and is retracted neither in the index, nor in flight, nor
-    /// earlier in this batch. A re-assertion's id stands for the fact it restated.
-    fn live_fact(&self, id: FactId, field: Field<'_>) -> Result<&'a Fact, EngineError> {
-        let fact = self
-            .index
+    /// A fact that exists and still stands at `level`, in the index, in flight and
+    /// earlier in this batch: as a whole (it has a live statement and was not
+    /// retracted), or the one statement `id` names.
+    fn live_fact(&self, id: FactId, field: Field<'_>, level: Level) -> Result<&'a Fact, EngineError> {
+        let index = self.index;
+        let fact = index
             .fact(id)
             .ok_or_else(|| EngineError::UnknownFact { field: field.to_string(), value: id.to_string() })?;
-        let canonical = self.index.canonical(id);
-        if self.index.is_retracted(id)
-            || self.writer.retracted(canonical)
-            || self.effects.retracted.contains(&canonical)
-        {
+        let canonical = index.canonical(id);
+        let whole_gone = self.writer.retracted(canonical) || self.effects.retracted.contains(&canonical);
+        let gone = match level {
+            Level::Fact => whole_gone || !index.fact_is_live(id),
+            Level::Statement => {
+                whole_gone
+                    || !index.statement_is_live(id)
+                    || self.writer.withdrawn(id)
+                    || self.effects.withdrawn.contains(&id)
+            }
+        };
+        if gone {
             return Err(EngineError::AlreadyRetracted { field: field.to_string(), value: id.to_string() });
         }
         Ok(fact)
+    }
+}
+
+/// What a retraction, an end or a correction applies to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// The fact with all its statements (its own id was given).
+    Fact,
+    /// One statement (a restatement's id, or any id named by `supersedes`).
+    Statement,
+}
+
+impl Level {
+    fn of(index: &NamespaceIndex, id: FactId) -> Level {
+        if index.is_restatement(id) { Level::Statement } else { Level::Fact }
     }
 }
 

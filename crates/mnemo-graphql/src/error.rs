@@ -53,10 +53,10 @@ pub fn coded(code: &'static str, message: impl Into<String>) -> Error {
     Error::new(message).extend_with(|_, e| e.set("code", code))
 }
 
-/// Maps an engine error to a coded GraphQL error. `rename` turns the engine's field paths
-/// (`changes[3].object`) into the request's (`facts[1].object`).
-pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Error {
-    let code = match &error {
+/// Maps an engine error to a coded GraphQL error. An error about one change of a batch
+/// should be placed at the request's own path first ([`EngineError::within`]).
+pub fn engine_error(error: EngineError) -> Error {
+    let code = match error.root() {
         EngineError::Invalid(CoreError::InvalidTime { .. }) => code::INVALID_TIME,
         EngineError::Invalid(CoreError::InvalidInterval { .. }) => code::INVALID_INTERVAL,
         EngineError::Invalid(CoreError::TooLong { .. }) => code::LIMIT_EXCEEDED,
@@ -78,7 +78,7 @@ pub fn engine_error(error: EngineError, rename: &dyn Fn(&str) -> String) -> Erro
             return coded(code::INTERNAL, "internal error; see the server log");
         }
     };
-    coded(code, rename(&error.to_string()))
+    coded(code, error.to_string())
 }
 
 /// Gives `extensions.code` to errors raised before any resolver runs (parsing,

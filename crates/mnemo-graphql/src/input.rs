@@ -67,7 +67,9 @@ pub struct FactInput {
     #[graphql(default)]
     #[serde(default)]
     pub provenance_external_ids: Vec<String>,
-    /// A fact this one corrects: it is retracted as of this write.
+    /// The statement this one corrects (a fact's own id names its first statement): it is
+    /// withdrawn as of this write, and the fact it stated is retracted once none of its
+    /// statements is left.
     pub supersedes: Option<ID>,
     /// How much it matters, in [0, 1]: raises its initial strength (salience, not truth).
     pub importance: Option<f64>,

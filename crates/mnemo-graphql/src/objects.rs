@@ -37,12 +37,8 @@ pub(crate) fn store<'a>(ctx: &Context<'a>) -> Result<&'a Arc<Store>> {
     ctx.data::<Arc<Store>>().map_err(|_| coded(code::INTERNAL, "no store in the schema"))
 }
 
-fn no_rename(s: &str) -> String {
-    s.to_owned()
-}
-
 pub(crate) fn engine(e: mnemo_engine::EngineError) -> async_graphql::Error {
-    engine_error(e, &no_rename)
+    engine_error(e)
 }
 
 /// What an answer was computed from; pass `seq` as `knownAtSeq` (and `validAt`) to get

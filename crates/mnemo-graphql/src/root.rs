@@ -695,19 +695,12 @@ pub struct Mutation;
 
 /// Appends `changes`, naming each change's input path in errors.
 fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String]) -> Result<Receipt> {
-    store.append(ns, changes).map_err(|e| {
-        engine_error(e, &|message| {
-            // `changes[3].x` becomes the request's own path, e.g. `facts[1].x`.
-            let mut out = message.to_owned();
-            for (n, path) in paths.iter().enumerate().rev() {
-                out = if path.is_empty() {
-                    out.replace(&format!("changes[{n}]."), "")
-                } else {
-                    out.replace(&format!("changes[{n}]"), path)
-                };
-            }
-            out
-        })
+    store.append(ns, changes).map_err(|e| match e {
+        // Change `n` of the batch is the request's input at `paths[n]` (`facts[1]`).
+        mnemo_engine::EngineError::InChange { change, error } => {
+            engine_error(error.within(paths.get(change).map_or("", String::as_str)))
+        }
+        other => engine_error(other),
     })
 }
 
@@ -980,6 +973,9 @@ impl Mutation {
     }
 
     /// Ends a fact's validity at `validTo`: it held until then (an update in valid time).
+    /// Given the fact's own id, this ends the fact; given the id of a restatement (an
+    /// identical assertion, counted as a statement of the same fact), it withdraws that
+    /// statement only, and the fact stands as its other statements say.
     async fn end_fact(
         &self,
         ctx: &Context<'_>,
@@ -996,7 +992,10 @@ impl Mutation {
     }
 
     /// Retracts a fact: it was never true (a correction in system time). Reads pinned
-    /// before this write still see it.
+    /// before this write still see it. Given the fact's own id, this retracts the fact
+    /// with every statement of it; given the id of a restatement, it withdraws that one
+    /// statement (one source taking back what it said), and the fact stands while another
+    /// statement supports it.
     async fn retract_fact(
         &self,
         ctx: &Context<'_>,

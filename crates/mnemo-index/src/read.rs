@@ -9,7 +9,7 @@ use mnemo_core::{
     Status, Timestamp, Value, combine_confidence, normalize_name, resolve_slot,
 };
 
-use crate::state::{FactRecord, NamespaceIndex, PredId, Retraction};
+use crate::state::{FactRecord, NamespaceIndex, PredId, Retraction, Statement};
 
 /// The point a read is pinned at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,11 +39,11 @@ pub struct FactView {
     pub contradicts: Vec<FactId>,
     /// Where it is in force over all valid time, as known at S (empty if retracted).
     pub effective: Vec<Interval>,
-    /// Confidence with visible corroborations folded in (noisy-or).
+    /// The confidences of its live statements combined (noisy-or).
     pub confidence: f64,
-    /// How many times it was stated (1 + visible re-assertions).
+    /// How many live statements it has (for a retracted fact: how many it had).
     pub corroborations: u32,
-    /// Its episodes and those of its re-assertions, sorted.
+    /// The episodes of its live statements (of every statement, once retracted), sorted.
     pub provenance: Vec<EpisodeId>,
     /// How it was retracted, if it was at S.
     pub retraction: Option<RetractionView>,
@@ -243,7 +243,13 @@ impl NamespaceIndex {
                 // Ends are validated against the start when applied, so this never fails.
                 valid: Interval::new("valid", live[i].fact.valid.from(), ends[i])
                     .unwrap_or(live[i].fact.valid),
-                seq: live[i].seq,
+                // A fact ranks by its latest live statement: restating it after a
+                // denial puts it above the denial again.
+                seq: if merged {
+                    statements(i).map(|r| r.rank_seq_at(s)).max().unwrap_or(live[i].seq)
+                } else {
+                    live[i].rank_seq_at(s)
+                },
                 confidence: if merged {
                     self.confidence_of(statements(i), s)
                 } else {
@@ -332,11 +338,13 @@ impl NamespaceIndex {
 
     fn retracted_view(&self, r: &FactRecord, view: View) -> FactView {
         let (confidence, corroborations, provenance) = self.support(r, view.known_at);
-        let (seq, kind) = r.retracted.clone().unwrap_or((Seq(0), Retraction::Retracted { reason: None }));
+        let (seq, kind) =
+            r.retraction_at(view.known_at).unwrap_or((Seq(0), Retraction::Retracted { reason: None }));
         let (beaten_by, reason) = match &kind {
             Retraction::CorrectedBy(by) => (Some(*by), format!("corrected by {by} in batch {seq}")),
             Retraction::Retracted { reason: Some(why) } => (None, format!("retracted in batch {seq}: {why}")),
             Retraction::Retracted { reason: None } => (None, format!("retracted in batch {seq}")),
+            Retraction::Ended(to) => (None, format!("its last statement was ended at {to} in batch {seq}")),
         };
         let to = r.valid_to_at(view.known_at);
         FactView {
@@ -356,33 +364,24 @@ impl NamespaceIndex {
         }
     }
 
-    /// Confidence, statement count and provenance with the re-assertions visible at `s`.
+    /// Confidence, statement count and provenance of a fact at `s`, from its live
+    /// statements; a fact with none (retracted) reports every statement visible.
     fn support(&self, r: &FactRecord, s: Seq) -> (f64, u32, Vec<EpisodeId>) {
-        let visible: Vec<_> = self.visible_corroborations(r, s).collect();
-        let confidence = self.confidence_at(r, s);
-        let mut provenance: Vec<EpisodeId> = r.fact.provenance.clone();
-        provenance.extend(visible.iter().flat_map(|c| c.provenance.iter().copied()));
+        let mut statements: Vec<&Statement> = r.live_at(s).collect();
+        if statements.is_empty() {
+            statements = r.visible_at(s).collect();
+        }
+        let mut provenance: Vec<EpisodeId> =
+            statements.iter().flat_map(|st| st.provenance.iter().copied()).collect();
         provenance.sort();
         provenance.dedup();
-        (confidence, 1 + visible.len() as u32, provenance)
+        (combined(&statements), statements.len() as u32, provenance)
     }
 
-    /// Confidence with the re-assertions visible at `s` folded in (noisy-or); exactly the
-    /// stated confidence when there are none.
+    /// The confidences of the live statements combined (noisy-or); exactly the stated
+    /// confidence when there is one.
     fn confidence_at(&self, r: &FactRecord, s: Seq) -> f64 {
-        let mut others = self.visible_corroborations(r, s).map(|c| c.confidence).peekable();
-        if others.peek().is_none() {
-            return r.fact.confidence;
-        }
-        combine_confidence(std::iter::once(r.fact.confidence).chain(others))
-    }
-
-    fn visible_corroborations<'a>(
-        &self,
-        r: &'a FactRecord,
-        s: Seq,
-    ) -> impl Iterator<Item = &'a crate::state::Corroboration> + 'a {
-        r.corroborations.iter().filter(move |c| c.seq <= s)
+        combined(&r.live_at(s).collect::<Vec<_>>())
     }
 
     fn pred_id(&self, name: &str) -> Option<PredId> {
@@ -683,6 +682,15 @@ impl NamespaceIndex {
             );
         }
         out
+    }
+}
+
+/// Noisy-or of the statements' confidences; exactly the one when there is one.
+fn combined(statements: &[&Statement]) -> f64 {
+    match statements {
+        [] => 0.0,
+        [one] => one.confidence,
+        many => combine_confidence(many.iter().map(|st| st.confidence)),
     }
 }
 

@@ -27,14 +27,29 @@ pub enum Retraction {
     },
     /// Corrected: a fact with `supersedes` pointing here was asserted.
     CorrectedBy(FactId),
+    /// A restatement whose own validity was ended: it no longer restates the fact (the
+    /// fact's other statements still hold it).
+    Ended(Timestamp),
 }
 
-/// A re-assertion of an identical fact, counted on the first one.
+/// One statement of a fact: its first assertion, or a restatement of it (an identical
+/// assertion while the fact was live), each with its own id, batch, confidence and
+/// provenance.
 #[derive(Clone, Debug)]
-pub(crate) struct Corroboration {
+pub(crate) struct Statement {
+    pub(crate) id: FactId,
     pub(crate) seq: Seq,
     pub(crate) confidence: f64,
     pub(crate) provenance: Vec<EpisodeId>,
+    /// When and how it was withdrawn on its own (retracted, corrected, or ended as a
+    /// restatement): it no longer supports the fact from then on.
+    pub(crate) withdrawn: Option<(Seq, Retraction)>,
+}
+
+impl Statement {
+    fn live_at(&self, s: Seq) -> bool {
+        self.seq <= s && self.withdrawn.as_ref().is_none_or(|(w, _)| *w > s)
+    }
 }
 
 /// Everything the log says about one fact.
@@ -45,8 +60,10 @@ pub(crate) struct FactRecord {
     pub(crate) seq: Seq,
     /// `FactEnded` events in log order.
     pub(crate) ends: Vec<(Seq, Timestamp)>,
+    /// Retracted as a whole (`retractFact` on the fact's own id).
     pub(crate) retracted: Option<(Seq, Retraction)>,
-    pub(crate) corroborations: Vec<Corroboration>,
+    /// Its statements in log order; the first is the fact's own assertion.
+    pub(crate) statements: Vec<Statement>,
 }
 
 impl FactRecord {
@@ -55,8 +72,43 @@ impl FactRecord {
         self.ends.iter().rev().find(|(seq, _)| *seq <= s).map_or(self.fact.valid.to(), |(_, to)| Some(*to))
     }
 
+    /// Its statements that support it at `s`: visible, not withdrawn, and the fact not
+    /// retracted as a whole.
+    pub(crate) fn live_at(&self, s: Seq) -> impl Iterator<Item = &Statement> {
+        let whole = self.retracted.as_ref().is_some_and(|(seq, _)| *seq <= s);
+        self.statements.iter().filter(move |st| !whole && st.live_at(s))
+    }
+
+    /// Its statements visible at `s`, withdrawn or not.
+    pub(crate) fn visible_at(&self, s: Seq) -> impl Iterator<Item = &Statement> {
+        self.statements.iter().filter(move |st| st.seq <= s)
+    }
+
+    /// Whether nothing supports it at `s` (retracted as a whole, or every statement
+    /// withdrawn).
     pub(crate) fn is_retracted_at(&self, s: Seq) -> bool {
-        self.retracted.as_ref().is_some_and(|(seq, _)| *seq <= s)
+        self.live_at(s).next().is_none()
+    }
+
+    /// Why it is retracted at `s`: the whole retraction, else the latest withdrawal.
+    pub(crate) fn retraction_at(&self, s: Seq) -> Option<(Seq, Retraction)> {
+        if let Some((seq, kind)) = &self.retracted
+            && *seq <= s
+        {
+            return Some((*seq, kind.clone()));
+        }
+        if !self.is_retracted_at(s) {
+            return None;
+        }
+        self.visible_at(s)
+            .filter_map(|st| st.withdrawn.as_ref().filter(|(w, _)| *w <= s))
+            .max_by_key(|(w, _)| *w)
+            .cloned()
+    }
+
+    /// The batch it ranks by at `s`: that of its latest live statement.
+    pub(crate) fn rank_seq_at(&self, s: Seq) -> Seq {
+        self.live_at(s).map(|st| st.seq).max().unwrap_or(self.seq)
     }
 }
 
@@ -201,7 +253,10 @@ impl NamespaceIndex {
             Event::FactAsserted(fact) => self.apply_fact(seq, fact),
             Event::FactEnded { fact, valid_to } => {
                 let id = self.canonical(*fact);
-                if let Some(record) = self.facts.get_mut(&id)
+                if id != *fact {
+                    // A restatement ended on its own no longer restates the fact.
+                    self.withdraw(seq, *fact, Retraction::Ended(*valid_to));
+                } else if let Some(record) = self.facts.get_mut(&id)
                     && *valid_to > record.fact.valid.from()
                 {
                     record.ends.push((seq, *valid_to));
@@ -339,20 +394,18 @@ impl NamespaceIndex {
         }
         self.max_fact = self.max_fact.max(fact.id.0);
         let pred = self.intern(&fact.predicate);
+        // A correction withdraws the one statement it names.
         let corrected = fact.supersedes.map(|old| self.canonical(old));
-        if let Some(old) = corrected
-            && let Some(record) = self.facts.get_mut(&old)
-            && record.retracted.is_none()
-        {
-            record.retracted = Some((seq, Retraction::CorrectedBy(fact.id)));
+        if let Some(old) = fact.supersedes {
+            self.withdraw(seq, old, Retraction::CorrectedBy(fact.id));
         }
-        // An identical, live fact already stated: this is corroboration, not a new version.
+        // An identical fact with a live statement: this is another statement of it.
         let slot = (fact.subject, pred);
         let same = self.slots.get(&slot).and_then(|ids| {
             ids.iter().copied().find(|id| {
                 Some(*id) != corrected
                     && self.facts.get(id).is_some_and(|r| {
-                        r.retracted.is_none()
+                        r.live_at(seq).next().is_some()
                             && r.fact.object == fact.object
                             && r.fact.polarity == fact.polarity
                             && r.fact.valid.from() == fact.valid.from()
@@ -360,14 +413,17 @@ impl NamespaceIndex {
                     })
             })
         });
+        let statement = Statement {
+            id: fact.id,
+            seq,
+            confidence: fact.confidence,
+            provenance: fact.provenance.clone(),
+            withdrawn: None,
+        };
         if let Some(existing) = same
             && let Some(record) = self.facts.get_mut(&existing)
         {
-            record.corroborations.push(Corroboration {
-                seq,
-                confidence: fact.confidence,
-                provenance: fact.provenance.clone(),
-            });
+            record.statements.push(statement);
             self.aliases.insert(fact.id, existing);
             return;
         }
@@ -382,19 +438,32 @@ impl NamespaceIndex {
                 seq,
                 ends: Vec::new(),
                 retracted: None,
-                corroborations: Vec::new(),
+                statements: vec![statement],
             },
         );
     }
 
-    /// A re-assertion's id names the fact it restated, so retracting either retracts
-    /// the fact, with every statement of it: a retraction says it was never true.
+    /// A retraction of the fact's own id retracts the fact with every statement of it (it
+    /// was never true); a retraction of a restatement's id withdraws that statement only.
     fn apply_retraction(&mut self, seq: Seq, id: FactId, reason: Option<String>) {
-        let id = self.canonical(id);
-        if let Some(record) = self.facts.get_mut(&id)
+        if self.aliases.contains_key(&id) {
+            self.withdraw(seq, id, Retraction::Retracted { reason });
+        } else if let Some(record) = self.facts.get_mut(&id)
             && record.retracted.is_none()
         {
             record.retracted = Some((seq, Retraction::Retracted { reason }));
+        }
+    }
+
+    /// Withdraws statement `id` (the fact's own first statement when `id` is the fact's).
+    fn withdraw(&mut self, seq: Seq, id: FactId, why: Retraction) {
+        let fact = self.canonical(id);
+        if let Some(record) = self.facts.get_mut(&fact)
+            && record.retracted.is_none()
+            && let Some(statement) = record.statements.iter_mut().find(|st| st.id == id)
+            && statement.withdrawn.is_none()
+        {
+            statement.withdrawn = Some((seq, why));
         }
     }
 
@@ -418,9 +487,20 @@ impl NamespaceIndex {
         self.facts.contains_key(&id) || self.aliases.contains_key(&id)
     }
 
-    /// Whether a fact (or the fact a re-assertion restated) was retracted, at the latest seq.
-    pub fn is_retracted(&self, id: FactId) -> bool {
-        self.facts.get(&self.canonical(id)).is_some_and(|r| r.retracted.is_some())
+    /// Whether a fact still has a statement that supports it, at the latest seq.
+    pub fn fact_is_live(&self, id: FactId) -> bool {
+        self.facts.get(&self.canonical(id)).is_some_and(|r| r.live_at(Seq(u64::MAX)).next().is_some())
+    }
+
+    /// Whether statement `id` (a fact's own id names its first statement) still supports
+    /// its fact, at the latest seq.
+    pub fn statement_is_live(&self, id: FactId) -> bool {
+        self.facts.get(&self.canonical(id)).is_some_and(|r| r.live_at(Seq(u64::MAX)).any(|st| st.id == id))
+    }
+
+    /// Whether `id` names a restatement rather than a fact's own first statement.
+    pub fn is_restatement(&self, id: FactId) -> bool {
+        self.aliases.contains_key(&id)
     }
 
     /// The fact an id names (following a re-assertion to the fact it corroborates), as

@@ -88,7 +88,7 @@ impl NamespaceIndex {
                 let mut recalls = self.recalls(RecordRef::Fact(r.fact.id), known_at);
                 // Corroboration slows decay: each re-assertion counts as a recall when it
                 // was experienced.
-                for c in r.corroborations.iter().filter(|c| c.seq <= known_at) {
+                for c in r.statements.iter().skip(1).filter(|c| c.seq <= known_at) {
                     let experienced = c
                         .provenance
                         .iter()
