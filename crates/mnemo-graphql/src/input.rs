@@ -1,7 +1,7 @@
 //! Input types and their translation into engine changes. Every error names the input
 //! field as the request wrote it (`facts[2].validFrom`).
 
-use async_graphql::{ID, InputObject, Result};
+use async_graphql::{ID, InputObject, OneofObject, Result};
 use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
 use mnemo_engine::{EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
 use serde::Deserialize;
@@ -10,33 +10,33 @@ use crate::error::{code, coded};
 use crate::objects::{Polarity, engine};
 use crate::scalars::DateTime;
 
-/// An entity by id, or by canonical name or alias (exactly one of the two). In writes, a
-/// name nobody has creates the entity.
-#[derive(InputObject, Deserialize, Clone, Debug, Default)]
+/// An entity by id, or by canonical name or alias: exactly one of the two (`@oneOf`). In
+/// writes, a name nobody has creates the entity.
+#[derive(OneofObject, Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EntityRefInput {
+pub enum EntityRefInput {
     /// Its id.
-    pub id: Option<ID>,
+    Id(ID),
     /// Its canonical name or an alias (case and spacing ignored).
-    pub name: Option<String>,
+    Name(String),
 }
 
-/// A value: exactly one field set.
-#[derive(InputObject, Deserialize, Clone, Debug, Default)]
+/// A value: exactly one field set (`@oneOf`).
+#[derive(OneofObject, Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ValueInput {
+pub enum ValueInput {
     /// An entity.
-    pub entity: Option<EntityRefInput>,
+    Entity(EntityRefInput),
     /// Text.
-    pub string: Option<String>,
+    String(String),
     /// A 64-bit integer.
-    pub integer: Option<i64>,
+    Integer(i64),
     /// A float.
-    pub float: Option<f64>,
+    Float(f64),
     /// A boolean.
-    pub boolean: Option<bool>,
+    Boolean(bool),
     /// An instant.
-    pub time: Option<DateTime>,
+    Time(DateTime),
 }
 
 /// A fact to assert (or deny).
@@ -179,10 +179,9 @@ pub(crate) fn time(store: &Store, ns: &Namespace, field: &str, value: &DateTime)
 
 /// An entity reference for a write: by id, or by name (created when absent).
 pub(crate) fn entity_ref(field: &str, r: &EntityRefInput) -> Result<EntityRef> {
-    match (&r.id, &r.name) {
-        (Some(id), None) => Ok(EntityRef::Id(EntityId(parse_id(&format!("{field}.id"), id)?))),
-        (None, Some(name)) => Ok(EntityRef::Name(name.clone())),
-        _ => Err(invalid(field, "{…}", "give exactly one of `id` and `name`")),
+    match r {
+        EntityRefInput::Id(id) => Ok(EntityRef::Id(EntityId(parse_id(&format!("{field}.id"), id)?))),
+        EntityRefInput::Name(name) => Ok(EntityRef::Name(name.clone())),
     }
 }
 
@@ -210,35 +209,15 @@ pub(crate) fn existing_entity(
 
 /// A value for a write.
 pub(crate) fn object(store: &Store, ns: &Namespace, field: &str, v: &ValueInput) -> Result<ObjectRef> {
-    let given = [
-        v.entity.is_some(),
-        v.string.is_some(),
-        v.integer.is_some(),
-        v.float.is_some(),
-        v.boolean.is_some(),
-        v.time.is_some(),
-    ];
-    if given.iter().filter(|g| **g).count() != 1 {
-        return Err(invalid(
-            field,
-            "{…}",
-            "give exactly one of entity, string, integer, float, boolean, time",
-        ));
-    }
-    Ok(if let Some(e) = &v.entity {
-        ObjectRef::Entity(entity_ref(&format!("{field}.entity"), e)?)
-    } else if let Some(s) = &v.string {
-        ObjectRef::Literal(Literal::String(s.clone()))
-    } else if let Some(i) = v.integer {
-        ObjectRef::Literal(Literal::Integer(i))
-    } else if let Some(f) = v.float {
-        ObjectRef::Literal(Literal::Float(f))
-    } else if let Some(b) = v.boolean {
-        ObjectRef::Literal(Literal::Boolean(b))
-    } else if let Some(t) = &v.time {
-        ObjectRef::Literal(Literal::Time(time(store, ns, &format!("{field}.time"), t)?))
-    } else {
-        return Err(invalid(field, "{…}", "no value given"));
+    Ok(match v {
+        ValueInput::Entity(e) => ObjectRef::Entity(entity_ref(&format!("{field}.entity"), e)?),
+        ValueInput::String(s) => ObjectRef::Literal(Literal::String(s.clone())),
+        ValueInput::Integer(i) => ObjectRef::Literal(Literal::Integer(*i)),
+        ValueInput::Float(f) => ObjectRef::Literal(Literal::Float(*f)),
+        ValueInput::Boolean(b) => ObjectRef::Literal(Literal::Boolean(*b)),
+        ValueInput::Time(t) => {
+            ObjectRef::Literal(Literal::Time(time(store, ns, &format!("{field}.time"), t)?))
+        }
     })
 }
 
@@ -250,7 +229,7 @@ pub(crate) fn object_value(
     field: &str,
     v: &ValueInput,
 ) -> Result<mnemo_core::Value> {
-    if let Some(e) = &v.entity {
+    if let ValueInput::Entity(e) = v {
         return existing_entity(store, ns, known_at, &format!("{field}.entity"), e)
             .map(mnemo_core::Value::Entity);
     }

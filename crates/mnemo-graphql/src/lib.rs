@@ -89,7 +89,7 @@ pub fn builder(
         // No subscriber is not an error.
         let _ = feed.send(Arc::new(batch.clone()));
     }));
-    Schema::build(Query, Mutation, Subscription)
+    Schema::build(Query::default(), Mutation::default(), Subscription)
         .data(store)
         .data(limits)
         .data(events)
@@ -100,7 +100,7 @@ pub fn builder(
 
 /// The schema's SDL, as exported to `schema/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(Query, Mutation, Subscription).finish().sdl()
+    Schema::build(Query::default(), Mutation::default(), Subscription).finish().sdl()
 }
 
 /// One notice per event of a batch.

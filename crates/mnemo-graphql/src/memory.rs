@@ -17,6 +17,7 @@ use crate::scalars::DateTime;
 /// A kind of record.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[graphql(remote = "mnemo_core::RecordKind")]
 pub enum RecordKind {
     /// Facts.
     Fact,
@@ -24,16 +25,6 @@ pub enum RecordKind {
     Entity,
     /// Episodes.
     Episode,
-}
-
-impl From<RecordKind> for CoreKind {
-    fn from(k: RecordKind) -> Self {
-        match k {
-            RecordKind::Fact => CoreKind::Fact,
-            RecordKind::Entity => CoreKind::Entity,
-            RecordKind::Episode => CoreKind::Episode,
-        }
-    }
 }
 
 pub(crate) fn kinds(given: Option<Vec<RecordKind>>) -> Vec<CoreKind> {

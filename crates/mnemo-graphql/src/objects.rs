@@ -5,9 +5,8 @@ use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
 use mnemo_core::{
-    Cardinality as CoreCardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval as CoreInterval,
-    Literal, Namespace, Polarity as CorePolarity, PredicateDef, RecordKind as CoreKind, RecordRef, Status,
-    Value, ValueType as CoreValueType,
+    Entity, EntityId, Episode, EpisodeId, FactId, Interval as CoreInterval, Literal, Namespace, PredicateDef,
+    RecordKind as CoreKind, RecordRef, Value,
 };
 use mnemo_engine::{FactFilter, FactView, ReadAt, Scope, Store};
 
@@ -78,6 +77,7 @@ pub struct Listing {
 
 /// Where a fact stands at (validAt, knownAt).
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+#[graphql(remote = "mnemo_core::Status")]
 pub enum FactStatus {
     /// In force (for a negation: the denial holds).
     Current,
@@ -95,23 +95,10 @@ pub enum FactStatus {
     Retracted,
 }
 
-impl From<Status> for FactStatus {
-    fn from(s: Status) -> Self {
-        match s {
-            Status::Current => FactStatus::Current,
-            Status::NotYetValid => FactStatus::NotYetValid,
-            Status::Ended => FactStatus::Ended,
-            Status::Superseded => FactStatus::Superseded,
-            Status::Negated => FactStatus::Negated,
-            Status::Contradicted => FactStatus::Contradicted,
-            _ => FactStatus::Retracted,
-        }
-    }
-}
-
 /// Whether a fact states or denies its triple.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[graphql(remote = "mnemo_core::Polarity")]
 pub enum Polarity {
     /// It holds.
     #[default]
@@ -120,26 +107,9 @@ pub enum Polarity {
     Negated,
 }
 
-impl From<CorePolarity> for Polarity {
-    fn from(p: CorePolarity) -> Self {
-        match p {
-            CorePolarity::Asserted => Polarity::Asserted,
-            CorePolarity::Negated => Polarity::Negated,
-        }
-    }
-}
-
-impl From<Polarity> for CorePolarity {
-    fn from(p: Polarity) -> Self {
-        match p {
-            Polarity::Asserted => CorePolarity::Asserted,
-            Polarity::Negated => CorePolarity::Negated,
-        }
-    }
-}
-
 /// One value at a time, or several.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+#[graphql(remote = "mnemo_core::Cardinality")]
 pub enum Cardinality {
     /// A new value supersedes the old one from its start.
     One,
@@ -147,26 +117,9 @@ pub enum Cardinality {
     Many,
 }
 
-impl From<CoreCardinality> for Cardinality {
-    fn from(c: CoreCardinality) -> Self {
-        match c {
-            CoreCardinality::One => Cardinality::One,
-            CoreCardinality::Many => Cardinality::Many,
-        }
-    }
-}
-
-impl From<Cardinality> for CoreCardinality {
-    fn from(c: Cardinality) -> Self {
-        match c {
-            Cardinality::One => CoreCardinality::One,
-            Cardinality::Many => CoreCardinality::Many,
-        }
-    }
-}
-
 /// The type of a value.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
+#[graphql(remote = "mnemo_core::ValueType")]
 pub enum ValueType {
     /// Anything (predicates only).
     #[default]
@@ -183,34 +136,6 @@ pub enum ValueType {
     Boolean,
     /// An instant.
     Time,
-}
-
-impl From<CoreValueType> for ValueType {
-    fn from(v: CoreValueType) -> Self {
-        match v {
-            CoreValueType::Entity => ValueType::Entity,
-            CoreValueType::String => ValueType::String,
-            CoreValueType::Integer => ValueType::Integer,
-            CoreValueType::Float => ValueType::Float,
-            CoreValueType::Boolean => ValueType::Boolean,
-            CoreValueType::Time => ValueType::Time,
-            _ => ValueType::Any,
-        }
-    }
-}
-
-impl From<ValueType> for CoreValueType {
-    fn from(v: ValueType) -> Self {
-        match v {
-            ValueType::Any => CoreValueType::Any,
-            ValueType::Entity => CoreValueType::Entity,
-            ValueType::String => CoreValueType::String,
-            ValueType::Integer => CoreValueType::Integer,
-            ValueType::Float => CoreValueType::Float,
-            ValueType::Boolean => CoreValueType::Boolean,
-            ValueType::Time => CoreValueType::Time,
-        }
-    }
 }
 
 /// A half-open interval `[from, to)`; `to` null means "until further notice".
@@ -741,20 +666,12 @@ pub struct Mention {
 
 /// Who said that an episode mentions an entity.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+#[graphql(remote = "mnemo_core::MentionSource")]
 pub enum MentionSource {
     /// The client, with the episode.
     Client,
     /// The store: a known name or alias appears in the text as a whole word.
     NameMatch,
-}
-
-impl From<mnemo_core::MentionSource> for MentionSource {
-    fn from(s: mnemo_core::MentionSource) -> Self {
-        match s {
-            mnemo_core::MentionSource::Client => MentionSource::Client,
-            mnemo_core::MentionSource::NameMatch => MentionSource::NameMatch,
-        }
-    }
 }
 
 /// A value: an entity or a literal; exactly one of the typed fields is set.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject};
 use mnemo_core::RecordRef;
-use mnemo_engine::{Component, ContextBlock, SearchQuery, SearchResult, Store};
+use mnemo_engine::{ContextBlock, SearchQuery, SearchResult, Store};
 
 use crate::input::{invalid, parse_id, time};
 use crate::memory::RecordKind;
@@ -113,6 +113,7 @@ pub(crate) fn query(
 
 /// A ranked list a search fuses.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
+#[graphql(remote = "mnemo_engine::Component")]
 pub enum SearchComponent {
     /// BM25 over each record's own text.
     Text,
@@ -124,18 +125,6 @@ pub enum SearchComponent {
     VectorInContext,
     /// The neighbourhood of the entities the query names.
     Graph,
-}
-
-impl From<Component> for SearchComponent {
-    fn from(c: Component) -> Self {
-        match c {
-            Component::Text => SearchComponent::Text,
-            Component::TextInContext => SearchComponent::TextInContext,
-            Component::Vector => SearchComponent::Vector,
-            Component::VectorInContext => SearchComponent::VectorInContext,
-            Component::Graph => SearchComponent::Graph,
-        }
-    }
 }
 
 /// A hit's rank in one list.

@@ -1,0 +1,74 @@
+//! A namespace's settings and size.
+
+use super::*;
+
+/// Queries: a namespace's settings and size.
+#[derive(Default)]
+pub struct AdminQuery;
+
+#[Object]
+impl AdminQuery {
+    /// A namespace's settings, predicates and size.
+    async fn namespace(&self, ctx: &Context<'_>, name: String) -> Result<NamespaceInfo> {
+        let ns = namespace(ctx, &name, Mode::Read)?;
+        Ok(NamespaceInfo::of(store(ctx)?, &ns))
+    }
+}
+
+/// Mutations: a namespace's settings and size.
+#[derive(Default)]
+pub struct AdminMutation;
+
+#[Object]
+impl AdminMutation {
+    /// Changes a namespace's settings.
+    #[allow(clippy::too_many_arguments)]
+    async fn configure_namespace(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        time_zone: Option<String>,
+        decay: Option<DecayInput>,
+        consolidate_every_seconds: Option<u64>,
+        embedding: Option<EmbeddingInput>,
+        segmentation: Option<SegmentationInput>,
+    ) -> Result<NamespaceInfo> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        // Patches: each names only the settings given, and the engine applies them to
+        // the settings as they are under the writer lock, so concurrent calls compose.
+        let time_zone = time_zone
+            .map(|tz| mnemo_core::TimeZone::parse("timeZone", &tz).map_err(|e| engine(e.into())))
+            .transpose()?;
+        let decay = decay.map(|decay| {
+            let profile = |p: &Option<ProfileInput>| p.as_ref().map(mnemo_core::Profile::from);
+            mnemo_core::DecayConfig {
+                default: profile(&decay.default),
+                episode: profile(&decay.episode),
+                entity: profile(&decay.entity),
+                fact: profile(&decay.fact),
+            }
+        });
+        let patch = NamespacePatch {
+            time_zone,
+            decay,
+            consolidate_every_seconds: consolidate_every_seconds.map(Some),
+        };
+        let mut changes = Vec::new();
+        if patch != NamespacePatch::default() {
+            changes.push(Change::ConfigureNamespace(patch));
+        }
+        if let Some(e) = embedding {
+            changes.push(Change::ConfigureEmbedding(e.mode()?));
+        }
+        if let Some(seg) = segmentation {
+            changes.push(Change::ConfigureSegmentation(seg.patch()));
+        }
+        if changes.is_empty() {
+            return Ok(NamespaceInfo::of(store, &ns));
+        }
+        let paths = vec![String::new(); changes.len()];
+        commit(store, &ns, changes, &paths)?;
+        Ok(NamespaceInfo::of(store, &ns))
+    }
+}

@@ -1,0 +1,97 @@
+//! Recall: hybrid search, context blocks, and remember (search plus recall).
+
+use super::*;
+
+/// Queries: recall: hybrid search, context blocks, and remember (search plus recall).
+#[derive(Default)]
+pub struct RetrievalQuery;
+
+#[Object]
+impl RetrievalQuery {
+    /// What is known that matters for a cue: full text (BM25) ∪ embedding similarity ∪
+    /// the graph around the entities the text names, fused by reciprocal rank (k = 60),
+    /// weighted by retention at `at` with a floor (a specific cue still finds an old
+    /// memory), diversified by MMR. Facts not in force at (validAt, knownAt) are left out
+    /// unless `filter.includeNotInForce`. Waits until the search indexes hold what the
+    /// read sees. Every hit explains itself.
+    #[allow(clippy::too_many_arguments)]
+    async fn search(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        text: Option<String>,
+        vector: Option<Vec<f64>>,
+        limit: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<Search> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let answer = store.search(&ns, &query, read).map_err(engine)?;
+        Ok(Search { pin: Pin::new(ns, answer.basis), result: answer.value })
+    }
+
+    /// The block an agent puts in its prompt for `message`, within `budget` tokens
+    /// (default 1000; a token is estimated as four bytes): facts in force with their
+    /// validity, the most relevant episodes with their dates, the entities involved.
+    /// Deterministic for a given store and read point.
+    #[allow(clippy::too_many_arguments)]
+    async fn context(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        message: String,
+        budget: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<ContextObject> {
+        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
+        let answer = store.context(&ns, &message, search::budget(budget)?, &query, read).map_err(engine)?;
+        Ok(ContextObject { pin: Pin::new(ns, answer.basis), block: answer.value })
+    }
+}
+
+/// Mutations: recall: hybrid search, context blocks, and remember (search plus recall).
+#[derive(Default)]
+pub struct RetrievalMutation;
+
+#[Object]
+impl RetrievalMutation {
+    /// `search`, then records its hits as recalled at `at` (default: now) in one step, so
+    /// that what is recalled is strengthened. The result is the search as it was read.
+    #[allow(clippy::too_many_arguments)]
+    async fn remember(
+        &self,
+        ctx: &Context<'_>,
+        namespace: String,
+        text: Option<String>,
+        vector: Option<Vec<f64>>,
+        limit: Option<i32>,
+        filter: Option<SearchFilter>,
+        valid_at: Option<DateTime>,
+        known_at: Option<DateTime>,
+        known_at_seq: Option<u64>,
+        at: Option<DateTime>,
+    ) -> Result<RememberPayload> {
+        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
+        let store = store(ctx)?;
+        let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
+        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let (answer, receipt) = store.remember(&ns, &query, read).map_err(engine)?;
+        Ok(RememberPayload {
+            seq: receipt.map(|r| r.seq.0),
+            result: Search { pin: Pin::new(ns, answer.basis), result: answer.value },
+        })
+    }
+}
