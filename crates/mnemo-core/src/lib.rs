@@ -2,6 +2,7 @@
 //! resolution rules. This crate does no I/O, reads no clock and knows no async runtime.
 #![deny(missing_docs)]
 
+mod answer;
 mod decay;
 mod error;
 mod event;
@@ -11,6 +12,11 @@ mod resolve;
 mod time;
 mod value;
 
+pub use answer::{
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
+    IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
+    SnapshotPage, View,
+};
 pub use decay::{
     DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,
 };

@@ -29,7 +29,8 @@ pub use interrupt::Interrupt;
 pub use lookup::Settings;
 pub use maintain::{IDLE_AFTER_MICROS, Maintenance};
 pub use mnemo_core as core;
-pub use mnemo_index::{
+// Answers are the core's plain data: nothing of the index crosses this API.
+pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
     SnapshotPage, View,

@@ -5,15 +5,14 @@
 
 mod merge;
 mod progress;
-
-pub use progress::IntentionView;
 mod read;
 mod state;
 mod trace;
 
-pub use read::{
-    EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
-    RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
+// What reads answer is plain data of the core's; re-exported for the index's callers.
+pub use mnemo_core::{
+    Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
+    IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
+    SnapshotPage, View,
 };
-pub use state::{Counts, IdHighWater, NamespaceIndex, Retraction, Segment};
-pub use trace::{Fading, Recallable};
+pub use state::{IdHighWater, NamespaceIndex, Segment};

@@ -5,13 +5,10 @@
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
-use mnemo_core::{
-    EntityId, Episode, EpisodeId, FactId, Intention, IntentionId, MentionSource, SegmentConfig, Seq,
-    Timestamp,
-};
+use mnemo_core::{EntityId, Episode, EpisodeId, FactId, IntentionId, MentionSource, SegmentConfig, Seq};
 
-use crate::read::{EpisodeCursor, Page};
 use crate::state::{NamespaceIndex, Segment};
+use mnemo_core::{EpisodeCursor, IntentionView, Page};
 
 impl NamespaceIndex {
     /// The episode after (`forward`) or before `id` in its thread, ordered by
@@ -129,29 +126,6 @@ impl NamespaceIndex {
         let mut names: Vec<&str> = self.threads.keys().map(String::as_str).collect();
         names.sort_unstable();
         names
-    }
-}
-
-/// An intention as known at S.
-#[derive(Clone, Debug, PartialEq)]
-pub struct IntentionView {
-    /// The intention as added.
-    pub intention: Intention,
-    /// The batch that added it.
-    pub added: Seq,
-    /// The batch that cancelled it and why, if it was cancelled at S.
-    pub cancelled: Option<(Seq, Option<String>)>,
-    /// Its firings visible at S: batch, triggering episode, when.
-    pub fired: Vec<(Seq, Option<EpisodeId>, Timestamp)>,
-}
-
-impl IntentionView {
-    /// Whether it can still fire at `at`: not cancelled, not expired, and repeating or
-    /// not fired yet.
-    pub fn pending_at(&self, at: Timestamp) -> bool {
-        self.cancelled.is_none()
-            && (self.intention.repeat || self.fired.is_empty())
-            && self.intention.expires_at.is_none_or(|x| at < x)
     }
 }
 

@@ -8,29 +8,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, Intention, IntentionId,
-    MentionSource, NamespaceConfig, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, Timestamp,
-    Value, normalize_name,
+    Counts, EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, Intention, IntentionId,
+    MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction, SegmentConfig, SegmentEnd, Seq,
+    Timestamp, Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct PredId(pub(crate) u32);
-
-/// Why a fact stopped being a candidate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Retraction {
-    /// Retracted explicitly.
-    Retracted {
-        /// The reason given.
-        reason: Option<String>,
-    },
-    /// Corrected: a fact with `supersedes` pointing here was asserted.
-    CorrectedBy(FactId),
-    /// A restatement whose own validity was ended: it no longer restates the fact (the
-    /// fact's other statements still hold it).
-    Ended(Timestamp),
-}
 
 /// One statement of a fact: its first assertion, or a restatement of it (an identical
 /// assertion while the fact was live), each with its own id, batch, confidence and
@@ -604,19 +589,4 @@ impl NamespaceIndex {
             predicates: self.predicates.len() as u64,
         }
     }
-}
-
-/// How many records a namespace holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Committed batches.
-    pub batches: u64,
-    /// Episodes.
-    pub episodes: u64,
-    /// Entities.
-    pub entities: u64,
-    /// Distinct facts (re-assertions count on the fact they corroborate).
-    pub facts: u64,
-    /// Predicates used or declared.
-    pub predicates: u64,
 }

@@ -6,30 +6,12 @@
 use std::collections::BTreeSet;
 
 use mnemo_core::{
-    Cardinality, EntityId, Polarity, Profile, RecordKind, RecordRef, Seq, Timestamp, Trace, TraceState,
-    Value, salient_strength,
+    Cardinality, EntityId, Polarity, Profile, RecordKind, RecordRef, Seq, Timestamp, Trace, Value,
+    salient_strength,
 };
 
-use crate::read::{Scope, View};
 use crate::state::{FactRecord, NamespaceIndex};
-
-/// A record with its trace read at a clock.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Recallable {
-    /// The record.
-    pub record: RecordRef,
-    /// Its trace at the clock.
-    pub state: TraceState,
-}
-
-/// A record that turns dormant in a window, and when.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fading {
-    /// The record.
-    pub record: RecordRef,
-    /// The first instant its retention is below its profile's threshold.
-    pub dormant_at: Timestamp,
-}
+use mnemo_core::{Fading, Recallable, Scope, View};
 
 impl NamespaceIndex {
     /// The forgetting profile of a record as configured at S: for a fact, its predicate's
