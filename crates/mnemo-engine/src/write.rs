@@ -544,16 +544,12 @@ impl Batch<'_> {
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
         }
-        match Level::of(self.index, fact) {
-            Level::Fact => {
-                self.live_fact(fact, field("fact"), Level::Fact)?;
-                self.effects.retracted.insert(fact);
-            }
-            Level::Statement => {
-                self.live_fact(fact, field("fact"), Level::Statement)?;
-                self.effects.withdrawn.insert(fact);
-            }
-        }
+        let level = Level::of(self.index, fact);
+        self.live_fact(fact, field("fact"), level)?;
+        match level {
+            Level::Fact => self.effects.retracted.insert(fact),
+            Level::Statement => self.effects.withdrawn.insert(fact),
+        };
         self.events.push(Event::FactRetracted { fact, reason });
         Ok(None)
     }
