@@ -33,8 +33,7 @@ impl AdminMutation {
         embedding: Option<EmbeddingInput>,
         segmentation: Option<SegmentationInput>,
     ) -> Result<NamespaceInfo> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         // Patches: each names only the settings given, and the engine applies them to
         // the settings as they are under the writer lock, so concurrent calls compose.
         let time_zone = time_zone

@@ -21,8 +21,7 @@ impl GraphQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<Option<EntityObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let basis = store.basis(&ns, at).map_err(engine)?;
         let pin = Pin::new(ns.clone(), basis);
@@ -52,8 +51,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<EntityObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let after = after.map(|a| parse_id("after", &ID(a)).map(mnemo_core::EntityId)).transpose()?;
@@ -88,8 +86,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         if subject.is_none() && predicate.is_none() && object.is_none() {
             return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
@@ -125,8 +122,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
@@ -148,8 +144,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<FactObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let cursor = after
@@ -186,8 +181,7 @@ impl GraphQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<Neighborhood> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let max = limits(ctx)?.max_neighbor_depth;
         if depth > max {
             return Err(coded(
@@ -234,8 +228,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<EpisodeObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
         let filter = EpisodeFilter {
@@ -297,8 +290,7 @@ impl GraphMutation {
         #[graphql(default)] entities: Vec<EntityInput>,
         #[graphql(default)] facts: Vec<FactInput>,
     ) -> Result<RecordEpisodePayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let occurred_at = match &episode.occurred_at {
             Some(t) => time(store, &ns, "episode.occurredAt", t)?,
             None => store.now(),
@@ -371,8 +363,7 @@ impl GraphMutation {
         namespace: String,
         facts: Vec<FactInput>,
     ) -> Result<WritePayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         if facts.is_empty() {
             return Err(invalid("facts", "[]", "give at least one fact"));
         }
@@ -406,8 +397,7 @@ impl GraphMutation {
         fact: ID,
         valid_to: DateTime,
     ) -> Result<WritePayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let id = fact_id("fact", &fact)?;
         let valid_to = time(store, &ns, "validTo", &valid_to)?;
         let receipt = commit(store, &ns, vec![Change::EndFact { fact: id, valid_to }], &[String::new()])?;
@@ -426,8 +416,7 @@ impl GraphMutation {
         fact: ID,
         reason: Option<String>,
     ) -> Result<WritePayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let id = fact_id("fact", &fact)?;
         let receipt = commit(store, &ns, vec![Change::RetractFact { fact: id, reason }], &[String::new()])?;
         fact_payload(store, &ns, &receipt, id)
@@ -446,8 +435,7 @@ impl GraphMutation {
         description: Option<String>,
         decay: Option<ProfileInput>,
     ) -> Result<DefinePredicatePayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let def = PredicateDef {
             name: name.clone(),
             cardinality: cardinality.into(),

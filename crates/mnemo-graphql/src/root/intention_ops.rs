@@ -19,8 +19,7 @@ impl IntentionQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<Vec<IntentionObject>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
         let answer = store.intentions(&ns, at, include_inactive).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -39,8 +38,7 @@ impl IntentionQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<Vec<DueIntention>> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
         let answer = store.due_intentions(&ns, message.as_deref(), at).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -68,8 +66,7 @@ impl IntentionMutation {
         #[graphql(default = 0)] priority: i32,
         #[graphql(default = false)] repeat: bool,
     ) -> Result<IntentionObject> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let trigger = trigger.resolve(store, &ns, |t| time(store, &ns, "trigger.at", t))?;
         let expires_at = expires_at.as_ref().map(|t| time(store, &ns, "expiresAt", t)).transpose()?;
         let change = Change::AddIntention(NewIntention { payload, trigger, expires_at, priority, repeat });
@@ -86,8 +83,7 @@ impl IntentionMutation {
         id: ID,
         reason: Option<String>,
     ) -> Result<IntentionObject> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let id = mnemo_core::IntentionId(parse_id("id", &id)?);
         let receipt = commit(store, &ns, vec![Change::CancelIntention { id, reason }], &[String::new()])?;
         intention_after(store, ns, &receipt, id)
@@ -101,8 +97,7 @@ impl IntentionMutation {
         namespace: String,
         at: Option<DateTime>,
     ) -> Result<FiringPayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let now = match &at {
             Some(t) => time(store, &ns, "at", t)?,
             None => store.now(),

@@ -23,8 +23,7 @@ impl MemoryQuery {
         at: Option<DateTime>,
         first: Option<i32>,
     ) -> Result<RecordList> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let answer = store.recallable(&ns, read, &memory::kinds(kinds), first).map_err(engine)?;
@@ -52,8 +51,7 @@ impl MemoryQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
     ) -> Result<RecordList> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let from = time(store, &ns, "from", &from)?;
         let to = time(store, &ns, "to", &to)?;
         let mut read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
@@ -86,8 +84,7 @@ impl MemoryMutation {
         #[graphql(default)] episodes: Vec<ID>,
         at: Option<DateTime>,
     ) -> Result<RecallPayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let at = match &at {
             Some(t) => time(store, &ns, "at", t)?,
             None => store.now(),
@@ -130,8 +127,7 @@ impl MemoryMutation {
         at: Option<DateTime>,
         dormant_since: Option<DateTime>,
     ) -> Result<ConsolidationPayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let now = match &at {
             Some(t) => time(store, &ns, "at", t)?,
             None => store.now(),

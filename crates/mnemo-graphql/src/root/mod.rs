@@ -51,6 +51,19 @@ fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Namespace> {
     Ok(ns)
 }
 
+/// What every resolver starts from: the namespace the caller may use in this mode, and
+/// the store. With [`read_at`] (the read point) and [`page_size`] it is the whole
+/// prologue of a resolver.
+pub(crate) struct Start<'a> {
+    pub(crate) ns: Namespace,
+    pub(crate) store: &'a Arc<Store>,
+}
+
+/// The prologue: the namespace checked against the caller's access, and the store.
+pub(crate) fn start<'a>(ctx: &Context<'a>, name: &str, mode: Mode) -> Result<Start<'a>> {
+    Ok(Start { ns: namespace(ctx, name, mode)?, store: store(ctx)? })
+}
+
 /// The point a read is pinned at, from its arguments: a concrete seq, valid time and
 /// decay clock.
 fn read_at(

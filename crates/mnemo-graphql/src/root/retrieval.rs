@@ -28,8 +28,7 @@ impl RetrievalQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<Search> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query = search::query(store, &ns, text, vector, limit, filter)?;
         let answer = store.search(&ns, &query, read).map_err(engine)?;
@@ -53,8 +52,7 @@ impl RetrievalQuery {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<ContextObject> {
-        let ns = self::namespace(ctx, &namespace, Mode::Read)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
         let answer = store.context(&ns, &message, search::budget(budget)?, &query, read).map_err(engine)?;
@@ -84,8 +82,7 @@ impl RetrievalMutation {
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
     ) -> Result<RememberPayload> {
-        let ns = self::namespace(ctx, &namespace, Mode::ReadWrite)?;
-        let store = store(ctx)?;
+        let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query = search::query(store, &ns, text, vector, limit, filter)?;
         let (answer, receipt) = store.remember(&ns, &query, read).map_err(engine)?;
