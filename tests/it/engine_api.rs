@@ -233,3 +233,36 @@ fn an_export_replays_into_an_identical_store() {
     assert!(copy.namespaces().iter().all(|n| n != &other));
     assert_eq!(copy.counts(&fx.ns).batches, Seq(4).0);
 }
+
+#[test]
+fn lookups_by_name_are_exact_at_every_read_point() {
+    let fx = Fixture::new();
+    let declare = |id: Option<EntityId>, name: &str, aliases: &[&str]| {
+        fx.append(vec![Change::DeclareEntity(NewEntity {
+            id,
+            name: name.into(),
+            aliases: aliases.iter().map(|a| (*a).to_owned()).collect(),
+            ..NewEntity::default()
+        })])
+    };
+    let r1 = declare(None, "Robert", &[]);
+    let robert = r1.entity(0).unwrap();
+    let s2 = declare(Some(robert), "Robert", &["Bob"]).seq;
+    let s3 = declare(Some(robert), "Rob", &["Bob"]).seq;
+    let named = |name: &str, s: Seq| fx.store.entity_named(&fx.ns, name, s);
+    // A name given later is not seen before it; a name dropped later is seen before.
+    assert_eq!(named("bob", r1.seq), None);
+    assert_eq!(named("BOB", s2), Some(robert));
+    assert_eq!(named("robert", s2), Some(robert));
+    assert_eq!(named("robert", s3), None);
+    assert_eq!(named("rob", s3), Some(robert));
+    assert_eq!(named("rob", s2), None);
+    // After a merge, the absorbed entity's names find the one it reads as, from then on.
+    let ann = declare(None, "Ann", &[]).entity(0).unwrap();
+    let r = declare(None, "Annie", &[]);
+    let annie = r.entity(0).unwrap();
+    let merged = fx.append(vec![Change::MergeEntities { from: annie, into: ann }]).seq;
+    assert_eq!(named("annie", r.seq), Some(annie));
+    assert_eq!(named("annie", merged), Some(ann));
+    assert_eq!(named("nobody", merged), None);
+}

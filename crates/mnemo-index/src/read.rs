@@ -331,11 +331,24 @@ impl NamespaceIndex {
     ) -> Page<(Seq, Entity)> {
         let key = filter.name.as_deref().map(normalize_name);
         let start = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
-        let mut matching = self
-            .entities
-            .range((start, std::ops::Bound::Unbounded))
-            .filter(|(id, _)| self.canonical_entity(**id, known_at) == **id)
-            .filter_map(|(id, _)| self.entity_version(*id, known_at))
+        // By name, only the entities that ever had it (or absorbed one that did) are
+        // looked at: a hash probe, not a scan; the version at S still decides.
+        let named: Option<BTreeSet<EntityId>> = key.as_ref().map(|k| {
+            self.named_ever
+                .get(k)
+                .into_iter()
+                .flatten()
+                .map(|e| self.canonical_entity(*e, known_at))
+                .filter(|e| self.entities.contains_key(e))
+                .collect()
+        });
+        let ids: Box<dyn Iterator<Item = &EntityId> + '_> = match &named {
+            Some(ids) => Box::new(ids.range((start, std::ops::Bound::Unbounded))),
+            None => Box::new(self.entities.range((start, std::ops::Bound::Unbounded)).map(|(id, _)| id)),
+        };
+        let mut matching = ids
+            .filter(|id| self.canonical_entity(**id, known_at) == **id)
+            .filter_map(|id| self.entity_version(*id, known_at))
             .filter(|(_, e)| {
                 key.as_ref().is_none_or(|k| {
                     std::iter::once(&e.name).chain(&e.aliases).any(|n| &normalize_name(n) == k)

@@ -115,6 +115,10 @@ pub struct NamespaceIndex {
     pub(crate) predicate_ids: HashMap<String, PredId>,
     pub(crate) predicates: Vec<PredicateEntry>,
     pub(crate) entities: BTreeMap<EntityId, Vec<(Seq, Entity)>>,
+    /// Every name or alias any version of an entity ever had (normalised) → those
+    /// entities: the candidates of a by-name read at any point, checked against the
+    /// version read there. Never shrinks.
+    pub(crate) named_ever: HashMap<String, BTreeSet<EntityId>>,
     pub(crate) names: HashMap<String, BTreeSet<EntityId>>,
     pub(crate) episodes: HashMap<EpisodeId, (Seq, Episode)>,
     pub(crate) external_ids: HashMap<String, EpisodeId>,
@@ -364,7 +368,9 @@ impl NamespaceIndex {
             }
         }
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
-            self.names.entry(normalize_name(name)).or_default().insert(entity.id);
+            let key = normalize_name(name);
+            self.named_ever.entry(key.clone()).or_default().insert(entity.id);
+            self.names.entry(key).or_default().insert(entity.id);
         }
         self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
         self.names_version += 1;
