@@ -243,7 +243,7 @@ fn late_arriving_fact_splits_a_closed_interval_and_earlier_snapshots_stay() {
     let then = fx.history(fay, "livesIn", ReadAt::bitemporal(t("2015"), s1));
     assert_eq!(iv_list(&then[0]), ["[2010-01-01T00:00:00.000000Z, 2020-01-01T00:00:00.000000Z)"]);
     // The earlier snapshot, re-read at its basis, is unchanged.
-    let again = fx.store.snapshot(&fx.ns, before.basis.read_at(), None, 100).unwrap();
+    let again = fx.store.snapshot(&fx.ns, before.basis.point(), None, 100).unwrap();
     assert_eq!(again.value, before.value);
 }
 
@@ -563,13 +563,13 @@ fn answers_are_repeatable_under_a_pinned_basis() {
     fx.clock.set("2031-01-01");
     fx.assert(fact(oz, "livesIn", london, iv("2011", None)));
     fx.append(vec![Change::EndFact { fact: hist.value[0].fact.id, valid_to: t("2012") }]);
-    let again = fx.store.snapshot(&fx.ns, first.basis.read_at(), None, 100).unwrap();
+    let again = fx.store.snapshot(&fx.ns, first.basis.point(), None, 100).unwrap();
     assert_eq!(format!("{:?}", again.value), format!("{:?}", first.value));
     assert_eq!(
         (again.basis.known_at, again.basis.system_time),
         (first.basis.known_at, first.basis.system_time)
     );
-    let hist_again = fx.store.history(&fx.ns, oz, "livesIn", hist.basis.read_at()).unwrap();
+    let hist_again = fx.store.history(&fx.ns, oz, "livesIn", hist.basis.point()).unwrap();
     assert_eq!(format!("{:?}", hist_again.value), format!("{:?}", hist.value));
     // And the unpinned read has moved on.
     let now = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 100).unwrap();

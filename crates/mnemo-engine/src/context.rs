@@ -144,9 +144,9 @@ impl Store {
         };
         let found = self.search(ns, &query, at)?;
         let basis = found.basis;
-        let due = self.due_intentions(ns, Some(message), basis.read_at())?.value;
+        let due = self.due_intentions(ns, Some(message), basis.point())?.value;
         let answer =
-            self.read_at(ns, basis.read_at(), |index, view| build(index, view, budget, found.value, due))?;
+            self.read_at(ns, basis.point(), |index, view| build(index, view, budget, found.value, due))?;
         Ok(Answer { basis, value: answer.value })
     }
 

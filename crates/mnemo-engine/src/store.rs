@@ -95,8 +95,8 @@ pub struct Basis {
 }
 
 impl Basis {
-    /// A [`ReadAt`] that reproduces this answer.
-    pub fn read_at(&self) -> ReadAt {
+    /// The read point that reproduces this answer.
+    pub fn point(&self) -> ReadAt {
         ReadAt { at: Some(self.at), ..ReadAt::bitemporal(self.valid_at, self.known_at) }
     }
 }
@@ -443,7 +443,7 @@ impl Store {
     /// clock, each fixed now. A request pins its point once and resolves every nested
     /// read at the result, so a batch committed while it runs is not seen by any part.
     pub fn pin(&self, ns: &Namespace, at: ReadAt) -> Result<ReadAt, EngineError> {
-        Ok(self.read_basis(ns, at, |_, _| ())?.basis.read_at())
+        Ok(self.basis(ns, at)?.point())
     }
 
     /// What a read at `at` would be computed from: its seq, times and clock.

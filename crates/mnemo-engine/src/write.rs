@@ -411,27 +411,17 @@ impl Batch<'_> {
         if let Some(kind) = &e.kind {
             validate_name(field("kind"), kind)?;
         }
-        let key = normalize_name(&e.name);
-        let known = self
-            .effects
-            .names
-            .get(&key)
-            .copied()
-            .or_else(|| self.writer.named(&key))
-            .or_else(|| self.index.entities_named(&e.name).first().copied());
-        let Some(current) = known.and_then(|id| self.current_entity(id)).cloned() else {
-            let id = EntityId(take(&mut self.next_entity));
-            let mut aliases: Vec<String> = Vec::new();
-            for alias in e.aliases {
-                let k = normalize_name(&alias);
-                if k != key && !aliases.iter().any(|a| normalize_name(a) == k) {
-                    aliases.push(alias);
-                }
-            }
-            let name = e.name.trim().to_owned();
-            self.declared(Entity { id, name, aliases, kind: e.kind, properties: Default::default() });
-            return Ok(Some(RecordId::Entity(id)));
-        };
+        // The entity as it stands (this batch, then the batches in flight, then the
+        // index), or a new one; the aliases and kind given are merged into it.
+        let current = self.find_named(&e.name).and_then(|id| self.current_entity(id)).cloned();
+        let is_new = current.is_none();
+        let current = current.unwrap_or_else(|| Entity {
+            id: EntityId(take(&mut self.next_entity)),
+            name: e.name.trim().to_owned(),
+            aliases: Vec::new(),
+            kind: None,
+            properties: Default::default(),
+        });
         let mut next = current.clone();
         let mut names: Vec<String> =
             std::iter::once(&next.name).chain(&next.aliases).map(|a| normalize_name(a)).collect();
@@ -446,10 +436,23 @@ impl Batch<'_> {
         if e.kind.is_some() {
             next.kind = e.kind;
         }
-        if next != current {
+        let id = next.id;
+        if is_new || next != current {
             self.declared(next);
         }
-        Ok(Some(RecordId::Entity(current.id)))
+        Ok(Some(RecordId::Entity(id)))
+    }
+
+    /// The entity a canonical name or alias names: as this batch, then the batches in
+    /// flight, then the index (the lowest id when several) have it.
+    fn find_named(&self, name: &str) -> Option<EntityId> {
+        let key = normalize_name(name);
+        self.effects
+            .names
+            .get(&key)
+            .copied()
+            .or_else(|| self.writer.named(&key))
+            .or_else(|| self.index.entities_named(name).first().copied())
     }
 
     /// Records a declaration: later changes of this batch, and concurrent batches, that
@@ -1009,26 +1012,18 @@ impl<'a> Batch<'a> {
             EntityRef::Id(id) => Err(unknown(id.to_string())),
             EntityRef::Name(name) => {
                 validate_name(field, name)?;
-                let key = normalize_name(name);
-                let known = self
-                    .effects
-                    .names
-                    .get(&key)
-                    .copied()
-                    .or_else(|| self.writer.named(&key))
-                    .or_else(|| self.index.entities_named(name).first().copied());
-                if let Some(id) = known {
+                if let Some(id) = self.find_named(name) {
                     return Ok(id);
                 }
                 let id = EntityId(take(&mut self.next_entity));
-                self.events.push(Event::EntityDeclared(Entity {
+                let entity = Entity {
                     id,
                     name: name.trim().to_owned(),
                     aliases: Vec::new(),
                     kind: None,
                     properties: Default::default(),
-                }));
-                self.effects.names.insert(key, id);
+                };
+                self.declared(entity);
                 self.created.push(id);
                 Ok(id)
             }

@@ -28,7 +28,7 @@ impl Pin {
 
     /// The same (T, S) for a nested read.
     pub(crate) fn at(&self) -> ReadAt {
-        self.basis.read_at()
+        self.basis.point()
     }
 }
 

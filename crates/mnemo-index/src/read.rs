@@ -339,7 +339,6 @@ impl NamespaceIndex {
                 .into_iter()
                 .flatten()
                 .map(|e| self.canonical_entity(*e, known_at))
-                .filter(|e| self.entities.contains_key(e))
                 .collect()
         });
         let ids: Box<dyn Iterator<Item = &EntityId> + '_> = match &named {
