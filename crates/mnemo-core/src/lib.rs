@@ -9,6 +9,7 @@ mod event;
 mod ids;
 mod model;
 mod resolve;
+mod segments;
 mod time;
 mod value;
 

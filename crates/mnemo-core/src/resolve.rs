@@ -7,12 +7,14 @@
 //! log prefix and the same (T, S) always give the same answer.
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{FactId, Seq};
 use crate::model::{Cardinality, Polarity};
-use crate::time::{Interval, Timestamp, subtract_all};
+use crate::segments::{End, Segments};
+use crate::time::{Interval, Timestamp};
 use crate::value::Value;
 
 /// A fact as resolution sees it.
@@ -118,22 +120,19 @@ pub struct Verdict {
 pub fn resolve_slot(card: Cardinality, candidates: &[Candidate<'_>], t: Timestamp) -> Vec<Verdict> {
     // Highest rank first, so the competitors that outrank candidate `order[i]` are
     // exactly `order[..i]`, and the first of them holding at T is the one that beat it.
+    // Walking down that order, `above` keeps what the candidates already passed say, so
+    // each candidate costs a few lookups and a range query: O(n log n) for the slot,
+    // plus what the answer itself holds.
     let mut order: Vec<usize> = (0..candidates.len()).collect();
     order.sort_by(|&a, &b| candidates[b].rank_cmp(&candidates[a]));
+    let contradictions = Contradictions::new(card, candidates);
+    let mut above = Above::default();
     let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
     for (pos, &i) in order.iter().enumerate() {
         let f = &candidates[i];
-        let above = order[..pos].iter().map(|&j| &candidates[j]).filter(|g| g.competes_with(f, card));
-        let mut beaten_by: Option<&Candidate<'_>> = None;
-        let mut outranking = Vec::new();
-        for g in above {
-            if beaten_by.is_none() && g.valid.contains(t) {
-                beaten_by = Some(g);
-            }
-            outranking.push(g.valid);
-        }
-        let effective = subtract_all(vec![f.valid], &outranking);
-        let contradicts = contradictions(card, candidates, f);
+        let beaten_by = above.beaten_by(card, f).map(|p| &candidates[order[p]]);
+        let effective = above.effective(card, f);
+        let contradicts = contradictions.of(f);
         let (status, beaten_by) = if t < f.valid.from() {
             (Status::NotYetValid, None)
         } else if !f.valid.contains(t) {
@@ -154,27 +153,171 @@ pub fn resolve_slot(card: Cardinality, candidates: &[Candidate<'_>], t: Timestam
             }
         };
         verdicts[i] = Some(Verdict { status, beaten_by, contradicts, effective });
+        above.pass(pos, f, t);
     }
     verdicts.into_iter().flatten().collect()
 }
 
-/// Rule 5: positive facts that compete with positive `f` and start when it does.
-fn contradictions(card: Cardinality, candidates: &[Candidate<'_>], f: &Candidate<'_>) -> Vec<FactId> {
-    if f.polarity != Polarity::Asserted {
-        return Vec::new();
+/// A segment's label in the union of the positive candidates above: covered by the
+/// facts of one value only, or by several values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Covered<'a> {
+    Only(&'a Value),
+    Several,
+}
+
+/// What the candidates already walked (all of which outrank the next one) say.
+#[derive(Default)]
+struct Above<'a> {
+    /// The first positive candidate holding at T, and the first holding at T with
+    /// another value than that one: for cardinality one, the first competitor holding
+    /// at T of a positive fact of value v is the first of these whose value is not v.
+    first_holding: Option<(usize, &'a Value)>,
+    first_holding_other: Option<usize>,
+    /// By value: the first positive and the first negative candidate holding at T.
+    holding_asserted: BTreeMap<&'a Value, usize>,
+    holding_negated: BTreeMap<&'a Value, usize>,
+    /// By value: the union of the positive and of the negative candidates' intervals.
+    asserted: BTreeMap<&'a Value, Segments<()>>,
+    negated: BTreeMap<&'a Value, Segments<()>>,
+    /// The union of every positive candidate's interval, each piece labelled with the
+    /// values that cover it (cardinality one: the competitors of value v are the
+    /// positive facts of any other value).
+    positive: Option<Segments<Covered<'a>>>,
+}
+
+impl<'a> Above<'a> {
+    /// The highest-ranked candidate above that competes with `f` and holds at T, by its
+    /// position in the rank order.
+    fn beaten_by(&self, card: Cardinality, f: &Candidate<'a>) -> Option<usize> {
+        match f.polarity {
+            Polarity::Negated => self.holding_asserted.get(f.value).copied(),
+            Polarity::Asserted => {
+                let denial = self.holding_negated.get(f.value).copied();
+                let other = match (card, self.first_holding) {
+                    (Cardinality::One, Some((j, v))) if v != f.value => Some(j),
+                    (Cardinality::One, Some(_)) => self.first_holding_other,
+                    _ => None,
+                };
+                // Positions in rank order: the smaller ranks higher.
+                [denial, other].into_iter().flatten().min()
+            }
+        }
     }
-    let mut ids: Vec<FactId> = candidates
-        .iter()
-        .filter(|g| {
-            g.id != f.id
-                && g.polarity == Polarity::Asserted
-                && g.valid.from() == f.valid.from()
-                && g.competes_with(f, card)
-        })
-        .map(|g| g.id)
-        .collect();
-    ids.sort();
-    ids
+
+    /// `f`'s interval minus those of the competitors above.
+    fn effective(&self, card: Cardinality, f: &Candidate<'a>) -> Vec<Interval> {
+        let (from, to) = (f.valid.from(), End(f.valid.to()));
+        let mut removed: Vec<(Timestamp, End)> = Vec::new();
+        match f.polarity {
+            Polarity::Negated => {
+                if let Some(s) = self.asserted.get(f.value) {
+                    removed.extend(s.overlapping(from, to).map(|(s, e, ())| (s, e)));
+                }
+            }
+            Polarity::Asserted => {
+                if let Some(s) = self.negated.get(f.value) {
+                    removed.extend(s.overlapping(from, to).map(|(s, e, ())| (s, e)));
+                }
+                if card == Cardinality::One
+                    && let Some(p) = &self.positive
+                {
+                    removed.extend(
+                        p.overlapping(from, to)
+                            .filter(|(_, _, c)| *c != Covered::Only(f.value))
+                            .map(|(s, e, _)| (s, e)),
+                    );
+                    removed.sort_by_key(|(s, _)| *s);
+                }
+            }
+        }
+        // The complement of the removed pieces within [from, to).
+        let mut out = Vec::new();
+        let mut cursor = Some(from);
+        for (s, e) in removed {
+            let Some(c) = cursor else { break };
+            if c < s {
+                out.push(Interval::between(c, Some(s)));
+            }
+            if End(Some(c)) < e {
+                cursor = e.0;
+            }
+        }
+        if let Some(c) = cursor
+            && End(Some(c)) < to
+        {
+            out.push(Interval::between(c, to.0));
+        }
+        out
+    }
+
+    /// Takes `f` (at position `pos` of the rank order) into what lies above the rest.
+    fn pass(&mut self, pos: usize, f: &Candidate<'a>, t: Timestamp) {
+        let (from, to) = (f.valid.from(), End(f.valid.to()));
+        let holds = f.valid.contains(t);
+        match f.polarity {
+            Polarity::Asserted => {
+                if holds {
+                    self.holding_asserted.entry(f.value).or_insert(pos);
+                    match self.first_holding {
+                        None => self.first_holding = Some((pos, f.value)),
+                        Some((_, v)) if v != f.value && self.first_holding_other.is_none() => {
+                            self.first_holding_other = Some(pos);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                self.asserted.entry(f.value).or_insert_with(Segments::new).cover(from, to, (), |()| ());
+                let value = f.value;
+                self.positive.get_or_insert_with(Segments::new).cover(from, to, Covered::Only(value), |c| {
+                    match c {
+                        Covered::Only(v) if v == value => c,
+                        _ => Covered::Several,
+                    }
+                });
+            }
+            Polarity::Negated => {
+                if holds {
+                    self.holding_negated.entry(f.value).or_insert(pos);
+                }
+                self.negated.entry(f.value).or_insert_with(Segments::new).cover(from, to, (), |()| ());
+            }
+        }
+    }
+}
+
+/// Rule 5, for every candidate at once: in a slot of cardinality one, the positive
+/// candidates that start together and say different values contradict each other.
+struct Contradictions<'a> {
+    /// By valid start: the positive candidates starting there, `(value, id)` sorted by id.
+    by_start: BTreeMap<Timestamp, Vec<(&'a Value, FactId)>>,
+}
+
+impl<'a> Contradictions<'a> {
+    fn new(card: Cardinality, candidates: &[Candidate<'a>]) -> Self {
+        let mut by_start: BTreeMap<Timestamp, Vec<(&'a Value, FactId)>> = BTreeMap::new();
+        if card == Cardinality::One {
+            for c in candidates.iter().filter(|c| c.polarity == Polarity::Asserted) {
+                by_start.entry(c.valid.from()).or_default().push((c.value, c.id));
+            }
+            for group in by_start.values_mut() {
+                group.sort_by_key(|(_, id)| *id);
+            }
+        }
+        Contradictions { by_start }
+    }
+
+    fn of(&self, f: &Candidate<'a>) -> Vec<FactId> {
+        if f.polarity != Polarity::Asserted {
+            return Vec::new();
+        }
+        match self.by_start.get(&f.valid.from()) {
+            Some(group) if group.len() > 1 => {
+                group.iter().filter(|(v, _)| *v != f.value).map(|(_, id)| *id).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Combined confidence of independent sources (noisy-or): 1 − Π(1 − cᵢ).

@@ -438,6 +438,11 @@ impl Interval {
         }
     }
 
+    /// `[from, to)` from bounds already known to be in order.
+    pub(crate) const fn between(from: Timestamp, to: Option<Timestamp>) -> Self {
+        Interval { from, to }
+    }
+
     /// `[from, ∞)`.
     pub const fn open(from: Timestamp) -> Self {
         Interval { from, to: None }

@@ -114,6 +114,17 @@ impl Store {
         self.read_at(ns, at, |index, view| index.fact_at(id, view))
     }
 
+    /// Facts by id as seen from `at`, in the order asked, leaving out those not known
+    /// then; each slot is resolved once, however many of its facts are asked for.
+    pub fn facts_by_id(
+        &self,
+        ns: &Namespace,
+        ids: &[FactId],
+        at: ReadAt,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.facts_by_id(ids, view))
+    }
+
     /// The intentions known at `at`, by id; without `include_inactive`, only those still
     /// pending at its decay clock.
     pub fn intentions(

@@ -430,6 +430,13 @@ impl FactObject {
         let view = store.fact(&pin.ns, id, pin.at()).ok()?.value?;
         Some(FactObject { pin: Arc::clone(pin), view })
     }
+
+    /// Facts by id as seen from the pin, in the order given, leaving out those not known
+    /// then (each slot resolved once).
+    pub(crate) fn load_many(store: &Store, pin: &Arc<Pin>, ids: &[FactId]) -> Vec<Self> {
+        let Ok(answer) = store.facts_by_id(&pin.ns, ids, pin.at()) else { return Vec::new() };
+        answer.value.into_iter().map(|view| FactObject { pin: Arc::clone(pin), view }).collect()
+    }
 }
 
 #[Object(name = "Fact")]
@@ -489,7 +496,7 @@ impl FactObject {
     /// Competing facts with the same start: a contradiction, resolved by rank.
     async fn contradicts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
         let store = store(ctx)?;
-        Ok(self.view.contradicts.iter().filter_map(|id| FactObject::load(store, &self.pin, *id)).collect())
+        Ok(FactObject::load_many(store, &self.pin, &self.view.contradicts))
     }
 
     /// Confidence, with corroborations folded in.
@@ -638,7 +645,7 @@ impl EpisodeObject {
     async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
         let store = store(ctx)?;
         let ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
-        Ok(ids.into_iter().filter_map(|id| FactObject::load(store, &self.pin, id)).collect())
+        Ok(FactObject::load_many(store, &self.pin, &ids))
     }
 
     #[graphql(flatten)]

@@ -2,7 +2,7 @@
 //! snapshots and neighbourhoods, every one resolved by the core's rules.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
     Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval, Polarity, Seq, Status,
@@ -57,22 +57,20 @@ impl NamespaceIndex {
         // Once entities are merged, two facts may say the same thing: the first one stands
         // and the others corroborate it.
         let mut stands_for: Vec<usize> = (0..live.len()).collect();
+        // The facts each standing one stands for, itself first (only when merged).
+        let mut stood: Vec<Vec<usize>> = Vec::new();
         if merged {
+            let mut first: HashMap<(&Value, Polarity, Timestamp, Option<Timestamp>), usize> = HashMap::new();
+            stood = (0..live.len()).map(|_| Vec::new()).collect();
             for i in 0..live.len() {
-                stands_for[i] = (0..i)
-                    .find(|&j| {
-                        stands_for[j] == j
-                            && values[j] == values[i]
-                            && live[j].fact.polarity == live[i].fact.polarity
-                            && live[j].fact.valid.from() == live[i].fact.valid.from()
-                            && ends[j] == ends[i]
-                    })
-                    .unwrap_or(i);
+                let key = (values[i].as_ref(), live[i].fact.polarity, live[i].fact.valid.from(), ends[i]);
+                let j = *first.entry(key).or_insert(i);
+                stands_for[i] = j;
+                stood[j].push(i);
             }
         }
-        let (stands_for, live) = (&stands_for, &live);
-        let statements =
-            move |i: usize| (0..live.len()).filter(move |&j| stands_for[j] == i).map(move |j| live[j]);
+        let (live, stood) = (&live, &stood);
+        let statements = move |i: usize| stood[i].iter().map(move |&j| live[j]);
         let standing: Vec<usize> = (0..live.len()).filter(|&i| stands_for[i] == i).collect();
         let candidates: Vec<Candidate<'_>> = standing
             .iter()
@@ -417,6 +415,30 @@ impl NamespaceIndex {
         let r = self.facts.get(&id).filter(|r| r.seq <= view.known_at)?;
         let subject = self.canonical_entity(r.fact.subject, view.known_at);
         self.resolve((subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
+    }
+
+    /// Facts by id (a restatement's id gives the fact it restated) as seen from `view`,
+    /// in the order asked, leaving out those not known at S. Each slot they touch is
+    /// resolved once, however many of its facts are asked for.
+    pub fn facts_by_id(&self, ids: &[FactId], view: View) -> Vec<FactView> {
+        let mut wanted: BTreeMap<(EntityId, PredId), BTreeSet<FactId>> = BTreeMap::new();
+        for id in ids {
+            let id = self.canonical(*id);
+            if let Some(r) = self.facts.get(&id).filter(|r| r.seq <= view.known_at) {
+                let subject = self.canonical_entity(r.fact.subject, view.known_at);
+                wanted.entry((subject, r.pred)).or_default().insert(id);
+            }
+        }
+        let mut found: BTreeMap<FactId, FactView> = BTreeMap::new();
+        for (slot, ids) in wanted {
+            found.extend(
+                self.resolve(slot, view, Scope::All)
+                    .into_iter()
+                    .filter(|f| ids.contains(&f.fact.id))
+                    .map(|f| (f.fact.id, f)),
+            );
+        }
+        ids.iter().filter_map(|id| found.get(&self.canonical(*id)).cloned()).collect()
     }
 
     /// The batch that recorded an episode.

@@ -103,6 +103,10 @@ pub(crate) struct PredicateEntry {
     pub(crate) versions: Vec<(Seq, PredicateDef)>,
 }
 
+/// Past this many facts a slot keeps its facts by valid start (below it, a scan of the
+/// slot is as fast as a probe and costs no memory).
+const BIG_SLOT: usize = 32;
+
 /// The derived state of one namespace.
 #[derive(Clone, Debug, Default)]
 pub struct NamespaceIndex {
@@ -130,6 +134,9 @@ pub struct NamespaceIndex {
     pub(crate) aliases: HashMap<FactId, FactId>,
     /// `(subject, predicate)` → facts, in assertion order.
     pub(crate) slots: BTreeMap<(EntityId, PredId), Vec<FactId>>,
+    /// For slots of more than [`BIG_SLOT`] facts: their facts by valid start, so that
+    /// finding the fact a new assertion restates is a probe, not a scan of the slot.
+    pub(crate) slot_starts: HashMap<(EntityId, PredId), HashMap<Timestamp, Vec<FactId>>>,
     /// Object value → facts pointing at it, in assertion order.
     pub(crate) by_object: HashMap<Value, Vec<FactId>>,
     /// Predicate → subjects having it.
@@ -392,18 +399,22 @@ impl NamespaceIndex {
         }
         // An identical fact with a live statement: this is another statement of it.
         let slot = (fact.subject, pred);
-        let same = self.slots.get(&slot).and_then(|ids| {
-            ids.iter().copied().find(|id| {
-                Some(*id) != corrected
-                    && self.facts.get(id).is_some_and(|r| {
-                        r.live_at(seq).next().is_some()
-                            && r.fact.object == fact.object
-                            && r.fact.polarity == fact.polarity
-                            && r.fact.valid.from() == fact.valid.from()
-                            && r.valid_to_at(seq) == fact.valid.to()
-                    })
-            })
-        });
+        let identical = |id: &FactId| {
+            Some(*id) != corrected
+                && self.facts.get(id).is_some_and(|r| {
+                    r.live_at(seq).next().is_some()
+                        && r.fact.object == fact.object
+                        && r.fact.polarity == fact.polarity
+                        && r.fact.valid.from() == fact.valid.from()
+                        && r.valid_to_at(seq) == fact.valid.to()
+                })
+        };
+        let same = match self.slot_starts.get(&slot) {
+            Some(starts) => {
+                starts.get(&fact.valid.from()).and_then(|ids| ids.iter().copied().find(identical))
+            }
+            None => self.slots.get(&slot).and_then(|ids| ids.iter().copied().find(identical)),
+        };
         let statement = Statement {
             id: fact.id,
             seq,
@@ -418,7 +429,19 @@ impl NamespaceIndex {
             self.aliases.insert(fact.id, existing);
             return;
         }
-        self.slots.entry(slot).or_default().push(fact.id);
+        let ids = self.slots.entry(slot).or_default();
+        ids.push(fact.id);
+        if let Some(starts) = self.slot_starts.get_mut(&slot) {
+            starts.entry(fact.valid.from()).or_default().push(fact.id);
+        } else if ids.len() > BIG_SLOT {
+            let facts = &self.facts;
+            let mut starts: HashMap<Timestamp, Vec<FactId>> = HashMap::new();
+            for id in ids.iter() {
+                let from = facts.get(id).map_or(fact.valid.from(), |r| r.fact.valid.from());
+                starts.entry(from).or_default().push(*id);
+            }
+            self.slot_starts.insert(slot, starts);
+        }
         self.by_object.entry(fact.object.clone()).or_default().push(fact.id);
         self.by_predicate.entry(pred).or_default().insert(fact.subject);
         self.facts.insert(

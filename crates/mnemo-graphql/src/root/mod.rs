@@ -10,7 +10,7 @@ use async_graphql::{Context, ID, MergedObject, Object, Result, SimpleObject, Sub
 use futures_util::Stream;
 use futures_util::StreamExt as _;
 use futures_util::future::ready;
-use mnemo_core::{Namespace, PredicateDef, RecordRef, Seq, Timestamp};
+use mnemo_core::{FactId, Namespace, PredicateDef, RecordRef, Seq, Timestamp};
 use mnemo_engine::{
     Change, EntityFilter, EntityRef, EpisodeFilter, EpisodeRef, FactFilter, KnownAt, NamespacePatch,
     NewEpisode, NewIntention, NoteEntity, ReadAt, Receipt, RecordId, Scope, SnapshotCursor, Store,
@@ -233,14 +233,15 @@ fn created(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<EntityObject
 }
 
 fn written_facts(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<FactObject> {
-    receipt
+    let ids: Vec<FactId> = receipt
         .ids
         .iter()
         .filter_map(|id| match id {
-            Some(RecordId::Fact(f)) => FactObject::load(store, pin, *f),
+            Some(RecordId::Fact(f)) => Some(*f),
             _ => None,
         })
-        .collect()
+        .collect();
+    FactObject::load_many(store, pin, &ids)
 }
 
 /// Intention `id` read at the batch that wrote it.
