@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
 
 use tantivy::collector::TopDocs;
+use tantivy::indexer::IndexWriterOptions;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::{
@@ -14,13 +15,20 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 use crate::SearchError;
 
 const ANALYZER: &str = "mnemo_en";
-/// The writer's memory budget; tantivy's minimum per thread is 15 MB.
-const WRITER_BUDGET: usize = 64 << 20;
+/// The writer's memory budget (tantivy's minimum per thread is 15 MB): past it, the
+/// writer flushes a segment and goes on.
+const WRITER_BUDGET: usize = 32 << 20;
 
 /// A full-text index of documents named by `u64` keys, each tagged with a `u64` kind.
+///
+/// Its writer (a tantivy `IndexWriter`, with an indexing, a segment-updating and a
+/// merging thread and its memory arena) exists only between the first
+/// [`TextIndex::upsert`] of a round and its [`TextIndex::commit`], which waits for the
+/// merges it started and closes it: an index at rest holds no thread and no arena, so
+/// that thousands of namespaces cost threads only while they are being written.
 pub struct TextIndex {
     index: Index,
-    writer: Mutex<IndexWriter>,
+    writer: Mutex<Option<IndexWriter>>,
     reader: IndexReader,
     key: Field,
     kind: Field,
@@ -55,14 +63,29 @@ impl TextIndex {
         );
         let index = Index::create_in_ram(schema.build());
         index.tokenizers().register(ANALYZER, analyzer());
-        let writer = index.writer_with_num_threads(1, WRITER_BUDGET)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(TextIndex { index, writer: Mutex::new(writer), reader, key, kind, text })
+        Ok(TextIndex { index, writer: Mutex::new(None), reader, key, kind, text })
     }
 
     /// Adds documents, replacing any with the same key. Visible after [`TextIndex::commit`].
     pub fn upsert<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
-        let writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut docs = docs.into_iter().peekable();
+        if docs.peek().is_none() {
+            return Ok(());
+        }
+        let mut slot = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let writer = match &mut *slot {
+            Some(w) => w,
+            None => slot.insert(
+                self.index.writer_with_options(
+                    IndexWriterOptions::builder()
+                        .num_worker_threads(1)
+                        .num_merge_threads(1)
+                        .memory_budget_per_thread(WRITER_BUDGET)
+                        .build(),
+                )?,
+            ),
+        };
         for (key, kind, text) in docs {
             writer.delete_term(Term::from_field_u64(self.key, key));
             let mut doc = TantivyDocument::default();
@@ -74,10 +97,15 @@ impl TextIndex {
         Ok(())
     }
 
-    /// Makes every document added so far searchable.
+    /// Makes every document added so far searchable, lets the merges this starts
+    /// finish, and closes the writer.
     pub fn commit(&self) -> Result<(), SearchError> {
-        self.writer.lock().unwrap_or_else(PoisonError::into_inner).commit()?;
-        self.reader.reload()?;
+        let taken = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(mut writer) = taken {
+            writer.commit()?;
+            writer.wait_merging_threads()?;
+            self.reader.reload()?;
+        }
         Ok(())
     }
 
