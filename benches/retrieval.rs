@@ -757,7 +757,7 @@ fn builtin_options(dir: &Path, model: &Path, probe: &Probe) -> StoreOptions {
         let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(counting, cache));
         Ok(embedder)
     });
-    StoreOptions { embedder: Some(source), hnsw: HnswConfig::default() }
+    StoreOptions { embedder: Some(source), hnsw: HnswConfig::default(), ..StoreOptions::default() }
 }
 
 fn restart(n: usize) {

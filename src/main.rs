@@ -422,6 +422,7 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
     if repair {
         // Opening recovers every log: torn tails are cut (and logged), damage is refused.
         let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
+        store.open_all();
         for (ns, cut) in store.truncations() {
             println!(
                 "{}: cut {} bytes at offset {} ({} unacknowledged batches)",

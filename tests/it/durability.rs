@@ -255,3 +255,71 @@ fn a_data_dir_is_opened_by_one_store_at_a_time() {
     let reopened = Store::open(dir.path()).unwrap();
     assert_eq!(facts_of(&reopened, &ns, "x"), Some(1));
 }
+
+#[test]
+fn a_namespace_closed_for_idleness_answers_exactly_as_before_reopening() {
+    let fx = Fixture::new();
+    random_history(&fx.store, &fx.ns, 11);
+    for i in 0..20 {
+        fx.append(vec![Change::RecordEpisode(mnemo_engine::NewEpisode {
+            text: format!("episode {i} about e{}", i % 7),
+            thread: Some(format!("thread {}", i % 3)),
+            ..mnemo_engine::NewEpisode::default()
+        })]);
+    }
+    let search = |store: &Store| {
+        let query = mnemo_engine::SearchQuery { text: Some("episode about e3".into()), ..Default::default() };
+        let at = ReadAt { at: Some(t("2030-06-01")), ..ReadAt::latest() };
+        format!("{:?}", store.search(&fx.ns, &query, at).unwrap().value)
+    };
+    // In use, it stays open (upkeep closes the quiet threads' segments here).
+    let report = fx.store.maintain(fx.store.now());
+    assert_eq!((report.closed, fx.store.open_namespaces()), (0, 1), "{report:?}");
+    let before = (everything(&fx.store, &fx.ns, 4), search(&fx.store));
+    fx.clock.advance_seconds(3600);
+    let report = fx.store.maintain(fx.store.now());
+    assert_eq!((report.closed, fx.store.open_namespaces()), (1, 0), "{report:?}");
+    assert_eq!(fx.store.namespaces(), std::slice::from_ref(&fx.ns), "a closed namespace is still listed");
+    // Every read form reopens it and answers as before, byte for byte.
+    let after = (everything(&fx.store, &fx.ns, 4), search(&fx.store));
+    assert_eq!(fx.store.open_namespaces(), 1);
+    assert_eq!(before.0.len(), after.0.len());
+    for (key, value) in &before.0 {
+        assert_eq!(Some(value), after.0.get(key), "{key}");
+    }
+    assert_eq!(before.1, after.1);
+    // Writes go on where they stopped.
+    let counts = fx.store.counts(&fx.ns);
+    let r = fx.append(vec![Change::DeclareEntity(NewEntity { name: "late".into(), ..NewEntity::default() })]);
+    assert_eq!(r.seq.0, counts.batches + 1);
+}
+
+#[test]
+fn a_store_opens_no_namespace_until_it_is_used_and_keeps_at_most_its_limit_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<Namespace> =
+        (0..30).map(|i| Namespace::new("ns", &format!("user-{i:02}")).unwrap()).collect();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        for (i, ns) in names.iter().enumerate() {
+            let changes =
+                vec![Change::DeclareEntity(NewEntity { name: format!("n{i}"), ..NewEntity::default() })];
+            store.append(ns, changes).unwrap();
+        }
+        assert_eq!(store.open_namespaces(), 30);
+    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.open_namespaces(), 0);
+    assert_eq!(store.namespaces(), names);
+    for ns in &names[..5] {
+        assert_eq!(store.counts(ns).entities, 1);
+    }
+    assert_eq!(store.open_namespaces(), 5);
+    let now = store.now();
+    // Upkeep sees each open namespace, then the least recently used past the limit close.
+    store.maintain(now);
+    assert_eq!(store.close_idle(now, i64::MAX, 2), 3);
+    assert_eq!(store.open_namespaces(), 2);
+    assert_eq!(store.counts(&names[0]).entities, 1, "reopened on use");
+    assert_eq!(store.open_namespaces(), 3);
+}

@@ -63,7 +63,7 @@ impl Store {
     }
 
     fn fire_due_once(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, EngineError> {
-        let Some(shard) = self.shard_of(ns) else {
+        let Some(shard) = self.shard(ns)? else {
             return Ok(Firings::default());
         };
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -139,7 +139,7 @@ impl Store {
             }
             _ => None,
         };
-        let shard = self.shard_of(ns);
+        let shard = self.shard(ns)?;
         self.read_search(ns, at, |index, basis| {
             let named: Vec<EntityId> = match (message, &shard) {
                 (Some(m), Some(shard)) => shard

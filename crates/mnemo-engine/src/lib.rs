@@ -27,7 +27,7 @@ pub use inspect::{NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
 pub use interrupt::Interrupt;
 pub use lookup::Settings;
-pub use maintain::{IDLE_AFTER_MICROS, Maintenance};
+pub use maintain::{IDLE_AFTER_MICROS, Maintenance, Residency};
 pub use mnemo_core as core;
 // Answers are the core's plain data: nothing of the index crosses this API.
 pub use mnemo_core::{

@@ -6,9 +6,68 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use mnemo_core::{Namespace, Timestamp};
+use mnemo_core::{Namespace, Timestamp, Trigger};
+use mnemo_index::NamespaceIndex;
 
 use crate::store::{ConsolidationReport, Store};
+
+/// Which namespaces a store keeps open: those used in the last `idle_after_micros`, and
+/// at most `max_open` of them (the least recently used close first). A closed namespace
+/// holds no memory beyond its name, and reopens on its next use by replaying its log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Residency {
+    /// A namespace unused for this long (by the store's clock) is closed by upkeep.
+    pub idle_after_micros: i64,
+    /// Most namespaces open at once, as upkeep leaves them.
+    pub max_open: usize,
+}
+
+impl Default for Residency {
+    fn default() -> Self {
+        Residency { idle_after_micros: 5 * 60_000_000, max_open: 1024 }
+    }
+}
+
+/// When upkeep must next look at a namespace that is closing: its earliest pending
+/// timed intention, the moment its quietest open thread has been idle long enough for
+/// its segment to close, or its next consolidation; `None` if nothing will be due.
+pub(crate) fn wake_at(
+    index: &NamespaceIndex,
+    now: Timestamp,
+    last_consolidated: Option<i64>,
+) -> Option<Timestamp> {
+    let last = index.last_seq();
+    let mut wake: Option<Timestamp> = None;
+    let mut at = |t: Timestamp| wake = Some(wake.map_or(t, |w| w.min(t)));
+    for view in index.intentions(last) {
+        if let Trigger::At(t) = view.intention.trigger
+            && view.pending_at(now)
+            && t > now
+        {
+            at(t);
+        }
+    }
+    let gap = index.segment_config(last).max_gap_micros;
+    for thread in index.thread_names() {
+        if let Some(newest) = index.open_episodes(thread).last() {
+            at(Timestamp::from_micros(newest.occurred_at.as_micros().saturating_add(gap).saturating_add(1))
+                .max(now));
+        }
+    }
+    if let Some(every) = index.config().consolidate_every_seconds {
+        let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
+        at(Timestamp::from_micros(last_consolidated.map_or(now.as_micros(), |t| t.saturating_add(every)))
+            .max(now));
+    }
+    wake
+}
+
+impl Schedule {
+    /// When upkeep last consolidated `ns` (µs by the store's clock).
+    pub(crate) fn last_consolidated(&self, ns: &Namespace) -> Option<i64> {
+        self.consolidated.lock().unwrap_or_else(|e| e.into_inner()).get(ns).copied()
+    }
+}
 
 /// A namespace with no commit for this long is idle, and may be consolidated.
 pub const IDLE_AFTER_MICROS: i64 = 60_000_000;
@@ -32,6 +91,8 @@ pub struct Maintenance {
     pub consolidated: Vec<(Namespace, ConsolidationReport)>,
     /// Work that failed, by namespace, with the reason (the other namespaces went on).
     pub failed: Vec<(Namespace, String)>,
+    /// Namespaces closed for idleness.
+    pub closed: usize,
 }
 
 impl Store {
@@ -40,13 +101,36 @@ impl Store {
     /// and consolidates each namespace that asks for it (`consolidateEverySeconds`) once
     /// it has had no commit for [`IDLE_AFTER_MICROS`] and its period has passed since the
     /// last run. Each namespace's failure is reported and the others go on.
+    ///
+    /// Closed namespaces are left closed unless something falls due in them; then those
+    /// unused for a while are closed (see [`Residency`]).
     pub fn maintain(&self, now: Timestamp) -> Maintenance {
+        crate::store::as_upkeep(|| self.maintain_all(now))
+    }
+
+    fn maintain_all(&self, now: Timestamp) -> Maintenance {
         let mut report = Maintenance::default();
-        for ns in self.namespaces() {
-            if let Err(e) = self.maintain_one(&ns, now, &mut report) {
-                report.failed.push((ns, e.to_string()));
+        let woken: Vec<Namespace> = {
+            let sleeping = self.sleeping.lock().unwrap_or_else(|e| e.into_inner());
+            sleeping
+                .iter()
+                .filter(|(_, wake)| wake.is_some_and(|w| w <= now))
+                .map(|(ns, _)| ns.clone())
+                .collect()
+        };
+        for ns in self.open_namespace_names().into_iter().chain(woken) {
+            let seen = self.with_index(&ns, NamespaceIndex::last_seq);
+            match self.maintain_one(&ns, now, &mut report) {
+                Ok(()) => {
+                    if let Ok(Some(shard)) = self.shard(&ns) {
+                        shard.maintained.fetch_max(seen.0, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                Err(e) => report.failed.push((ns, e.to_string())),
             }
         }
+        let residency = self.retrieval.residency();
+        report.closed = self.close_idle(now, residency.idle_after_micros, residency.max_open);
         report
     }
 

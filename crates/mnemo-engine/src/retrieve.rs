@@ -37,6 +37,8 @@ pub struct StoreOptions {
     pub embedder: Option<EmbedderSource>,
     /// When vector indexes switch from exact scan to HNSW.
     pub hnsw: HnswConfig,
+    /// Which namespaces stay open.
+    pub residency: crate::maintain::Residency,
 }
 
 /// The default floor of the retention weight: a forgotten memory keeps this share of its
@@ -274,6 +276,10 @@ impl Retrieval {
         self.indexer.embedder()
     }
 
+    pub(crate) fn residency(&self) -> crate::maintain::Residency {
+        self.indexer.options.residency
+    }
+
     /// Hands a job to the indexer thread, starting it on first use.
     pub(crate) fn submit(&self, job: Job) {
         let mut jobs = lock(&self.jobs);
@@ -415,6 +421,10 @@ impl Indexer {
             for event in batches.iter().flat_map(|(_, events)| events) {
                 match event {
                     Event::EpisodeRecorded(e) => docs.episode(&mut previous, e),
+                    // A restatement is one more statement of a fact already indexed: a
+                    // document of its own would count the sentence twice (and a rebuild,
+                    // which indexes facts, would not).
+                    Event::FactAsserted(f) if index.is_restatement(f.id) => {}
                     Event::FactAsserted(f) => docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f)),
                     Event::EntityDeclared(e) => {
                         names_changed = true;
@@ -800,7 +810,7 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<SearchResult>, EngineError> {
         check_query(query)?;
-        let shard = self.shard_of(ns);
+        let shard = self.shard(ns)?;
         let mut warnings = Vec::new();
         // Wait (outside any index lock) until the indexes hold what this read will see.
         if let Some(shard) = &shard

@@ -67,7 +67,7 @@ impl Store {
     /// too (consolidation); without it, a thread idle for longer than the namespace's gap
     /// (by the store's clock) closes as well.
     pub fn segment(&self, ns: &Namespace, force: bool) -> Result<SegmentReport, EngineError> {
-        let Some(shard) = self.shard_of(ns) else {
+        let Some(shard) = self.shard(ns)? else {
             return Ok(SegmentReport::default());
         };
         // One run at a time per namespace: two would close the same episodes.

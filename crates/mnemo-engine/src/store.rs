@@ -2,8 +2,9 @@
 //! are validated, given ids, made durable, then applied in log order; reads are pinned
 //! at a (validAt, knownAt) and report the basis they were answered at.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 use mnemo_core::{
@@ -28,6 +29,20 @@ pub const MAX_TEXT_BYTES: usize = 1 << 20;
 pub const MAX_PAGE: usize = 10_000;
 /// Deepest neighbourhood.
 pub const MAX_DEPTH: u32 = 8;
+
+thread_local! {
+    /// Set while background upkeep runs on this thread: what it reads and writes does
+    /// not count as use, so that upkeep never keeps an idle namespace open.
+    static UPKEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` as background upkeep (see `UPKEEP`).
+pub(crate) fn as_upkeep<T>(f: impl FnOnce() -> T) -> T {
+    let was = UPKEEP.with(|u| u.replace(true));
+    let out = f();
+    UPKEEP.with(|u| u.set(was));
+    out
+}
 
 /// The store's clock: now, in UTC microseconds. Injected so that tests can pin it.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -159,18 +174,32 @@ pub(crate) struct Shard {
     applied: Condvar,
     /// Held by a segmentation run.
     pub(crate) segmenting: Mutex<()>,
+    /// When it was last asked for (the store's clock, µs): idle namespaces are closed.
+    last_used: AtomicI64,
+    /// The last batch that background upkeep has seen: a namespace closes only once
+    /// upkeep has caught up with every write (nothing due is left behind).
+    pub(crate) maintained: AtomicU64,
 }
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
 pub struct Store {
     storage: Arc<dyn Storage>,
     clock: Clock,
+    /// The open namespaces. The others with a log are in `known` only, and open on use.
     shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
+    /// Every namespace that has a log.
+    known: RwLock<BTreeSet<Namespace>>,
+    /// Held while a namespace is opened, so that two uses do not open it twice.
+    opening: Mutex<()>,
+    /// Namespaces closed while idle, with when upkeep must next look at them (a pending
+    /// timed intention, a segment that a quiet thread will close, a consolidation).
+    pub(crate) sleeping: Mutex<BTreeMap<Namespace, Option<Timestamp>>>,
     listeners: Listeners,
     pub(crate) retrieval: Arc<Retrieval>,
     /// Namespaces whose log could not be opened, and why: refused, while the others serve.
     damaged: RwLock<BTreeMap<Namespace, String>>,
-    /// What recovery cut off each namespace's log when it was opened (torn tails).
+    /// What recovery cut off each namespace's log (torn tails): found when the store
+    /// opened, cut when the namespace first opens.
     truncations: Mutex<BTreeMap<Namespace, Truncation>>,
     /// When background upkeep last ran what it runs on a period.
     pub(crate) schedule: crate::maintain::Schedule,
@@ -221,6 +250,9 @@ impl Store {
             storage: Arc::new(MemStorage::new()),
             clock: system_clock(),
             shards: RwLock::default(),
+            known: RwLock::default(),
+            opening: Mutex::default(),
+            sleeping: Mutex::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(StoreOptions::default()),
             damaged: RwLock::default(),
@@ -245,6 +277,9 @@ impl Store {
             storage,
             clock,
             shards: RwLock::default(),
+            known: RwLock::default(),
+            opening: Mutex::default(),
+            sleeping: Mutex::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(options),
             damaged: RwLock::default(),
@@ -254,24 +289,35 @@ impl Store {
         };
         let names =
             store.storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
-        let mut shards = HashMap::new();
+        // No namespace is opened here: each is checked (read through once, as opening
+        // would, without building anything) so that damage and torn tails are known from
+        // the start, and opened on first use.
+        let mut known = BTreeSet::new();
         let mut damaged = BTreeMap::new();
         for name in names {
             let ns = Namespace::new("namespace", &name)?;
-            match store.open_shard(&ns) {
-                Ok(shard) => {
-                    let shard = Arc::new(shard);
-                    store.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
-                    shards.insert(ns, shard);
+            let checked =
+                store.storage.open_read_only(ns.as_str()).and_then(|file| Log::check(&*file, ns.as_str()));
+            match checked {
+                Ok(cut) => {
+                    if let Some(cut) = cut {
+                        lock(&store.truncations).insert(ns.clone(), cut);
+                    }
+                    known.insert(ns);
+                }
+                // Storage that cannot read a log without opening it: opening will tell.
+                Err(LogError::Io(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                    known.insert(ns);
                 }
                 // One damaged log must not take every other namespace down with it.
                 Err(e) => {
+                    let e = EngineError::Log { namespace: ns.to_string(), source: e };
                     tracing::error!(namespace = %ns, error = %e, "namespace refused: its log cannot be opened");
                     damaged.insert(ns, e.to_string());
                 }
             }
         }
-        *store.shards.write().unwrap_or_else(PoisonError::into_inner) = shards;
+        *store.known.write().unwrap_or_else(PoisonError::into_inner) = known;
         *store.damaged.write().unwrap_or_else(PoisonError::into_inner) = damaged;
         Ok(store)
     }
@@ -307,29 +353,125 @@ impl Store {
             pending: Mutex::default(),
             applied: Condvar::new(),
             segmenting: Mutex::new(()),
+            last_used: AtomicI64::new(self.now().as_micros()),
+            maintained: AtomicU64::new(0),
         })
     }
 
-    pub(crate) fn shard_of(&self, ns: &Namespace) -> Option<Arc<Shard>> {
-        self.shard(ns)
+    /// The namespace, opened if it has a log and is closed; `None` if it has no log. A
+    /// damaged log is refused ([`EngineError::Damaged`]).
+    pub(crate) fn shard(&self, ns: &Namespace) -> Result<Option<Arc<Shard>>, EngineError> {
+        if let Some(shard) = self.open_one(ns) {
+            return Ok(Some(shard));
+        }
+        self.check_damaged(ns)?;
+        if !read(&self.known).contains(ns) {
+            return Ok(None);
+        }
+        let _opening = lock(&self.opening);
+        if let Some(shard) = self.open_one(ns) {
+            return Ok(Some(shard));
+        }
+        self.check_damaged(ns)?;
+        match self.open_shard(ns) {
+            Ok(shard) => {
+                let shard = Arc::new(shard);
+                self.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
+                self.shards
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(ns.clone(), Arc::clone(&shard));
+                lock(&self.sleeping).remove(ns);
+                Ok(Some(shard))
+            }
+            Err(e) => {
+                tracing::error!(namespace = %ns, error = %e, "namespace refused: its log cannot be opened");
+                self.damaged
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(ns.clone(), e.to_string());
+                Err(EngineError::Damaged { namespace: ns.to_string(), reason: e.to_string() })
+            }
+        }
     }
 
-    fn shard(&self, ns: &Namespace) -> Option<Arc<Shard>> {
-        read(&self.shards).get(ns).cloned()
+    /// The namespace if it is open, marked as used now (unless upkeep is asking).
+    fn open_one(&self, ns: &Namespace) -> Option<Arc<Shard>> {
+        let shard = read(&self.shards).get(ns).cloned()?;
+        if !UPKEEP.with(std::cell::Cell::get) {
+            shard.last_used.store(self.now().as_micros(), Ordering::Relaxed);
+        }
+        Some(shard)
     }
 
     fn shard_or_create(&self, ns: &Namespace) -> Result<Arc<Shard>, EngineError> {
-        self.check_damaged(ns)?;
-        if let Some(shard) = self.shard(ns) {
+        if let Some(shard) = self.shard(ns)? {
             return Ok(shard);
         }
-        let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(shard) = shards.get(ns) {
-            return Ok(Arc::clone(shard));
+        let _opening = lock(&self.opening);
+        if let Some(shard) = self.open_one(ns) {
+            return Ok(shard);
         }
         let shard = Arc::new(self.open_shard(ns)?);
-        shards.insert(ns.clone(), Arc::clone(&shard));
+        self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), Arc::clone(&shard));
+        self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
         Ok(shard)
+    }
+
+    /// The open namespaces, sorted.
+    pub(crate) fn open_namespace_names(&self) -> Vec<Namespace> {
+        let mut names: Vec<Namespace> = read(&self.shards).keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Opens every namespace that has a log (recovering it: a torn tail is cut, damage
+    /// refused and reported by [`Store::damaged`]); the next upkeep closes those idle.
+    pub fn open_all(&self) {
+        for ns in self.namespaces() {
+            let _ = self.shard(&ns);
+        }
+    }
+
+    /// How many namespaces are open now (the others with a log open on first use).
+    pub fn open_namespaces(&self) -> usize {
+        read(&self.shards).len()
+    }
+
+    /// Closes the namespaces nobody uses, to free what they hold: those unused for
+    /// `idle_micros` (by the store's clock), and past `max_open`, the least recently used.
+    /// A namespace closes only when nothing is in flight for it (no reader or writer holds
+    /// it, the search indexes have caught up, upkeep has seen its last batch); it reopens
+    /// on its next use, answering exactly as before. Returns how many closed.
+    pub fn close_idle(&self, now: Timestamp, idle_micros: i64, max_open: usize) -> usize {
+        let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
+        let mut by_use: Vec<(i64, Namespace)> =
+            shards.iter().map(|(ns, s)| (s.last_used.load(Ordering::Relaxed), ns.clone())).collect();
+        by_use.sort();
+        let mut open = shards.len();
+        let mut closed = 0;
+        for (used, ns) in by_use {
+            let idle = now.as_micros().saturating_sub(used) >= idle_micros;
+            if !idle && open <= max_open {
+                break;
+            }
+            let Some(shard) = shards.get(&ns) else { continue };
+            let last = read(&shard.index).last_seq();
+            let quiet = Arc::strong_count(shard) == 1
+                && lock(&shard.pending).is_empty()
+                && shard.search.indexed() >= last
+                && shard.maintained.load(Ordering::SeqCst) >= last.0;
+            if !quiet {
+                continue;
+            }
+            let wake =
+                crate::maintain::wake_at(&read(&shard.index), now, self.schedule.last_consolidated(&ns));
+            shards.remove(&ns);
+            lock(&self.sleeping).insert(ns, wake);
+            open -= 1;
+            closed += 1;
+        }
+        closed
     }
 
     /// Refuses a namespace whose log is damaged.
@@ -346,17 +488,17 @@ impl Store {
         read(&self.damaged).iter().map(|(ns, why)| (ns.clone(), why.clone())).collect()
     }
 
-    /// What recovery cut off each namespace's log when this store opened it (torn tails of
-    /// writes a crash interrupted, never acknowledged).
+    /// What recovery cuts off each namespace's log (torn tails of writes a crash
+    /// interrupted, never acknowledged): found when this store opened, and cut when the
+    /// namespace is first used (or by [`Store::open_all`]).
     pub fn truncations(&self) -> Vec<(Namespace, Truncation)> {
         lock(&self.truncations).iter().map(|(ns, t)| (ns.clone(), *t)).collect()
     }
 
     /// The namespaces that have a log (and opened), sorted.
     pub fn namespaces(&self) -> Vec<Namespace> {
-        let mut names: Vec<Namespace> = read(&self.shards).keys().cloned().collect();
-        names.sort();
-        names
+        let damaged = read(&self.damaged);
+        read(&self.known).iter().filter(|ns| !damaged.contains_key(*ns)).cloned().collect()
     }
 
     /// The clock's reading now.
@@ -389,7 +531,7 @@ impl Store {
                 max: MAX_BATCH_CHANGES as u64,
             });
         }
-        let shard = match self.shard(ns) {
+        let shard = match self.shard(ns)? {
             Some(shard) => shard,
             None => {
                 // A refused first batch must not leave an empty namespace behind.
@@ -480,11 +622,10 @@ impl Store {
         f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
     ) -> Result<Answer<T>, EngineError> {
         crate::interrupt::check("a read")?;
-        self.check_damaged(ns)?;
+        let shard = self.shard(ns)?;
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);
         let empty = NamespaceIndex::new();
-        let shard = self.shard(ns);
         let guard = shard.as_ref().map(|s| read(&s.index));
         let index = guard.as_deref().unwrap_or(&empty);
         let latest = index.last_seq();
@@ -684,8 +825,7 @@ impl Store {
 
     /// Every batch of a namespace's log, read back from durable storage, in order.
     pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
-        self.check_damaged(ns)?;
-        let Some(shard) = self.shard(ns) else {
+        let Some(shard) = self.shard(ns)? else {
             return Ok(Vec::new());
         };
         let records =
@@ -749,7 +889,9 @@ impl Store {
 
     /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
     pub(crate) fn with_index<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
-        match self.shard(ns) {
+        // A damaged namespace reads as empty here; the reads and writes that take its
+        // answer from here refuse it with their own check.
+        match self.shard(ns).ok().flatten() {
             Some(shard) => f(&read(&shard.index)),
             None => f(&NamespaceIndex::new()),
         }
@@ -773,7 +915,7 @@ impl Store {
 
     /// Size of a namespace's log in bytes.
     pub fn log_size(&self, ns: &Namespace) -> u64 {
-        self.shard(ns).map_or(0, |s| s.log.size_bytes())
+        self.shard(ns).ok().flatten().map_or(0, |s| s.log.size_bytes())
     }
 }
 

@@ -189,6 +189,14 @@ impl Log {
         Ok(scan(file, None)?.recovery)
     }
 
+    /// Checks `file` as the log `name` exactly as [`Log::open`] would (its name
+    /// included), without changing it, and tells what open would cut off its end: the
+    /// cheap look at every log a store takes on start, before opening any.
+    pub fn check(file: &dyn LogFile, name: &str) -> Result<Option<Truncation>, LogError> {
+        validate_name(name)?;
+        Ok(scan(file, Some(name))?.recovery.truncation)
+    }
+
     /// Appends one batch and returns once it is durable (written and fsynced), with its seq and
     /// system time. Concurrent calls are group committed: they share one write and one sync.
     ///

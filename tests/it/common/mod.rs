@@ -32,6 +32,10 @@ impl ManualClock {
     pub fn set(&self, at: &str) {
         self.0.store(t(at).as_micros(), Ordering::SeqCst);
     }
+
+    pub fn advance_seconds(&self, seconds: i64) {
+        self.0.fetch_add(seconds * 1_000_000, Ordering::SeqCst);
+    }
 }
 
 /// A store in memory with a manual clock starting at 2030-01-01, and one namespace.
