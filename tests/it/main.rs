@@ -11,6 +11,7 @@ mod cli;
 mod concurrency;
 mod durability;
 mod e2e;
+mod embedding;
 mod engine_api;
 mod fuzz;
 mod golden;

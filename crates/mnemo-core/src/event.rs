@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::decay::RecordRef;
 use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
 use crate::model::{
-    EmbeddingMode, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig, PredicateDef,
-    SegmentConfig, SegmentEnd,
+    EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig,
+    PredicateDef, SegmentConfig, SegmentEnd,
 };
 use crate::time::Timestamp;
 
@@ -114,5 +114,14 @@ pub enum Event {
         episode: Option<EpisodeId>,
         /// When (the episode's occurrence, or the trigger's time).
         at: Timestamp,
+    },
+    /// What the built-in embedder embeds besides episodes changed (from this batch on).
+    EmbeddingPolicySet(EmbeddingPolicy),
+    /// Whether the facts of a predicate are embedded (under `FactEmbedding::Declared`).
+    PredicateEmbedding {
+        /// The predicate.
+        predicate: String,
+        /// Embedded or not.
+        embed: bool,
     },
 }

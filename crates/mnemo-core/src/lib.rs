@@ -25,9 +25,9 @@ pub use error::{CoreError, join_field};
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{
-    Cardinality, DecayConfig, EmbeddingMode, Entity, Episode, Fact, Intention, MAX_NAME_LEN, MentionSource,
-    Namespace, NamespaceConfig, Polarity, PredicateDef, SegmentConfig, SegmentEnd, Trigger, normalize_name,
-    validate_name,
+    Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, FactEmbedding,
+    Intention, MAX_NAME_LEN, MentionSource, Namespace, NamespaceConfig, Polarity, PredicateDef,
+    SegmentConfig, SegmentEnd, Trigger, normalize_name, validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};

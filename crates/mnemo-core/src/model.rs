@@ -317,6 +317,29 @@ pub enum EmbeddingMode {
     Off,
 }
 
+/// Which facts the built-in embedder embeds (episodes always are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum FactEmbedding {
+    /// None: facts are found by full text and the graph.
+    None,
+    /// Those whose predicate was defined with `embed: true`.
+    #[default]
+    Declared,
+    /// Every fact.
+    All,
+}
+
+/// What the built-in embedder embeds besides episodes. Embedding a short fact sentence
+/// costs as much as embedding an episode, and a namespace of millions of facts would
+/// keep a core busy for hours, so facts and entities are embedded only where asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EmbeddingPolicy {
+    /// Which facts.
+    pub facts: FactEmbedding,
+    /// Whether entities (their names, aliases and kind) are.
+    pub entities: bool,
+}
+
 /// A namespace's settings.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct NamespaceConfig {

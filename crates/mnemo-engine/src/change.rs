@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use mnemo_core::{
-    DecayConfig, EmbeddingMode, EntityId, EpisodeId, FactId, IntentionId, Interval, Literal, MentionSource,
-    NamespaceConfig, Polarity, PredicateDef, RecordRef, SegmentConfig, SegmentEnd, Seq, TimeZone, Timestamp,
+    DecayConfig, EmbeddingMode, EmbeddingPolicy, EntityId, EpisodeId, FactEmbedding, FactId, IntentionId,
+    Interval, Literal, MentionSource, NamespaceConfig, Polarity, PredicateDef, RecordRef, SegmentConfig,
+    SegmentEnd, Seq, TimeZone, Timestamp,
 };
 
 /// An entity named by id, or by its position among the changes of the same batch.
@@ -172,6 +173,16 @@ pub enum Change {
     },
     /// Set where the namespace's vectors come from.
     ConfigureEmbedding(EmbeddingMode),
+    /// Change what the built-in embedder embeds besides episodes; what the patch leaves
+    /// out stays as it is when the batch is validated.
+    ConfigureEmbeddingPolicy(EmbeddingPolicyPatch),
+    /// Embed the facts of a predicate (or stop), under `FactEmbedding::Declared`.
+    EmbedPredicate {
+        /// The predicate.
+        predicate: String,
+        /// Embedded or not.
+        embed: bool,
+    },
     /// Give an episode its vector (namespaces whose clients send vectors).
     Embed {
         /// The episode.
@@ -363,6 +374,30 @@ impl NamespacePatch {
             config.consolidate_every_seconds = every;
         }
         config
+    }
+}
+
+/// Some of a namespace's embedding policy: the fields given replace those in force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EmbeddingPolicyPatch {
+    /// Which facts are embedded.
+    pub facts: Option<FactEmbedding>,
+    /// Whether entities are.
+    pub entities: Option<bool>,
+}
+
+impl EmbeddingPolicyPatch {
+    /// The patch that sets every field to `policy`'s.
+    pub fn all(policy: EmbeddingPolicy) -> Self {
+        EmbeddingPolicyPatch { facts: Some(policy.facts), entities: Some(policy.entities) }
+    }
+
+    /// `current` with this patch's fields.
+    pub fn apply(self, current: EmbeddingPolicy) -> EmbeddingPolicy {
+        EmbeddingPolicy {
+            facts: self.facts.unwrap_or(current.facts),
+            entities: self.entities.unwrap_or(current.entities),
+        }
     }
 }
 

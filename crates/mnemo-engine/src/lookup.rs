@@ -22,6 +22,10 @@ pub struct Settings {
     pub counts: Counts,
     /// Where its vectors come from.
     pub embedding: EmbeddingMode,
+    /// What the built-in embedder embeds besides episodes.
+    pub embedding_policy: mnemo_core::EmbeddingPolicy,
+    /// The predicates whose facts are embedded under `FactEmbedding::Declared`.
+    pub embedded_predicates: std::collections::BTreeSet<String>,
     /// How its threads are cut into segments.
     pub segmentation: SegmentConfig,
 }
@@ -34,6 +38,8 @@ impl Store {
             predicates: i.predicates(),
             counts: i.counts(),
             embedding: i.embedding_mode(),
+            embedding_policy: i.embedding_policy(),
+            embedded_predicates: i.embedded_predicates(),
             segmentation: i.segment_config(i.last_seq()),
         })
     }

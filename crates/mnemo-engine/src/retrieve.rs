@@ -387,23 +387,26 @@ impl Indexer {
         let mut docs = Docs::default();
         {
             let mut previous = lock(&search.previous);
+            // From the first episode of each thread on, as if nothing had been indexed.
+            previous.clear();
             for (_, e) in index.all_episodes() {
                 docs.episode(&mut previous, e);
             }
         }
+        let policy = index.embedding_policy();
         for (_, f) in index.all_facts() {
-            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f));
+            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f), index.fact_embedded(f));
         }
         for (_, e) in index.all_entities() {
             if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
-                docs.push(RecordRef::Entity(e.id), t);
+                docs.push(RecordRef::Entity(e.id), t, policy.entities);
             }
         }
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
         let mode = index.embedding_mode();
         drop(index);
         lock(&search.names).0 = true;
-        self.write_docs(search, docs, mode, upto);
+        self.write_docs(shard, docs, mode, upto);
     }
 
     fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
@@ -413,6 +416,22 @@ impl Indexer {
         let Some(upto) = batches.last().map(|(s, _)| *s) else {
             return;
         };
+        // What is embedded changed: the vectors are rebuilt as the new settings say, so
+        // that they hold what a rebuild from the log would (derived state never depends
+        // on when it was built).
+        let reembed = batches.iter().flat_map(|(_, events)| events).any(|e| {
+            matches!(
+                e,
+                Event::EmbeddingConfigured(_)
+                    | Event::EmbeddingPolicySet(_)
+                    | Event::PredicateEmbedding { .. }
+            )
+        });
+        if reembed {
+            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
+            self.rebuild(shard);
+            return;
+        }
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let mut docs = Docs::default();
         let mut names_changed = false;
@@ -425,11 +444,13 @@ impl Indexer {
                     // document of its own would count the sentence twice (and a rebuild,
                     // which indexes facts, would not).
                     Event::FactAsserted(f) if index.is_restatement(f.id) => {}
-                    Event::FactAsserted(f) => docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f)),
+                    Event::FactAsserted(f) => {
+                        docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f), index.fact_embedded(f));
+                    }
                     Event::EntityDeclared(e) => {
                         names_changed = true;
                         if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
-                            docs.push(RecordRef::Entity(e.id), t);
+                            docs.push(RecordRef::Entity(e.id), t, index.embedding_policy().entities);
                         }
                     }
                     Event::EntitiesMerged { .. } => names_changed = true,
@@ -445,11 +466,12 @@ impl Indexer {
         if names_changed {
             lock(&search.names).0 = true;
         }
-        self.write_docs(search, docs, mode, upto);
+        self.write_docs(shard, docs, mode, upto);
     }
 
     /// Adds documents to the text and vector indexes, then marks `upto` searchable.
-    fn write_docs(&self, search: &SearchIndex, docs: Docs, mode: EmbeddingMode, upto: Seq) {
+    fn write_docs(&self, shard: &Shard, docs: Docs, mode: EmbeddingMode, upto: Seq) {
+        let search = &shard.search;
         let mut warning = None;
         let text = search
             .text
@@ -464,7 +486,7 @@ impl Indexer {
         if let Err(e) = text {
             warning = Some(format!("full-text indexing failed: {e}"));
         }
-        if let Err(w) = self.write_vectors(search, &docs, mode) {
+        if let Err(w) = self.write_vectors(shard, &docs, mode) {
             warning = Some(w);
         }
         let mut progress = lock(&search.progress);
@@ -476,7 +498,15 @@ impl Indexer {
         search.caught_up.notify_all();
     }
 
-    fn write_vectors(&self, search: &SearchIndex, docs: &Docs, mode: EmbeddingMode) -> Result<(), String> {
+    fn write_vectors(&self, shard: &Shard, docs: &Docs, mode: EmbeddingMode) -> Result<(), String> {
+        let search = &shard.search;
+        // A change of what is embedded stops a long run at its next chunk: the batch that
+        // made it rebuilds the vectors as the new settings say.
+        let policy = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_policy();
+        let changed = || {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            index.embedding_mode() != mode || index.embedding_policy() != policy
+        };
         let vectors = match mode {
             EmbeddingMode::Off => {
                 *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
@@ -489,9 +519,16 @@ impl Indexer {
                 };
                 let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
                 let vectors = self.vectors_for(search, mode, embedder.dim());
-                for (list, target) in [(&docs.alone, &vectors.alone), (&docs.context, &vectors.context)] {
+                let alone: Vec<(RecordRef, String)> = docs
+                    .alone
+                    .iter()
+                    .zip(&docs.embedded)
+                    .filter(|(_, embedded)| **embedded)
+                    .map(|(d, _)| d.clone())
+                    .collect();
+                for (list, target) in [(&alone, &vectors.alone), (&docs.context, &vectors.context)] {
                     for chunk in list.chunks(EMBED_BATCH) {
-                        if self.closing() {
+                        if self.closing() || changed() {
                             return Ok(());
                         }
                         let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
@@ -533,14 +570,17 @@ impl Indexer {
 #[derive(Default)]
 struct Docs {
     alone: Vec<(RecordRef, String)>,
+    /// Which of `alone` the built-in embedder embeds (the others: full text only).
+    embedded: Vec<bool>,
     /// Episodes together with the one before them in their thread.
     context: Vec<(RecordRef, String)>,
     client: Vec<(EpisodeId, Vec<f32>)>,
 }
 
 impl Docs {
-    fn push(&mut self, r: RecordRef, text: String) {
+    fn push(&mut self, r: RecordRef, text: String, embedded: bool) {
         self.alone.push((r, text));
+        self.embedded.push(embedded);
     }
 
     fn episode(&mut self, previous: &mut HashMap<String, String>, e: &mnemo_core::Episode) {
@@ -552,7 +592,7 @@ impl Docs {
             }
             None => e.text.clone(),
         };
-        self.alone.push((r, e.text.clone()));
+        self.push(r, e.text.clone(), true);
         self.context.push((r, context));
     }
 }

@@ -12,15 +12,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use mnemo_core::{
-    CoreError, EmbeddingMode, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId, MentionSource,
-    NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, normalize_name, validate_name,
+    CoreError, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId,
+    MentionSource, NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, normalize_name,
+    validate_name,
 };
 use mnemo_index::NamespaceIndex;
 use mnemo_search::NameMatcher;
 
 use crate::change::{
-    Change, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewTrigger, NoteEntity, ObjectRef, RecordId,
-    SegmentationPatch,
+    Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewTrigger,
+    NoteEntity, ObjectRef, RecordId, SegmentationPatch,
 };
 use crate::error::EngineError;
 use crate::store::MAX_TEXT_BYTES;
@@ -38,6 +39,8 @@ pub(crate) struct Effects {
     names: HashMap<String, EntityId>,
     /// The embedding mode this batch set, if it did.
     embedding: Option<EmbeddingMode>,
+    /// The embedding policy this batch left, if it changed it.
+    policy: Option<EmbeddingPolicy>,
     /// The namespace settings this batch left, if it changed them.
     config: Option<NamespaceConfig>,
     /// The segmentation settings this batch left, if it changed them.
@@ -135,6 +138,11 @@ impl Writer {
     /// The embedding mode set by the latest batch in flight, if any did.
     fn embedding_mode(&self) -> Option<EmbeddingMode> {
         self.in_flight.values().rev().find_map(|e| e.embedding)
+    }
+
+    /// The embedding policy left by the latest batch in flight that changed it.
+    fn policy(&self) -> Option<EmbeddingPolicy> {
+        self.in_flight.values().rev().find_map(|e| e.policy)
     }
 
     /// The namespace settings left by the latest batch in flight that changed them.
@@ -262,6 +270,8 @@ pub(crate) fn prepare(
             Change::ConfigureNamespace(config) => batch.configure_namespace(config),
             Change::MergeEntities { from, into } => batch.merge_entities(from, into),
             Change::ConfigureEmbedding(mode) => batch.configure_embedding(mode),
+            Change::ConfigureEmbeddingPolicy(patch) => batch.configure_embedding_policy(patch),
+            Change::EmbedPredicate { predicate, embed } => batch.embed_predicate(predicate, embed),
             Change::Embed { episode, vector } => batch.embed(episode, vector),
             Change::Recall { records, at } => batch.recall(records, at),
             Change::Mention { episode, entities, source } => batch.mention(episode, entities, source),
@@ -648,6 +658,28 @@ impl Batch<'_> {
         }
         self.effects.embedding = Some(mode);
         self.events.push(Event::EmbeddingConfigured(mode));
+        Ok(None)
+    }
+
+    fn configure_embedding_policy(
+        &mut self,
+        patch: EmbeddingPolicyPatch,
+    ) -> Result<Option<RecordId>, EngineError> {
+        // Applied to the policy as the batches before this one leave it.
+        let current = self
+            .effects
+            .policy
+            .or_else(|| self.writer.policy())
+            .unwrap_or_else(|| self.index.embedding_policy());
+        let policy = patch.apply(current);
+        self.effects.policy = Some(policy);
+        self.events.push(Event::EmbeddingPolicySet(policy));
+        Ok(None)
+    }
+
+    fn embed_predicate(&mut self, predicate: String, embed: bool) -> Result<Option<RecordId>, EngineError> {
+        validate_name(Field("predicate"), &predicate)?;
+        self.events.push(Event::PredicateEmbedding { predicate, embed });
         Ok(None)
     }
 
@@ -1166,6 +1198,12 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             Event::Reinforced { records, at } => Some(Change::Recall { records: records.clone(), at: *at }),
             Event::EntitiesMerged { from, into } => Some(Change::MergeEntities { from: *from, into: *into }),
             Event::EmbeddingConfigured(mode) => Some(Change::ConfigureEmbedding(*mode)),
+            Event::EmbeddingPolicySet(policy) => {
+                Some(Change::ConfigureEmbeddingPolicy(EmbeddingPolicyPatch::all(*policy)))
+            }
+            Event::PredicateEmbedding { predicate, embed } => {
+                Some(Change::EmbedPredicate { predicate: predicate.clone(), embed: *embed })
+            }
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 Some(Change::Embed { episode: EpisodeRef::Id(*id), vector: vector.clone() })
             }

@@ -3,7 +3,7 @@
 
 use async_graphql::{ID, InputObject, OneofObject, Result};
 use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
-use mnemo_engine::{EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
+use mnemo_engine::{Change, EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
 use serde::Deserialize;
 
 use crate::error::{code, coded};
@@ -113,20 +113,58 @@ pub enum EmbeddingModeKind {
     Off,
 }
 
-/// How a namespace gets its vectors.
+/// Which facts the built-in embedder embeds (episodes always are).
+#[derive(async_graphql::Enum, Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[graphql(remote = "mnemo_core::FactEmbedding")]
+pub enum FactEmbeddingKind {
+    /// None: facts are found by full text and the graph.
+    None,
+    /// Those whose predicate was defined with `embed: true` (the default).
+    Declared,
+    /// Every fact.
+    All,
+}
+
+/// How a namespace gets its vectors, and which records the built-in embedder embeds.
+/// Fields left out stay as they are.
 #[derive(InputObject, Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EmbeddingInput {
     /// Where vectors come from.
-    pub mode: EmbeddingModeKind,
+    pub mode: Option<EmbeddingModeKind>,
     /// Their length (CLIENT only).
     pub dimensions: Option<u32>,
+    /// Which facts are embedded (built-in mode).
+    pub facts: Option<FactEmbeddingKind>,
+    /// Whether entities are embedded (built-in mode).
+    pub entities: Option<bool>,
 }
 
 impl EmbeddingInput {
-    pub(crate) fn mode(&self) -> Result<mnemo_core::EmbeddingMode> {
+    /// The changes this asks for: the mode, then the policy, each only if given.
+    pub(crate) fn changes(&self) -> Result<Vec<Change>> {
+        let mut changes = Vec::new();
+        if let Some(mode) = self.mode {
+            changes.push(Change::ConfigureEmbedding(Self::mode(mode, self.dimensions)?));
+        } else if let Some(d) = self.dimensions {
+            return Err(invalid("embedding.dimensions", d, "give the mode (CLIENT) with its dimensions"));
+        }
+        if self.facts.is_some() || self.entities.is_some() {
+            changes.push(Change::ConfigureEmbeddingPolicy(mnemo_engine::EmbeddingPolicyPatch {
+                facts: self.facts.map(Into::into),
+                entities: self.entities,
+            }));
+        }
+        if changes.is_empty() {
+            return Err(invalid("embedding", "{}", "give a mode, facts or entities"));
+        }
+        Ok(changes)
+    }
+
+    fn mode(mode: EmbeddingModeKind, dimensions: Option<u32>) -> Result<mnemo_core::EmbeddingMode> {
         use mnemo_core::EmbeddingMode as M;
-        match (self.mode, self.dimensions) {
+        match (mode, dimensions) {
             (EmbeddingModeKind::Client, Some(dim)) => Ok(M::Client { dim }),
             (EmbeddingModeKind::Client, None) => {
                 Err(invalid("embedding.dimensions", "null", "CLIENT needs the vectors' dimensions"))

@@ -121,6 +121,8 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
                 Event::Reinforced { .. } => ("Reinforced", None, None, None, None),
                 Event::EntitiesMerged { from, .. } => ("EntitiesMerged", id(from.0), None, None, None),
                 Event::EmbeddingConfigured(_) => ("EmbeddingConfigured", None, None, None, None),
+                Event::EmbeddingPolicySet(_) => ("EmbeddingPolicySet", None, None, None, None),
+                Event::PredicateEmbedding { .. } => ("PredicateEmbedding", None, None, None, None),
                 Event::Embedded { .. } => ("Embedded", None, None, None, None),
                 Event::Mentioned { episode, .. } => ("Mentioned", None, None, id(episode.0), None),
                 Event::SegmentationConfigured(_) => ("SegmentationConfigured", None, None, None, None),

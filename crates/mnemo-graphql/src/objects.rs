@@ -164,6 +164,9 @@ pub struct Predicate {
     pub description: Option<String>,
     /// How its facts fade, when it overrides the namespace's fact profile.
     pub decay: Option<ProfileInfo>,
+    /// Whether the built-in embedder embeds its facts (when the namespace embeds
+    /// `DECLARED` facts).
+    pub embed: bool,
 }
 
 impl From<PredicateDef> for Predicate {
@@ -174,6 +177,7 @@ impl From<PredicateDef> for Predicate {
             value_type: d.value_type.into(),
             description: d.description,
             decay: d.decay.map(ProfileInfo::from),
+            embed: false,
         }
     }
 }
@@ -224,28 +228,41 @@ pub struct EmbeddingInfo {
     pub mode: crate::input::EmbeddingModeKind,
     /// The vectors' length when clients send them.
     pub dimensions: Option<u32>,
+    /// Which facts the built-in embedder embeds.
+    pub facts: crate::input::FactEmbeddingKind,
+    /// Whether it embeds entities.
+    pub entities: bool,
 }
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let mnemo_engine::Settings { config, predicates, counts: c, embedding: mode, segmentation } =
-            store.settings(ns);
-        let embedding = match mode {
-            mnemo_core::EmbeddingMode::Builtin => {
-                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Builtin, dimensions: None }
-            }
-            mnemo_core::EmbeddingMode::Client { dim } => {
-                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Client, dimensions: Some(dim) }
-            }
-            mnemo_core::EmbeddingMode::Off => {
-                EmbeddingInfo { mode: crate::input::EmbeddingModeKind::Off, dimensions: None }
-            }
+        let mnemo_engine::Settings {
+            config,
+            predicates,
+            counts: c,
+            embedding: mode,
+            embedding_policy: policy,
+            embedded_predicates,
+            segmentation,
+        } = store.settings(ns);
+        let (mode, dimensions) = match mode {
+            mnemo_core::EmbeddingMode::Builtin => (crate::input::EmbeddingModeKind::Builtin, None),
+            mnemo_core::EmbeddingMode::Client { dim } => (crate::input::EmbeddingModeKind::Client, Some(dim)),
+            mnemo_core::EmbeddingMode::Off => (crate::input::EmbeddingModeKind::Off, None),
         };
+        let embedding =
+            EmbeddingInfo { mode, dimensions, facts: policy.facts.into(), entities: policy.entities };
         let time_zone = config.time_zone;
         NamespaceInfo {
             name: ns.to_string(),
             time_zone: time_zone.to_string(),
-            predicates: predicates.into_iter().map(Predicate::from).collect(),
+            predicates: predicates
+                .into_iter()
+                .map(|d| {
+                    let embed = embedded_predicates.contains(&d.name);
+                    Predicate { embed, ..Predicate::from(d) }
+                })
+                .collect(),
             counts: Counts {
                 batches: c.batches,
                 episodes: c.episodes,

@@ -112,9 +112,10 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
         ),
         "definePredicate" => (
             "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!, $valueType: ValueType! = ANY, \
-             $description: String, $decay: ProfileInput) { definePredicate(namespace: $namespace, name: $name, \
-             cardinality: $cardinality, valueType: $valueType, description: $description, decay: $decay) { seq } }",
-            &["name", "cardinality", "valueType", "description", "decay"],
+             $description: String, $decay: ProfileInput, $embed: Boolean) { definePredicate(namespace: $namespace, \
+             name: $name, cardinality: $cardinality, valueType: $valueType, description: $description, decay: $decay, \
+             embed: $embed) { seq } }",
+            &["name", "cardinality", "valueType", "description", "decay", "embed"],
         ),
         "configureNamespace" => (
             "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int, \

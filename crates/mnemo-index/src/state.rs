@@ -8,9 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    Counts, EmbeddingMode, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactId, Intention, IntentionId,
-    MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction, SegmentConfig, SegmentEnd, Seq,
-    Timestamp, Value, normalize_name,
+    Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
+    FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
+    SegmentConfig, SegmentEnd, Seq, Timestamp, Value, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -101,6 +101,8 @@ impl FactRecord {
 pub(crate) struct PredicateEntry {
     pub(crate) name: String,
     pub(crate) versions: Vec<(Seq, PredicateDef)>,
+    /// Whether its facts are embedded (under `FactEmbedding::Declared`), as last set.
+    pub(crate) embed: bool,
 }
 
 /// Past this many facts a slot keeps its facts by valid start (below it, a scan of the
@@ -114,6 +116,8 @@ pub struct NamespaceIndex {
     pub(crate) batches: Vec<Timestamp>,
     pub(crate) configs: Vec<(Seq, NamespaceConfig)>,
     pub(crate) embedding: Vec<(Seq, EmbeddingMode)>,
+    /// What the built-in embedder embeds besides episodes, as last set.
+    pub(crate) embedding_policy: EmbeddingPolicy,
     /// Client-given vectors of episodes (the latest for each).
     pub(crate) embedded: HashMap<EpisodeId, (Seq, Vec<f32>)>,
     pub(crate) predicate_ids: HashMap<String, PredId>,
@@ -287,6 +291,11 @@ impl NamespaceIndex {
                 }
             }
             Event::EmbeddingConfigured(mode) => self.embedding.push((seq, *mode)),
+            Event::EmbeddingPolicySet(policy) => self.embedding_policy = *policy,
+            Event::PredicateEmbedding { predicate, embed } => {
+                let pred = self.intern(predicate);
+                self.predicates[pred.0 as usize].embed = *embed;
+            }
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 self.embedded.insert(*id, (seq, vector.clone()));
             }
@@ -486,7 +495,7 @@ impl NamespaceIndex {
             return id;
         }
         let id = PredId(self.predicates.len() as u32);
-        self.predicates.push(PredicateEntry { name: name.to_owned(), versions: Vec::new() });
+        self.predicates.push(PredicateEntry { name: name.to_owned(), versions: Vec::new(), embed: false });
         self.predicate_ids.insert(name.to_owned(), id);
         id
     }
@@ -579,6 +588,30 @@ impl NamespaceIndex {
     /// Where the namespace's vectors come from, at the latest seq.
     pub fn embedding_mode(&self) -> EmbeddingMode {
         self.embedding.last().map(|(_, m)| *m).unwrap_or_default()
+    }
+
+    /// What the built-in embedder embeds besides episodes, as last set.
+    pub fn embedding_policy(&self) -> EmbeddingPolicy {
+        self.embedding_policy
+    }
+
+    /// The predicates whose facts are embedded under `FactEmbedding::Declared`.
+    pub fn embedded_predicates(&self) -> BTreeSet<String> {
+        self.predicates.iter().filter(|p| p.embed).map(|p| p.name.clone()).collect()
+    }
+
+    /// Whether the predicate's facts are embedded under `FactEmbedding::Declared`.
+    pub fn predicate_embedded(&self, name: &str) -> bool {
+        self.predicate_ids.get(name).is_some_and(|p| self.predicates[p.0 as usize].embed)
+    }
+
+    /// Whether the built-in embedder embeds this fact.
+    pub fn fact_embedded(&self, fact: &Fact) -> bool {
+        match self.embedding_policy.facts {
+            FactEmbedding::None => false,
+            FactEmbedding::All => true,
+            FactEmbedding::Declared => self.predicate_embedded(&fact.predicate),
+        }
     }
 
     /// Every episode with the batch that recorded it, in id (recording) order.

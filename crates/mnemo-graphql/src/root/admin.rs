@@ -58,7 +58,7 @@ impl AdminMutation {
             changes.push(Change::ConfigureNamespace(patch));
         }
         if let Some(e) = embedding {
-            changes.push(Change::ConfigureEmbedding(e.mode()?));
+            changes.extend(e.changes()?);
         }
         if let Some(seg) = segmentation {
             changes.push(Change::ConfigureSegmentation(seg.patch()));

@@ -434,6 +434,10 @@ impl GraphMutation {
         #[graphql(default)] value_type: ValueType,
         description: Option<String>,
         decay: Option<ProfileInput>,
+        #[graphql(
+            desc = "Whether the built-in embedder embeds its facts (when the namespace embeds `DECLARED` facts, the default); left out, as it was."
+        )]
+        embed: Option<bool>,
     ) -> Result<DefinePredicatePayload> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let def = PredicateDef {
@@ -443,11 +447,14 @@ impl GraphMutation {
             description,
             decay: decay.as_ref().map(mnemo_core::Profile::from),
         };
-        let receipt = commit(store, &ns, vec![Change::DefinePredicate(def)], &[String::new()])?;
-        Ok(DefinePredicatePayload {
-            seq: receipt.seq.0,
-            system_time: receipt.system_time.into(),
-            predicate: store.predicate(&ns, &name).into(),
-        })
+        let mut changes = vec![Change::DefinePredicate(def)];
+        if let Some(embed) = embed {
+            changes.push(Change::EmbedPredicate { predicate: name.clone(), embed });
+        }
+        let paths = vec![String::new(); changes.len()];
+        let receipt = commit(store, &ns, changes, &paths)?;
+        let mut predicate: Predicate = store.predicate(&ns, &name).into();
+        predicate.embed = store.settings(&ns).embedded_predicates.contains(&name);
+        Ok(DefinePredicatePayload { seq: receipt.seq.0, system_time: receipt.system_time.into(), predicate })
     }
 }

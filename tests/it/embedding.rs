@@ -1,0 +1,136 @@
+//! What the built-in embedder embeds: every episode, and facts and entities only where
+//! the namespace or the predicate asks. A change of policy rebuilds the vectors as a
+//! rebuild from the log would, and takes effect on the running indexer.
+
+use std::sync::{Arc, Mutex};
+
+use mnemo_engine::core::{Cardinality, Namespace, PredicateDef, ValueType};
+use mnemo_engine::core::{FactEmbedding, Interval, Literal, Timestamp};
+use mnemo_engine::{
+    Change, EmbedderSource, EmbeddingPolicyPatch, EntityRef, MemStorage, NewEpisode, NewFact, ObjectRef,
+    ReadAt, SearchQuery, Store, StoreOptions, system_clock,
+};
+use mnemo_search::{EmbedError, Embedder};
+
+/// Embeds each text as a bag of its words hashed into 16 dimensions, and remembers every
+/// text it was given.
+struct Recording(Mutex<Vec<String>>);
+
+impl Embedder for Recording {
+    fn model_id(&self) -> &str {
+        "recording"
+    }
+    fn dim(&self) -> usize {
+        16
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut seen = self.0.lock().unwrap();
+        Ok(texts
+            .iter()
+            .map(|text| {
+                seen.push((*text).to_owned());
+                let mut v = [0.01f32; 16];
+                for word in text.split_whitespace() {
+                    let h = word.bytes().fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
+                    v[h % 16] += 1.0;
+                }
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+}
+
+fn store() -> (Store, Arc<Recording>) {
+    let recording = Arc::new(Recording(Mutex::new(Vec::new())));
+    let r = Arc::clone(&recording);
+    let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&r) as Arc<dyn Embedder>));
+    let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
+    (
+        Store::with_storage_and_options(Arc::new(MemStorage::new()), system_clock(), options).unwrap(),
+        recording,
+    )
+}
+
+/// Waits until the indexes hold every batch.
+fn settle(store: &Store, ns: &Namespace) {
+    let query = SearchQuery { text: Some("anything".into()), ..SearchQuery::default() };
+    store.search(ns, &query, ReadAt::latest()).unwrap();
+}
+
+fn fact(subject: &str, predicate: &str, value: &str) -> Change {
+    Change::AssertFact(NewFact::new(
+        EntityRef::Name(subject.into()),
+        predicate,
+        ObjectRef::Literal(Literal::String(value.into())),
+        Interval::open(Timestamp::from_micros(0)),
+    ))
+}
+
+#[test]
+fn facts_and_entities_are_embedded_only_where_asked() {
+    let (store, recording) = store();
+    let ns = Namespace::new("ns", "policy").unwrap();
+    let define = |name: &str| {
+        Change::DefinePredicate(PredicateDef {
+            name: name.into(),
+            cardinality: Cardinality::One,
+            value_type: ValueType::Any,
+            description: None,
+            decay: None,
+        })
+    };
+    store
+        .append(
+            &ns,
+            vec![
+                define("livesIn"),
+                Change::EmbedPredicate { predicate: "livesIn".into(), embed: true },
+                define("shoeSize"),
+            ],
+        )
+        .unwrap();
+    store
+        .append(
+            &ns,
+            vec![
+                Change::RecordEpisode(NewEpisode {
+                    text: "Alice moved to Lyon".into(),
+                    ..NewEpisode::default()
+                }),
+                fact("Alice", "livesIn", "Lyon"),
+                fact("Alice", "shoeSize", "38"),
+            ],
+        )
+        .unwrap();
+    settle(&store, &ns);
+    let embedded = recording.0.lock().unwrap().clone();
+    assert!(embedded.iter().any(|t| t == "Alice moved to Lyon"), "episodes always: {embedded:?}");
+    assert!(embedded.iter().any(|t| t.contains("lives in")), "a declared predicate's facts: {embedded:?}");
+    assert!(!embedded.iter().any(|t| t.contains("shoe size")), "not the others: {embedded:?}");
+    assert!(!embedded.iter().any(|t| t == "Alice"), "nor entities by default: {embedded:?}");
+    let settings = store.settings(&ns);
+    assert_eq!(settings.embedding_policy.facts, FactEmbedding::Declared);
+    assert!(settings.embedded_predicates.contains("livesIn"));
+
+    // Asking for every fact and the entities embeds what is already there, as a rebuild
+    // from the log would.
+    recording.0.lock().unwrap().clear();
+    let patch = EmbeddingPolicyPatch { facts: Some(FactEmbedding::All), entities: Some(true) };
+    store.append(&ns, vec![Change::ConfigureEmbeddingPolicy(patch)]).unwrap();
+    settle(&store, &ns);
+    let embedded = recording.0.lock().unwrap().clone();
+    assert!(embedded.iter().any(|t| t.contains("shoe size")), "{embedded:?}");
+    assert!(embedded.iter().any(|t| t == "Alice"), "{embedded:?}");
+
+    // A patch changes only what it names.
+    let patch = EmbeddingPolicyPatch { facts: Some(FactEmbedding::None), entities: None };
+    store.append(&ns, vec![Change::ConfigureEmbeddingPolicy(patch)]).unwrap();
+    let policy = store.settings(&ns).embedding_policy;
+    assert_eq!((policy.facts, policy.entities), (FactEmbedding::None, true));
+    recording.0.lock().unwrap().clear();
+    store.append(&ns, vec![fact("Bob", "livesIn", "Oslo")]).unwrap();
+    settle(&store, &ns);
+    let embedded = recording.0.lock().unwrap().clone();
+    assert!(!embedded.iter().any(|t| t.contains("Oslo")), "{embedded:?}");
+}
