@@ -325,7 +325,11 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
         let total = f.metadata().map(|m| m.len()).ok();
         (Box::new(BufReader::new(f)), total)
     };
-    let store = Arc::new(Store::open(data).with_context(|| format!("opening {}", data.display()))?);
+    // An import searches nothing: its search indexes are built when the data is next
+    // opened to serve, not batch by batch while it loads.
+    let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
+    let store =
+        Arc::new(Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))?);
     let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 
@@ -357,6 +361,13 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
         progress.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
     }
     progress.finish_and_clear();
+    // Every accepted batch is durable already. Freeing an index of millions of facts
+    // record by record takes seconds; the process is about to end, and its memory goes
+    // back to the system whole (the data directory's lock with it).
+    drop(schema);
+    if let Ok(store) = Arc::try_unwrap(store) {
+        std::mem::forget(store);
+    }
 
     println!("accepted {accepted}, rejected {}", rejected.len());
     for (line, rejection) in &rejected {

@@ -545,3 +545,72 @@ async fn idle_namespaces_that_ask_for_it_are_consolidated() {
         store.inspect(&asks, |i| i.entities_named("ann lee"))
     );
 }
+
+/// `assertFacts` lines of an import skip GraphQL: they must be accepted, refused and
+/// stored exactly as the mutation does it.
+#[tokio::test]
+async fn an_imported_assert_facts_line_does_what_the_mutation_does() {
+    let lines = [
+        json!({"namespace": "n", "op": "definePredicate", "name": "age", "cardinality": "ONE", "valueType": "INTEGER"}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"name": "Ann"}, "predicate": "age", "object": {"integer": 30}, "validFrom": "2020-01-01"},
+            {"subject": {"name": "Ann"}, "predicate": "knows", "object": {"entity": {"name": "Bob"}},
+             "validFrom": "2020-02-01", "validTo": "2021-01-01", "confidence": 0.5, "polarity": "NEGATED"}]}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"name": "Ann"}, "predicate": "age", "object": {"integer": 31}, "validFrom": "2021-01-01",
+             "supersedes": "1"}]}),
+        // Refused: a bad time, an unknown entity id, a wrong value type, an unknown
+        // correction, nothing to assert, an unknown field, a bad polarity.
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"name": "Ann"}, "predicate": "age", "object": {"integer": 1}, "validFrom": "yesterday"}]}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"id": "999"}, "predicate": "age", "object": {"integer": 1}}]}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"name": "Ann"}, "predicate": "age", "object": {"string": "old"}}]}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [
+            {"subject": {"name": "Ann"}, "predicate": "age", "object": {"integer": 2}, "supersedes": "77"}]}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": []}),
+        json!({"namespace": "n", "op": "assertFacts", "facts": [], "extra": 1}),
+    ];
+    let direct = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&direct), Limits::default());
+    let via_graphql = Arc::new(Store::in_memory());
+    let graphql_schema = mnemo_graphql::schema(Arc::clone(&via_graphql), Limits::default());
+    let document = "mutation($namespace: String!, $facts: [FactInput!]!) \
+                    { assertFacts(namespace: $namespace, facts: $facts) { seq facts { id } } }";
+    for (i, line) in lines.iter().enumerate() {
+        let got = ops::apply_line(&schema, &direct, &line.to_string()).await;
+        if line["op"] != "assertFacts" {
+            got.unwrap();
+            ops::apply_line(&graphql_schema, &via_graphql, &line.to_string()).await.unwrap();
+            continue;
+        }
+        if line.get("extra").is_some() {
+            let e = got.unwrap_err();
+            assert_eq!(
+                (e.code.as_str(), e.message.as_str()),
+                ("BAD_REQUEST", "unknown field `extra` for op assertFacts")
+            );
+            continue;
+        }
+        let variables = json!({"namespace": "n", "facts": line["facts"]});
+        let request = async_graphql::Request::new(document)
+            .variables(async_graphql::Variables::from_json(variables))
+            .data(Access::Local);
+        let response = graphql_schema.execute(request).await;
+        match (got, response.errors.first()) {
+            (Ok(value), None) => assert_eq!(value, response.data.into_json().unwrap(), "line {i}"),
+            (Err(rejection), Some(error)) => {
+                let code = error.extensions.as_ref().and_then(|e| e.get("code")).map(|c| c.to_string());
+                assert_eq!(Some(format!("\"{}\"", rejection.code)), code, "line {i}: {rejection}");
+                assert_eq!(rejection.message, error.message, "line {i}");
+            }
+            (got, error) => panic!("line {i}: direct {got:?}, mutation {error:?}"),
+        }
+    }
+    let ns = Namespace::new("ns", "n").unwrap();
+    let events =
+        |store: &Store| -> Vec<_> { store.export(&ns).unwrap().into_iter().map(|b| b.events).collect() };
+    assert_eq!(events(&direct), events(&via_graphql));
+    assert_eq!(direct.counts(&ns).facts, 3);
+}

@@ -39,6 +39,10 @@ pub struct StoreOptions {
     pub hnsw: HnswConfig,
     /// Which namespaces stay open.
     pub residency: crate::maintain::Residency,
+    /// Build no search index while this store is open: for bulk loads, which do not
+    /// search. The indexes are derived, and built when a store next opens the namespace
+    /// without this (searches here would wait for them in vain).
+    pub defer_search: bool,
 }
 
 /// The default floor of the retention weight: a forgotten memory keeps this share of its
@@ -282,6 +286,9 @@ impl Retrieval {
 
     /// Hands a job to the indexer thread, starting it on first use.
     pub(crate) fn submit(&self, job: Job) {
+        if self.indexer.options.defer_search {
+            return;
+        }
         let mut jobs = lock(&self.jobs);
         if jobs.is_none() {
             let (tx, rx) = channel();
@@ -362,7 +369,7 @@ impl Indexer {
                     if let Some(s) = group_shard.take() {
                         self.index_batches(&s, std::mem::take(&mut group));
                     }
-                    self.rebuild(&shard);
+                    self.rebuild(&shard, false);
                 }
                 Job::Batch(shard, seq, events) => {
                     if let Some(s) = &group_shard
@@ -380,7 +387,10 @@ impl Indexer {
         }
     }
 
-    fn rebuild(&self, shard: &Shard) {
+    /// Indexes everything the namespace holds: text and vectors after it opened (its
+    /// indexes are empty then), or with `vectors_only` the vectors alone, when what is
+    /// embedded changed.
+    fn rebuild(&self, shard: &Shard, vectors_only: bool) {
         let search = &shard.search;
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let upto = index.last_seq();
@@ -403,6 +413,7 @@ impl Indexer {
             }
         }
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
+        docs.vectors_only = vectors_only;
         let mode = index.embedding_mode();
         drop(index);
         lock(&search.names).0 = true;
@@ -427,44 +438,26 @@ impl Indexer {
                     | Event::PredicateEmbedding { .. }
             )
         });
-        if reembed {
-            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
-            self.rebuild(shard);
-            return;
-        }
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let mut docs = Docs::default();
         let mut names_changed = false;
         {
             let mut previous = lock(&search.previous);
             for event in batches.iter().flat_map(|(_, events)| events) {
-                match event {
-                    Event::EpisodeRecorded(e) => docs.episode(&mut previous, e),
-                    // A restatement is one more statement of a fact already indexed: a
-                    // document of its own would count the sentence twice (and a rebuild,
-                    // which indexes facts, would not).
-                    Event::FactAsserted(f) if index.is_restatement(f.id) => {}
-                    Event::FactAsserted(f) => {
-                        docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f), index.fact_embedded(f));
-                    }
-                    Event::EntityDeclared(e) => {
-                        names_changed = true;
-                        if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
-                            docs.push(RecordRef::Entity(e.id), t, index.embedding_policy().entities);
-                        }
-                    }
-                    Event::EntitiesMerged { .. } => names_changed = true,
-                    Event::Embedded { record: RecordRef::Episode(id), vector } => {
-                        docs.client.push((*id, vector.clone()));
-                    }
-                    _ => {}
-                }
+                names_changed |= docs.of_event(&index, &mut previous, event);
             }
         }
         let mode = index.embedding_mode();
         drop(index);
         if names_changed {
             lock(&search.names).0 = true;
+        }
+        if reembed {
+            // These batches' text, then every vector again as the new settings say.
+            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
+            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0));
+            self.rebuild(shard, true);
+            return;
         }
         self.write_docs(shard, docs, mode, upto);
     }
@@ -473,16 +466,31 @@ impl Indexer {
     fn write_docs(&self, shard: &Shard, docs: Docs, mode: EmbeddingMode, upto: Seq) {
         let search = &shard.search;
         let mut warning = None;
-        let text = search
-            .text
-            .upsert(docs.alone.iter().map(|(r, t)| (key(*r), key(*r) & 3, t.as_str())))
-            .and_then(|()| search.text.commit())
-            .and_then(|()| {
-                search
-                    .context_text
-                    .upsert(docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str())))
-            })
-            .and_then(|()| search.context_text.commit());
+        fn text_doc((r, t): &(RecordRef, String)) -> (u64, u64, &str) {
+            (key(*r), key(*r) & 3, t.as_str())
+        }
+        let text = if docs.vectors_only {
+            Ok(())
+        } else {
+            let split = |replace: bool| {
+                docs.alone
+                    .iter()
+                    .zip(&docs.replace)
+                    .filter(move |(_, r)| **r == replace)
+                    .map(|(d, _)| text_doc(d))
+            };
+            search
+                .text
+                .add(split(false))
+                .and_then(|()| search.text.upsert(split(true)))
+                .and_then(|()| search.text.commit())
+                .and_then(|()| {
+                    search
+                        .context_text
+                        .add(docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str())))
+                })
+                .and_then(|()| search.context_text.commit())
+        };
         if let Err(e) = text {
             warning = Some(format!("full-text indexing failed: {e}"));
         }
@@ -572,6 +580,11 @@ struct Docs {
     alone: Vec<(RecordRef, String)>,
     /// Which of `alone` the built-in embedder embeds (the others: full text only).
     embedded: Vec<bool>,
+    /// Which of `alone` may already be in the text index (a new version of an entity):
+    /// replaced; the others are added.
+    replace: Vec<bool>,
+    /// Only vectors are wanted: the text indexes already hold these documents.
+    vectors_only: bool,
     /// Episodes together with the one before them in their thread.
     context: Vec<(RecordRef, String)>,
     client: Vec<(EpisodeId, Vec<f32>)>,
@@ -581,6 +594,46 @@ impl Docs {
     fn push(&mut self, r: RecordRef, text: String, embedded: bool) {
         self.alone.push((r, text));
         self.embedded.push(embedded);
+        self.replace.push(false);
+    }
+
+    /// What one event adds to the indexes; whether it changed names (for the matcher).
+    fn of_event(
+        &mut self,
+        index: &NamespaceIndex,
+        previous: &mut HashMap<String, String>,
+        event: &Event,
+    ) -> bool {
+        match event {
+            Event::EpisodeRecorded(e) => self.episode(previous, e),
+            // A restatement is one more statement of a fact already indexed: a document
+            // of its own would count the sentence twice (and a rebuild, which indexes
+            // facts, would not).
+            Event::FactAsserted(f) if index.is_restatement(f.id) => {}
+            Event::FactAsserted(f) => {
+                self.push(RecordRef::Fact(f.id), fact_sentence(index, f), index.fact_embedded(f))
+            }
+            Event::EntityDeclared(e) => {
+                if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
+                    self.replace(RecordRef::Entity(e.id), t, index.embedding_policy().entities);
+                }
+                return true;
+            }
+            Event::EntitiesMerged { .. } => return true,
+            Event::Embedded { record: RecordRef::Episode(id), vector } => {
+                self.client.push((*id, vector.clone()))
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// A document that may replace an earlier one with the same key.
+    fn replace(&mut self, r: RecordRef, text: String, embedded: bool) {
+        self.push(r, text, embedded);
+        if let Some(last) = self.replace.last_mut() {
+            *last = true;
+        }
     }
 
     fn episode(&mut self, previous: &mut HashMap<String, String>, e: &mnemo_core::Episode) {

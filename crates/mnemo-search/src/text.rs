@@ -69,6 +69,21 @@ impl TextIndex {
 
     /// Adds documents, replacing any with the same key. Visible after [`TextIndex::commit`].
     pub fn upsert<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
+        self.write(docs, true)
+    }
+
+    /// Adds documents whose keys the index does not hold yet: no delete is queued for
+    /// them, which spares the commit a lookup of every key in every segment (with keys
+    /// it does hold, both documents would stay). Visible after [`TextIndex::commit`].
+    pub fn add<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
+        self.write(docs, false)
+    }
+
+    fn write<'a>(
+        &self,
+        docs: impl IntoIterator<Item = (u64, u64, &'a str)>,
+        replace: bool,
+    ) -> Result<(), SearchError> {
         let mut docs = docs.into_iter().peekable();
         if docs.peek().is_none() {
             return Ok(());
@@ -87,7 +102,9 @@ impl TextIndex {
             ),
         };
         for (key, kind, text) in docs {
-            writer.delete_term(Term::from_field_u64(self.key, key));
+            if replace {
+                writer.delete_term(Term::from_field_u64(self.key, key));
+            }
             let mut doc = TantivyDocument::default();
             doc.add_u64(self.key, key);
             doc.add_u64(self.kind, kind);

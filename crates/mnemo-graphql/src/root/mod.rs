@@ -211,7 +211,12 @@ pub struct Mutation(
 );
 
 /// Appends `changes`, naming each change's input path in errors.
-fn commit(store: &Store, ns: &Namespace, changes: Vec<Change>, paths: &[String]) -> Result<Receipt> {
+pub(crate) fn commit(
+    store: &Store,
+    ns: &Namespace,
+    changes: Vec<Change>,
+    paths: &[String],
+) -> Result<Receipt> {
     store.append(ns, changes).map_err(|e| match e {
         // Change `n` of the batch is the request's input at `paths[n]` (`facts[1]`).
         mnemo_engine::EngineError::InChange { change, error } => {
