@@ -59,6 +59,34 @@ pub struct SubscriptionsOnly;
 /// The extension that holds every request to its [`Limits`] before validation.
 pub(crate) struct Budget(pub(crate) Limits);
 
+/// Longest document kept parsed.
+const CACHED_DOCUMENT_BYTES: usize = 16 * 1024;
+/// Most documents kept parsed; past it the cache starts over.
+const CACHED_DOCUMENTS: usize = 512;
+
+/// Parsed documents by their text. Clients send the same few documents with other
+/// variables over and over, and parsing one (pest) costs more than the point read it
+/// asks for; a clone of the parsed tree is cheap. Parse errors are not kept.
+static DOCUMENTS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, ExecutableDocument>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// `query` parsed, from the cache when it was parsed before.
+pub fn parse_document(query: &str) -> Result<ExecutableDocument, async_graphql::parser::Error> {
+    let cache = || DOCUMENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(document) = cache().get(query) {
+        return Ok(document.clone());
+    }
+    let document = async_graphql::parser::parse_query(query)?;
+    if query.len() <= CACHED_DOCUMENT_BYTES {
+        let mut cache = cache();
+        if cache.len() >= CACHED_DOCUMENTS {
+            cache.clear();
+        }
+        cache.insert(query.to_owned(), document.clone());
+    }
+    Ok(document)
+}
+
 impl ExtensionFactory for Budget {
     fn create(&self) -> Arc<dyn Extension> {
         Arc::new(Budget(self.0))
@@ -75,7 +103,7 @@ impl Extension for Budget {
     ) -> ServerResult<Request> {
         // Parsed here (once: the request keeps it), so that nothing walks the document's
         // fragments before it is measured; a parse error is classified by its kind.
-        match async_graphql::parser::parse_query(&request.query) {
+        match parse_document(&request.query) {
             Ok(document) => request.set_parsed_query(document),
             Err(error) => {
                 let kind = match error {
