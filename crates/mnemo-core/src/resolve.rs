@@ -153,7 +153,7 @@ pub fn resolve_slot(card: Cardinality, candidates: &[Candidate<'_>], t: Timestam
             }
         };
         verdicts[i] = Some(Verdict { status, beaten_by, contradicts, effective });
-        above.pass(pos, f, t);
+        above.pass(card, pos, f, t);
     }
     verdicts.into_iter().flatten().collect()
 }
@@ -252,7 +252,7 @@ impl<'a> Above<'a> {
     }
 
     /// Takes `f` (at position `pos` of the rank order) into what lies above the rest.
-    fn pass(&mut self, pos: usize, f: &Candidate<'a>, t: Timestamp) {
+    fn pass(&mut self, card: Cardinality, pos: usize, f: &Candidate<'a>, t: Timestamp) {
         let (from, to) = (f.valid.from(), End(f.valid.to()));
         let holds = f.valid.contains(t);
         match f.polarity {
@@ -268,13 +268,19 @@ impl<'a> Above<'a> {
                     }
                 }
                 self.asserted.entry(f.value).or_insert_with(Segments::new).cover(from, to, (), |()| ());
-                let value = f.value;
-                self.positive.get_or_insert_with(Segments::new).cover(from, to, Covered::Only(value), |c| {
-                    match c {
-                        Covered::Only(v) if v == value => c,
-                        _ => Covered::Several,
-                    }
-                });
+                // Only cardinality one sets positive facts of other values against each other.
+                if card == Cardinality::One {
+                    let value = f.value;
+                    self.positive.get_or_insert_with(Segments::new).cover(
+                        from,
+                        to,
+                        Covered::Only(value),
+                        |c| match c {
+                            Covered::Only(v) if v == value => c,
+                            _ => Covered::Several,
+                        },
+                    );
+                }
             }
             Polarity::Negated => {
                 if holds {

@@ -44,6 +44,11 @@ impl Store {
         })
     }
 
+    /// Whether a predicate's facts are embedded under `FactEmbedding::Declared`.
+    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> bool {
+        self.with_index(ns, |i| i.predicate_embedded(name))
+    }
+
     /// A predicate's latest definition (an undeclared one reads as `many`, any type).
     pub fn predicate(&self, ns: &Namespace, name: &str) -> PredicateDef {
         self.with_index(ns, |i| i.predicate(name))

@@ -204,13 +204,7 @@ pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Resu
         Request::new(document).variables(Variables::from_json(Value::Object(variables))).data(Access::Local);
     let response = schema.execute(request).await;
     if let Some(error) = response.errors.first() {
-        let code = error
-            .extensions
-            .as_ref()
-            .and_then(|e| e.get("code"))
-            .map(|c| c.to_string().trim_matches('"').to_owned())
-            .unwrap_or_else(|| code::BAD_REQUEST.to_owned());
-        return Err(Rejection { code, message: error.message.clone() });
+        return Err(Rejection { code: code_of(error.extensions.as_ref()), message: error.message.clone() });
     }
     response.data.into_json().map_err(|e| reject(code::INTERNAL, e.to_string()))
 }
@@ -226,8 +220,8 @@ struct Head {
 #[serde(deny_unknown_fields)]
 struct AssertFactsLine {
     namespace: String,
-    #[allow(dead_code)]
-    op: String,
+    #[serde(rename = "op")]
+    _op: serde::de::IgnoredAny,
     facts: Vec<crate::input::FactInput>,
 }
 
@@ -268,13 +262,15 @@ fn assert_facts(
 
 /// A resolver's error as a line's rejection.
 fn rejection(error: async_graphql::Error) -> Rejection {
-    let code = error
-        .extensions
-        .as_ref()
+    Rejection { code: code_of(error.extensions.as_ref()), message: error.message }
+}
+
+/// The code an error's extensions give (`BAD_REQUEST` when they give none).
+fn code_of(extensions: Option<&async_graphql::ErrorExtensionValues>) -> String {
+    extensions
         .and_then(|e| e.get("code"))
         .map(|c| c.to_string().trim_matches('"').to_owned())
-        .unwrap_or_else(|| code::BAD_REQUEST.to_owned());
-    Rejection { code, message: error.message }
+        .unwrap_or_else(|| code::BAD_REQUEST.to_owned())
 }
 
 #[cfg(test)]

@@ -454,7 +454,7 @@ impl GraphMutation {
         let paths = vec![String::new(); changes.len()];
         let receipt = commit(store, &ns, changes, &paths)?;
         let mut predicate: Predicate = store.predicate(&ns, &name).into();
-        predicate.embed = store.settings(&ns).embedded_predicates.contains(&name);
+        predicate.embed = store.predicate_embedded(&ns, &name);
         Ok(DefinePredicatePayload { seq: receipt.seq.0, system_time: receipt.system_time.into(), predicate })
     }
 }
