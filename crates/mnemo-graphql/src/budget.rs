@@ -363,3 +363,113 @@ impl<'a> Walker<'a> {
         n
     }
 }
+
+/// Root fields of a point read: each resolves one entity or one slot.
+const POINT_ROOTS: &[&str] = &["__typename", "entity", "facts", "history"];
+
+/// Fields whose answer grows with the data beyond one entity or slot (a list of every
+/// fact pointing at an entity, every mention, the topic network).
+const WIDE_FIELDS: &[&str] = &["incoming", "mentions", "related", "topic", "history", "neighbors"];
+
+/// Most fields, and deepest nesting, of a point read.
+const POINT_FIELDS: usize = 32;
+const POINT_DEPTH: usize = 5;
+
+/// Whether the operation `name` of `document` is a point read: a query whose root fields
+/// are each one entity (`entity`), one slot (`history`) or the facts of one subject
+/// (`facts` with a `subject`), in a small document (at most [`POINT_FIELDS`] fields,
+/// [`POINT_DEPTH`] levels, no fragments, none of [`WIDE_FIELDS`] below the root). Its
+/// cost is bounded by the size of one entity, so a server may run it where it received
+/// it instead of handing it to another thread.
+pub fn is_point_read(document: &ExecutableDocument, name: Option<&str>) -> bool {
+    if !document.fragments.is_empty() {
+        return false;
+    }
+    let op = match (&document.operations, name) {
+        (DocumentOperations::Single(op), _) => op,
+        (DocumentOperations::Multiple(ops), Some(name)) => match ops.get(name) {
+            Some(op) => op,
+            None => return false,
+        },
+        (DocumentOperations::Multiple(ops), None) if ops.len() == 1 => match ops.values().next() {
+            Some(op) => op,
+            None => return false,
+        },
+        (DocumentOperations::Multiple(_), None) => return false,
+    };
+    if op.node.ty != OperationType::Query {
+        return false;
+    }
+    let roots_are_points = op.node.selection_set.node.items.iter().all(|item| match &item.node {
+        Selection::Field(field) => {
+            let f = &field.node;
+            let root = f.name.node.as_str();
+            POINT_ROOTS.contains(&root) && (root != "facts" || f.get_argument("subject").is_some())
+        }
+        _ => false,
+    });
+    if !roots_are_points {
+        return false;
+    }
+    let mut fields = 0;
+    small(&op.node.selection_set.node, 1, &mut fields)
+}
+
+/// Whether a selection set below the root stays within the point-read bounds.
+fn small(set: &SelectionSet, depth: usize, fields: &mut usize) -> bool {
+    if depth > POINT_DEPTH {
+        return false;
+    }
+    set.items.iter().all(|item| match &item.node {
+        Selection::Field(field) => {
+            *fields += 1;
+            let name = field.node.name.node.as_str();
+            *fields <= POINT_FIELDS
+                && (depth == 1 || !WIDE_FIELDS.contains(&name))
+                && small(&field.node.selection_set.node, depth + 1, fields)
+        }
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod point_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn point(query: &str) -> bool {
+        is_point_read(&async_graphql::parser::parse_query(query).unwrap(), None)
+    }
+
+    #[test]
+    fn only_small_reads_of_one_entity_or_slot_are_point_reads() {
+        assert!(point(
+            r#"query($e:ID!){ facts(namespace:"n", subject:{id:$e}, predicate:"p") { nodes { object { integer } } } }"#
+        ));
+        assert!(point(r#"{ entity(namespace:"n", name:"a") { name facts { predicate object { text } } } }"#));
+        assert!(point(
+            r#"{ history(namespace:"n", subject:{name:"a"}, predicate:"p") { nodes { status } } }"#
+        ));
+        assert!(point("{ __typename }"));
+        // No subject: every subject of a predicate.
+        assert!(!point(r#"{ facts(namespace:"n", predicate:"p") { nodes { id } } }"#));
+        assert!(!point(r#"{ search(namespace:"n", text:"x") { hits { score } } }"#));
+        assert!(!point(r#"mutation { recordEpisode(namespace:"n", episode:{text:"x"}) { seq } }"#));
+        // Wide below the root, fragments, or too deep.
+        assert!(!point(r#"{ entity(namespace:"n", name:"a") { incoming { id } } }"#));
+        assert!(!point(r#"{ entity(namespace:"n", name:"a") { topic { label } } }"#));
+        assert!(!point(r#"{ entity(namespace:"n", name:"a") { ...F } } fragment F on Entity { name }"#));
+        assert!(!point(
+            r#"{ entity(namespace:"n", name:"a") { facts { subject { facts { subject { facts { id } } } } } } }"#
+        ));
+        // Of several operations, the one named.
+        let doc = async_graphql::parser::parse_query(
+            r#"query A { entity(namespace:"n", name:"a") { name } } query B { search(namespace:"n", text:"x") { hits { score } } }"#,
+        )
+        .unwrap();
+        assert!(is_point_read(&doc, Some("A")));
+        assert!(!is_point_read(&doc, Some("B")));
+        assert!(!is_point_read(&doc, None));
+    }
+}
