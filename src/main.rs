@@ -104,6 +104,13 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Write a checkpoint of every namespace (its state folded from the log), so that the
+    /// next open loads it and replays only what follows. Checkpoints are derived: deleting
+    /// them changes no answer, only how long opening takes.
+    Checkpoint {
+        #[command(flatten)]
+        data: DataDir,
+    },
     /// Read every namespace's log and print what it holds (batches, episodes, entities,
     /// facts, log size), the torn tail recovery would cut and any damage. Changes nothing
     /// unless `--repair`. Exits 1 if a namespace is damaged.
@@ -185,6 +192,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
             run_query(&data.existing()?, &query, variables.as_deref())
         }
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
+        Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Eval { file, data, namespace, verbose } => {
             let dir = data.existing()?;
             let store = open_store(&dir)?;
@@ -364,6 +372,9 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
     // Every accepted batch is durable already. Freeing an index of millions of facts
     // record by record takes seconds; the process is about to end, and its memory goes
     // back to the system whole (the data directory's lock with it).
+    // A checkpoint now, so that serving this data does not begin by replaying it all.
+    let written = store.checkpoint_all();
+    tracing::debug!(written, "checkpoints written");
     drop(schema);
     if let Ok(store) = Arc::try_unwrap(store) {
         std::mem::forget(store);
@@ -429,6 +440,20 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
     Ok(response.errors.is_empty())
 }
 
+fn checkpoint(data: &Path) -> anyhow::Result<()> {
+    let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
+    let store = Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))?;
+    for ns in store.namespaces() {
+        match store.checkpoint_after_open(&ns)? {
+            Some(done) => {
+                println!("{}: checkpoint at batch {} ({} bytes)", ns.as_str(), done.seq.0, done.bytes)
+            }
+            None => println!("{}: its checkpoint is current", ns.as_str()),
+        }
+    }
+    Ok(())
+}
+
 fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
     if repair {
         // Opening recovers every log: torn tails are cut (and logged), damage is refused.
@@ -447,19 +472,25 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
     }
     let reports = mnemo_engine::inspect_dir(data)?;
     println!(
-        "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
-        "namespace", "batches", "episodes", "entities", "facts", "log bytes"
+        "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
+        "namespace", "batches", "episodes", "entities", "facts", "log bytes", "checkpoint (batch, age)"
     );
     let mut healthy = true;
     for r in &reports {
+        let checkpoint = r.checkpoint.as_ref().map_or_else(
+            || "none".to_owned(),
+            |c| {
+                format!("{}, {}", c.seq.0, c.age_seconds.map_or_else(|| "?".to_owned(), |a| format!("{a} s")))
+            },
+        );
         match r.counts {
             Some(c) => println!(
-                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
-                r.namespace, c.batches, c.episodes, c.entities, c.facts, r.log_bytes
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
+                r.namespace, c.batches, c.episodes, c.entities, c.facts, r.log_bytes, checkpoint
             ),
             None => println!(
-                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12}",
-                r.namespace, "-", "-", "-", "-", r.log_bytes
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
+                r.namespace, "-", "-", "-", "-", r.log_bytes, checkpoint
             ),
         }
         if let Some(cut) = r.truncation {

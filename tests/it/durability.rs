@@ -94,7 +94,7 @@ fn crashes_at_random_points_keep_every_acknowledged_batch_whole() {
 
 /// Builds a namespace with every kind of event: declarations, supersession, negations,
 /// corrections, ends, retractions and re-assertions, over a few predicates.
-fn random_history(store: &Store, ns: &Namespace, seed: u64) {
+pub(crate) fn random_history(store: &Store, ns: &Namespace, seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let define = |name: &str, cardinality| {
         Change::DefinePredicate(mnemo_engine::core::PredicateDef {
@@ -172,7 +172,7 @@ fn random_history(store: &Store, ns: &Namespace, seed: u64) {
 }
 
 /// Every read form at many (T, S), as text, for comparison.
-fn everything(store: &Store, ns: &Namespace, seed: u64) -> BTreeMap<String, String> {
+pub(crate) fn everything(store: &Store, ns: &Namespace, seed: u64) -> BTreeMap<String, String> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut out = BTreeMap::new();
     let last = store.counts(ns).batches;

@@ -7,6 +7,7 @@ mod common;
 
 mod architecture;
 mod bitemporal;
+mod checkpoint;
 mod cli;
 mod concurrency;
 mod durability;

@@ -200,7 +200,7 @@ impl IntentionView {
 }
 
 /// Why a fact stopped being a candidate.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Retraction {
     /// Retracted explicitly.
     Retracted {

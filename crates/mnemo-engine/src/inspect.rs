@@ -26,6 +26,19 @@ pub struct NamespaceReport {
     /// Why the log cannot be opened (corruption, a foreign or renamed file, an
     /// undecodable batch); such a namespace is refused while the others serve.
     pub damage: Option<String>,
+    /// Its checkpoint, when it has a readable one (only for a data directory).
+    pub checkpoint: Option<CheckpointFile>,
+}
+
+/// A checkpoint file as found on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointFile {
+    /// The last batch it holds.
+    pub seq: Seq,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Seconds since it was written, by the file's modification time.
+    pub age_seconds: Option<u64>,
 }
 
 /// Inspects the logs of the data directory `dir` without changing it; a directory with
@@ -37,7 +50,21 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
     }
     let storage =
         FileStorage::new(&logs).map_err(|source| EngineError::Log { namespace: String::new(), source })?;
-    inspect_storage(&storage)
+    let mut reports = inspect_storage(&storage)?;
+    let checkpoints = crate::checkpoint::Checkpoints::new(dir.join("checkpoints"));
+    for report in &mut reports {
+        let Ok(ns) = Namespace::new("namespace", &report.namespace) else { continue };
+        report.checkpoint = checkpoints.header(&ns).map(|(head, bytes)| CheckpointFile {
+            seq: head.seq,
+            bytes,
+            age_seconds: std::fs::metadata(checkpoints.path(&ns))
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .map(|d| d.as_secs()),
+        });
+    }
+    Ok(reports)
 }
 
 /// Inspects every log of a storage, read-only.
@@ -53,6 +80,7 @@ fn inspect_one(storage: &dyn Storage, name: &str) -> NamespaceReport {
         counts: None,
         truncation: None,
         damage: None,
+        checkpoint: None,
     };
     let file = match storage.open_read_only(name) {
         Ok(file) => file,

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod change;
+mod checkpoint;
 mod context;
 mod error;
 mod inspect;
@@ -21,9 +22,10 @@ pub use change::{
     Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewEntity, NewEpisode,
     NewFact, NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,
 };
+pub use checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
 pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
 pub use error::EngineError;
-pub use inspect::{NamespaceReport, inspect_dir, inspect_storage};
+pub use inspect::{CheckpointFile, NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
 pub use interrupt::Interrupt;
 pub use lookup::Settings;

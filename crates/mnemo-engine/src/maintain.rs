@@ -93,6 +93,8 @@ pub struct Maintenance {
     pub failed: Vec<(Namespace, String)>,
     /// Namespaces closed for idleness.
     pub closed: usize,
+    /// Checkpoints written (see [`crate::CHECKPOINT_EVERY_BATCHES`]).
+    pub checkpointed: usize,
 }
 
 impl Store {
@@ -129,6 +131,7 @@ impl Store {
                 Err(e) => report.failed.push((ns, e.to_string())),
             }
         }
+        report.checkpointed = self.checkpoint_due();
         let residency = self.retrieval.residency();
         report.closed = self.close_idle(now, residency.idle_after_micros, residency.max_open);
         report

@@ -17,6 +17,7 @@ use mnemo_index::{
 use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage, Truncation};
 
 use crate::change::{Change, Receipt};
+use crate::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed, Checkpoints};
 use crate::error::EngineError;
 use crate::retrieve::{Job, Retrieval, SearchIndex, StoreOptions};
 use crate::write::{Writer, changes_of, prepare};
@@ -138,6 +139,13 @@ pub struct ConsolidationReport {
     pub dormant: Vec<Fading>,
 }
 
+impl Drop for Store {
+    /// A clean close checkpoints every open namespace, so the next open replays nothing.
+    fn drop(&mut self) {
+        self.checkpoint_all();
+    }
+}
+
 /// A batch as committed, for those who follow the log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommittedBatch {
@@ -179,6 +187,8 @@ pub(crate) struct Shard {
     /// The last batch that background upkeep has seen: a namespace closes only once
     /// upkeep has caught up with every write (nothing due is left behind).
     pub(crate) maintained: AtomicU64,
+    /// The batch and log size of its newest checkpoint (loaded or written).
+    checkpointed: Mutex<(Seq, u64)>,
 }
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
@@ -203,6 +213,8 @@ pub struct Store {
     truncations: Mutex<BTreeMap<Namespace, Truncation>>,
     /// When background upkeep last ran what it runs on a period.
     pub(crate) schedule: crate::maintain::Schedule,
+    /// Where checkpoints go; none for a store without a data directory.
+    checkpoints: Option<Checkpoints>,
     /// Held while the store is open: one process per data directory.
     _dir_lock: Option<std::fs::File>,
 }
@@ -241,6 +253,7 @@ impl Store {
             .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         let mut store = Self::with_storage_and_options(Arc::new(storage), system_clock(), options)?;
         store._dir_lock = Some(lock_file);
+        store.checkpoints = Some(Checkpoints::new(dir.join("checkpoints")));
         Ok(store)
     }
 
@@ -258,6 +271,7 @@ impl Store {
             damaged: RwLock::default(),
             truncations: Mutex::default(),
             schedule: Default::default(),
+            checkpoints: None,
             _dir_lock: None,
         }
     }
@@ -285,6 +299,7 @@ impl Store {
             damaged: RwLock::default(),
             truncations: Mutex::default(),
             schedule: Default::default(),
+            checkpoints: None,
             _dir_lock: None,
         };
         let names =
@@ -324,6 +339,7 @@ impl Store {
 
     fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
         let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
+        let started = std::time::Instant::now();
         let file = self.storage.open(ns.as_str()).map_err(log_err)?;
         let clock = Arc::clone(&self.clock);
         let (log, recovery) =
@@ -339,11 +355,26 @@ impl Store {
             );
             lock(&self.truncations).insert(ns.clone(), cut);
         }
-        let mut index = NamespaceIndex::new();
-        for record in recovery.records {
+        let read_took = started.elapsed();
+        let mut index =
+            self.checkpoints.as_ref().and_then(|c| c.load(ns, &recovery.records)).unwrap_or_default();
+        let from_checkpoint = (index.last_seq(), if index.last_seq().0 > 0 { log.size_bytes() } else { 0 });
+        let skip = usize::try_from(index.last_seq().0).unwrap_or(usize::MAX);
+        let loaded = started.elapsed();
+        let replayed = recovery.records.len().saturating_sub(skip);
+        for record in recovery.records.into_iter().skip(skip) {
             let events = decode(ns, record.seq, &record.payload)?;
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
+        tracing::info!(
+            namespace = %ns,
+            checkpoint = from_checkpoint.0.0,
+            replayed,
+            read_ms = read_took.as_millis() as u64,
+            loaded_ms = loaded.as_millis() as u64,
+            total_ms = started.elapsed().as_millis() as u64,
+            "namespace opened"
+        );
         Ok(Shard {
             name: ns.clone(),
             log,
@@ -355,6 +386,7 @@ impl Store {
             segmenting: Mutex::new(()),
             last_used: AtomicI64::new(self.now().as_micros()),
             maintained: AtomicU64::new(0),
+            checkpointed: Mutex::new(from_checkpoint),
         })
     }
 
@@ -466,12 +498,89 @@ impl Store {
             }
             let wake =
                 crate::maintain::wake_at(&read(&shard.index), now, self.schedule.last_consolidated(&ns));
+            // Reopening loads this instead of replaying the log.
+            if let Err(e) = self.write_checkpoint(shard) {
+                tracing::warn!(namespace = %ns, error = %e, "checkpoint not written");
+            }
             shards.remove(&ns);
             lock(&self.sleeping).insert(ns, wake);
             open -= 1;
             closed += 1;
         }
         closed
+    }
+
+    /// Writes the checkpoint of a namespace that is open and has batches no checkpoint
+    /// holds: opening it next loads that state and replays only the log after it. Returns
+    /// what was written, or `None` when nothing was (closed, or its checkpoint is current).
+    /// Checkpoints are derived: losing one costs a replay, never an answer.
+    pub fn checkpoint(&self, ns: &Namespace) -> Result<Option<Checkpointed>, EngineError> {
+        match self.open_one(ns) {
+            Some(shard) => self.write_checkpoint(&shard),
+            None => Ok(None),
+        }
+    }
+
+    fn write_checkpoint(&self, shard: &Shard) -> Result<Option<Checkpointed>, EngineError> {
+        let Some(checkpoints) = &self.checkpoints else { return Ok(None) };
+        let mut done = lock(&shard.checkpointed);
+        let index = read(&shard.index);
+        if index.last_seq() <= done.0 {
+            return Ok(None);
+        }
+        let written = checkpoints.write(&shard.name, &index).map_err(|source| EngineError::Io {
+            path: checkpoints.path(&shard.name).display().to_string(),
+            source,
+        })?;
+        *done = (written.seq, shard.log.size_bytes());
+        Ok(Some(written))
+    }
+
+    /// The last batch of the newest checkpoint an open namespace was loaded from or has
+    /// written (`Seq(0)`: none); `None` when it is not open.
+    pub fn checkpoint_seq(&self, ns: &Namespace) -> Option<Seq> {
+        let shard = read(&self.shards).get(ns).cloned()?;
+        Some(lock(&shard.checkpointed).0)
+    }
+
+    /// [`Store::checkpoint`] of a namespace, opened first if it is closed.
+    pub fn checkpoint_after_open(&self, ns: &Namespace) -> Result<Option<Checkpointed>, EngineError> {
+        match self.shard(ns)? {
+            Some(shard) => self.write_checkpoint(&shard),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Store::checkpoint`] of every open namespace; failures are logged, not returned
+    /// (a checkpoint is never needed). Returns how many were written.
+    pub fn checkpoint_all(&self) -> usize {
+        self.open_namespace_names().iter().filter(|ns| self.checkpoint_or_warn(ns)).count()
+    }
+
+    fn checkpoint_or_warn(&self, ns: &Namespace) -> bool {
+        match self.checkpoint(ns) {
+            Ok(written) => written.is_some(),
+            Err(e) => {
+                tracing::warn!(namespace = %ns, error = %e, "checkpoint not written");
+                false
+            }
+        }
+    }
+
+    /// Checkpoints the namespaces that have gone [`CHECKPOINT_EVERY_BATCHES`] batches or
+    /// [`CHECKPOINT_EVERY_BYTES`] of log since their last checkpoint (run by upkeep).
+    pub(crate) fn checkpoint_due(&self) -> usize {
+        let due: Vec<Namespace> = read(&self.shards)
+            .iter()
+            .filter(|(_, shard)| {
+                let (seq, bytes) = *lock(&shard.checkpointed);
+                let last = read(&shard.index).last_seq();
+                last.0.saturating_sub(seq.0) >= CHECKPOINT_EVERY_BATCHES
+                    || (last > seq && shard.log.size_bytes().saturating_sub(bytes) >= CHECKPOINT_EVERY_BYTES)
+            })
+            .map(|(ns, _)| ns.clone())
+            .collect();
+        due.iter().filter(|ns| self.checkpoint_or_warn(ns)).count()
     }
 
     /// Refuses a namespace whose log is damaged.

@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use serde::{Deserialize, Serialize};
+
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
     FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
@@ -14,13 +16,13 @@ use mnemo_core::{
 };
 
 /// Interned predicate, dense from 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub(crate) struct PredId(pub(crate) u32);
 
 /// One statement of a fact: its first assertion, or a restatement of it (an identical
 /// assertion while the fact was live), each with its own id, batch, confidence and
 /// provenance.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Statement {
     pub(crate) id: FactId,
     pub(crate) seq: Seq,
@@ -38,7 +40,7 @@ impl Statement {
 }
 
 /// Everything the log says about one fact.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct FactRecord {
     pub(crate) fact: Fact,
     pub(crate) pred: PredId,
@@ -97,7 +99,7 @@ impl FactRecord {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PredicateEntry {
     pub(crate) name: String,
     pub(crate) versions: Vec<(Seq, PredicateDef)>,
@@ -110,7 +112,7 @@ pub(crate) struct PredicateEntry {
 const BIG_SLOT: usize = 32;
 
 /// The derived state of one namespace.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NamespaceIndex {
     /// System time of every applied batch; index `i` holds batch `Seq(i + 1)`.
     pub(crate) batches: Vec<Timestamp>,
@@ -172,7 +174,7 @@ pub struct NamespaceIndex {
 }
 
 /// An intention with what happened to it, in log order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct IntentionRecord {
     pub(crate) added: Seq,
     pub(crate) intention: Intention,
@@ -181,7 +183,7 @@ pub(crate) struct IntentionRecord {
 }
 
 /// A closed segment: a stretch of one thread on one topic.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Segment {
     /// The batch that closed it.
     pub seq: Seq,

@@ -1,0 +1,221 @@
+//! Checkpoints are derived: a checkpoint at any batch plus the log after it folds to the
+//! state a full replay gives, and a checkpoint that is missing, damaged, of another format
+//! or of another log is ignored — every answer stays the same.
+
+use crate::common;
+use crate::durability::{everything, random_history};
+
+use common::{Fixture, t};
+use mnemo_engine::core::{
+    EntityId, EpisodeId, MentionSource, Namespace, RecordRef, SegmentEnd, Seq, Timestamp,
+};
+use mnemo_engine::{Change, EntityRef, EpisodeRef, NewEpisode, NewIntention, NewTrigger, Store};
+use mnemo_index::NamespaceIndex;
+use mnemo_index::checkpoint::{self, CHECKPOINT_HEADER_LEN, CHECKPOINT_VERSION};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// A history with every kind of event the state folds: the random facts of the
+/// durability tests (ends, retractions, corrections, restatements), then episodes in
+/// threads with mentions, recalls, merges, intentions (added, cancelled, fired) and
+/// closed segments.
+fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
+    random_history(store, ns, seed);
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let entity = |i: usize| store.inspect(ns, |x| x.entities_named(&format!("e{i}")).first().copied());
+    let entities: Vec<EntityId> = (0..40).filter_map(entity).collect();
+    let mut episodes: Vec<(EpisodeId, String)> = Vec::new();
+    for round in 0..40 {
+        let mut changes = Vec::new();
+        let thread = format!("thread {}", rng.random_range(0..3));
+        changes.push(Change::RecordEpisode(NewEpisode {
+            text: format!("round {round}: e{} met e{}", rng.random_range(0..40), rng.random_range(0..40)),
+            occurred_at: Timestamp::from_micros(t("2030-01-01").as_micros() + round * 60_000_000),
+            thread: Some(thread.clone()),
+            external_id: Some(format!("turn-{round}")),
+            ..NewEpisode::default()
+        }));
+        changes.push(Change::Mention {
+            episode: EpisodeRef::New(0),
+            entities: vec![EntityRef::Id(entities[rng.random_range(0..entities.len())])],
+            source: MentionSource::Client,
+        });
+        match rng.random_range(0..5) {
+            0 => changes.push(Change::MergeEntities {
+                from: entities[rng.random_range(0..entities.len())],
+                into: entities[rng.random_range(0..entities.len())],
+            }),
+            1 => changes.push(Change::AddIntention(NewIntention {
+                payload: format!("remind {round}"),
+                trigger: NewTrigger::At(t("2030-06-01")),
+                expires_at: None,
+                priority: round as i32,
+                repeat: rng.random_bool(0.5),
+            })),
+            2 => changes.push(Change::Recall {
+                records: vec![RecordRef::Entity(entities[rng.random_range(0..entities.len())])],
+                at: t("2030-02-01"),
+            }),
+            _ => {}
+        }
+        let Ok(receipt) = store.append(ns, changes) else { continue };
+        if let Some(id) = receipt.episode(0) {
+            episodes.push((id, thread));
+        }
+        // Now and then close a thread's open episodes as a segment.
+        if round % 7 == 6 {
+            let thread = episodes.last().map(|(_, th)| th.clone()).unwrap_or_default();
+            let open: Vec<EpisodeId> =
+                episodes.iter().filter(|(_, th)| *th == thread).map(|(id, _)| *id).collect();
+            let close = Change::CloseSegment {
+                thread: thread.clone(),
+                episodes: open,
+                end: SegmentEnd::Gap { micros: 3_600_000_000 },
+                centroid: None,
+            };
+            let _ = store.append(ns, vec![close]);
+            episodes.retain(|(_, th)| *th != thread);
+        }
+    }
+    // Fire and cancel some of the intentions (upkeep fires the ones due by then).
+    store.maintain(t("2030-07-01"));
+}
+
+/// The state folded from the first `k` batches.
+fn fold(batches: &[mnemo_engine::CommittedBatch], k: usize) -> NamespaceIndex {
+    let mut index = NamespaceIndex::new();
+    for b in &batches[..k] {
+        assert!(index.apply(b.seq, b.system_time, &b.events));
+    }
+    index
+}
+
+#[test]
+fn a_checkpoint_at_any_batch_plus_the_tail_folds_to_the_full_replay() {
+    let fx = Fixture::new();
+    rich_history(&fx.store, &fx.ns, 21);
+    let batches = fx.store.export(&fx.ns).unwrap();
+    let full = fold(&batches, batches.len());
+    assert_eq!(fx.store.inspect(&fx.ns, Clone::clone), full, "the live state is the replayed state");
+    assert!(full.counts().facts > 300 && full.counts().episodes >= 30, "{:?}", full.counts());
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut points: Vec<usize> = (0..12).map(|_| rng.random_range(0..=batches.len())).collect();
+    points.extend([0, 1, batches.len()]);
+    for k in points {
+        let at_k = fold(&batches, k);
+        let bytes = checkpoint::encode(&at_k);
+        let (head, mut loaded) = checkpoint::decode(&bytes).unwrap();
+        assert_eq!(head.seq, Seq(k as u64));
+        assert_eq!(loaded, at_k, "a checkpoint at batch {k} loads as the state it was taken of");
+        for b in &batches[k..] {
+            assert!(loaded.apply(b.seq, b.system_time, &b.events));
+        }
+        assert_eq!(loaded, full, "checkpoint at batch {k} + the tail");
+    }
+}
+
+#[test]
+fn a_damaged_checkpoint_is_refused_by_its_checksums() {
+    let fx = Fixture::new();
+    rich_history(&fx.store, &fx.ns, 3);
+    let bytes = checkpoint::encode(&fx.store.inspect(&fx.ns, Clone::clone));
+    let mut rng = StdRng::seed_from_u64(1);
+    for _ in 0..50 {
+        let mut bad = bytes.clone();
+        let at = rng.random_range(0..bad.len());
+        bad[at] ^= 1 << rng.random_range(0..8);
+        assert!(checkpoint::decode(&bad).is_err(), "a flipped bit at {at} must be caught");
+    }
+    for cut in [0, 10, CHECKPOINT_HEADER_LEN, bytes.len() - 1] {
+        assert!(checkpoint::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    // Another format, with a header that is otherwise whole.
+    let mut other = bytes.clone();
+    other[8..12].copy_from_slice(&(CHECKPOINT_VERSION + 1).to_le_bytes());
+    let crc = crc32fast::hash(&other[..CHECKPOINT_HEADER_LEN - 4]);
+    other[CHECKPOINT_HEADER_LEN - 4..CHECKPOINT_HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+    let err = checkpoint::decode(&other).unwrap_err();
+    assert!(err.to_string().contains("format"), "{err}");
+}
+
+/// The state of a fixed history, and its checkpoint as this format stores it.
+const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v1.ckpt";
+
+#[test]
+fn a_checkpoint_of_the_stored_format_still_loads() {
+    // The fixture was written by this format from this history (with the fixture's fixed
+    // clock). If the state's structures change, it no longer loads to the same state:
+    // raise CHECKPOINT_VERSION (old files are then ignored and rebuilt) and write the
+    // fixture anew with UPDATE_EXPECT=1.
+    let fx = Fixture::new();
+    rich_history(&fx.store, &fx.ns, 5);
+    let state = fx.store.inspect(&fx.ns, Clone::clone);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FORMAT_FIXTURE);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, checkpoint::encode(&state)).unwrap();
+    }
+    let stored = std::fs::read(&path).unwrap();
+    let (head, loaded) = checkpoint::decode(&stored).expect("the stored checkpoint must load");
+    assert_eq!(head.version, CHECKPOINT_VERSION);
+    assert_eq!(loaded, state);
+}
+
+fn ckpt_path(dir: &std::path::Path, ns: &Namespace) -> std::path::PathBuf {
+    dir.join("checkpoints").join(format!("{}.ckpt", ns.as_str()))
+}
+
+#[test]
+fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = Namespace::new("ns", "ckpt").unwrap();
+    let (before, early, batches) = {
+        let store = Store::open(dir.path()).unwrap();
+        random_history(&store, &ns, 4);
+        let written = store.checkpoint(&ns).unwrap().expect("a checkpoint is written");
+        assert_eq!(store.checkpoint(&ns).unwrap(), None, "nothing new to checkpoint");
+        let early = (written.seq, std::fs::read(ckpt_path(dir.path(), &ns)).unwrap());
+        rich_history(&store, &ns, 8);
+        (everything(&store, &ns, 2), early, store.counts(&ns).batches)
+        // Dropped: a clean close checkpoints the whole log.
+    };
+    let reopen = |expect_from: Seq| {
+        let store = Store::open(dir.path()).unwrap();
+        let after = everything(&store, &ns, 2);
+        assert_eq!(store.checkpoint_seq(&ns), Some(expect_from));
+        assert_eq!(before.len(), after.len());
+        for (key, value) in &before {
+            assert_eq!(Some(value), after.get(key), "{key} (opened from checkpoint {expect_from:?})");
+        }
+        std::mem::drop(store);
+    };
+    // The checkpoint of the clean close: nothing to replay.
+    let report = mnemo_engine::inspect_dir(dir.path()).unwrap();
+    assert_eq!(report[0].checkpoint.as_ref().map(|c| c.seq), Some(Seq(batches)));
+    reopen(Seq(batches));
+    // An older checkpoint: it and the log after it.
+    let path = ckpt_path(dir.path(), &ns);
+    let put = |bytes: &[u8]| std::fs::write(&path, bytes).unwrap();
+    put(&early.1);
+    reopen(early.0);
+    // Damaged, of another format, or missing: the whole log is replayed.
+    let mut damaged = early.1.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x40;
+    for bad in [damaged, early.1[..CHECKPOINT_HEADER_LEN + 3].to_vec(), b"MNEMOCKP but not".to_vec()] {
+        put(&bad);
+        reopen(Seq(0)); // and its clean close writes a good one again
+    }
+    std::fs::remove_file(&path).unwrap();
+    reopen(Seq(0));
+    // A checkpoint of another log (another store's namespace of the same name): ignored.
+    let other = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(other.path()).unwrap();
+        random_history(&store, &ns, 4);
+    }
+    put(&std::fs::read(ckpt_path(other.path(), &ns)).unwrap());
+    reopen(Seq(0));
+    // Deleting every derived file changes no answer.
+    std::fs::remove_dir_all(dir.path().join("checkpoints")).unwrap();
+    reopen(Seq(0));
+}
