@@ -251,7 +251,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
     }
     let store = Arc::new(open_store(data)?);
     let tokens = config.tokens.len();
-    let state = AppState::new(store, config);
+    let state = AppState::new(Arc::clone(&store), config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = runtime.block_on(async {
         let listener =
@@ -267,7 +267,9 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
     // Work still on the blocking pool was told to stop; it is not waited for past the
     // grace period (the watchdog ends the process by then in any case).
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
-    tracing::info!("stopped");
+    // The next start loads these instead of replaying the logs.
+    let written = store.checkpoint_all();
+    tracing::info!(checkpoints = written, "stopped");
     served
 }
 

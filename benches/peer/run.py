@@ -331,10 +331,18 @@ def main():
             rows.append(("load, durable", f"COPY + index {pg_took:.1f} s ({count / pg_took / 1e3:.0f} k rows/s)",
                          f"`mnemo import` {mn_took:.1f} s ({facts / mn_took / 1e3:.1f} k facts/s)",
                          pg_took / mn_took))
+            # The import wrote checkpoints; first without them (the whole log replayed),
+            # then with the ones that the clean close wrote again.
+            shutil.move(os.path.join(data, "checkpoints"), os.path.join(work, "checkpoints.aside"))
+            start = time.monotonic()
+            server = Server(data)
+            server.query('{ facts(namespace: "bench", subject: {name: "e1"}, predicate: "attr1") { nodes { id } } }')
+            replayed = time.monotonic() - start
+            server.stop()
             server, reopen, searchable = reopen_time(data)
             _, rss = proc_status(server.proc.pid)
-            rows.append(("reopen", "—", f"first answer {reopen:.1f} s, searchable {searchable:.1f} s; "
-                         f"RSS {rss / 2**20:.0f} MB", None))
+            rows.append(("reopen", "—", f"first answer {reopen:.1f} s from a checkpoint ({replayed:.1f} s by replay), "
+                         f"searchable {searchable:.1f} s; RSS {rss / 2**20:.0f} MB", None))
         if "reads" in only:
             script = os.path.join(HERE, "point_appendonly.sql")
             for by in ("id", "name"):
