@@ -219,3 +219,105 @@ fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
     std::fs::remove_dir_all(dir.path().join("checkpoints")).unwrap();
     reopen(Seq(0));
 }
+
+/// Runs the binary on a data directory and returns its stdout; panics if it failed.
+fn run(args: &[&str], data: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(args)
+        .arg("--data")
+        .arg(data)
+        .env("MNEMO_EMBEDDER", "off")
+        .env("MNEMO_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Everything the namespace holds at the latest point, as the binary prints it.
+const READ: &str = r#"{ namespace(name: "crash") { counts { batches facts entities } }
+  snapshot(namespace: "crash", first: 1000) { edges { node { id subject { name } object { integer } status } } } }"#;
+
+#[test]
+fn a_kill_while_checkpointing_never_keeps_a_store_from_opening_or_changes_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut rng = StdRng::seed_from_u64(9);
+    for round in 0..8 {
+        // An import appends its lines, then checkpoints (about a tenth of its run): a
+        // kill at a random moment lands before, inside or after the checkpoint's write.
+        let lines: String = (0..30)
+            .map(|line| {
+                let facts: Vec<String> = (0..400)
+                    .map(|i| {
+                        format!(
+                            r#"{{"subject":{{"name":"e{}"}},"predicate":"p{}","object":{{"integer":{}}},"validFrom":"20{:02}"}}"#,
+                            (line * 400 + i) % 3000,
+                            i % 3,
+                            round * 100_000 + line * 400 + i,
+                            (line + round) % 30,
+                        )
+                    })
+                    .collect();
+                format!("{{\"namespace\":\"crash\",\"op\":\"assertFacts\",\"facts\":[{}]}}\n", facts.join(","))
+            })
+            .collect();
+        let file = dir.path().join(format!("round-{round}.jsonl"));
+        std::fs::write(&file, lines).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .arg("import")
+            .arg(&file)
+            .arg("--data")
+            .arg(&data)
+            .env("MNEMO_EMBEDDER", "off")
+            .env("MNEMO_LOG", "error")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(rng.random_range(50..1500)));
+        let _ = child.kill();
+        child.wait().unwrap();
+        // Whatever the kill left in checkpoints/, the store opens and answers as a full
+        // replay of its log does.
+        same_as_replay(&data, round);
+    }
+    // `mnemo checkpoint` killed at random moments of its run, the later ones (where it
+    // writes) more often: the real file is the old checkpoint or the new one, whole.
+    let ckpt = data.join("checkpoints/crash.ckpt");
+    let timed = std::time::Instant::now();
+    std::fs::remove_file(&ckpt).unwrap();
+    run(&["checkpoint"], &data);
+    let whole = timed.elapsed().as_millis() as u64;
+    let mut torn = 0;
+    for round in 10..20 {
+        if round % 2 == 0 {
+            std::fs::remove_file(&ckpt).unwrap();
+        }
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .arg("checkpoint")
+            .arg("--data")
+            .arg(&data)
+            .env("MNEMO_LOG", "error")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(rng.random_range(whole / 3..=whole)));
+        let _ = child.kill();
+        child.wait().unwrap();
+        torn += usize::from(data.join("checkpoints/crash.ckpt.tmp").exists());
+        same_as_replay(&data, round);
+    }
+    eprintln!("{torn} of 10 kills left a partly written checkpoint behind");
+}
+
+/// The store at `data` opens and answers as a full replay of its log (in a copy holding
+/// the log alone) does.
+fn same_as_replay(data: &std::path::Path, round: usize) {
+    let with = run(&["query", READ], data);
+    let replayed = data.with_file_name(format!("replayed-{round}"));
+    std::fs::create_dir_all(replayed.join("logs")).unwrap();
+    std::fs::copy(data.join("logs/crash.log"), replayed.join("logs/crash.log")).unwrap();
+    let without = run(&["query", READ], &replayed);
+    assert_eq!(with, without, "round {round}: opened with the checkpoint a kill left");
+    assert!(with.contains("\"facts\""), "{with}");
+}

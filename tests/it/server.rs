@@ -444,6 +444,8 @@ async fn health_graphiql_and_metrics() {
         "mnemo_websocket_connections 0\n",
         r#"mnemo_log_batches{namespace="alice"} 2"#,
         r#"mnemo_log_batches{namespace="bob"} 1"#,
+        // A store in memory has no checkpoints.
+        r#"mnemo_checkpoint_batch{namespace="alice"} 0"#,
         "# TYPE mnemo_log_bytes gauge",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");

@@ -212,6 +212,18 @@ impl Metrics {
         }
         header(
             w,
+            "mnemo_checkpoint_batch",
+            "gauge",
+            "The last batch of the checkpoint each open namespace was loaded from or wrote (0: none).",
+        );
+        for ns in &namespaces {
+            if let Some(seq) = store.checkpoint_seq(ns) {
+                let _ =
+                    writeln!(w, "mnemo_checkpoint_batch{{namespace=\"{}\"}} {}", escape(ns.as_str()), seq.0);
+            }
+        }
+        header(
+            w,
             "mnemo_log_truncated_bytes",
             "gauge",
             "Bytes recovery cut off each namespace's log when the store opened (a torn tail: damage with no whole frame after it, taken for a write a crash interrupted).",
