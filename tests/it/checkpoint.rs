@@ -321,3 +321,76 @@ fn same_as_replay(data: &std::path::Path, round: usize) {
     assert_eq!(with, without, "round {round}: opened with the checkpoint a kill left");
     assert!(with.contains("\"facts\""), "{with}");
 }
+
+/// Search answers for a few cues, as text.
+fn searches(store: &Store, ns: &Namespace) -> Vec<String> {
+    ["e3 met e7", "round 12", "e1", "met", "thread"]
+        .iter()
+        .map(|cue| {
+            let query = mnemo_engine::SearchQuery { text: Some((*cue).into()), ..Default::default() };
+            let at = mnemo_engine::ReadAt { at: Some(t("2031-01-01")), ..mnemo_engine::ReadAt::latest() };
+            format!("{:?}", store.search(ns, &query, at).unwrap().value.hits)
+        })
+        .collect()
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = Namespace::new("ns", "search").unwrap();
+    let search_dir = dir.path().join("search").join("search");
+    let early = dir.path().join("early-search");
+    let before = {
+        let store = Store::open(dir.path()).unwrap();
+        rich_history(&store, &ns, 12);
+        let early_answers = searches(&store, &ns);
+        assert!(early_answers.iter().any(|a| a.len() > 10), "{early_answers:?}");
+        copy_dir(&search_dir, &early);
+        rich_history(&store, &ns, 13);
+        searches(&store, &ns)
+    };
+    let meta = std::fs::read_to_string(search_dir.join("text").join("meta.json")).unwrap();
+    assert!(meta.contains("mnemo-text-1"), "the commits carry their stamp: {meta}");
+    let check = |what: &str| {
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(searches(&store, &ns), before, "{what}");
+    };
+    check("the index as the clean close left it");
+    // Behind the log: the batches after its stamp are indexed on open.
+    std::fs::remove_dir_all(&search_dir).unwrap();
+    copy_dir(&early, &search_dir);
+    check("an index that holds the first half of the log");
+    // Missing, or of another log: built anew.
+    std::fs::remove_dir_all(&search_dir).unwrap();
+    check("no index");
+    let other = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(other.path()).unwrap();
+        rich_history(&store, &ns, 12);
+        searches(&store, &ns);
+    }
+    std::fs::remove_dir_all(&search_dir).unwrap();
+    copy_dir(&other.path().join("search").join("search"), &search_dir);
+    check("an index of another log");
+    // Damaged files: removed and built anew.
+    for entry in std::fs::read_dir(search_dir.join("text")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            std::fs::write(&path, b"{ not json").unwrap();
+        }
+    }
+    check("a damaged index");
+}

@@ -38,6 +38,11 @@ impl Checkpoints {
         Checkpoints { dir }
     }
 
+    /// The data directory these checkpoints are in.
+    pub(crate) fn data_dir(&self) -> Option<&Path> {
+        self.dir.parent()
+    }
+
     pub(crate) fn path(&self, ns: &Namespace) -> PathBuf {
         self.dir.join(format!("{}.ckpt", ns.as_str()))
     }

@@ -166,19 +166,103 @@ pub(crate) struct SearchIndex {
     previous: Mutex<HashMap<String, String>>,
     progress: Mutex<Progress>,
     caught_up: Condvar,
+    /// Whether the text indexes live in a directory, where each commit records the
+    /// batch it covers ([`Stamp`]).
+    persistent: bool,
+    /// What the text indexes held when opened from their directory.
+    stamp: Option<Stamp>,
+}
+
+/// What a persistent text index holds: every document of batches up to `seq`, of the
+/// log whose batch `seq` and first batch have these system times. It is the payload of
+/// each of its commits, and is checked against the log when the namespace opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    seq: u64,
+    time: i64,
+    first: i64,
+}
+
+impl Stamp {
+    fn of(index: &NamespaceIndex, seq: Seq) -> Stamp {
+        let time = |s: Seq| index.system_time(s).map_or(i64::MIN, Timestamp::as_micros);
+        Stamp { seq: seq.0, time: time(seq), first: time(Seq(1)) }
+    }
+
+    fn encode(self) -> String {
+        format!("mnemo-text-1 {} {} {}", self.seq, self.time, self.first)
+    }
+
+    fn decode(payload: &str) -> Option<Stamp> {
+        let mut parts = payload.split(' ');
+        if parts.next()? != "mnemo-text-1" {
+            return None;
+        }
+        let mut n = || parts.next().and_then(|p| p.parse::<i64>().ok());
+        let (seq, time, first) = (u64::try_from(n()?).ok()?, n()?, n()?);
+        Some(Stamp { seq, time, first })
+    }
+
+    /// Whether it stands for the first batches of a log holding `records`.
+    fn fits(self, records: &[mnemo_log::Record]) -> bool {
+        let time = |seq: u64| {
+            usize::try_from(seq)
+                .ok()
+                .and_then(|s| s.checked_sub(1))
+                .and_then(|i| records.get(i))
+                .map(|r| r.system_time)
+        };
+        self.seq <= records.len() as u64
+            && (self.seq == 0 || (time(self.seq) == Some(self.time) && time(1) == Some(self.first)))
+    }
 }
 
 impl SearchIndex {
+    /// The search indexes of a namespace: the text indexes in `dir` if given (kept
+    /// across opens; a directory that cannot be opened is removed and made anew), else
+    /// in RAM.
+    pub(crate) fn open(dir: Option<&std::path::Path>) -> Result<Self, EngineError> {
+        let Some(dir) = dir else { return Self::new() };
+        let open = || -> Result<Self, mnemo_search::SearchError> {
+            let (text, a) = TextIndex::open_in(&dir.join("text"))?;
+            let (context_text, b) = TextIndex::open_in(&dir.join("context"))?;
+            // Both are committed with the same stamp; a crash between the two commits
+            // leaves them unequal, and then neither is trusted.
+            let stamp = match (a, b) {
+                (Some(a), Some(b)) if a == b => Stamp::decode(&a),
+                _ => None,
+            };
+            let mut search = Self::with(text, context_text);
+            search.persistent = true;
+            search.stamp = stamp;
+            Ok(search)
+        };
+        match open() {
+            Ok(search) => Ok(search),
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "search index unusable; building it anew");
+                let _ = std::fs::remove_dir_all(dir);
+                open().or_else(|_| Self::new())
+            }
+        }
+    }
+
     pub(crate) fn new() -> Result<Self, EngineError> {
-        Ok(SearchIndex {
-            text: TextIndex::new().map_err(search_err)?,
-            context_text: TextIndex::new().map_err(search_err)?,
+        Ok(Self::with(TextIndex::new().map_err(search_err)?, TextIndex::new().map_err(search_err)?))
+    }
+
+    fn with(text: TextIndex, context_text: TextIndex) -> Self {
+        SearchIndex {
+            text,
+            context_text,
             vectors: RwLock::new(None),
             names: Mutex::new((true, Arc::new(NameMatcher::new(Vec::<(String, u64)>::new())))),
             previous: Mutex::new(HashMap::new()),
             progress: Mutex::new(Progress { indexed: 0, warning: None }),
             caught_up: Condvar::new(),
-        })
+            persistent: false,
+            stamp: None,
+        }
     }
 
     pub(crate) fn indexed(&self) -> Seq {
@@ -284,6 +368,11 @@ impl Retrieval {
         self.indexer.options.residency
     }
 
+    /// Whether this store builds no search index ([`StoreOptions::defer_search`]).
+    pub(crate) fn defers_search(&self) -> bool {
+        self.indexer.options.defer_search
+    }
+
     /// Hands a job to the indexer thread, starting it on first use.
     pub(crate) fn submit(&self, job: Job) {
         if self.indexer.options.defer_search {
@@ -370,6 +459,9 @@ impl Indexer {
                         self.index_batches(&s, std::mem::take(&mut group));
                     }
                     self.rebuild(&shard, false);
+                    // The name matcher too, so that the first search does not build it.
+                    let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+                    shard.search.matcher(&index);
                 }
                 Job::Batch(shard, seq, events) => {
                     if let Some(s) = &group_shard
@@ -392,6 +484,23 @@ impl Indexer {
     /// embedded changed.
     fn rebuild(&self, shard: &Shard, vectors_only: bool) {
         let search = &shard.search;
+        if !vectors_only && search.persistent {
+            if self.catch_up(shard) {
+                return;
+            }
+            // Not this log's, or of an unknown extent: from nothing (committed at once, so
+            // that none of it stays visible should the rebuild add nothing).
+            let stamp = Stamp { seq: 0, time: i64::MIN, first: i64::MIN }.encode();
+            let cleared = search
+                .text
+                .clear()
+                .and_then(|()| search.text.commit_with(&stamp))
+                .and_then(|()| search.context_text.clear())
+                .and_then(|()| search.context_text.commit_with(&stamp));
+            if let Err(e) = cleared {
+                tracing::warn!(namespace = %shard.name, error = %e, "search index not cleared");
+            }
+        }
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let upto = index.last_seq();
         let mut docs = Docs::default();
@@ -417,7 +526,62 @@ impl Indexer {
         let mode = index.embedding_mode();
         drop(index);
         lock(&search.names).0 = true;
-        self.write_docs(shard, docs, mode, upto);
+        self.write_docs(shard, docs, mode, upto, upto);
+    }
+
+    /// Brings persistent text indexes that hold the log up to their stamp up to the
+    /// namespace's last batch, indexing only the batches after it, then the vectors;
+    /// `false` when their stamp is not of this log.
+    fn catch_up(&self, shard: &Shard) -> bool {
+        let search = &shard.search;
+        let Some(stamp) = search.stamp else { return false };
+        let records = match shard.log.records() {
+            Ok(records) => records,
+            Err(_) => return false,
+        };
+        if !stamp.fits(&records) {
+            tracing::warn!(namespace = %shard.name, batch = stamp.seq, "search index of another log; building it anew");
+            return false;
+        }
+        let mut tail = Vec::new();
+        for r in records.into_iter().filter(|r| r.seq > stamp.seq) {
+            match crate::store::decode(&shard.name, r.seq, &r.payload) {
+                Ok(events) => tail.push(events),
+                Err(_) => return false,
+            }
+        }
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        let upto = index.last_seq();
+        // Each commit is stamped with the batch it covers, so the index holds no document
+        // of a later batch: these are added as the live indexer adds them.
+        let mut docs = Docs::default();
+        {
+            let mut previous = lock(&search.previous);
+            previous.clear();
+            // The text of each thread's latest episode as of the stamp, as the indexer
+            // had it then.
+            let mut before = Docs::default();
+            for (seq, e) in index.all_episodes() {
+                if seq.0 <= stamp.seq {
+                    before.episode(&mut previous, e);
+                }
+            }
+            for event in tail.iter().flatten() {
+                docs.of_event(&index, &mut previous, event);
+            }
+        }
+        let mode = index.embedding_mode();
+        drop(index);
+        lock(&search.names).0 = true;
+        tracing::info!(namespace = %shard.name, from = stamp.seq, to = upto.0, "search index caught up from disk");
+        if mode == EmbeddingMode::Off {
+            self.write_docs(shard, docs, mode, upto, upto);
+        } else {
+            // Text first (not yet marked searchable), then every vector as a rebuild.
+            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
+            self.rebuild(shard, true);
+        }
+        true
     }
 
     fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
@@ -455,15 +619,16 @@ impl Indexer {
         if reembed {
             // These batches' text, then every vector again as the new settings say.
             *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
-            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0));
+            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
             self.rebuild(shard, true);
             return;
         }
-        self.write_docs(shard, docs, mode, upto);
+        self.write_docs(shard, docs, mode, upto, upto);
     }
 
-    /// Adds documents to the text and vector indexes, then marks `upto` searchable.
-    fn write_docs(&self, shard: &Shard, docs: Docs, mode: EmbeddingMode, upto: Seq) {
+    /// Adds documents to the text and vector indexes, then marks `upto` searchable; a
+    /// persistent text index is stamped as holding the batches up to `text_upto`.
+    fn write_docs(&self, shard: &Shard, docs: Docs, mode: EmbeddingMode, upto: Seq, text_upto: Seq) {
         let search = &shard.search;
         let mut warning = None;
         fn text_doc((r, t): &(RecordRef, String)) -> (u64, u64, &str) {
@@ -479,17 +644,22 @@ impl Indexer {
                     .filter(move |(_, r)| **r == replace)
                     .map(|(d, _)| text_doc(d))
             };
+            let context = || docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str()));
+            let stamp =
+                (search.persistent && !(docs.alone.is_empty() && docs.context.is_empty())).then(|| {
+                    Stamp::of(&shard.index.read().unwrap_or_else(PoisonError::into_inner), text_upto).encode()
+                });
+            let commit = |text: &TextIndex| match &stamp {
+                Some(stamp) => text.commit_with(stamp),
+                None => text.commit(),
+            };
             search
                 .text
                 .add(split(false))
                 .and_then(|()| search.text.upsert(split(true)))
-                .and_then(|()| search.text.commit())
-                .and_then(|()| {
-                    search
-                        .context_text
-                        .add(docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str())))
-                })
-                .and_then(|()| search.context_text.commit())
+                .and_then(|()| commit(&search.text))
+                .and_then(|()| search.context_text.add(context()))
+                .and_then(|()| commit(&search.context_text))
         };
         if let Err(e) = text {
             warning = Some(format!("full-text indexing failed: {e}"));

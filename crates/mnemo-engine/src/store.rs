@@ -170,8 +170,8 @@ type Listeners = RwLock<Vec<CommitListener>>;
 /// applied. Lock order: `writer` before `index`; `pending` before `index`; `writer` is
 /// never taken while `index` is held.
 pub(crate) struct Shard {
-    name: Namespace,
-    log: Log,
+    pub(crate) name: Namespace,
+    pub(crate) log: Log,
     pub(crate) index: RwLock<NamespaceIndex>,
     /// Full-text and vector indexes, fed by the indexer.
     pub(crate) search: SearchIndex,
@@ -380,7 +380,7 @@ impl Store {
             log,
             writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
-            search: SearchIndex::new()?,
+            search: SearchIndex::open(self.search_dir(ns).as_deref())?,
             pending: Mutex::default(),
             applied: Condvar::new(),
             segmenting: Mutex::new(()),
@@ -534,6 +534,13 @@ impl Store {
         })?;
         *done = (written.seq, shard.log.size_bytes());
         Ok(Some(written))
+    }
+
+    /// Where a namespace's persistent search indexes live: `<data>/search/<namespace>`
+    /// (none for a store without a data directory, or one that defers search).
+    fn search_dir(&self, ns: &Namespace) -> Option<std::path::PathBuf> {
+        let data = self.checkpoints.as_ref()?.data_dir()?;
+        (!self.retrieval.defers_search()).then(|| data.join("search").join(ns.as_str()))
     }
 
     /// The last batch of the newest checkpoint an open namespace was loaded from or has

@@ -1,5 +1,5 @@
 //! Mnemo's retrieval machinery, free of storage and of time semantics: a BM25 full-text
-//! index (tantivy, in RAM), a vector index that scans exactly while small and switches to
+//! index (tantivy, in RAM or memory-mapped from a directory), a vector index that scans exactly while small and switches to
 //! HNSW above a threshold, an entity-name matcher (Aho–Corasick), and the ranking steps
 //! that turn several ranked lists into one answer (reciprocal-rank fusion, retention
 //! weighting with a floor, greedy MMR). Documents are named by caller-chosen `u64` keys;

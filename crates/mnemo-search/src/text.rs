@@ -1,6 +1,8 @@
-//! BM25 over short texts with tantivy, in RAM (rebuilt from the log on start).
+//! BM25 over short texts with tantivy: in RAM, or in a directory (memory-mapped) whose
+//! commits carry a payload saying what they hold.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use tantivy::collector::TopDocs;
@@ -48,8 +50,31 @@ fn analyzer() -> TextAnalyzer {
 }
 
 impl TextIndex {
-    /// An empty index.
+    /// An empty index in RAM.
     pub fn new() -> Result<Self, SearchError> {
+        let (schema, key, kind, text) = Self::schema();
+        Self::over(Index::create_in_ram(schema), key, kind, text)
+    }
+
+    /// The index kept in `dir` (created if absent), with the payload of its last commit.
+    /// An index whose files are not this schema's is an error: the caller removes it.
+    pub fn open_in(dir: &Path) -> Result<(Self, Option<String>), SearchError> {
+        std::fs::create_dir_all(dir).map_err(|e| SearchError::Text(format!("{}: {e}", dir.display())))?;
+        let (schema, key, kind, text) = Self::schema();
+        let directory = tantivy::directory::MmapDirectory::open(dir)
+            .map_err(|e| SearchError::Text(format!("{}: {e}", dir.display())))?;
+        let index = Index::open_or_create(directory, schema)?;
+        let payload = index.load_metas()?.payload;
+        Ok((Self::over(index, key, kind, text)?, payload))
+    }
+
+    fn over(index: Index, key: Field, kind: Field, text: Field) -> Result<Self, SearchError> {
+        index.tokenizers().register(ANALYZER, analyzer());
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(TextIndex { index, writer: Mutex::new(None), reader, key, kind, text })
+    }
+
+    fn schema() -> (Schema, Field, Field, Field) {
         let mut schema = Schema::builder();
         let key = schema.add_u64_field("key", NumericOptions::default().set_indexed().set_fast());
         let kind = schema.add_u64_field("kind", NumericOptions::default().set_indexed());
@@ -61,10 +86,7 @@ impl TextIndex {
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         );
-        let index = Index::create_in_ram(schema.build());
-        index.tokenizers().register(ANALYZER, analyzer());
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(TextIndex { index, writer: Mutex::new(None), reader, key, kind, text })
+        (schema.build(), key, kind, text)
     }
 
     /// Adds documents, replacing any with the same key. Visible after [`TextIndex::commit`].
@@ -89,18 +111,7 @@ impl TextIndex {
             return Ok(());
         }
         let mut slot = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        let writer = match &mut *slot {
-            Some(w) => w,
-            None => slot.insert(
-                self.index.writer_with_options(
-                    IndexWriterOptions::builder()
-                        .num_worker_threads(1)
-                        .num_merge_threads(1)
-                        .memory_budget_per_thread(WRITER_BUDGET)
-                        .build(),
-                )?,
-            ),
-        };
+        let writer = self.writer_in(&mut slot)?;
         for (key, kind, text) in docs {
             if replace {
                 writer.delete_term(Term::from_field_u64(self.key, key));
@@ -114,6 +125,21 @@ impl TextIndex {
         Ok(())
     }
 
+    fn writer_in<'w>(&self, slot: &'w mut Option<IndexWriter>) -> Result<&'w mut IndexWriter, SearchError> {
+        Ok(match slot {
+            Some(w) => w,
+            None => slot.insert(
+                self.index.writer_with_options(
+                    IndexWriterOptions::builder()
+                        .num_worker_threads(1)
+                        .num_merge_threads(1)
+                        .memory_budget_per_thread(WRITER_BUDGET)
+                        .build(),
+                )?,
+            ),
+        })
+    }
+
     /// Makes every document added so far searchable, lets the merges this starts
     /// finish, and closes the writer.
     pub fn commit(&self) -> Result<(), SearchError> {
@@ -123,6 +149,28 @@ impl TextIndex {
             writer.wait_merging_threads()?;
             self.reader.reload()?;
         }
+        Ok(())
+    }
+
+    /// [`TextIndex::commit`], recording `payload` with the commit (even with nothing
+    /// added): reopening the index's directory returns it.
+    pub fn commit_with(&self, payload: &str) -> Result<(), SearchError> {
+        let mut slot = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        self.writer_in(&mut slot)?;
+        if let Some(mut writer) = slot.take() {
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(payload);
+            prepared.commit()?;
+            writer.wait_merging_threads()?;
+            self.reader.reload()?;
+        }
+        Ok(())
+    }
+
+    /// Removes every document (visible after the next commit).
+    pub fn clear(&self) -> Result<(), SearchError> {
+        let mut slot = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        self.writer_in(&mut slot)?.delete_all_documents()?;
         Ok(())
     }
 
