@@ -353,8 +353,13 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     let ns = Namespace::new("ns", "search").unwrap();
     let search_dir = dir.path().join("search").join("search");
     let early = dir.path().join("early-search");
+    // Every namespace keeps its index on disk here, however small.
+    let open = |path: &std::path::Path| {
+        let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
+        Store::open_with(path, options).unwrap()
+    };
     let before = {
-        let store = Store::open(dir.path()).unwrap();
+        let store = open(dir.path());
         rich_history(&store, &ns, 12);
         let early_answers = searches(&store, &ns);
         assert!(early_answers.iter().any(|a| a.len() > 10), "{early_answers:?}");
@@ -365,7 +370,7 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     let meta = std::fs::read_to_string(search_dir.join("text").join("meta.json")).unwrap();
     assert!(meta.contains("mnemo-text-1"), "the commits carry their stamp: {meta}");
     let check = |what: &str| {
-        let store = Store::open(dir.path()).unwrap();
+        let store = open(dir.path());
         assert_eq!(searches(&store, &ns), before, "{what}");
     };
     check("the index as the clean close left it");
@@ -378,7 +383,7 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     check("no index");
     let other = tempfile::tempdir().unwrap();
     {
-        let store = Store::open(other.path()).unwrap();
+        let store = open(other.path());
         rich_history(&store, &ns, 12);
         searches(&store, &ns);
     }
@@ -393,4 +398,12 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
         }
     }
     check("a damaged index");
+    // By default a small namespace indexes in RAM: no directory for it.
+    let small = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(small.path()).unwrap();
+        rich_history(&store, &ns, 1);
+        assert!(!searches(&store, &ns).is_empty());
+    }
+    assert!(!small.path().join("search").exists());
 }

@@ -43,7 +43,15 @@ pub struct StoreOptions {
     /// search. The indexes are derived, and built when a store next opens the namespace
     /// without this (searches here would wait for them in vain).
     pub defer_search: bool,
+    /// Namespaces whose log holds at least this many bytes when they open keep their
+    /// full-text indexes on disk (`None`: [`SEARCH_ON_DISK_BYTES`]); smaller ones index
+    /// in RAM, which a replay rebuilds in milliseconds, and spare a new namespace the
+    /// directories and synced commits.
+    pub search_on_disk_from_bytes: Option<u64>,
 }
+
+/// See [`StoreOptions::search_on_disk_from_bytes`].
+pub const SEARCH_ON_DISK_BYTES: u64 = 1 << 20;
 
 /// The default floor of the retention weight: a forgotten memory keeps this share of its
 /// relevance, so that a specific enough cue still finds it.
@@ -366,6 +374,10 @@ impl Retrieval {
 
     pub(crate) fn residency(&self) -> crate::maintain::Residency {
         self.indexer.options.residency
+    }
+
+    pub(crate) fn search_on_disk_from(&self) -> u64 {
+        self.indexer.options.search_on_disk_from_bytes.unwrap_or(SEARCH_ON_DISK_BYTES)
     }
 
     /// Whether this store builds no search index ([`StoreOptions::defer_search`]).

@@ -375,12 +375,13 @@ impl Store {
             total_ms = started.elapsed().as_millis() as u64,
             "namespace opened"
         );
+        let search_dir = self.search_dir(ns, log.size_bytes());
         Ok(Shard {
             name: ns.clone(),
             log,
             writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
-            search: SearchIndex::open(self.search_dir(ns).as_deref())?,
+            search: SearchIndex::open(search_dir.as_deref())?,
             pending: Mutex::default(),
             applied: Condvar::new(),
             segmenting: Mutex::new(()),
@@ -536,11 +537,14 @@ impl Store {
         Ok(Some(written))
     }
 
-    /// Where a namespace's persistent search indexes live: `<data>/search/<namespace>`
-    /// (none for a store without a data directory, or one that defers search).
-    fn search_dir(&self, ns: &Namespace) -> Option<std::path::PathBuf> {
+    /// Where a namespace's persistent search indexes live: `<data>/search/<namespace>`,
+    /// if it has them already or its log (of `log_bytes`) is large enough to want them;
+    /// none for a store without a data directory, or one that defers search.
+    fn search_dir(&self, ns: &Namespace, log_bytes: u64) -> Option<std::path::PathBuf> {
         let data = self.checkpoints.as_ref()?.data_dir()?;
-        (!self.retrieval.defers_search()).then(|| data.join("search").join(ns.as_str()))
+        let dir = data.join("search").join(ns.as_str());
+        let wanted = dir.exists() || log_bytes >= self.retrieval.search_on_disk_from();
+        (wanted && !self.retrieval.defers_search()).then_some(dir)
     }
 
     /// The last batch of the newest checkpoint an open namespace was loaded from or has
