@@ -211,17 +211,10 @@ impl Stamp {
         Some(Stamp { seq, time, first })
     }
 
-    /// Whether it stands for the first batches of a log holding `records`.
-    fn fits(self, records: &[mnemo_log::Record]) -> bool {
-        let time = |seq: u64| {
-            usize::try_from(seq)
-                .ok()
-                .and_then(|s| s.checked_sub(1))
-                .and_then(|i| records.get(i))
-                .map(|r| r.system_time)
-        };
-        self.seq <= records.len() as u64
-            && (self.seq == 0 || (time(self.seq) == Some(self.time) && time(1) == Some(self.first)))
+    /// Whether it stands for the first batches of the log folded into `index` (whose
+    /// batch times are the log's).
+    fn fits(self, index: &NamespaceIndex) -> bool {
+        self == Stamp::of(index, Seq(self.seq)) && Seq(self.seq) <= index.last_seq()
     }
 }
 
@@ -547,23 +540,26 @@ impl Indexer {
     fn catch_up(&self, shard: &Shard) -> bool {
         let search = &shard.search;
         let Some(stamp) = search.stamp else { return false };
-        let records = match shard.log.records() {
-            Ok(records) => records,
-            Err(_) => return false,
+        let (fits, upto) = {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            (stamp.fits(&index), index.last_seq())
         };
-        if !stamp.fits(&records) {
+        if !fits {
             tracing::warn!(namespace = %shard.name, batch = stamp.seq, "search index of another log; building it anew");
             return false;
         }
+        // The log is read again only for batches the index lacks (none after a clean stop).
         let mut tail = Vec::new();
-        for r in records.into_iter().filter(|r| r.seq > stamp.seq) {
-            match crate::store::decode(&shard.name, r.seq, &r.payload) {
-                Ok(events) => tail.push(events),
-                Err(_) => return false,
+        if stamp.seq < upto.0 {
+            let Ok(records) = shard.log.records() else { return false };
+            for r in records.into_iter().filter(|r| r.seq > stamp.seq && r.seq <= upto.0) {
+                match crate::store::decode(&shard.name, r.seq, &r.payload) {
+                    Ok(events) => tail.push(events),
+                    Err(_) => return false,
+                }
             }
         }
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
-        let upto = index.last_seq();
         // Each commit is stamped with the batch it covers, so the index holds no document
         // of a later batch: these are added as the live indexer adds them.
         let mut docs = Docs::default();

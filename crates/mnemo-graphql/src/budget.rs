@@ -385,22 +385,11 @@ pub fn is_point_read(document: &ExecutableDocument, name: Option<&str>) -> bool 
     if !document.fragments.is_empty() {
         return false;
     }
-    let op = match (&document.operations, name) {
-        (DocumentOperations::Single(op), _) => op,
-        (DocumentOperations::Multiple(ops), Some(name)) => match ops.get(name) {
-            Some(op) => op,
-            None => return false,
-        },
-        (DocumentOperations::Multiple(ops), None) if ops.len() == 1 => match ops.values().next() {
-            Some(op) => op,
-            None => return false,
-        },
-        (DocumentOperations::Multiple(_), None) => return false,
-    };
-    if op.node.ty != OperationType::Query {
+    let Some(op) = selected_operation(document, name) else { return false };
+    if op.ty != OperationType::Query {
         return false;
     }
-    let roots_are_points = op.node.selection_set.node.items.iter().all(|item| match &item.node {
+    let roots_are_points = op.selection_set.node.items.iter().all(|item| match &item.node {
         Selection::Field(field) => {
             let f = &field.node;
             let root = f.name.node.as_str();
@@ -412,7 +401,20 @@ pub fn is_point_read(document: &ExecutableDocument, name: Option<&str>) -> bool 
         return false;
     }
     let mut fields = 0;
-    small(&op.node.selection_set.node, 1, &mut fields)
+    small(&op.selection_set.node, 1, &mut fields)
+}
+
+/// The operation a request named `name` runs: the only one, or the one of that name.
+pub fn selected_operation<'a>(
+    document: &'a ExecutableDocument,
+    name: Option<&str>,
+) -> Option<&'a async_graphql::parser::types::OperationDefinition> {
+    match (&document.operations, name) {
+        (DocumentOperations::Single(op), _) => Some(&op.node),
+        (DocumentOperations::Multiple(ops), Some(name)) => ops.get(name).map(|op| &op.node),
+        (DocumentOperations::Multiple(ops), None) if ops.len() == 1 => ops.values().next().map(|op| &op.node),
+        (DocumentOperations::Multiple(_), None) => None,
+    }
 }
 
 /// Whether a selection set below the root stays within the point-read bounds.

@@ -25,7 +25,9 @@ use mnemo_core::Event;
 use mnemo_engine::{CommittedBatch, Store};
 
 pub use access::{Access, Mode};
-pub use budget::{FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document};
+pub use budget::{
+    FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, selected_operation,
+};
 pub use error::{ErrorCodes, code};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
 pub use memory::{DecayInput, DecayModelKind, ProfileInput, RecordKind};

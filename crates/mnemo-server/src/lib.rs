@@ -486,7 +486,7 @@ impl<F: Future> Future for InScope<F> {
 /// point read ([`mnemo_graphql::is_point_read`]); parsing here is not wasted, as the
 /// request keeps the parsed document for execution.
 fn operation_type(request: &mut async_graphql::Request) -> (&'static str, bool) {
-    use async_graphql::parser::types::{DocumentOperations, OperationType};
+    use async_graphql::parser::types::OperationType;
     let name = request.operation_name.clone();
     match mnemo_graphql::parse_document(&request.query) {
         Ok(document) => request.set_parsed_query(document),
@@ -495,12 +495,7 @@ fn operation_type(request: &mut async_graphql::Request) -> (&'static str, bool) 
     let Ok(document) = request.parsed_query() else {
         return ("invalid", false);
     };
-    let operation = match (&document.operations, name.as_deref()) {
-        (DocumentOperations::Single(op), _) => Some(&op.node),
-        (DocumentOperations::Multiple(ops), Some(name)) => ops.get(name).map(|op| &op.node),
-        (DocumentOperations::Multiple(ops), None) if ops.len() == 1 => ops.values().next().map(|op| &op.node),
-        (DocumentOperations::Multiple(_), None) => None,
-    };
+    let operation = mnemo_graphql::selected_operation(document, name.as_deref());
     let kind = match operation.map(|op| op.ty) {
         Some(OperationType::Query) => "query",
         Some(OperationType::Mutation) => "mutation",
