@@ -155,7 +155,7 @@ pub(crate) fn random_history(store: &Store, ns: &Namespace, seed: u64) {
         // Re-assert a random earlier fact verbatim now and then (corroboration).
         if rng.random_bool(0.1) && !facts.is_empty() {
             let id = facts[rng.random_range(0..facts.len())];
-            let fact = store.inspect(ns, |i| i.fact(id).cloned()).unwrap();
+            let fact = store.inspect(ns, |i| i.fact(id)).unwrap();
             let again = NewFact {
                 confidence: Some(0.5),
                 polarity: fact.polarity,

@@ -123,7 +123,7 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
             .iter()
             .filter_map(|h| match h.record {
                 RecordRef::Fact(id) => {
-                    let f = fx.store.inspect(&fx.ns, |i| i.fact(id).cloned()).unwrap();
+                    let f = fx.store.inspect(&fx.ns, |i| i.fact(id)).unwrap();
                     let city = fx.store.inspect(&fx.ns, |i| match f.object {
                         mnemo_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
                         _ => unreachable!(),

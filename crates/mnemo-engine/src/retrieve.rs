@@ -132,7 +132,7 @@ pub(crate) fn fact_sentence(index: &NamespaceIndex, fact: &Fact) -> String {
 fn record_text(index: &NamespaceIndex, r: RecordRef) -> Option<String> {
     match r {
         RecordRef::Episode(id) => index.episode(id).map(|e| e.text.clone()),
-        RecordRef::Fact(id) => index.fact(id).map(|f| fact_sentence(index, f)),
+        RecordRef::Fact(id) => index.fact(id).map(|f| fact_sentence(index, &f)),
         RecordRef::Entity(id) => index.entity(id).map(|e| {
             let mut t = e.name.clone();
             for a in &e.aliases {
@@ -519,7 +519,7 @@ impl Indexer {
         }
         let policy = index.embedding_policy();
         for (_, f) in index.all_facts() {
-            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, f), index.fact_embedded(f));
+            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, &f), index.fact_embedded(&f));
         }
         for (_, e) in index.all_entities() {
             if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {

@@ -1108,7 +1108,7 @@ impl<'a> Batch<'a> {
     /// A fact that exists and still stands at `level`, in the index, in flight and
     /// earlier in this batch: as a whole (it has a live statement and was not
     /// retracted), or the one statement `id` names.
-    fn live_fact(&self, id: FactId, field: Field<'_>, level: Level) -> Result<&'a Fact, EngineError> {
+    fn live_fact(&self, id: FactId, field: Field<'_>, level: Level) -> Result<Fact, EngineError> {
         let index = self.index;
         let fact = index
             .fact(id)

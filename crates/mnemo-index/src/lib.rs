@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod checkpoint;
+mod facts;
 mod merge;
 mod progress;
 mod read;

@@ -9,7 +9,8 @@ use mnemo_core::{
     Timestamp, Value, combine_confidence, normalize_name, resolve_slot,
 };
 
-use crate::state::{FactRecord, NamespaceIndex, PredId, Statement};
+use crate::facts::{FactRecord, Statement};
+use crate::state::{NamespaceIndex, PredId};
 use mnemo_core::{
     EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
     Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
@@ -46,7 +47,7 @@ impl NamespaceIndex {
         // Values as read at S; borrowed unless a merge renames an entity.
         let values: Vec<Cow<'_, Value>> = live
             .iter()
-            .map(|r| match &r.fact.object {
+            .map(|r| match &r.object {
                 Value::Entity(e) if !self.merged_into.is_empty() => {
                     Cow::Owned(Value::Entity(self.canonical_entity(*e, s)))
                 }
@@ -63,7 +64,7 @@ impl NamespaceIndex {
             let mut first: HashMap<(&Value, Polarity, Timestamp, Option<Timestamp>), usize> = HashMap::new();
             stood = (0..live.len()).map(|_| Vec::new()).collect();
             for i in 0..live.len() {
-                let key = (values[i].as_ref(), live[i].fact.polarity, live[i].fact.valid.from(), ends[i]);
+                let key = (values[i].as_ref(), live[i].polarity, live[i].valid.from(), ends[i]);
                 let j = *first.entry(key).or_insert(i);
                 stands_for[i] = j;
                 stood[j].push(i);
@@ -75,12 +76,11 @@ impl NamespaceIndex {
         let candidates: Vec<Candidate<'_>> = standing
             .iter()
             .map(|&i| Candidate {
-                id: live[i].fact.id,
+                id: live[i].id,
                 value: values[i].as_ref(),
-                polarity: live[i].fact.polarity,
+                polarity: live[i].polarity,
                 // Ends are validated against the start when applied, so this never fails.
-                valid: Interval::new("valid", live[i].fact.valid.from(), ends[i])
-                    .unwrap_or(live[i].fact.valid),
+                valid: Interval::new("valid", live[i].valid.from(), ends[i]).unwrap_or(live[i].valid),
                 // A fact ranks by its latest live statement: restating it after a
                 // denial puts it above the denial again.
                 seq: if merged {
@@ -116,14 +116,14 @@ impl NamespaceIndex {
                 continue;
             };
             if scope == Scope::InForce
-                && !(verdict.status == Status::Current && r.fact.polarity == Polarity::Asserted)
+                && !(verdict.status == Status::Current && r.polarity == Polarity::Asserted)
             {
                 continue;
             }
             let (confidence, corroborations, provenance) =
                 if merged { self.support_of(statements(i), s) } else { self.support(r, s) };
             let reason = reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
-            let mut fact = r.fact.clone();
+            let mut fact = self.fact_of(r);
             fact.subject = slot.0;
             if let Cow::Owned(v) = &values[i] {
                 fact.object = v.clone();
@@ -186,8 +186,8 @@ impl NamespaceIndex {
         };
         let to = r.valid_to_at(view.known_at);
         FactView {
-            fact: r.fact.clone(),
-            valid: Interval::new("valid", r.fact.valid.from(), to).unwrap_or(r.fact.valid),
+            fact: self.fact_of(r),
+            valid: Interval::new("valid", r.valid.from(), to).unwrap_or(r.valid),
             asserted_seq: r.seq,
             asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
             status: Status::Retracted,
@@ -205,7 +205,7 @@ impl NamespaceIndex {
     /// Confidence, statement count and provenance of a fact at `s`, from its live
     /// statements; a fact with none (retracted) reports every statement visible.
     fn support(&self, r: &FactRecord, s: Seq) -> (f64, u32, Vec<EpisodeId>) {
-        let mut statements: Vec<&Statement> = r.live_at(s).collect();
+        let mut statements: Vec<Statement<'_>> = r.live_at(s).collect();
         if statements.is_empty() {
             statements = r.visible_at(s).collect();
         }
@@ -272,10 +272,9 @@ impl NamespaceIndex {
                 };
                 values
                     .iter()
-                    .flat_map(|v| self.by_object.get(v).into_iter().flatten())
-                    .filter_map(|id| self.facts.get(id))
+                    .flat_map(|v| self.facts.with_object(v))
                     .filter(|r| pred.is_none_or(|p| r.pred == p))
-                    .map(|r| (canonical(r.fact.subject), r.pred))
+                    .map(|r| (canonical(r.subject), r.pred))
                     .collect()
             }
             (None, Some(p), None) => {
@@ -332,10 +331,10 @@ impl NamespaceIndex {
         // By name, only the entities that ever had it (or absorbed one that did) are
         // looked at: a hash probe, not a scan; the version at S still decides.
         let named: Option<BTreeSet<EntityId>> = key.as_ref().map(|k| {
-            self.named_ever
+            self.names
                 .get(k)
                 .into_iter()
-                .flatten()
+                .flat_map(|named| &named.ever)
                 .map(|e| self.canonical_entity(*e, known_at))
                 .collect()
         });
@@ -413,7 +412,7 @@ impl NamespaceIndex {
     pub fn fact_at(&self, id: FactId, view: View) -> Option<FactView> {
         let id = self.canonical(id);
         let r = self.facts.get(&id).filter(|r| r.seq <= view.known_at)?;
-        let subject = self.canonical_entity(r.fact.subject, view.known_at);
+        let subject = self.canonical_entity(r.subject, view.known_at);
         self.resolve((subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
     }
 
@@ -425,7 +424,7 @@ impl NamespaceIndex {
         for id in ids {
             let id = self.canonical(*id);
             if let Some(r) = self.facts.get(&id).filter(|r| r.seq <= view.known_at) {
-                let subject = self.canonical_entity(r.fact.subject, view.known_at);
+                let subject = self.canonical_entity(r.subject, view.known_at);
                 wanted.entry((subject, r.pred)).or_default().insert(id);
             }
         }
@@ -543,10 +542,12 @@ impl NamespaceIndex {
         let incoming: BTreeSet<(EntityId, PredId)> = self
             .merge_group(e, s)
             .into_iter()
-            .flat_map(|m| self.by_object.get(&Value::Entity(m)).into_iter().flatten())
-            .filter_map(|id| self.facts.get(id))
+            .map(Value::Entity)
+            .collect::<Vec<Value>>()
+            .iter()
+            .flat_map(|v| self.facts.with_object(v))
             .filter(|r| r.seq <= s)
-            .map(|r| (self.canonical_entity(r.fact.subject, s), r.pred))
+            .map(|r| (self.canonical_entity(r.subject, s), r.pred))
             .collect();
         for slot in incoming {
             out.extend(
@@ -560,7 +561,7 @@ impl NamespaceIndex {
 }
 
 /// Noisy-or of the statements' confidences; exactly the one when there is one.
-fn combined(statements: &[&Statement]) -> f64 {
+fn combined(statements: &[Statement<'_>]) -> f64 {
     match statements {
         [] => 0.0,
         [one] => one.confidence,
@@ -578,21 +579,19 @@ fn reason(
 ) -> String {
     let ids = |ids: &[FactId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     let beater = beaten_by.map(|id| id.to_string()).unwrap_or_default();
-    let beater_from = beaten_by
-        .and_then(|id| index.facts.get(&id))
-        .map(|r| r.fact.valid.from().to_string())
-        .unwrap_or_default();
+    let beater_from =
+        beaten_by.and_then(|id| index.facts.get(&id)).map(|r| r.valid.from().to_string()).unwrap_or_default();
     let base = match status {
-        Status::Current if record.fact.polarity == Polarity::Negated => "the denial holds".to_owned(),
+        Status::Current if record.polarity == Polarity::Negated => "the denial holds".to_owned(),
         Status::Current => "in force".to_owned(),
         Status::NotYetValid => format!("valid from {}", candidate.valid.from()),
         Status::Ended => match candidate.valid.to() {
-            Some(to) if Some(to) != record.fact.valid.to() => format!("ended at {to} by a later update"),
+            Some(to) if Some(to) != record.valid.to() => format!("ended at {to} by a later update"),
             Some(to) => format!("ended at {to}"),
             None => "ended".to_owned(),
         },
         Status::Superseded => format!("superseded by {beater}, valid from {beater_from}"),
-        Status::Negated if record.fact.polarity == Polarity::Negated => {
+        Status::Negated if record.polarity == Polarity::Negated => {
             format!("overridden by {beater}, which restates the value from {beater_from}")
         }
         Status::Negated => format!("negated by {beater} from {beater_from}"),

@@ -8,96 +8,19 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use crate::facts::{FactRecord, FactTable, Restatement};
 
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
     FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
-    SegmentConfig, SegmentEnd, Seq, Timestamp, Value, normalize_name,
+    SegmentConfig, SegmentEnd, Seq, Timestamp, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub(crate) struct PredId(pub(crate) u32);
-
-/// One statement of a fact: its first assertion, or a restatement of it (an identical
-/// assertion while the fact was live), each with its own id, batch, confidence and
-/// provenance.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Statement {
-    pub(crate) id: FactId,
-    pub(crate) seq: Seq,
-    pub(crate) confidence: f64,
-    pub(crate) provenance: Vec<EpisodeId>,
-    /// When and how it was withdrawn on its own (retracted, corrected, or ended as a
-    /// restatement): it no longer supports the fact from then on.
-    pub(crate) withdrawn: Option<(Seq, Retraction)>,
-}
-
-impl Statement {
-    fn live_at(&self, s: Seq) -> bool {
-        self.seq <= s && self.withdrawn.as_ref().is_none_or(|(w, _)| *w > s)
-    }
-}
-
-/// Everything the log says about one fact.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct FactRecord {
-    pub(crate) fact: Fact,
-    pub(crate) pred: PredId,
-    pub(crate) seq: Seq,
-    /// `FactEnded` events in log order.
-    pub(crate) ends: Vec<(Seq, Timestamp)>,
-    /// Retracted as a whole (`retractFact` on the fact's own id).
-    pub(crate) retracted: Option<(Seq, Retraction)>,
-    /// Its statements in log order; the first is the fact's own assertion.
-    pub(crate) statements: Vec<Statement>,
-}
-
-impl FactRecord {
-    /// The valid end set by the latest `FactEnded` visible at `s`, else its own.
-    pub(crate) fn valid_to_at(&self, s: Seq) -> Option<Timestamp> {
-        self.ends.iter().rev().find(|(seq, _)| *seq <= s).map_or(self.fact.valid.to(), |(_, to)| Some(*to))
-    }
-
-    /// Its statements that support it at `s`: visible, not withdrawn, and the fact not
-    /// retracted as a whole.
-    pub(crate) fn live_at(&self, s: Seq) -> impl Iterator<Item = &Statement> {
-        let whole = self.retracted.as_ref().is_some_and(|(seq, _)| *seq <= s);
-        self.statements.iter().filter(move |st| !whole && st.live_at(s))
-    }
-
-    /// Its statements visible at `s`, withdrawn or not.
-    pub(crate) fn visible_at(&self, s: Seq) -> impl Iterator<Item = &Statement> {
-        self.statements.iter().filter(move |st| st.seq <= s)
-    }
-
-    /// Whether nothing supports it at `s` (retracted as a whole, or every statement
-    /// withdrawn).
-    pub(crate) fn is_retracted_at(&self, s: Seq) -> bool {
-        self.live_at(s).next().is_none()
-    }
-
-    /// Why it is retracted at `s`: the whole retraction, else the latest withdrawal.
-    pub(crate) fn retraction_at(&self, s: Seq) -> Option<(Seq, Retraction)> {
-        if let Some((seq, kind)) = &self.retracted
-            && *seq <= s
-        {
-            return Some((*seq, kind.clone()));
-        }
-        if !self.is_retracted_at(s) {
-            return None;
-        }
-        self.visible_at(s)
-            .filter_map(|st| st.withdrawn.as_ref().filter(|(w, _)| *w <= s))
-            .max_by_key(|(w, _)| *w)
-            .cloned()
-    }
-
-    /// The batch it ranks by at `s`: that of its latest live statement.
-    pub(crate) fn rank_seq_at(&self, s: Seq) -> Seq {
-        self.live_at(s).map(|st| st.seq).max().unwrap_or(self.seq)
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PredicateEntry {
@@ -124,18 +47,16 @@ pub struct NamespaceIndex {
     pub(crate) embedded: HashMap<EpisodeId, (Seq, Vec<f32>)>,
     pub(crate) predicate_ids: HashMap<String, PredId>,
     pub(crate) predicates: Vec<PredicateEntry>,
-    pub(crate) entities: BTreeMap<EntityId, Vec<(Seq, Entity)>>,
-    /// Every name or alias any version of an entity ever had (normalised) → those
-    /// entities: the candidates of a by-name read at any point, checked against the
-    /// version read there. Never shrinks.
-    pub(crate) named_ever: HashMap<String, BTreeSet<EntityId>>,
-    pub(crate) names: HashMap<String, BTreeSet<EntityId>>,
+    /// Each entity's versions in log order (most have one: kept inline).
+    pub(crate) entities: BTreeMap<EntityId, SmallVec<[(Seq, Entity); 1]>>,
+    /// Normalised name or alias → the entities it names.
+    pub(crate) names: HashMap<String, Named>,
     pub(crate) episodes: HashMap<EpisodeId, (Seq, Episode)>,
     pub(crate) external_ids: HashMap<String, EpisodeId>,
     /// Episodes by (occurred_at, id), and the same per thread.
     pub(crate) episode_order: BTreeSet<(Timestamp, EpisodeId)>,
     pub(crate) threads: HashMap<String, BTreeSet<(Timestamp, EpisodeId)>>,
-    pub(crate) facts: HashMap<FactId, FactRecord>,
+    pub(crate) facts: FactTable,
     /// Re-assertions of identical facts: their id → the fact they corroborate.
     pub(crate) aliases: HashMap<FactId, FactId>,
     /// `(subject, predicate)` → facts, in assertion order.
@@ -143,8 +64,6 @@ pub struct NamespaceIndex {
     /// For slots of more than [`BIG_SLOT`] facts: their facts by valid start, so that
     /// finding the fact a new assertion restates is a probe, not a scan of the slot.
     pub(crate) slot_starts: HashMap<(EntityId, PredId), HashMap<Timestamp, Vec<FactId>>>,
-    /// Object value → facts pointing at it, in assertion order.
-    pub(crate) by_object: HashMap<Value, Vec<FactId>>,
     /// Predicate → subjects having it.
     pub(crate) by_predicate: HashMap<PredId, BTreeSet<EntityId>>,
     /// Merges: entity → (batch, the entity it was merged into).
@@ -154,7 +73,7 @@ pub struct NamespaceIndex {
     /// Recalls of each record: (batch, when recalled), in log order.
     pub(crate) reinforced: HashMap<RecordRef, Vec<(Seq, Timestamp)>>,
     /// The event progression graph: episode → (batch, entity, who said so), in log order.
-    pub(crate) mentions: HashMap<EpisodeId, Vec<(Seq, EntityId, MentionSource)>>,
+    pub(crate) mentions: HashMap<EpisodeId, SmallVec<[Mention; 1]>>,
     /// The reverse: entity (as named) → (batch, episode), in log order.
     pub(crate) mentioned_in: HashMap<EntityId, Vec<(Seq, EpisodeId)>>,
     /// Episode → (batch, fact) for every fact statement that gives it as provenance.
@@ -171,6 +90,29 @@ pub struct NamespaceIndex {
     pub(crate) max_entity: u64,
     pub(crate) max_fact: u64,
     pub(crate) max_episode: u64,
+}
+
+/// The entities one normalised name stands for, each list sorted and without repeats.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Named {
+    /// Every entity any version of which ever had it: the candidates of a by-name read at
+    /// any point, checked against the version read there. Never shrinks.
+    pub(crate) ever: IdList,
+    /// The entities whose latest version has it.
+    pub(crate) now: IdList,
+}
+
+/// One mention of an entity by an episode: (batch, entity, who said so).
+pub(crate) type Mention = (Seq, EntityId, MentionSource);
+
+/// A sorted set of entity ids, one of them inline (most names name one entity).
+pub(crate) type IdList = SmallVec<[EntityId; 1]>;
+
+fn id_insert(list: &mut IdList, id: EntityId) {
+    // Ids mostly arrive in increasing order: the search ends at the end, and so does the insert.
+    if let Err(at) = list.binary_search(&id) {
+        list.insert(at, id);
+    }
 }
 
 /// An intention with what happened to it, in log order.
@@ -259,9 +201,9 @@ impl NamespaceIndex {
                     // A restatement ended on its own no longer restates the fact.
                     self.withdraw(seq, *fact, Retraction::Ended(*valid_to));
                 } else if let Some(record) = self.facts.get_mut(&id)
-                    && *valid_to > record.fact.valid.from()
+                    && *valid_to > record.valid.from()
                 {
-                    record.ends.push((seq, *valid_to));
+                    record.more_mut().ends.push((seq, *valid_to));
                 }
             }
             Event::FactRetracted { fact, reason } => self.apply_retraction(seq, *fact, reason.clone()),
@@ -376,19 +318,17 @@ impl NamespaceIndex {
         // Names index the latest version only: a renamed entity is no longer found by its old name.
         if let Some((_, previous)) = self.entities.get(&entity.id).and_then(|v| v.last()) {
             for name in std::iter::once(&previous.name).chain(&previous.aliases) {
-                let key = normalize_name(name);
-                if let Some(ids) = self.names.get_mut(&key) {
-                    ids.remove(&entity.id);
-                    if ids.is_empty() {
-                        self.names.remove(&key);
-                    }
+                if let Some(named) = self.names.get_mut(&normalize_name(name))
+                    && let Ok(at) = named.now.binary_search(&entity.id)
+                {
+                    named.now.remove(at);
                 }
             }
         }
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
-            let key = normalize_name(name);
-            self.named_ever.entry(key.clone()).or_default().insert(entity.id);
-            self.names.entry(key).or_default().insert(entity.id);
+            let named = self.names.entry(normalize_name(name)).or_default();
+            id_insert(&mut named.ever, entity.id);
+            id_insert(&mut named.now, entity.id);
         }
         self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
         self.names_version += 1;
@@ -414,9 +354,9 @@ impl NamespaceIndex {
             Some(*id) != corrected
                 && self.facts.get(id).is_some_and(|r| {
                     r.live_at(seq).next().is_some()
-                        && r.fact.object == fact.object
-                        && r.fact.polarity == fact.polarity
-                        && r.fact.valid.from() == fact.valid.from()
+                        && r.object == fact.object
+                        && r.polarity == fact.polarity
+                        && r.valid.from() == fact.valid.from()
                         && r.valid_to_at(seq) == fact.valid.to()
                 })
         };
@@ -426,17 +366,16 @@ impl NamespaceIndex {
             }
             None => self.slots.get(&slot).and_then(|ids| ids.iter().copied().find(identical)),
         };
-        let statement = Statement {
-            id: fact.id,
-            seq,
-            confidence: fact.confidence,
-            provenance: fact.provenance.clone(),
-            withdrawn: None,
-        };
         if let Some(existing) = same
             && let Some(record) = self.facts.get_mut(&existing)
         {
-            record.statements.push(statement);
+            record.more_mut().restatements.push(Restatement {
+                id: fact.id,
+                seq,
+                confidence: fact.confidence,
+                provenance: fact.provenance.clone().into_boxed_slice(),
+                withdrawn: None,
+            });
             self.aliases.insert(fact.id, existing);
             return;
         }
@@ -448,24 +387,13 @@ impl NamespaceIndex {
             let facts = &self.facts;
             let mut starts: HashMap<Timestamp, Vec<FactId>> = HashMap::new();
             for id in ids.iter() {
-                let from = facts.get(id).map_or(fact.valid.from(), |r| r.fact.valid.from());
+                let from = facts.get(id).map_or(fact.valid.from(), |r| r.valid.from());
                 starts.entry(from).or_default().push(*id);
             }
             self.slot_starts.insert(slot, starts);
         }
-        self.by_object.entry(fact.object.clone()).or_default().push(fact.id);
         self.by_predicate.entry(pred).or_default().insert(fact.subject);
-        self.facts.insert(
-            fact.id,
-            FactRecord {
-                fact: fact.clone(),
-                pred,
-                seq,
-                ends: Vec::new(),
-                retracted: None,
-                statements: vec![statement],
-            },
-        );
+        self.facts.insert(FactRecord::new(fact, pred, seq));
     }
 
     /// A retraction of the fact's own id retracts the fact with every statement of it (it
@@ -474,9 +402,9 @@ impl NamespaceIndex {
         if self.aliases.contains_key(&id) {
             self.withdraw(seq, id, Retraction::Retracted { reason });
         } else if let Some(record) = self.facts.get_mut(&id)
-            && record.retracted.is_none()
+            && !record.is_retracted_whole()
         {
-            record.retracted = Some((seq, Retraction::Retracted { reason }));
+            record.more_mut().retracted = Some((seq, Retraction::Retracted { reason }));
         }
     }
 
@@ -484,11 +412,10 @@ impl NamespaceIndex {
     fn withdraw(&mut self, seq: Seq, id: FactId, why: Retraction) {
         let fact = self.canonical(id);
         if let Some(record) = self.facts.get_mut(&fact)
-            && record.retracted.is_none()
-            && let Some(statement) = record.statements.iter_mut().find(|st| st.id == id)
-            && statement.withdrawn.is_none()
+            && !record.is_retracted_whole()
+            && let Some(slot) = record.withdrawal_slot(id)
         {
-            statement.withdrawn = Some((seq, why));
+            *slot = Some((seq, why));
         }
     }
 
@@ -530,8 +457,8 @@ impl NamespaceIndex {
 
     /// The fact an id names (following a re-assertion to the fact it corroborates), as
     /// stated when asserted.
-    pub fn fact(&self, id: FactId) -> Option<&Fact> {
-        self.facts.get(&self.canonical(id)).map(|r| &r.fact)
+    pub fn fact(&self, id: FactId) -> Option<Fact> {
+        self.facts.get(&self.canonical(id)).map(|r| self.fact_of(r))
     }
 
     /// The latest version of an entity.
@@ -557,7 +484,7 @@ impl NamespaceIndex {
             .names
             .get(&normalize_name(name))
             .into_iter()
-            .flatten()
+            .flat_map(|named| &named.now)
             .map(|e| self.canonical_entity(*e, latest))
             .collect();
         ids.into_iter().collect()
@@ -623,11 +550,19 @@ impl NamespaceIndex {
         all
     }
 
-    /// Every fact (not re-assertions) with the batch that asserted it, in id order.
-    pub fn all_facts(&self) -> Vec<(Seq, &Fact)> {
-        let mut all: Vec<(Seq, &Fact)> = self.facts.values().map(|r| (r.seq, &r.fact)).collect();
-        all.sort_by_key(|(_, f)| f.id);
-        all
+    /// Every fact (not re-assertions) with the batch that asserted it, in assertion order.
+    pub fn all_facts(&self) -> impl Iterator<Item = (Seq, Fact)> + '_ {
+        self.facts.values().map(|r| (r.seq, self.fact_of(r)))
+    }
+
+    /// The fact a record holds, as asserted.
+    pub(crate) fn fact_of(&self, r: &FactRecord) -> Fact {
+        r.to_fact(self.pred_name(r.pred))
+    }
+
+    /// A predicate's name.
+    pub(crate) fn pred_name(&self, pred: PredId) -> &str {
+        self.predicates.get(pred.0 as usize).map_or("", |p| p.name.as_str())
     }
 
     /// Every entity's latest version with the batch that declared it, in id order.

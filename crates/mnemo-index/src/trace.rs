@@ -10,7 +10,8 @@ use mnemo_core::{
     salient_strength,
 };
 
-use crate::state::{FactRecord, NamespaceIndex};
+use crate::facts::FactRecord;
+use crate::state::NamespaceIndex;
 use mnemo_core::{Fading, Recallable, Scope, View};
 
 impl NamespaceIndex {
@@ -67,10 +68,10 @@ impl NamespaceIndex {
             }
             RecordRef::Fact(id) => {
                 let r = self.facts.get(&self.canonical(id)).filter(|r| r.seq <= known_at)?;
-                let mut recalls = self.recalls(RecordRef::Fact(r.fact.id), known_at);
+                let mut recalls = self.recalls(RecordRef::Fact(r.id), known_at);
                 // Corroboration slows decay: each re-assertion counts as a recall when it
                 // was experienced.
-                for c in r.statements.iter().skip(1).filter(|c| c.seq <= known_at) {
+                for c in r.statements().skip(1).filter(|c| c.seq <= known_at) {
                     let experienced = c
                         .provenance
                         .iter()
@@ -88,7 +89,7 @@ impl NamespaceIndex {
                 recalls.sort();
                 Trace {
                     born: self.fact_born(r, known_at),
-                    initial_strength: salient_strength(&profile, r.fact.importance, r.fact.correction),
+                    initial_strength: salient_strength(&profile, r.importance(), r.correction),
                     recalls,
                 }
             }
@@ -113,8 +114,7 @@ impl NamespaceIndex {
     /// When a fact was first experienced: its earliest source episode, else when the store
     /// learned it.
     fn fact_born(&self, r: &FactRecord, known_at: Seq) -> Timestamp {
-        r.fact
-            .provenance
+        r.provenance
             .iter()
             .filter_map(|e| self.episode_at(*e, known_at).map(|e| e.occurred_at))
             .min()
@@ -125,11 +125,12 @@ impl NamespaceIndex {
     /// When an entity was first experienced: the earliest experience of a fact naming it.
     fn entity_born(&self, id: EntityId, known_at: Seq) -> Option<Timestamp> {
         let outgoing = self.slots.range((id, crate::state::PredId(0))..=(id, crate::state::PredId(u32::MAX)));
-        let incoming = self.by_object.get(&Value::Entity(id)).into_iter().flatten();
+        let object = Value::Entity(id);
+        let incoming = self.facts.with_object(&object);
         outgoing
             .flat_map(|(_, ids)| ids.iter())
-            .chain(incoming)
             .filter_map(|f| self.facts.get(f))
+            .chain(incoming)
             .filter(|r| r.seq <= known_at)
             .map(|r| self.fact_born(r, known_at))
             .min()
@@ -139,12 +140,12 @@ impl NamespaceIndex {
     /// back), and, in a cardinality-one slot, the earlier values it follows.
     fn predecessors(&self, r: &FactRecord, known_at: Seq) -> BTreeSet<mnemo_core::FactId> {
         let mut out = BTreeSet::new();
-        let mut next = r.fact.supersedes;
+        let mut next = r.supersedes();
         while let Some(id) = next.map(|id| self.canonical(id)) {
             if !out.insert(id) {
                 break;
             }
-            next = self.facts.get(&id).filter(|p| p.seq <= known_at).and_then(|p| p.fact.supersedes);
+            next = self.facts.get(&id).filter(|p| p.seq <= known_at).and_then(|p| p.supersedes());
         }
         let one = self.predicates[r.pred.0 as usize]
             .versions
@@ -152,18 +153,18 @@ impl NamespaceIndex {
             .rev()
             .find(|(seq, _)| *seq <= known_at)
             .is_some_and(|(_, d)| d.cardinality == Cardinality::One);
-        if one && let Some(ids) = self.slots.get(&(r.fact.subject, r.pred)) {
+        if one && let Some(ids) = self.slots.get(&(r.subject, r.pred)) {
             out.extend(
                 ids.iter()
                     .filter_map(|id| self.facts.get(id))
                     .filter(|p| {
                         p.seq <= known_at
-                            && p.fact.id != r.fact.id
-                            && p.fact.polarity == Polarity::Asserted
-                            && p.fact.object != r.fact.object
-                            && p.fact.valid.from() < r.fact.valid.from()
+                            && p.id != r.id
+                            && p.polarity == Polarity::Asserted
+                            && p.object != r.object
+                            && p.valid.from() < r.valid.from()
                     })
-                    .map(|p| p.fact.id),
+                    .map(|p| p.id),
             );
         }
         out
