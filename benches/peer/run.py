@@ -341,8 +341,12 @@ def main():
             server.stop()
             server, reopen, searchable = reopen_time(data)
             _, rss = proc_status(server.proc.pid)
+            ckpt = sum(os.path.getsize(os.path.join(data, "checkpoints", f))
+                       for f in os.listdir(os.path.join(data, "checkpoints")))
+            total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
             rows.append(("reopen", "—", f"first answer {reopen:.1f} s from a checkpoint ({replayed:.1f} s by replay), "
-                         f"searchable {searchable:.1f} s; RSS {rss / 2**20:.0f} MB", None))
+                         f"searchable {searchable:.1f} s; RSS {rss / 2**20:.0f} MB; checkpoint {ckpt / 2**20:.0f} MB "
+                         f"of {total / 2**20:.0f} MB on disk", None))
         if "reads" in only:
             script = os.path.join(HERE, "point_appendonly.sql")
             for by in ("id", "name"):

@@ -26,8 +26,9 @@ pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{
     Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, FactEmbedding,
-    Intention, MAX_NAME_LEN, MentionSource, Namespace, NamespaceConfig, Polarity, PredicateDef,
-    SegmentConfig, SegmentEnd, Trigger, normalize_name, validate_name,
+    Intention, MAX_MATCHED_NAME_WORDS, MAX_NAME_LEN, MentionSource, Namespace, NamespaceConfig, Polarity,
+    PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name, normalize_name,
+    validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};

@@ -395,3 +395,123 @@ pub fn validate_name(field: impl fmt::Display, name: &str) -> Result<(), CoreErr
 pub fn normalize_name(name: &str) -> String {
     name.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
 }
+
+/// Names of at most this many words are found in texts by [`find_names`].
+pub const MAX_MATCHED_NAME_WORDS: usize = 16;
+
+/// The longest span of text looked at as one name, in bytes (a name has at most
+/// [`MAX_NAME_LEN`]; the text may spread it with more spaces).
+const MAX_MATCHED_SPAN: usize = 2 * MAX_NAME_LEN;
+
+/// Whether a name may be found in texts: two characters at least, and a letter or digit
+/// (shorter ones, or punctuation alone, would match everywhere).
+pub fn matchable_name(name: &str) -> bool {
+    let name = name.trim();
+    name.chars().nth(1).is_some() && name.chars().any(char::is_alphanumeric)
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Finds names in `text` as whole words: the byte ranges `r` for which `known` accepts
+/// `normalize_name(&text[r])`, at most `max_words` words long (capped at
+/// [`MAX_MATCHED_NAME_WORDS`]), neither preceded nor followed by a letter, digit or `_`.
+/// Scanning left to right, the longest name starting at a place wins and the scan goes
+/// on after it; ranges come in text order and never overlap.
+///
+/// This looks names up in a hash of the normalised names (the index's own), so nothing
+/// is built per name set: an automaton over hundreds of thousands of names (Aho-Corasick)
+/// took seconds to build, and more than linearly longer as names shared prefixes.
+/// Candidates are only the spans that end at a word boundary, so a text costs
+/// O(length × words of the longest name) character steps and one lookup per boundary.
+pub fn find_names(
+    text: &str,
+    max_words: usize,
+    mut known: impl FnMut(&str) -> bool,
+) -> Vec<std::ops::Range<usize>> {
+    let max_words = max_words.min(MAX_MATCHED_NAME_WORDS);
+    let mut found = Vec::new();
+    if max_words == 0 {
+        return found;
+    }
+    let mut prev: Option<char> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let starts = !c.is_whitespace() && !prev.is_some_and(is_word);
+        prev = Some(c);
+        if !starts {
+            continue;
+        }
+        // The spans from `i` ending at a boundary, within `max_words` words.
+        let mut best = None;
+        let mut words = 1;
+        let mut last = c;
+        let mut rest =
+            text[i + c.len_utf8()..].char_indices().map(|(k, ch)| (i + c.len_utf8() + k, ch)).peekable();
+        loop {
+            let end = rest.peek().map_or(text.len(), |(k, _)| *k);
+            if end - i > MAX_MATCHED_SPAN {
+                break;
+            }
+            let next = rest.peek().map(|(_, ch)| *ch);
+            if !last.is_whitespace() && !next.is_some_and(is_word) {
+                let span = &text[i..end];
+                if matchable_name(span) && known(&normalize_name(span)) {
+                    best = Some(end);
+                }
+            }
+            let Some((_, ch)) = rest.next() else { break };
+            if ch.is_whitespace() && !last.is_whitespace() {
+                words += 1;
+                if words > max_words {
+                    break;
+                }
+            }
+            last = ch;
+        }
+        if let Some(end) = best {
+            found.push(i..end);
+            // Go on after the name.
+            while chars.peek().is_some_and(|(k, _)| *k < end) {
+                prev = chars.next().map(|(_, ch)| ch);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod find_names_tests {
+    use super::*;
+
+    fn found<'t>(text: &'t str, names: &[&str]) -> Vec<&'t str> {
+        let known: Vec<String> = names.iter().map(|n| normalize_name(n)).collect();
+        let words = names.iter().map(|n| n.split_whitespace().count()).max().unwrap_or(0);
+        find_names(text, words, |n| known.iter().any(|k| k == n)).into_iter().map(|r| &text[r]).collect()
+    }
+
+    #[test]
+    fn whole_words_any_case_longest_first() {
+        let names = ["Paris", "Paris Hilton", "Al", "A", "Émile", "C++", "#"];
+        assert_eq!(
+            found("paris  HILTON visited Paris; Alice met al. ÉMILE! c++, C++x", &names),
+            vec!["paris  HILTON", "Paris", "al", "ÉMILE", "c++"]
+        );
+        assert!(found("Parisian cafés", &names).is_empty());
+        assert!(found("anything", &[]).is_empty());
+        assert!(found("", &names).is_empty());
+        // A text of one endless word is looked at a bounded span at a time.
+        let long = "a,".repeat(200_000);
+        assert_eq!(found(&long, &["zz"]).len(), 0);
+    }
+
+    #[test]
+    fn a_name_inside_a_longer_one_is_not_found_again() {
+        assert_eq!(
+            found("New York City and York", &["New York City", "York"]),
+            vec!["New York City", "York"]
+        );
+        assert_eq!(found("e12 e123 e1234", &["e1", "e12", "e123"]), vec!["e12", "e123"]);
+    }
+}

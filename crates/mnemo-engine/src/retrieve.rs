@@ -18,9 +18,7 @@ use mnemo_core::{
 };
 use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 use mnemo_search::Embedder;
-use mnemo_search::{
-    HnswConfig, NameMatcher, RRF_K, TextIndex, VectorIndex, cue_strength, mmr, retention_weight, rrf,
-};
+use mnemo_search::{HnswConfig, RRF_K, TextIndex, VectorIndex, cue_strength, mmr, retention_weight, rrf};
 
 use crate::error::EngineError;
 use crate::store::{Answer, Basis, ReadAt, Shard, Store};
@@ -168,8 +166,6 @@ pub(crate) struct SearchIndex {
     text: TextIndex,
     context_text: TextIndex,
     vectors: RwLock<Option<Arc<Vectors>>>,
-    /// Entity names → the matcher over them, rebuilt lazily when names changed.
-    names: Mutex<(bool, Arc<NameMatcher>)>,
     /// Per thread, the text of its latest episode (the indexer's own state).
     previous: Mutex<HashMap<String, String>>,
     progress: Mutex<Progress>,
@@ -257,7 +253,6 @@ impl SearchIndex {
             text,
             context_text,
             vectors: RwLock::new(None),
-            names: Mutex::new((true, Arc::new(NameMatcher::new(Vec::<(String, u64)>::new())))),
             previous: Mutex::new(HashMap::new()),
             progress: Mutex::new(Progress { indexed: 0, warning: None }),
             caught_up: Condvar::new(),
@@ -273,8 +268,7 @@ impl SearchIndex {
     /// The entities whose names or aliases `text` contains as whole words, in text order.
     pub(crate) fn name_matches(&self, index: &NamespaceIndex, text: &str) -> Vec<mnemo_core::EntityId> {
         let mut found = Vec::new();
-        for (key, _) in self.matcher(index).find(text) {
-            let e = mnemo_core::EntityId(key);
+        for (e, _) in index.names_in(text) {
             if !found.contains(&e) {
                 found.push(e);
             }
@@ -306,19 +300,6 @@ impl SearchIndex {
             progress = self.caught_up.wait_timeout(progress, left).unwrap_or_else(PoisonError::into_inner).0;
         }
         Ok(())
-    }
-
-    fn matcher(&self, index: &NamespaceIndex) -> Arc<NameMatcher> {
-        let mut names = lock(&self.names);
-        if names.0 {
-            let mut all = Vec::new();
-            for (_, e) in index.all_entities() {
-                all.push((e.name.clone(), e.id.0));
-                all.extend(e.aliases.iter().map(|a| (a.clone(), e.id.0)));
-            }
-            *names = (false, Arc::new(NameMatcher::new(all)));
-        }
-        Arc::clone(&names.1)
     }
 }
 
@@ -464,9 +445,6 @@ impl Indexer {
                         self.index_batches(&s, std::mem::take(&mut group));
                     }
                     self.rebuild(&shard, false);
-                    // The name matcher too, so that the first search does not build it.
-                    let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
-                    shard.search.matcher(&index);
                 }
                 Job::Batch(shard, seq, events) => {
                     if let Some(s) = &group_shard
@@ -530,7 +508,6 @@ impl Indexer {
         docs.vectors_only = vectors_only;
         let mode = index.embedding_mode();
         drop(index);
-        lock(&search.names).0 = true;
         self.write_docs(shard, docs, mode, upto, upto);
     }
 
@@ -580,7 +557,6 @@ impl Indexer {
         }
         let mode = index.embedding_mode();
         drop(index);
-        lock(&search.names).0 = true;
         tracing::info!(namespace = %shard.name, from = stamp.seq, to = upto.0, "search index caught up from disk");
         if mode == EmbeddingMode::Off {
             self.write_docs(shard, docs, mode, upto, upto);
@@ -612,18 +588,14 @@ impl Indexer {
         });
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let mut docs = Docs::default();
-        let mut names_changed = false;
         {
             let mut previous = lock(&search.previous);
             for event in batches.iter().flat_map(|(_, events)| events) {
-                names_changed |= docs.of_event(&index, &mut previous, event);
+                docs.of_event(&index, &mut previous, event);
             }
         }
         let mode = index.embedding_mode();
         drop(index);
-        if names_changed {
-            lock(&search.names).0 = true;
-        }
         if reembed {
             // These batches' text, then every vector again as the new settings say.
             *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
@@ -775,13 +747,8 @@ impl Docs {
         self.replace.push(false);
     }
 
-    /// What one event adds to the indexes; whether it changed names (for the matcher).
-    fn of_event(
-        &mut self,
-        index: &NamespaceIndex,
-        previous: &mut HashMap<String, String>,
-        event: &Event,
-    ) -> bool {
+    /// What one event adds to the indexes.
+    fn of_event(&mut self, index: &NamespaceIndex, previous: &mut HashMap<String, String>, event: &Event) {
         match event {
             Event::EpisodeRecorded(e) => self.episode(previous, e),
             // A restatement is one more statement of a fact already indexed: a document
@@ -795,15 +762,12 @@ impl Docs {
                 if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
                     self.replace(RecordRef::Entity(e.id), t, index.embedding_policy().entities);
                 }
-                return true;
             }
-            Event::EntitiesMerged { .. } => return true,
             Event::Embedded { record: RecordRef::Episode(id), vector } => {
                 self.client.push((*id, vector.clone()))
             }
             _ => {}
         }
-        false
     }
 
     /// A document that may replace an earlier one with the same key.
@@ -1221,11 +1185,10 @@ fn run_search(
     }
     let pool = (query.limit * 5).max(50);
     let (mut facts_allowed, mut episodes_allowed) = allowed(index, view, query);
-    let matcher = search.matcher(index);
     let mut matched: Vec<EntityId> = Vec::new();
     if let Some(text) = query.text.as_deref() {
-        for (k, _) in matcher.find(text) {
-            let e = index.canonical_entity(EntityId(k), view.known_at);
+        for (k, _) in index.names_in(text) {
+            let e = index.canonical_entity(k, view.known_at);
             if !matched.contains(&e) {
                 matched.push(e);
             }

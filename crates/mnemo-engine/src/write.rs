@@ -9,15 +9,12 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use std::sync::Arc;
-
 use mnemo_core::{
     CoreError, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId,
-    MentionSource, NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, normalize_name,
-    validate_name,
+    MentionSource, NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, find_names,
+    matchable_name, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
-use mnemo_search::NameMatcher;
 
 use crate::change::{
     Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewTrigger,
@@ -61,35 +58,6 @@ pub(crate) struct Writer {
     next_intention: u64,
     /// Effects of batches submitted to the log and not yet applied, by seq.
     in_flight: BTreeMap<u64, Effects>,
-    /// Known names, matched in new episodes' texts.
-    names: Names,
-}
-
-/// A matcher over the index's entity names and aliases, rebuilt when they change.
-#[derive(Default)]
-struct Names {
-    version: Option<u64>,
-    matcher: Option<Arc<NameMatcher>>,
-}
-
-impl std::fmt::Debug for Names {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Names").field("version", &self.version).finish_non_exhaustive()
-    }
-}
-
-impl Names {
-    fn matcher(&mut self, index: &NamespaceIndex) -> Arc<NameMatcher> {
-        let version = index.names_version();
-        match &self.matcher {
-            Some(m) if self.version == Some(version) => Arc::clone(m),
-            _ => {
-                let m = Arc::new(entity_matcher(index.all_entities().map(|(_, e)| e)));
-                (self.version, self.matcher) = (Some(version), Some(Arc::clone(&m)));
-                m
-            }
-        }
-    }
 }
 
 /// The entities `events` say `episode` mentions.
@@ -104,11 +72,21 @@ fn mentioned_in(events: &[Event], episode: EpisodeId) -> impl Iterator<Item = En
         .copied()
 }
 
-/// A matcher finding these entities' names and aliases.
-fn entity_matcher<'e>(entities: impl Iterator<Item = &'e Entity>) -> NameMatcher {
-    NameMatcher::new(entities.flat_map(|e| {
-        std::iter::once(e.name.as_str()).chain(e.aliases.iter().map(String::as_str)).map(move |n| (n, e.id.0))
-    }))
+/// The names and aliases of entities a batch declares (normalised) → those entities,
+/// and the most words in one.
+fn declared_names<'e>(entities: impl Iterator<Item = &'e Entity>) -> (HashMap<String, Vec<EntityId>>, usize) {
+    let mut names: HashMap<String, Vec<EntityId>> = HashMap::new();
+    let mut words = 0;
+    for e in entities {
+        for name in std::iter::once(&e.name).chain(&e.aliases).filter(|n| matchable_name(n)) {
+            words = words.max(name.split_whitespace().count());
+            let ids = names.entry(normalize_name(name)).or_default();
+            if !ids.contains(&e.id) {
+                ids.push(e.id);
+            }
+        }
+    }
+    (names, words)
 }
 
 impl Writer {
@@ -121,7 +99,6 @@ impl Writer {
             next_episode: high.episode + 1,
             next_intention: index.max_intention() + 1,
             in_flight: BTreeMap::new(),
-            names: Names::default(),
         }
     }
 
@@ -1000,7 +977,6 @@ impl<'a> Batch<'a> {
         if !self.events.iter().any(|e| matches!(e, Event::EpisodeRecorded(_))) {
             return;
         }
-        let known = self.writer.names.matcher(self.index);
         let declared: Vec<&Entity> = self
             .events
             .iter()
@@ -1009,16 +985,18 @@ impl<'a> Batch<'a> {
                 _ => None,
             })
             .collect();
-        let local = (!declared.is_empty()).then(|| entity_matcher(declared.into_iter()));
+        let (local, local_words) = declared_names(declared.into_iter());
         let mut found = Vec::new();
         for event in &self.events {
             let Event::EpisodeRecorded(episode) = event else { continue };
             let given: Vec<EntityId> = mentioned_in(&self.events, episode.id).collect();
             let mut entities = Vec::new();
-            let hits =
-                known.find(&episode.text).into_iter().chain(local.iter().flat_map(|m| m.find(&episode.text)));
-            for (key, _) in hits {
-                let e = EntityId(key);
+            let known = self.index.names_in(&episode.text).into_iter().map(|(e, _)| e);
+            let text = &episode.text;
+            let declared = find_names(text, local_words, |n| local.contains_key(n))
+                .into_iter()
+                .flat_map(|r| local.get(&normalize_name(&text[r])).into_iter().flatten().copied());
+            for e in known.chain(declared) {
                 if !given.contains(&e) && !entities.contains(&e) {
                     entities.push(e);
                 }

@@ -81,12 +81,6 @@ impl NamespaceIndex {
         facts.dedup();
         facts
     }
-
-    /// Bumped by every change to names, aliases or merges: a name matcher built at one
-    /// value stays right until it moves.
-    pub fn names_version(&self) -> u64 {
-        self.names_version
-    }
 }
 
 impl NamespaceIndex {

@@ -15,7 +15,7 @@ use crate::facts::{FactRecord, FactTable, Restatement};
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
     FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
-    SegmentConfig, SegmentEnd, Seq, Timestamp, normalize_name,
+    SegmentConfig, SegmentEnd, Seq, Timestamp, find_names, matchable_name, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -78,8 +78,8 @@ pub struct NamespaceIndex {
     pub(crate) mentioned_in: HashMap<EntityId, Vec<(Seq, EpisodeId)>>,
     /// Episode → (batch, fact) for every fact statement that gives it as provenance.
     pub(crate) sourced: HashMap<EpisodeId, Vec<(Seq, FactId)>>,
-    /// Bumped by every event that changes names, aliases or merges (for name matchers).
-    pub(crate) names_version: u64,
+    /// The most words in a name or alias that can be found in texts, ever.
+    pub(crate) max_name_words: usize,
     pub(crate) segmentation: Vec<(Seq, SegmentConfig)>,
     /// Closed segments in log order, and the segment of each episode.
     pub(crate) segments: Vec<Segment>,
@@ -222,7 +222,6 @@ impl NamespaceIndex {
                 {
                     self.merged_into.entry(*from).or_default().push((seq, *into));
                     self.absorbed.entry(*into).or_default().push((seq, *from));
-                    self.names_version += 1;
                 }
             }
             Event::Reinforced { records, at } => {
@@ -326,12 +325,14 @@ impl NamespaceIndex {
             }
         }
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
+            if matchable_name(name) {
+                self.max_name_words = self.max_name_words.max(name.split_whitespace().count());
+            }
             let named = self.names.entry(normalize_name(name)).or_default();
             id_insert(&mut named.ever, entity.id);
             id_insert(&mut named.now, entity.id);
         }
         self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
-        self.names_version += 1;
     }
 
     fn apply_fact(&mut self, seq: Seq, fact: &Fact) {
@@ -488,6 +489,17 @@ impl NamespaceIndex {
             .map(|e| self.canonical_entity(*e, latest))
             .collect();
         ids.into_iter().collect()
+    }
+
+    /// The entities whose latest name or an alias `text` holds as whole words, with the
+    /// byte range of each mention, in text order (see [`find_names`]); several entities
+    /// of one name come in id order.
+    pub fn names_in(&self, text: &str) -> Vec<(EntityId, std::ops::Range<usize>)> {
+        let now = |n: &str| self.names.get(n).map_or(&[][..], |named| named.now.as_slice());
+        find_names(text, self.max_name_words, |n| !now(n).is_empty())
+            .into_iter()
+            .flat_map(|r| now(&normalize_name(&text[r.clone()])).iter().map(move |e| (*e, r.clone())))
+            .collect()
     }
 
     /// A predicate's definition at the latest seq (undeclared ones are `many`/`any`).

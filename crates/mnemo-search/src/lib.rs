@@ -1,6 +1,6 @@
 //! Mnemo's retrieval machinery, free of storage and of time semantics: a BM25 full-text
 //! index (tantivy, in RAM or memory-mapped from a directory), a vector index that scans exactly while small and switches to
-//! HNSW above a threshold, an entity-name matcher (Aho–Corasick), and the ranking steps
+//! HNSW above a threshold, and the ranking steps
 //! that turn several ranked lists into one answer (reciprocal-rank fusion, retention
 //! weighting with a floor, greedy MMR). Documents are named by caller-chosen `u64` keys;
 //! what a key means, and whether a hit is visible at a (T, S), is the engine's business.
@@ -8,13 +8,11 @@
 #![deny(missing_docs)]
 
 pub mod embedder;
-mod names;
 mod rank;
 mod text;
 mod vector;
 
 pub use embedder::{EmbedError, Embedder};
-pub use names::NameMatcher;
 pub use rank::{Fused, RRF_K, cue_strength, mmr, retention_weight, rrf};
 pub use text::TextIndex;
 pub use vector::{HnswConfig, VectorIndex, dot};
