@@ -246,6 +246,33 @@ def reopen_time(data):
     return server, took, time.monotonic() - start
 
 
+def first_answer(data):
+    start = time.monotonic()
+    server = Server(data)
+    r = server.query('{ facts(namespace: "bench", subject: {name: "e1"}, predicate: "attr1") { nodes { id } } }')
+    assert "errors" not in r, r
+    return server, time.monotonic() - start
+
+
+def cold_start(work, n):
+    """A log of 10 facts per entity: reopened by replay, then from the checkpoint."""
+    cold = os.path.join(work, "cold")
+    os.makedirs(cold)
+    data, _, facts, took = mnemo_import(cold, n)
+    os.remove(os.path.join(cold, "load.jsonl"))
+    log = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs
+              if "checkpoints" not in d and "search" not in d)
+    shutil.move(os.path.join(data, "checkpoints"), os.path.join(cold, "checkpoints.aside"))
+    server, replayed = first_answer(data)
+    _, rss = proc_status(server.proc.pid)
+    server.stop()
+    server, loaded = first_answer(data)
+    server.stop()
+    return (f"cold start, {facts / 1e6:.1f} M facts", "—",
+            f"`mnemo import` {took:.0f} s; first answer {replayed:.1f} s by replay of {log / 2**30:.1f} GiB, "
+            f"{loaded:.1f} s from a checkpoint; RSS {rss / 2**20:.0f} MB", None)
+
+
 def slot(server):
     """Many facts on one slot in one batch: a ONE slot and a MANY slot."""
     out = {}
@@ -310,7 +337,9 @@ def main():
     p.add_argument("--entities", type=int, default=200_000)
     p.add_argument("--seconds", type=int, default=20)
     p.add_argument("--namespaces", type=int, default=10_000)
-    p.add_argument("--only", default="import,reads,slot,tenancy")
+    p.add_argument("--only", default="import,reads,slot,tenancy",
+                   help="comma-separated sections; also 'cold' (a 10 M-fact log, not in the default)")
+    p.add_argument("--cold-entities", type=int, default=1_000_000, help="entities of the cold-start log (x10 facts)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     a = p.parse_args()
     ENTITIES = a.entities
@@ -382,6 +411,9 @@ def main():
                          f"created in {t['created_s']:.0f} s; then {t['threads']} threads (peak {t['peak_threads']}), "
                          f"RSS {t['rss'] / 2**20:.0f} MB; reads of 1 %: p50 {t['p50_ms']:.2f} ms, p99 {t['p99_ms']:.2f} ms",
                          None))
+        if "cold" in only:
+            say(f"cold start: {a.cold_entities} entities")
+            rows.append(cold_start(work, a.cold_entities))
     finally:
         if server:
             server.stop()

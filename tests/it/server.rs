@@ -452,6 +452,8 @@ async fn health_graphiql_and_metrics() {
     }
     let log_bytes = text.lines().find(|l| l.starts_with("mnemo_log_bytes{namespace=\"alice\"}")).unwrap();
     assert!(log_bytes.split(' ').nth(1).unwrap().parse::<u64>().unwrap() > 0, "{log_bytes}");
+    let state = text.lines().find(|l| l.starts_with("mnemo_state_bytes{namespace=\"alice\"}")).unwrap();
+    assert!(state.split(' ').nth(1).unwrap().parse::<u64>().unwrap() > 0, "{state}");
 }
 
 #[test]

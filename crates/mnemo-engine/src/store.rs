@@ -554,6 +554,14 @@ impl Store {
         Some(lock(&shard.checkpointed).0)
     }
 
+    /// About how many bytes of memory an open namespace's state holds (see
+    /// `NamespaceIndex::heap_bytes`; search indexes and the log not included); `None`
+    /// when it is not open.
+    pub fn state_bytes(&self, ns: &Namespace) -> Option<u64> {
+        let shard = read(&self.shards).get(ns).cloned()?;
+        Some(read(&shard.index).heap_bytes())
+    }
+
     /// [`Store::checkpoint`] of a namespace, opened first if it is closed.
     pub fn checkpoint_after_open(&self, ns: &Namespace) -> Result<Option<Checkpointed>, EngineError> {
         match self.shard(ns)? {

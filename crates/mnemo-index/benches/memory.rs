@@ -166,13 +166,19 @@ fn episodes(n: usize) -> Vec<Vec<Event>> {
 }
 
 /// Folds the batches and returns (resident bytes, seconds). The events stay alive
-/// until the state is counted, so that only what the state holds is counted.
+/// until the state is counted, so that only what the state holds is counted. Prints the
+/// state's own estimate beside the count.
 fn measure(batches: Vec<Vec<Event>>) -> (usize, f64) {
     let before = live();
     let started = Instant::now();
     let index = fold(&batches);
     let secs = started.elapsed().as_secs_f64();
     let bytes = live() - before;
+    let estimate = index.heap_bytes();
+    eprintln!(
+        "counted {bytes} B, estimated {estimate} B ({:+.1} %)",
+        (estimate as f64 / bytes as f64 - 1.0) * 100.0
+    );
     drop(index);
     (bytes, secs)
 }

@@ -320,6 +320,15 @@ impl FactTable {
         self.len += 1;
     }
 
+    /// The heap of the table itself, without what records own.
+    pub(crate) fn chunk_bytes(&self) -> usize {
+        self.chunks.len() * CHUNK * std::mem::size_of::<FactRecord>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<FactRecord>>()
+            + self.dense.capacity() * std::mem::size_of::<Pos>()
+            + crate::size::hash(&self.sparse)
+            + crate::size::hash(&self.objects)
+    }
+
     /// Every record, in assertion order.
     pub(crate) fn values(&self) -> impl Iterator<Item = &FactRecord> {
         self.chunks.iter().flatten()
@@ -362,6 +371,11 @@ impl<'de> Deserialize<'de> for FactTable {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FactTable, A::Error> {
                 let mut table = FactTable::default();
+                // The length is known up front: the position table is sized once.
+                if let Some(n) = seq.size_hint() {
+                    table.dense.reserve(n.saturating_add(1).min(1 << 32));
+                    table.chunks.reserve(n.div_ceil(CHUNK));
+                }
                 while let Some(record) = seq.next_element::<FactRecord>()? {
                     table.insert(record);
                 }

@@ -8,6 +8,7 @@ mod facts;
 mod merge;
 mod progress;
 mod read;
+mod size;
 mod state;
 mod trace;
 

@@ -224,6 +224,17 @@ impl Metrics {
         }
         header(
             w,
+            "mnemo_state_bytes",
+            "gauge",
+            "About how many bytes of memory each open namespace's state holds, estimated from its structures (search indexes not included).",
+        );
+        for ns in &namespaces {
+            if let Some(bytes) = store.state_bytes(ns) {
+                let _ = writeln!(w, "mnemo_state_bytes{{namespace=\"{}\"}} {bytes}", escape(ns.as_str()));
+            }
+        }
+        header(
+            w,
             "mnemo_log_truncated_bytes",
             "gauge",
             "Bytes recovery cut off each namespace's log when the store opened (a torn tail: damage with no whole frame after it, taken for a write a crash interrupted).",
