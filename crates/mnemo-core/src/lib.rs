@@ -27,7 +27,7 @@ pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{
     Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, FactEmbedding,
     Intention, MAX_MATCHED_NAME_WORDS, MAX_NAME_LEN, MentionSource, Namespace, NamespaceConfig, Polarity,
-    PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name, normalize_name,
+    PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name, name_words, normalize_name,
     validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};

@@ -403,6 +403,23 @@ pub const MAX_MATCHED_NAME_WORDS: usize = 16;
 /// [`MAX_NAME_LEN`]; the text may spread it with more spaces).
 const MAX_MATCHED_SPAN: usize = 2 * MAX_NAME_LEN;
 
+/// The longest run of characters other than letters, digits and `_` inside a name found
+/// in texts.
+const MAX_MATCHED_GAP: usize = 16;
+
+/// The words of a name as [`find_names`] counts them: runs of letters, digits and `_`.
+pub fn name_words(name: &str) -> usize {
+    let mut words = 0;
+    let mut in_word = false;
+    for c in name.chars() {
+        if is_word(c) && !in_word {
+            words += 1;
+        }
+        in_word = is_word(c);
+    }
+    words
+}
+
 /// Whether a name may be found in texts: two characters at least, and a letter or digit
 /// (shorter ones, or punctuation alone, would match everywhere).
 pub fn matchable_name(name: &str) -> bool {
@@ -414,9 +431,10 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Finds names in `text` as whole words: the byte ranges `r` for which `known` accepts
-/// `normalize_name(&text[r])`, at most `max_words` words long (capped at
-/// [`MAX_MATCHED_NAME_WORDS`]), neither preceded nor followed by a letter, digit or `_`.
+/// Finds names in `text` as whole words: the byte ranges `r` for which `known` finds
+/// `normalize_name(&text[r])`, with what it found, at most `max_words` words long (see
+/// [`name_words`]; capped at [`MAX_MATCHED_NAME_WORDS`]), neither preceded nor followed by
+/// a letter, digit or `_`.
 /// Scanning left to right, the longest name starting at a place wins and the scan goes
 /// on after it; ranges come in text order and never overlap.
 ///
@@ -424,12 +442,12 @@ fn is_word(c: char) -> bool {
 /// is built per name set: an automaton over hundreds of thousands of names (Aho-Corasick)
 /// took seconds to build, and more than linearly longer as names shared prefixes.
 /// Candidates are only the spans that end at a word boundary, so a text costs
-/// O(length × words of the longest name) character steps and one lookup per boundary.
-pub fn find_names(
+/// O(length × the longest name's words) character steps and a lookup per boundary.
+pub fn find_names<T>(
     text: &str,
     max_words: usize,
-    mut known: impl FnMut(&str) -> bool,
-) -> Vec<std::ops::Range<usize>> {
+    mut known: impl FnMut(&str) -> Option<T>,
+) -> Vec<(std::ops::Range<usize>, T)> {
     let max_words = max_words.min(MAX_MATCHED_NAME_WORDS);
     let mut found = Vec::new();
     if max_words == 0 {
@@ -443,10 +461,12 @@ pub fn find_names(
         if !starts {
             continue;
         }
-        // The spans from `i` ending at a boundary, within `max_words` words.
+        // The spans from `i` ending at a boundary, within `max_words` words and with no
+        // run of more than MAX_MATCHED_GAP other characters (so that a text of punctuation
+        // or of one endless word costs a bounded scan per place).
         let mut best = None;
-        let mut words = 1;
-        let mut last = c;
+        let (mut words, mut gap) = (usize::from(is_word(c)), usize::from(!is_word(c)));
+        let (mut alnum, mut count, mut last) = (c.is_alphanumeric(), 1, c);
         let mut rest =
             text[i + c.len_utf8()..].char_indices().map(|(k, ch)| (i + c.len_utf8() + k, ch)).peekable();
         loop {
@@ -455,23 +475,36 @@ pub fn find_names(
                 break;
             }
             let next = rest.peek().map(|(_, ch)| *ch);
-            if !last.is_whitespace() && !next.is_some_and(is_word) {
-                let span = &text[i..end];
-                if matchable_name(span) && known(&normalize_name(span)) {
-                    best = Some(end);
-                }
+            // A findable name: two characters, a letter or digit (`matchable_name`).
+            if alnum
+                && count >= 2
+                && !last.is_whitespace()
+                && !next.is_some_and(is_word)
+                && let Some(hit) = known(&normalize_name(&text[i..end]))
+            {
+                best = Some((end, hit));
             }
             let Some((_, ch)) = rest.next() else { break };
-            if ch.is_whitespace() && !last.is_whitespace() {
-                words += 1;
-                if words > max_words {
+            if is_word(ch) {
+                if !is_word(last) {
+                    words += 1;
+                    if words > max_words {
+                        break;
+                    }
+                }
+                gap = 0;
+            } else {
+                gap += 1;
+                if gap > MAX_MATCHED_GAP {
                     break;
                 }
             }
+            alnum |= ch.is_alphanumeric();
+            count += 1;
             last = ch;
         }
-        if let Some(end) = best {
-            found.push(i..end);
+        if let Some((end, hit)) = best {
+            found.push((i..end, hit));
             // Go on after the name.
             while chars.peek().is_some_and(|(k, _)| *k < end) {
                 prev = chars.next().map(|(_, ch)| ch);
@@ -487,8 +520,11 @@ mod find_names_tests {
 
     fn found<'t>(text: &'t str, names: &[&str]) -> Vec<&'t str> {
         let known: Vec<String> = names.iter().map(|n| normalize_name(n)).collect();
-        let words = names.iter().map(|n| n.split_whitespace().count()).max().unwrap_or(0);
-        find_names(text, words, |n| known.iter().any(|k| k == n)).into_iter().map(|r| &text[r]).collect()
+        let words = names.iter().map(|n| name_words(n)).max().unwrap_or(0);
+        find_names(text, words, |n| known.iter().any(|k| k == n).then_some(()))
+            .into_iter()
+            .map(|(r, ())| &text[r])
+            .collect()
     }
 
     #[test]
@@ -501,9 +537,14 @@ mod find_names_tests {
         assert!(found("Parisian cafés", &names).is_empty());
         assert!(found("anything", &[]).is_empty());
         assert!(found("", &names).is_empty());
-        // A text of one endless word is looked at a bounded span at a time.
-        let long = "a,".repeat(200_000);
-        assert_eq!(found(&long, &["zz"]).len(), 0);
+        // Texts of one endless word, or of punctuation, are looked at a bounded span at a
+        // time; names with punctuation inside still count their words right.
+        for long in ["a,".repeat(200_000), "!".repeat(400_000), "a".repeat(400_000)] {
+            assert!(found(&long, &["zz", "at&t", "a, a, a, a, a, a, a, a, a, a"]).is_empty());
+        }
+        assert_eq!(found("AT&T and at & t", &["at&t"]), vec!["AT&T"]);
+        assert_eq!(name_words("at&t"), 2);
+        assert_eq!(name_words("  New   York "), 2);
     }
 
     #[test]

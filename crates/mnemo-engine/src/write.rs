@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use mnemo_core::{
     CoreError, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, EpisodeId, Event, Fact, FactId, IntentionId,
     MentionSource, NamespaceConfig, RecordRef, SegmentConfig, Trigger, Value, ValueType, find_names,
-    matchable_name, normalize_name, validate_name,
+    matchable_name, name_words, normalize_name, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 
@@ -79,7 +79,7 @@ fn declared_names<'e>(entities: impl Iterator<Item = &'e Entity>) -> (HashMap<St
     let mut words = 0;
     for e in entities {
         for name in std::iter::once(&e.name).chain(&e.aliases).filter(|n| matchable_name(n)) {
-            words = words.max(name.split_whitespace().count());
+            words = words.max(name_words(name));
             let ids = names.entry(normalize_name(name)).or_default();
             if !ids.contains(&e.id) {
                 ids.push(e.id);
@@ -993,9 +993,9 @@ impl<'a> Batch<'a> {
             let mut entities = Vec::new();
             let known = self.index.names_in(&episode.text).into_iter().map(|(e, _)| e);
             let text = &episode.text;
-            let declared = find_names(text, local_words, |n| local.contains_key(n))
+            let declared = find_names(text, local_words, |n| local.get(n))
                 .into_iter()
-                .flat_map(|r| local.get(&normalize_name(&text[r])).into_iter().flatten().copied());
+                .flat_map(|(_, ids)| ids.iter().copied());
             for e in known.chain(declared) {
                 if !given.contains(&e) && !entities.contains(&e) {
                     entities.push(e);

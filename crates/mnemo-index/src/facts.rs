@@ -138,7 +138,7 @@ impl FactRecord {
             polarity: self.polarity,
             provenance: self.provenance.to_vec(),
             supersedes: self.supersedes(),
-            importance: self.more.as_ref().and_then(|m| m.importance),
+            importance: self.importance(),
             correction: self.correction,
         }
     }

@@ -26,10 +26,6 @@ fn vec<T>(v: &Vec<T>) -> usize {
     v.capacity() * size_of::<T>()
 }
 
-fn string(s: &str) -> usize {
-    s.len()
-}
-
 fn value(v: &Value) -> usize {
     match v {
         Value::Literal(Literal::String(s)) => s.capacity(),
@@ -38,9 +34,9 @@ fn value(v: &Value) -> usize {
 }
 
 fn entity(e: &Entity) -> usize {
-    string(&e.name)
-        + e.aliases.iter().map(|a| size_of::<String>() + a.len()).sum::<usize>()
-        + e.kind.as_deref().map_or(0, string)
+    e.name.capacity()
+        + e.aliases.iter().map(|a| size_of::<String>() + a.capacity()).sum::<usize>()
+        + e.kind.as_ref().map_or(0, String::capacity)
         + e.properties.keys().map(|k| k.len() + size_of::<(String, Literal)>() * 3 / 2).sum::<usize>()
 }
 
@@ -48,7 +44,7 @@ fn episode(e: &Episode) -> usize {
     e.text.capacity()
         + [&e.thread, &e.source, &e.role, &e.external_id]
             .iter()
-            .map(|o| o.as_deref().map_or(0, string))
+            .map(|o| o.as_ref().map_or(0, String::capacity))
             .sum::<usize>()
 }
 

@@ -15,7 +15,7 @@ use crate::facts::{FactRecord, FactTable, Restatement};
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
     FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
-    SegmentConfig, SegmentEnd, Seq, Timestamp, find_names, matchable_name, normalize_name,
+    SegmentConfig, SegmentEnd, Seq, Timestamp, find_names, matchable_name, name_words, normalize_name,
 };
 
 /// Interned predicate, dense from 0.
@@ -78,7 +78,7 @@ pub struct NamespaceIndex {
     pub(crate) mentioned_in: HashMap<EntityId, Vec<(Seq, EpisodeId)>>,
     /// Episode → (batch, fact) for every fact statement that gives it as provenance.
     pub(crate) sourced: HashMap<EpisodeId, Vec<(Seq, FactId)>>,
-    /// The most words in a name or alias that can be found in texts, ever.
+    /// The most words (`name_words`) in a name or alias that can be found in texts, ever.
     pub(crate) max_name_words: usize,
     pub(crate) segmentation: Vec<(Seq, SegmentConfig)>,
     /// Closed segments in log order, and the segment of each episode.
@@ -326,7 +326,7 @@ impl NamespaceIndex {
         }
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
             if matchable_name(name) {
-                self.max_name_words = self.max_name_words.max(name.split_whitespace().count());
+                self.max_name_words = self.max_name_words.max(name_words(name));
             }
             let named = self.names.entry(normalize_name(name)).or_default();
             id_insert(&mut named.ever, entity.id);
@@ -495,10 +495,10 @@ impl NamespaceIndex {
     /// byte range of each mention, in text order (see [`find_names`]); several entities
     /// of one name come in id order.
     pub fn names_in(&self, text: &str) -> Vec<(EntityId, std::ops::Range<usize>)> {
-        let now = |n: &str| self.names.get(n).map_or(&[][..], |named| named.now.as_slice());
-        find_names(text, self.max_name_words, |n| !now(n).is_empty())
+        let now = |n: &str| self.names.get(n).map(|named| named.now.as_slice()).filter(|ids| !ids.is_empty());
+        find_names(text, self.max_name_words, now)
             .into_iter()
-            .flat_map(|r| now(&normalize_name(&text[r.clone()])).iter().map(move |e| (*e, r.clone())))
+            .flat_map(|(r, ids)| ids.iter().map(move |e| (*e, r.clone())))
             .collect()
     }
 

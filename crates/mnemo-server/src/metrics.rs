@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use mnemo_engine::Store;
+use mnemo_engine::core::Namespace;
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 const BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
@@ -192,47 +193,30 @@ impl Metrics {
         let _ = writeln!(w, "mnemo_graphql_requests_running {}", self.running.load(Ordering::Relaxed));
 
         let namespaces = store.namespaces();
-        header(w, "mnemo_log_bytes", "gauge", "Size of each namespace's log in bytes.");
-        for ns in &namespaces {
-            let _ = writeln!(
-                w,
-                "mnemo_log_bytes{{namespace=\"{}\"}} {}",
-                escape(ns.as_str()),
-                store.log_size(ns)
-            );
-        }
-        header(w, "mnemo_log_batches", "gauge", "Batches in each namespace's log.");
-        for ns in &namespaces {
-            let _ = writeln!(
-                w,
-                "mnemo_log_batches{{namespace=\"{}\"}} {}",
-                escape(ns.as_str()),
-                store.counts(ns).batches
-            );
-        }
-        header(
+        let gauge = |w: &mut String, name: &str, help: &str, value: &dyn Fn(&Namespace) -> Option<u64>| {
+            header(w, name, "gauge", help);
+            for ns in &namespaces {
+                if let Some(v) = value(ns) {
+                    let _ = writeln!(w, "{name}{{namespace=\"{}\"}} {v}", escape(ns.as_str()));
+                }
+            }
+        };
+        gauge(w, "mnemo_log_bytes", "Size of each namespace's log in bytes.", &|ns| Some(store.log_size(ns)));
+        gauge(w, "mnemo_log_batches", "Batches in each namespace's log.", &|ns| {
+            Some(store.counts(ns).batches)
+        });
+        gauge(
             w,
             "mnemo_checkpoint_batch",
-            "gauge",
             "The last batch of the checkpoint each open namespace was loaded from or wrote (0: none).",
+            &|ns| store.checkpoint_seq(ns).map(|s| s.0),
         );
-        for ns in &namespaces {
-            if let Some(seq) = store.checkpoint_seq(ns) {
-                let _ =
-                    writeln!(w, "mnemo_checkpoint_batch{{namespace=\"{}\"}} {}", escape(ns.as_str()), seq.0);
-            }
-        }
-        header(
+        gauge(
             w,
             "mnemo_state_bytes",
-            "gauge",
             "About how many bytes of memory each open namespace's state holds, estimated from its structures (search indexes not included).",
+            &|ns| store.state_bytes(ns),
         );
-        for ns in &namespaces {
-            if let Some(bytes) = store.state_bytes(ns) {
-                let _ = writeln!(w, "mnemo_state_bytes{{namespace=\"{}\"}} {bytes}", escape(ns.as_str()));
-            }
-        }
         header(
             w,
             "mnemo_log_truncated_bytes",
