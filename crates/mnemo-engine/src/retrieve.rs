@@ -444,6 +444,9 @@ impl Indexer {
                     if let Some(s) = group_shard.take() {
                         self.index_batches(&s, std::mem::take(&mut group));
                     }
+                    // What the namespace builds on first use, built here, off the
+                    // request that opened it.
+                    shard.index.read().unwrap_or_else(PoisonError::into_inner).warm();
                     self.rebuild(&shard, false);
                 }
                 Job::Batch(shard, seq, events) => {

@@ -156,6 +156,12 @@ impl NamespaceIndex {
         Self::default()
     }
 
+    /// Builds the lookups that are made on first use rather than while facts load (the
+    /// facts by object value), so that no later read waits for them.
+    pub fn warm(&self) {
+        self.facts.warm();
+    }
+
     /// The last applied batch, `Seq(0)` when none.
     pub fn last_seq(&self) -> Seq {
         Seq(self.batches.len() as u64)
