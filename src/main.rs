@@ -201,7 +201,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Eval { file, data, namespace, verbose } => {
             let dir = data.existing()?;
-            let store = open_store(&dir)?;
+            let store = open_store(&dir, mnemo_engine::Residency::default())?;
             eval::eval(&store, &file, namespace.as_deref(), verbose)
         }
     }
@@ -209,8 +209,8 @@ fn run(command: Command) -> anyhow::Result<bool> {
 
 /// Opens a data directory with the built-in embedder (loaded, and fetched if need be,
 /// when first needed; `MNEMO_EMBEDDER=off` leaves it out).
-fn open_store(data: &Path) -> anyhow::Result<Store> {
-    let mut options = StoreOptions::default();
+fn open_store(data: &Path, residency: mnemo_engine::Residency) -> anyhow::Result<Store> {
+    let mut options = StoreOptions { residency, ..StoreOptions::default() };
     if std::env::var("MNEMO_EMBEDDER").as_deref() != Ok("off") {
         let cache_dir = data.join("embeddings");
         let source: EmbedderSource = Arc::new(move || {
@@ -249,7 +249,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
              --config with [[tokens]]"
         );
     }
-    let store = Arc::new(open_store(data)?);
+    let store = Arc::new(open_store(data, config.residency)?);
     let tokens = config.tokens.len();
     let state = AppState::new(Arc::clone(&store), config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -439,7 +439,7 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
         }
         None => async_graphql::Variables::default(),
     };
-    let store = Arc::new(open_store(data)?);
+    let store = Arc::new(open_store(data, mnemo_engine::Residency::default())?);
     let schema = mnemo_graphql::schema(store, Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
@@ -480,8 +480,16 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
     }
     let reports = mnemo_engine::inspect_dir(data)?;
     println!(
-        "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
-        "namespace", "batches", "episodes", "entities", "facts", "log bytes", "checkpoint (batch, age)"
+        "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22} {:>12} {:>16}",
+        "namespace",
+        "batches",
+        "episodes",
+        "entities",
+        "facts",
+        "log bytes",
+        "checkpoint (batch, age)",
+        "state bytes",
+        "search (text, vec)"
     );
     let mut healthy = true;
     for r in &reports {
@@ -491,14 +499,25 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
                 format!("{}, {}", c.seq.0, c.age_seconds.map_or_else(|| "?".to_owned(), |a| format!("{a} s")))
             },
         );
+        let batch = |b: Option<u64>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
+        let search = format!("{}, {}", batch(r.text_index_batch), batch(r.vectors_batch));
+        let state = batch(r.state_bytes);
         match r.counts {
             Some(c) => println!(
-                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
-                r.namespace, c.batches, c.episodes, c.entities, c.facts, r.log_bytes, checkpoint
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22} {:>12} {:>16}",
+                r.namespace,
+                c.batches,
+                c.episodes,
+                c.entities,
+                c.facts,
+                r.log_bytes,
+                checkpoint,
+                state,
+                search
             ),
             None => println!(
-                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22}",
-                r.namespace, "-", "-", "-", "-", r.log_bytes, checkpoint
+                "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22} {:>12} {:>16}",
+                r.namespace, "-", "-", "-", "-", r.log_bytes, checkpoint, state, search
             ),
         }
         if let Some(cut) = r.truncation {

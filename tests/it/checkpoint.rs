@@ -407,3 +407,113 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     }
     assert!(!small.path().join("search").exists());
 }
+
+/// A namespace of client vectors: `n` episodes in batches of five, from `from` on.
+fn vector_history(store: &Store, ns: &Namespace, from: usize, n: usize) {
+    let mut rng = StdRng::seed_from_u64(from as u64);
+    if from == 0 {
+        store
+            .append(
+                ns,
+                vec![Change::ConfigureEmbedding(mnemo_engine::core::EmbeddingMode::Client { dim: 4 })],
+            )
+            .unwrap();
+    }
+    for start in (from..from + n).step_by(5) {
+        let mut changes = Vec::new();
+        for i in start..(start + 5).min(from + n) {
+            changes.push(Change::RecordEpisode(NewEpisode {
+                text: format!("note {i} about the {} garden", ["north", "south", "east"][i % 3]),
+                occurred_at: t("2029-06-01"),
+                thread: Some(format!("thread-{}", i % 4)),
+                ..NewEpisode::default()
+            }));
+            let v: Vec<f32> = (0..4).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+            changes.push(Change::Embed { episode: EpisodeRef::New(changes.len() - 1), vector: v });
+        }
+        store.append(ns, changes).unwrap();
+    }
+}
+
+fn vector_searches(store: &Store, ns: &Namespace) -> Vec<String> {
+    let mut rng = StdRng::seed_from_u64(99);
+    (0..12)
+        .map(|i| {
+            let vector: Vec<f32> = (0..4).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+            let text = (i % 2 == 0).then(|| "garden north".to_owned());
+            let query = mnemo_engine::SearchQuery {
+                text,
+                vector: Some(vector),
+                wait_for_index: true,
+                ..Default::default()
+            };
+            let hits = store.search(ns, &query, mnemo_engine::ReadAt::latest()).unwrap().value.hits;
+            format!("{:?}", hits.iter().map(|h| (h.record, (h.score * 1e4).round())).collect::<Vec<_>>())
+        })
+        .collect()
+}
+
+#[test]
+fn saved_search_vectors_are_loaded_on_restart_and_answer_as_embedding_anew_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = Namespace::new("ns", "vectors").unwrap();
+    let search_dir = dir.path().join("search").join("vectors");
+    let vectors = search_dir.join("vectors");
+    let early = dir.path().join("early-search");
+    let open = |path: &std::path::Path| {
+        let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
+        Store::open_with(path, options).unwrap()
+    };
+    let first = {
+        let store = open(dir.path());
+        vector_history(&store, &ns, 0, 40);
+        vector_searches(&store, &ns)
+    };
+    assert!(vectors.exists(), "a clean close saves the vectors");
+    let report = mnemo_engine::inspect_dir(dir.path()).unwrap();
+    let r = report.iter().find(|r| r.namespace == "vectors").unwrap();
+    let last = r.counts.unwrap().batches;
+    assert_eq!((r.text_index_batch, r.vectors_batch), (Some(last), Some(last)), "{r:?}");
+    assert!(r.state_bytes.is_some_and(|b| b > 1000), "{r:?}");
+    copy_dir(&search_dir, &early);
+    let before = {
+        let store = open(dir.path());
+        assert_eq!(vector_searches(&store, &ns), first);
+        let last = store.counts(&ns).batches;
+        assert_eq!(store.search_batches(&ns), Some((Seq(last), Seq(last))), "loaded, not embedded again");
+        vector_history(&store, &ns, 40, 30);
+        vector_searches(&store, &ns)
+    };
+    // What embedding every text anew gives: the reference for every case below.
+    std::fs::remove_dir_all(&search_dir).unwrap();
+    let rebuilt = {
+        let store = open(dir.path());
+        let answers = vector_searches(&store, &ns);
+        assert_eq!(store.search_batches(&ns).map(|b| b.1), Some(Seq(0)), "nothing saved to load");
+        answers
+    };
+    assert_eq!(rebuilt, before);
+    let check = |what: &str, loaded: bool| {
+        let store = open(dir.path());
+        assert_eq!(vector_searches(&store, &ns), rebuilt, "{what}");
+        let saved = store.search_batches(&ns).unwrap().1;
+        assert_eq!(saved > Seq(0), loaded, "{what}: vectors loaded from batch {saved:?}");
+    };
+    check("the vectors the clean close saved", true);
+    // Text and vectors of the first part of the log: the rest is indexed and embedded.
+    std::fs::remove_dir_all(&search_dir).unwrap();
+    copy_dir(&early, &search_dir);
+    check("indexes of the first part of the log", true);
+    // Vectors older than the text indexes (a crash between saves): embedded anew.
+    std::fs::copy(early.join("vectors"), &vectors).unwrap();
+    check("vectors behind the text index", false);
+    // Damaged or cut short: ignored, embedded anew.
+    let mut bytes = std::fs::read(&vectors).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&vectors, &bytes).unwrap();
+    check("a damaged vector file", false);
+    let bytes = std::fs::read(&vectors).unwrap();
+    std::fs::write(&vectors, &bytes[..bytes.len() / 3]).unwrap();
+    check("a cut-short vector file", false);
+}

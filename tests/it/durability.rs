@@ -323,3 +323,78 @@ fn a_store_opens_no_namespace_until_it_is_used_and_keeps_at_most_its_limit_open(
     assert_eq!(store.counts(&names[0]).entities, 1, "reopened on use");
     assert_eq!(store.open_namespaces(), 3);
 }
+
+#[test]
+fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<Namespace> = (0..4).map(|i| Namespace::new("ns", &format!("big-{i}")).unwrap()).collect();
+    let fill = |store: &Store| {
+        for (i, ns) in names.iter().enumerate() {
+            random_history(store, ns, i as u64);
+        }
+    };
+    let measured = {
+        let store = Store::open(dir.path()).unwrap();
+        fill(&store);
+        names.iter().map(|ns| store.state_bytes(ns).unwrap()).collect::<Vec<u64>>()
+    };
+    assert!(measured.iter().all(|b| *b > 10_000), "{measured:?}");
+    // Room for two and a half of them.
+    let budget = measured.iter().sum::<u64>() * 5 / 8;
+    let options = mnemo_engine::StoreOptions {
+        residency: mnemo_engine::Residency {
+            idle_after_micros: i64::MAX,
+            max_open: 1024,
+            max_state_bytes: Some(budget),
+        },
+        ..mnemo_engine::StoreOptions::default()
+    };
+    let store = Store::open_with(dir.path(), options).unwrap();
+    let before: Vec<_> = names.iter().map(|ns| everything(&store, ns, 3)).collect();
+    assert_eq!(store.open_namespaces(), 4);
+    // A namespace closes only once its search index caught up: upkeep tries again.
+    let settle = |want: usize| {
+        for _ in 0..200 {
+            store.maintain(store.now());
+            if store.open_namespaces() == want {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("{} namespaces open, not {want}", store.open_namespaces());
+    };
+    settle(2);
+    let open: u64 = names.iter().filter_map(|ns| store.state_bytes(ns)).sum();
+    assert!(open <= budget, "{open} > {budget}");
+    assert!(store.state_bytes(&names[3]).is_some() && store.state_bytes(&names[0]).is_none());
+    // Closed ones answer as before when asked again.
+    for (ns, was) in names.iter().zip(&before) {
+        assert_eq!(&everything(&store, ns, 3), was, "{ns}");
+    }
+    drop(store);
+    // A budget smaller than any one namespace still leaves the one used last open.
+    let tiny = mnemo_engine::StoreOptions {
+        residency: mnemo_engine::Residency {
+            idle_after_micros: i64::MAX,
+            max_open: 1024,
+            max_state_bytes: Some(1),
+        },
+        ..mnemo_engine::StoreOptions::default()
+    };
+    let store = Store::open_with(dir.path(), tiny).unwrap();
+    for ns in &names {
+        assert!(store.counts(ns).facts > 0);
+    }
+    let settle_tiny = || {
+        for _ in 0..200 {
+            store.maintain(store.now());
+            if store.open_namespaces() == 1 {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("{} namespaces open, not 1", store.open_namespaces());
+    };
+    settle_tiny();
+    assert!(store.state_bytes(&names[3]).is_some());
+}

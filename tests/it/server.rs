@@ -446,7 +446,10 @@ async fn health_graphiql_and_metrics() {
         r#"mnemo_log_batches{namespace="bob"} 1"#,
         // A store in memory has no checkpoints.
         r#"mnemo_checkpoint_batch{namespace="alice"} 0"#,
+        // Nor saved vectors.
+        r#"mnemo_search_vectors_saved_batch{namespace="alice"} 0"#,
         "# TYPE mnemo_log_bytes gauge",
+        "# TYPE mnemo_search_indexed_batch gauge",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
@@ -478,6 +481,23 @@ fn config_errors_name_the_file_and_the_field_or_line() {
     assert!(e.contains("limits.max_page"), "{e}");
     let e = err("[limits]\nmax_neighbor_depth = 1000\n");
     assert!(e.contains("limits.max_neighbor_depth"), "{e}");
+    let e = err("[namespaces]\nmemory_budget_bytes = 0\n");
+    assert!(e.contains("namespaces.memory_budget_bytes"), "{e}");
+    let e = err("[namespaces]\nidle_close_seconds = 0\n");
+    assert!(e.contains("namespaces.idle_close_seconds"), "{e}");
+    let e = err("[namespaces]\nmax_opened = 3\n");
+    assert!(e.contains("max_opened"), "{e}");
+    let sized =
+        Config::parse("[namespaces]\nidle_close_seconds = 60\nmemory_budget_bytes = 1073741824\n", "n.toml")
+            .unwrap();
+    assert_eq!(
+        sized.residency,
+        mnemo_engine::Residency {
+            idle_after_micros: 60_000_000,
+            max_open: 1024,
+            max_state_bytes: Some(1 << 30)
+        }
+    );
 
     let missing = Config::load("/nonexistent/mnemo.toml").unwrap_err();
     assert!(matches!(missing, ConfigError::Read { .. }));

@@ -28,6 +28,13 @@ pub struct NamespaceReport {
     pub damage: Option<String>,
     /// Its checkpoint, when it has a readable one (only for a data directory).
     pub checkpoint: Option<CheckpointFile>,
+    /// About how many bytes its state takes in memory once open (search indexes not
+    /// included), when the log could be read.
+    pub state_bytes: Option<u64>,
+    /// The last batch its full-text index on disk holds, if it has one.
+    pub text_index_batch: Option<u64>,
+    /// The last batch of its search vectors saved on disk, if it has them.
+    pub vectors_batch: Option<u64>,
 }
 
 /// A checkpoint file as found on disk.
@@ -54,6 +61,9 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
     let checkpoints = crate::checkpoint::Checkpoints::new(dir.join("checkpoints"));
     for report in &mut reports {
         let Ok(ns) = Namespace::new("namespace", &report.namespace) else { continue };
+        let search = dir.join("search").join(ns.as_str());
+        report.text_index_batch = text_index_batch(&search.join("text").join("meta.json"));
+        report.vectors_batch = crate::saved_vectors::header_batch(&search.join("vectors"));
         report.checkpoint = checkpoints.header(&ns).map(|(head, bytes)| CheckpointFile {
             seq: head.seq,
             bytes,
@@ -65,6 +75,15 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
         });
     }
     Ok(reports)
+}
+
+/// The batch a full-text index's last commit says it holds (its stamp, the payload of
+/// `meta.json`), read as text without opening the index.
+fn text_index_batch(meta: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(meta).ok()?;
+    let at = text.find("mnemo-text-1 ")? + "mnemo-text-1 ".len();
+    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// Inspects every log of a storage, read-only.
@@ -81,6 +100,9 @@ fn inspect_one(storage: &dyn Storage, name: &str) -> NamespaceReport {
         truncation: None,
         damage: None,
         checkpoint: None,
+        state_bytes: None,
+        text_index_batch: None,
+        vectors_batch: None,
     };
     let file = match storage.open_read_only(name) {
         Ok(file) => file,
@@ -122,5 +144,7 @@ fn inspect_one(storage: &dyn Storage, name: &str) -> NamespaceReport {
         }
     }
     report.counts = Some(index.counts());
+    index.warm();
+    report.state_bytes = Some(index.heap_bytes());
     report
 }

@@ -13,6 +13,7 @@ mod interrupt;
 mod lookup;
 mod maintain;
 mod retrieve;
+mod saved_vectors;
 mod segment;
 mod store;
 mod topics;

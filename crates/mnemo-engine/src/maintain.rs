@@ -11,20 +11,25 @@ use mnemo_index::NamespaceIndex;
 
 use crate::store::{ConsolidationReport, Store};
 
-/// Which namespaces a store keeps open: those used in the last `idle_after_micros`, and
-/// at most `max_open` of them (the least recently used close first). A closed namespace
-/// holds no memory beyond its name, and reopens on its next use by replaying its log.
+/// Which namespaces a store keeps open: those used in the last `idle_after_micros`, at
+/// most `max_open` of them, and as many as fit in `max_state_bytes` (the least recently
+/// used close first). A closed namespace holds no memory beyond its name, and reopens on
+/// its next use from its checkpoint and the log after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Residency {
     /// A namespace unused for this long (by the store's clock) is closed by upkeep.
     pub idle_after_micros: i64,
     /// Most namespaces open at once, as upkeep leaves them.
     pub max_open: usize,
+    /// The memory budget of the open namespaces' state (their estimated resident bytes,
+    /// search indexes not included); `None`: no budget. Upkeep closes the least recently
+    /// used until they fit; one namespace in use stays open even if it alone is larger.
+    pub max_state_bytes: Option<u64>,
 }
 
 impl Default for Residency {
     fn default() -> Self {
-        Residency { idle_after_micros: 5 * 60_000_000, max_open: 1024 }
+        Residency { idle_after_micros: 5 * 60_000_000, max_open: 1024, max_state_bytes: None }
     }
 }
 
@@ -133,7 +138,7 @@ impl Store {
         }
         report.checkpointed = self.checkpoint_due();
         let residency = self.retrieval.residency();
-        report.closed = self.close_idle(now, residency.idle_after_micros, residency.max_open);
+        report.closed = self.close_over(now, residency);
         report
     }
 

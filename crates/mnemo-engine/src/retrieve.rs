@@ -159,6 +159,9 @@ struct Progress {
     indexed: u64,
     /// Why vectors are missing, if they are.
     warning: Option<String>,
+    /// The vectors hold every text of the batches up to this one (none when embedding
+    /// stopped short, failed, or is off).
+    vectors_upto: Option<u64>,
 }
 
 /// Search state of one namespace.
@@ -175,6 +178,10 @@ pub(crate) struct SearchIndex {
     persistent: bool,
     /// What the text indexes held when opened from their directory.
     stamp: Option<Stamp>,
+    /// The directory of the persistent indexes, where the vectors are saved too.
+    dir: Option<std::path::PathBuf>,
+    /// The batch of the vectors last saved there.
+    vectors_saved: Mutex<u64>,
 }
 
 /// What a persistent text index holds: every document of batches up to `seq`, of the
@@ -182,9 +189,9 @@ pub(crate) struct SearchIndex {
 /// each of its commits, and is checked against the log when the namespace opens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp {
-    seq: u64,
-    time: i64,
-    first: i64,
+    pub(crate) seq: u64,
+    pub(crate) time: i64,
+    pub(crate) first: i64,
 }
 
 impl Stamp {
@@ -232,6 +239,7 @@ impl SearchIndex {
             let mut search = Self::with(text, context_text);
             search.persistent = true;
             search.stamp = stamp;
+            search.dir = Some(dir.to_path_buf());
             Ok(search)
         };
         match open() {
@@ -254,11 +262,47 @@ impl SearchIndex {
             context_text,
             vectors: RwLock::new(None),
             previous: Mutex::new(HashMap::new()),
-            progress: Mutex::new(Progress { indexed: 0, warning: None }),
+            progress: Mutex::new(Progress { indexed: 0, warning: None, vectors_upto: None }),
             caught_up: Condvar::new(),
             persistent: false,
             stamp: None,
+            dir: None,
+            vectors_saved: Mutex::new(0),
         }
+    }
+
+    fn vectors_path(&self) -> Option<std::path::PathBuf> {
+        self.dir.as_ref().map(|d| d.join("vectors"))
+    }
+
+    /// Saves the vectors beside the persistent text indexes if they hold batches the
+    /// saved ones lack, so that reopening does not embed everything again. `index` is the
+    /// namespace's state (for the batches' times). A failure is logged: the file is
+    /// never needed.
+    pub(crate) fn save_vectors(&self, namespace: &mnemo_core::Namespace, index: &NamespaceIndex) {
+        let Some(path) = self.vectors_path() else { return };
+        // The vectors may hold texts of a batch after `upto` that the indexer is adding
+        // now: reopening indexes the batches after `upto` again, which puts the same
+        // vectors under the same keys.
+        let (upto, vectors) = {
+            let progress = lock(&self.progress);
+            (progress.vectors_upto, self.vectors())
+        };
+        let (Some(upto), Some(vectors)) = (upto, vectors) else { return };
+        let mut saved = lock(&self.vectors_saved);
+        if upto <= *saved || Seq(upto) > index.last_seq() {
+            return;
+        }
+        let stamp = Stamp::of(index, Seq(upto));
+        match crate::saved_vectors::save(&path, stamp, vectors.mode, &vectors.alone, &vectors.context) {
+            Ok(()) => *saved = upto,
+            Err(e) => tracing::warn!(namespace = %namespace, error = %e, "search vectors not saved"),
+        }
+    }
+
+    /// The batch the vectors saved on disk hold (0: none saved).
+    pub(crate) fn vectors_saved(&self) -> Seq {
+        Seq(*lock(&self.vectors_saved))
     }
 
     pub(crate) fn indexed(&self) -> Seq {
@@ -509,6 +553,7 @@ impl Indexer {
         }
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
         docs.vectors_only = vectors_only;
+        docs.full = true;
         let mode = index.embedding_mode();
         drop(index);
         self.write_docs(shard, docs, mode, upto, upto);
@@ -563,12 +608,47 @@ impl Indexer {
         tracing::info!(namespace = %shard.name, from = stamp.seq, to = upto.0, "search index caught up from disk");
         if mode == EmbeddingMode::Off {
             self.write_docs(shard, docs, mode, upto, upto);
+        } else if let Some(vectors) = self.saved_vectors(shard, stamp, mode) {
+            // The saved vectors hold the texts up to the stamp: the tail is embedded as
+            // the live indexer embeds it, and search answers (by exact scan) before any
+            // HNSW graph is built.
+            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&vectors));
+            lock(&search.progress).vectors_upto = Some(stamp.seq);
+            self.write_docs(shard, docs, mode, upto, upto);
+            vectors.alone.build_if_large();
+            vectors.context.build_if_large();
         } else {
             // Text first (not yet marked searchable), then every vector as a rebuild.
             self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
             self.rebuild(shard, true);
         }
         true
+    }
+
+    /// The vectors saved beside the text indexes, if they hold at least the batches of
+    /// the text indexes' `stamp`, of this log, in `mode` and of the embedder's length.
+    fn saved_vectors(&self, shard: &Shard, stamp: Stamp, mode: EmbeddingMode) -> Option<Arc<Vectors>> {
+        let path = shard.search.vectors_path()?;
+        let saved = match crate::saved_vectors::load(&path, self.options.hnsw) {
+            Ok(saved) => saved?,
+            Err(why) => {
+                tracing::warn!(namespace = %shard.name, reason = %why, "saved search vectors ignored; embedding again");
+                return None;
+            }
+        };
+        let fits = saved.stamp.seq >= stamp.seq
+            && saved.stamp.fits(&shard.index.read().unwrap_or_else(PoisonError::into_inner));
+        let dim = match mode {
+            EmbeddingMode::Builtin => self.embedder()?.ok()?.dim(),
+            EmbeddingMode::Client { dim } => dim as usize,
+            EmbeddingMode::Off => return None,
+        };
+        if !fits || saved.mode != mode || saved.alone.dim() != dim || saved.context.dim() != dim {
+            tracing::info!(namespace = %shard.name, batch = saved.stamp.seq, "saved search vectors are of other settings or batches; embedding again");
+            return None;
+        }
+        *lock(&shard.search.vectors_saved) = saved.stamp.seq;
+        Some(Arc::new(Vectors { mode, alone: saved.alone, context: saved.context }))
     }
 
     fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
@@ -647,10 +727,18 @@ impl Indexer {
         if let Err(e) = text {
             warning = Some(format!("full-text indexing failed: {e}"));
         }
-        if let Err(w) = self.write_vectors(shard, &docs, mode) {
-            warning = Some(w);
-        }
+        let complete = match self.write_vectors(shard, &docs, mode) {
+            Ok(complete) => complete,
+            Err(w) => {
+                warning = Some(w);
+                false
+            }
+        };
         let mut progress = lock(&search.progress);
+        // Whole when these vectors were all written and follow on whole ones (or are all
+        // of them).
+        let follows = docs.full || progress.vectors_upto.is_some_and(|v| v >= progress.indexed);
+        progress.vectors_upto = (complete && follows).then(|| upto.0.max(progress.vectors_upto.unwrap_or(0)));
         progress.indexed = progress.indexed.max(upto.0);
         if warning.is_some() {
             progress.warning = warning;
@@ -659,7 +747,9 @@ impl Indexer {
         search.caught_up.notify_all();
     }
 
-    fn write_vectors(&self, shard: &Shard, docs: &Docs, mode: EmbeddingMode) -> Result<(), String> {
+    /// Writes the documents' vectors; `Ok(false)` when it stopped short (the store is
+    /// closing, or what is embedded changed) or there is no embedder to write them.
+    fn write_vectors(&self, shard: &Shard, docs: &Docs, mode: EmbeddingMode) -> Result<bool, String> {
         let search = &shard.search;
         // A change of what is embedded stops a long run at its next chunk: the batch that
         // made it rebuilds the vectors as the new settings say.
@@ -671,12 +761,12 @@ impl Indexer {
         let vectors = match mode {
             EmbeddingMode::Off => {
                 *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
-                return Ok(());
+                return Ok(false);
             }
             EmbeddingMode::Client { dim } => self.vectors_for(search, mode, dim as usize),
             EmbeddingMode::Builtin => {
                 let Some(embedder) = self.embedder() else {
-                    return Ok(());
+                    return Ok(false);
                 };
                 let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
                 let vectors = self.vectors_for(search, mode, embedder.dim());
@@ -690,7 +780,7 @@ impl Indexer {
                 for (list, target) in [(&alone, &vectors.alone), (&docs.context, &vectors.context)] {
                     for chunk in list.chunks(EMBED_BATCH) {
                         if self.closing() || changed() {
-                            return Ok(());
+                            return Ok(false);
                         }
                         let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
                         let embedded =
@@ -700,12 +790,13 @@ impl Indexer {
                         target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
                     }
                 }
-                return Ok(());
+                return Ok(true);
             }
         };
         let items: Vec<(u64, Vec<f32>)> =
             docs.client.iter().map(|(id, v)| (key(RecordRef::Episode(*id)), v.clone())).collect();
-        vectors.alone.upsert(&items).map_err(|e| format!("vector index: {e}"))
+        vectors.alone.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
+        Ok(true)
     }
 
     /// The namespace's vector indexes for `mode`, replacing those of another mode (their
@@ -738,6 +829,8 @@ struct Docs {
     replace: Vec<bool>,
     /// Only vectors are wanted: the text indexes already hold these documents.
     vectors_only: bool,
+    /// These are all the namespace's documents (a rebuild), not those of some batches.
+    full: bool,
     /// Episodes together with the one before them in their thread.
     context: Vec<(RecordRef, String)>,
     client: Vec<(EpisodeId, Vec<f32>)>,

@@ -14,7 +14,7 @@ use mnemo_index::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     NamespaceIndex, Neighborhood, Page, Recallable, Scope, SnapshotCursor, SnapshotPage, View,
 };
-use mnemo_log::{FileStorage, Log, LogError, MemStorage, Storage, Truncation};
+use mnemo_log::{FileStorage, Log, LogError, MemStorage, Record, Storage, Truncation};
 
 use crate::change::{Change, Receipt};
 use crate::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed, Checkpoints};
@@ -189,6 +189,21 @@ pub(crate) struct Shard {
     pub(crate) maintained: AtomicU64,
     /// The batch and log size of its newest checkpoint (loaded or written).
     checkpointed: Mutex<(Seq, u64)>,
+    /// Its state's estimated bytes, and the batch they were estimated at.
+    state_bytes: Mutex<(Seq, u64)>,
+}
+
+impl Shard {
+    /// Its state's estimated bytes (`NamespaceIndex::heap_bytes`), estimated again only
+    /// after a batch: the estimate walks every fact.
+    fn state_bytes(&self) -> u64 {
+        let index = read(&self.index);
+        let mut cached = lock(&self.state_bytes);
+        if cached.0 != index.last_seq() || cached.1 == 0 {
+            *cached = (index.last_seq(), index.heap_bytes());
+        }
+        cached.1
+    }
 }
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
@@ -358,8 +373,11 @@ impl Store {
         let read_took = started.elapsed();
         let mut index =
             self.checkpoints.as_ref().and_then(|c| c.load(ns, &recovery.records)).unwrap_or_default();
-        let from_checkpoint = (index.last_seq(), if index.last_seq().0 > 0 { log.size_bytes() } else { 0 });
         let skip = usize::try_from(index.last_seq().0).unwrap_or(usize::MAX);
+        // Log bytes up to the checkpoint's batch: what later checkpoints count growth from.
+        let tail: u64 = recovery.records.iter().skip(skip).map(Record::frame_len).sum();
+        let from_checkpoint =
+            (index.last_seq(), if skip > 0 { log.size_bytes().saturating_sub(tail) } else { 0 });
         let loaded = started.elapsed();
         let replayed = recovery.records.len().saturating_sub(skip);
         for record in recovery.records.into_iter().skip(skip) {
@@ -388,6 +406,7 @@ impl Store {
             last_used: AtomicI64::new(self.now().as_micros()),
             maintained: AtomicU64::new(0),
             checkpointed: Mutex::new(from_checkpoint),
+            state_bytes: Mutex::new((Seq(0), 0)),
         })
     }
 
@@ -477,15 +496,34 @@ impl Store {
     /// it, the search indexes have caught up, upkeep has seen its last batch); it reopens
     /// on its next use, answering exactly as before. Returns how many closed.
     pub fn close_idle(&self, now: Timestamp, idle_micros: i64, max_open: usize) -> usize {
+        self.close_over(
+            now,
+            crate::Residency { idle_after_micros: idle_micros, max_open, max_state_bytes: None },
+        )
+    }
+
+    /// [`Store::close_idle`], and past the residency's memory budget, the least recently
+    /// used namespaces until the open ones' state fits in it.
+    pub(crate) fn close_over(&self, now: Timestamp, residency: crate::Residency) -> usize {
+        let crate::Residency { idle_after_micros: idle_micros, max_open, max_state_bytes } = residency;
         let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
+        let mut resident: u64 = match max_state_bytes {
+            Some(_) => shards.values().map(|s| s.state_bytes()).sum(),
+            None => 0,
+        };
         let mut by_use: Vec<(i64, Namespace)> =
             shards.iter().map(|(ns, s)| (s.last_used.load(Ordering::Relaxed), ns.clone())).collect();
         by_use.sort();
         let mut open = shards.len();
         let mut closed = 0;
+        // The budget never closes the namespace used last: one larger than the budget
+        // alone would otherwise close and reopen between every two requests.
+        let newest = by_use.last().map(|(_, ns)| ns.clone());
         for (used, ns) in by_use {
             let idle = now.as_micros().saturating_sub(used) >= idle_micros;
-            if !idle && open <= max_open {
+            let over =
+                max_state_bytes.is_some_and(|budget| resident > budget) && Some(&ns) != newest.as_ref();
+            if !idle && open <= max_open && !over {
                 break;
             }
             let Some(shard) = shards.get(&ns) else { continue };
@@ -502,6 +540,9 @@ impl Store {
             // Reopening loads this instead of replaying the log.
             if let Err(e) = self.write_checkpoint(shard) {
                 tracing::warn!(namespace = %ns, error = %e, "checkpoint not written");
+            }
+            if max_state_bytes.is_some() {
+                resident = resident.saturating_sub(shard.state_bytes());
             }
             shards.remove(&ns);
             lock(&self.sleeping).insert(ns, wake);
@@ -526,6 +567,7 @@ impl Store {
         let Some(checkpoints) = &self.checkpoints else { return Ok(None) };
         let mut done = lock(&shard.checkpointed);
         let index = read(&shard.index);
+        shard.search.save_vectors(&shard.name, &index);
         if index.last_seq() <= done.0 {
             return Ok(None);
         }
@@ -554,12 +596,20 @@ impl Store {
         Some(lock(&shard.checkpointed).0)
     }
 
+    /// Where an open namespace's search indexes are: every batch up to the first is
+    /// searchable, and its vectors saved on disk hold the batches up to the second
+    /// (`Seq(0)`: none saved); `None` when it is not open.
+    pub fn search_batches(&self, ns: &Namespace) -> Option<(Seq, Seq)> {
+        let shard = read(&self.shards).get(ns).cloned()?;
+        Some((shard.search.indexed(), shard.search.vectors_saved()))
+    }
+
     /// About how many bytes of memory an open namespace's state holds (see
     /// `NamespaceIndex::heap_bytes`; search indexes and the log not included); `None`
     /// when it is not open.
     pub fn state_bytes(&self, ns: &Namespace) -> Option<u64> {
         let shard = read(&self.shards).get(ns).cloned()?;
-        Some(read(&shard.index).heap_bytes())
+        Some(shard.state_bytes())
     }
 
     /// [`Store::checkpoint`] of a namespace, opened first if it is closed.

@@ -40,6 +40,13 @@ pub struct Record {
     pub payload: Vec<u8>,
 }
 
+impl Record {
+    /// The bytes it takes in the log file: its frame header and payload.
+    pub fn frame_len(&self) -> u64 {
+        (crate::format::FRAME_HEADER_LEN + self.payload.len()) as u64
+    }
+}
+
 /// Identity of a durable batch, returned by [`Log::append`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Committed {

@@ -64,6 +64,9 @@ struct Inner {
     live: Vec<bool>,
     slot_of: HashMap<u64, usize>,
     hnsw: Option<Hnsw<'static, f32, UnitDot>>,
+    /// Whether an upsert that reaches the threshold builds the graph itself; not for an
+    /// index loaded from disk, whose owner builds it once the index is serving.
+    auto_build: bool,
 }
 
 /// Vectors of one dimension, named by `u64` keys.
@@ -112,7 +115,65 @@ impl VectorIndex {
                 live: Vec::new(),
                 slot_of: HashMap::new(),
                 hnsw: None,
+                auto_build: true,
             }),
+        }
+    }
+
+    /// An index of the vectors `data` (slot-major, `dim` each, unit length as
+    /// [`VectorIndex::live_vectors`] gives them) under `keys`, a later key replacing an
+    /// earlier one. Its HNSW graph is not built here: see [`VectorIndex::build_if_large`].
+    pub fn from_vectors(
+        dim: usize,
+        config: HnswConfig,
+        keys: Vec<u64>,
+        data: Vec<f32>,
+    ) -> Result<Self, SearchError> {
+        if dim == 0 || data.len() != keys.len().saturating_mul(dim) {
+            return Err(SearchError::Dimension {
+                expected: keys.len().saturating_mul(dim),
+                actual: data.len(),
+            });
+        }
+        if data.iter().any(|x| !x.is_finite()) {
+            return Err(SearchError::BadVector);
+        }
+        let mut live = vec![true; keys.len()];
+        let mut slot_of = HashMap::with_capacity(keys.len());
+        for (slot, key) in keys.iter().enumerate() {
+            if let Some(old) = slot_of.insert(*key, slot) {
+                live[old] = false;
+            }
+        }
+        Ok(VectorIndex {
+            dim,
+            config,
+            inner: RwLock::new(Inner { keys, data, live, slot_of, hnsw: None, auto_build: false }),
+        })
+    }
+
+    /// Hands `f` how many live vectors there are and each with its key, in the order
+    /// they were added, all as of one moment.
+    pub fn live_vectors<R>(&self, f: impl FnOnce(usize, &mut dyn Iterator<Item = (u64, &[f32])>) -> R) -> R {
+        let inner = self.read();
+        let mut live = inner
+            .data
+            .chunks_exact(self.dim)
+            .enumerate()
+            .filter(|(slot, _)| inner.live[*slot])
+            .map(|(slot, v)| (inner.keys[slot], v));
+        f(inner.slot_of.len(), &mut live)
+    }
+
+    /// Builds the HNSW graph if the index has reached the threshold without one (as an
+    /// index loaded by [`VectorIndex::from_vectors`] does); searches scan meanwhile.
+    pub fn build_if_large(&self) {
+        let wanted = {
+            let inner = self.read();
+            inner.hnsw.is_none() && inner.slot_of.len() >= self.config.threshold
+        };
+        if wanted {
+            self.build_hnsw();
         }
     }
 
@@ -171,7 +232,7 @@ impl VectorIndex {
                     hnsw.insert_slice((&inner.data[slot * self.dim..(slot + 1) * self.dim], slot));
                 }
             }
-            inner.hnsw.is_none() && inner.slot_of.len() >= self.config.threshold
+            inner.auto_build && inner.hnsw.is_none() && inner.slot_of.len() >= self.config.threshold
         };
         if build {
             self.build_hnsw();
@@ -196,6 +257,7 @@ impl VectorIndex {
             hnsw.insert_slice((&inner.data[slot * self.dim..(slot + 1) * self.dim], slot));
         }
         inner.hnsw = Some(hnsw);
+        inner.auto_build = true;
     }
 
     /// A key's vector (normalised).
@@ -344,5 +406,41 @@ mod tests {
         ix.upsert(&[(9_999, v.clone())]).unwrap();
         assert_eq!(ix.search(&v, 1, &|_| true).unwrap()[0].0, 9_999);
         assert!(ix.search(&v, 3, &|k| k != 9_999).unwrap().iter().all(|h| h.0 != 9_999));
+    }
+
+    #[test]
+    fn an_index_rebuilt_from_its_vectors_answers_alike_and_builds_its_graph_when_told() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let dim = 16;
+        let config = HnswConfig { threshold: 500, ..HnswConfig::default() };
+        let ix = VectorIndex::new(dim, config);
+        let items: Vec<(u64, Vec<f32>)> = (0..600).map(|k| (k % 550, random(&mut rng, dim))).collect();
+        ix.upsert(&items).unwrap();
+        let (mut keys, mut data) = (Vec::new(), Vec::new());
+        ix.live_vectors(|_, vectors| {
+            for (k, v) in vectors {
+                keys.push(k);
+                data.extend_from_slice(v);
+            }
+        });
+        assert_eq!(keys.len(), 550, "replaced vectors are not kept");
+        let back = VectorIndex::from_vectors(dim, config, keys, data).unwrap();
+        assert_eq!(back.len(), 550);
+        assert!(!back.uses_hnsw(), "not built on load");
+        back.upsert(&[(10_000, random(&mut rng, dim))]).unwrap();
+        assert!(!back.uses_hnsw(), "nor by an upsert after it");
+        for _ in 0..20 {
+            let q = random(&mut rng, dim);
+            let mut want = ix.search_exact(&q, 5, &|k| k != 10_000).unwrap();
+            let mut got = back.search_exact(&q, 5, &|k| k != 10_000).unwrap();
+            want.iter_mut().chain(got.iter_mut()).for_each(|h| h.1 = (h.1 * 1e5).round());
+            assert_eq!(got, want);
+        }
+        back.build_if_large();
+        assert!(back.uses_hnsw());
+        assert!(matches!(
+            VectorIndex::from_vectors(dim, config, vec![1, 2], vec![0.0; dim]),
+            Err(SearchError::Dimension { .. })
+        ));
     }
 }

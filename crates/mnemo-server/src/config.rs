@@ -20,6 +20,12 @@
 //! max_page = 1000            # largest `first`
 //! max_neighbor_depth = 4     # largest `neighbors(depth:)`
 //!
+//! # Optional; these are the defaults (no memory budget).
+//! [namespaces]
+//! idle_close_seconds = 300   # a namespace unused this long is closed, its memory freed
+//! max_open = 1024            # most namespaces open at once
+//! # memory_budget_bytes = 2147483648  # the open namespaces' state kept within this
+//!
 //! # Each token: a name for logs, a secret of at least 16 characters sent as
 //! # `Authorization: Bearer <token>`, and its namespaces ("*" = all), "read" or "read-write".
 //! [[tokens]]
@@ -32,6 +38,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mnemo_engine::Residency;
 use mnemo_engine::core::Namespace;
 use mnemo_graphql::{Access, Limits, Mode};
 use serde::Deserialize;
@@ -96,6 +103,16 @@ struct RawConfig {
     tokens: Vec<RawToken>,
     #[serde(default)]
     limits: RawLimits,
+    #[serde(default)]
+    namespaces: RawNamespaces,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawNamespaces {
+    idle_close_seconds: Option<u64>,
+    max_open: Option<usize>,
+    memory_budget_bytes: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -160,6 +177,8 @@ pub struct Config {
     /// Origins (`scheme://host[:port]`) whose pages may call the API, besides the
     /// server's own.
     pub allowed_origins: Vec<String>,
+    /// Which namespaces stay open: idle ones close, at most so many, within a memory budget.
+    pub residency: Residency,
 }
 
 impl Default for Config {
@@ -169,6 +188,7 @@ impl Default for Config {
             limits: Limits::default(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            residency: Residency::default(),
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_running_requests: DEFAULT_MAX_RUNNING_REQUESTS,
             allowed_origins: Vec::new(),
@@ -290,6 +310,30 @@ impl Config {
                 &format!("must be at most {} (the engine's limit)", mnemo_engine::MAX_DEPTH),
             ));
         }
+        let defaults = Residency::default();
+        let n = raw.namespaces;
+        let idle = n.idle_close_seconds.unwrap_or((defaults.idle_after_micros / 1_000_000) as u64);
+        if idle == 0 || idle > MAX_REQUEST_TIMEOUT_SECONDS * 365 {
+            return Err(invalid(
+                "namespaces.idle_close_seconds".into(),
+                "must be from 1 to 31536000 (a year)",
+            ));
+        }
+        let max_open = n.max_open.unwrap_or(defaults.max_open);
+        if max_open == 0 {
+            return Err(invalid("namespaces.max_open".into(), "must be at least 1"));
+        }
+        if n.memory_budget_bytes == Some(0) {
+            return Err(invalid(
+                "namespaces.memory_budget_bytes".into(),
+                "must be at least 1 (leave it out for no budget)",
+            ));
+        }
+        let residency = Residency {
+            idle_after_micros: i64::try_from(idle).unwrap_or(i64::MAX).saturating_mul(1_000_000),
+            max_open,
+            max_state_bytes: n.memory_budget_bytes,
+        };
         let mut allowed_origins = Vec::with_capacity(raw.allowed_origins.len());
         for (i, origin) in raw.allowed_origins.into_iter().enumerate() {
             let normal = normalize_origin(&origin).ok_or_else(|| {
@@ -305,6 +349,7 @@ impl Config {
             request_timeout: Duration::from_secs(timeout),
             max_running_requests,
             allowed_origins,
+            residency,
         })
     }
 

@@ -213,6 +213,18 @@ impl Metrics {
         );
         gauge(
             w,
+            "mnemo_search_indexed_batch",
+            "The batch up to which each open namespace is searchable.",
+            &|ns| store.search_batches(ns).map(|(indexed, _)| indexed.0),
+        );
+        gauge(
+            w,
+            "mnemo_search_vectors_saved_batch",
+            "The last batch of the search vectors each open namespace saved on disk or loaded from it (0: none).",
+            &|ns| store.search_batches(ns).map(|(_, saved)| saved.0),
+        );
+        gauge(
+            w,
             "mnemo_state_bytes",
             "About how many bytes of memory each open namespace's state holds, estimated from its structures (search indexes not included).",
             &|ns| store.state_bytes(ns),

@@ -1,0 +1,263 @@
+//! A namespace's search vectors saved beside its text indexes
+//! (`<data>/search/<namespace>/vectors`), so that reopening it does not embed every text
+//! again (or read every one back from the embedding cache) before search answers.
+//!
+//! Derived like every index: the file says which batches its vectors hold (the same
+//! [`Stamp`] as the text indexes' commits), and one that is missing, damaged, of another
+//! format, of another log, of another embedding mode, or not at the text indexes' batch
+//! is ignored and the vectors are rebuilt. It is written whole to a temporary file,
+//! synced and renamed, so a crash leaves the old file or the new one.
+//!
+//! ```text
+//! magic    8 bytes  "MNEMOVEC"
+//! version  u32      1
+//! stamp    u64 seq, i64 time, i64 first   (µs; see Stamp)
+//! mode     u8       1 built-in, 2 client
+//! dim      u32
+//! twice (alone, then with context):
+//!   count  u64
+//!   count × (key u64, dim × f32)
+//! crc      u32      CRC-32 of every byte before it
+//! ```
+//!
+//! All integers and floats little-endian.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use mnemo_core::EmbeddingMode;
+use mnemo_search::{HnswConfig, VectorIndex};
+
+use crate::retrieve::Stamp;
+
+const MAGIC: &[u8; 8] = b"MNEMOVEC";
+const VERSION: u32 = 1;
+/// magic, version, stamp, mode, dim.
+const HEADER_LEN: usize = 8 + 4 + 24 + 1 + 4;
+
+/// Vectors read back from disk.
+pub(crate) struct Saved {
+    pub(crate) stamp: Stamp,
+    pub(crate) mode: EmbeddingMode,
+    pub(crate) alone: VectorIndex,
+    pub(crate) context: VectorIndex,
+}
+
+fn mode_tag(mode: EmbeddingMode) -> Option<u8> {
+    match mode {
+        EmbeddingMode::Builtin => Some(1),
+        EmbeddingMode::Client { .. } => Some(2),
+        EmbeddingMode::Off => None,
+    }
+}
+
+/// Writes the vectors of `mode` holding the batches of `stamp` to `path`, replacing
+/// what is there. Nothing is written for [`EmbeddingMode::Off`].
+pub(crate) fn save(
+    path: &Path,
+    stamp: Stamp,
+    mode: EmbeddingMode,
+    alone: &VectorIndex,
+    context: &VectorIndex,
+) -> std::io::Result<()> {
+    let Some(tag) = mode_tag(mode) else { return Ok(()) };
+    let dim = u32::try_from(alone.dim()).map_err(std::io::Error::other)?;
+    let tmp = path.with_extension("tmp");
+    let file = std::fs::File::create(&tmp)?;
+    let mut out =
+        Crc { inner: std::io::BufWriter::with_capacity(1 << 20, file), crc: crc32fast::Hasher::new() };
+    out.write_all(MAGIC)?;
+    out.write_all(&VERSION.to_le_bytes())?;
+    out.write_all(&stamp.seq.to_le_bytes())?;
+    out.write_all(&stamp.time.to_le_bytes())?;
+    out.write_all(&stamp.first.to_le_bytes())?;
+    out.write_all(&[tag])?;
+    out.write_all(&dim.to_le_bytes())?;
+    for index in [alone, context] {
+        index.live_vectors(|count, vectors| -> std::io::Result<()> {
+            out.write_all(&(count as u64).to_le_bytes())?;
+            for (key, v) in vectors {
+                out.write_all(&key.to_le_bytes())?;
+                for x in v {
+                    out.write_all(&x.to_le_bytes())?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    let crc = out.crc.finalize();
+    let mut file = out.inner.into_inner().map_err(|e| e.into_error())?;
+    file.write_all(&crc.to_le_bytes())?;
+    file.sync_data()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// The vectors saved at `path`, `Ok(None)` if there is no file, or why it cannot be used.
+pub(crate) fn load(path: &Path, config: HnswConfig) -> Result<Option<Saved>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let Some(body_len) = bytes.len().checked_sub(4).filter(|n| *n >= HEADER_LEN) else {
+        return Err("too short".into());
+    };
+    let (body, crc) = bytes.split_at(body_len);
+    if crc32fast::hash(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+        return Err("checksum mismatch".into());
+    }
+    let mut r = Reader { bytes: body };
+    if r.take(8)? != MAGIC {
+        return Err("not a vector file".into());
+    }
+    let version = r.u32()?;
+    if version != VERSION {
+        return Err(format!("format {version}, this build reads {VERSION}"));
+    }
+    let stamp = Stamp { seq: r.u64()?, time: r.u64()? as i64, first: r.u64()? as i64 };
+    let tag = r.take(1)?[0];
+    let dim = r.u32()?;
+    let mode = match tag {
+        1 => EmbeddingMode::Builtin,
+        2 => EmbeddingMode::Client { dim },
+        _ => return Err(format!("unknown embedding mode {tag}")),
+    };
+    let dim = dim as usize;
+    let mut index = || -> Result<VectorIndex, String> {
+        let count = usize::try_from(r.u64()?).map_err(|e| e.to_string())?;
+        let record = 8 + dim * 4;
+        if count.checked_mul(record).is_none_or(|n| n > r.bytes.len()) {
+            return Err("shorter than its count says".into());
+        }
+        let (mut keys, mut data) = (Vec::with_capacity(count), Vec::with_capacity(count * dim));
+        for _ in 0..count {
+            keys.push(r.u64()?);
+            let v = r.take(dim * 4)?;
+            data.extend(v.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+        }
+        VectorIndex::from_vectors(dim, config, keys, data).map_err(|e| e.to_string())
+    };
+    let alone = index()?;
+    let context = index()?;
+    if !r.bytes.is_empty() {
+        return Err("bytes after the vectors".into());
+    }
+    Ok(Some(Saved { stamp, mode, alone, context }))
+}
+
+/// The batch the file at `path` says its vectors hold, from its header alone (for
+/// `mnemo inspect`; loading checks the whole file).
+pub(crate) fn header_batch(path: &Path) -> Option<u64> {
+    use std::io::Read as _;
+    let mut head = [0u8; HEADER_LEN];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    let mut r = Reader { bytes: &head };
+    (r.take(8).ok()? == MAGIC && r.u32().ok()? == VERSION).then_some(())?;
+    r.u64().ok()
+}
+
+/// A writer that checksums what goes through it.
+struct Crc<W> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: std::io::Write> std::io::Write for Crc<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if n > self.bytes.len() {
+            return Err("cut short".into());
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn index(dim: usize, n: u64) -> VectorIndex {
+        let ix = VectorIndex::new(dim, HnswConfig::default());
+        let items: Vec<(u64, Vec<f32>)> = (0..n)
+            .map(|k| (k * 4 + 1, (0..dim).map(|i| ((k as usize * 7 + i) % 5) as f32 + 0.5).collect()))
+            .collect();
+        ix.upsert(&items).unwrap();
+        ix
+    }
+
+    fn vectors(ix: &VectorIndex) -> Vec<(u64, Vec<f32>)> {
+        ix.live_vectors(|_, it| it.map(|(k, v)| (k, v.to_vec())).collect())
+    }
+
+    #[test]
+    fn saved_vectors_load_back_and_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors");
+        assert!(load(&path, HnswConfig::default()).unwrap().is_none());
+        let stamp = Stamp { seq: 42, time: 1_700_000_000_000_000, first: 1_600_000_000_000_000 };
+        let (alone, context) = (index(8, 30), index(8, 3));
+        save(&path, stamp, EmbeddingMode::Client { dim: 8 }, &alone, &context).unwrap();
+        let back = load(&path, HnswConfig::default()).unwrap().unwrap();
+        assert_eq!(back.stamp, stamp);
+        assert_eq!(back.mode, EmbeddingMode::Client { dim: 8 });
+        assert_eq!(vectors(&back.alone), vectors(&alone));
+        assert_eq!(vectors(&back.context), vectors(&context));
+        let good = std::fs::read(&path).unwrap();
+        for at in [0, 9, HEADER_LEN + 3, good.len() / 2, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x40;
+            std::fs::write(&path, &bad).unwrap();
+            assert!(load(&path, HnswConfig::default()).is_err(), "a flipped byte at {at}");
+        }
+        std::fs::write(&path, &good[..good.len() - 9]).unwrap();
+        assert!(load(&path, HnswConfig::default()).is_err(), "cut short");
+        std::fs::remove_file(&path).unwrap();
+        save(&path, stamp, EmbeddingMode::Off, &alone, &context).unwrap();
+        assert!(load(&path, HnswConfig::default()).unwrap().is_none(), "nothing is written for Off");
+    }
+}
