@@ -334,8 +334,8 @@ async fn signal() {
 
 fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
     // Progress is measured in bytes read; stdin has no known total.
-    let (reader, total): (Box<dyn BufRead>, Option<u64>) = if file == Path::new("-") {
-        (Box::new(std::io::stdin().lock()), None)
+    let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if file == Path::new("-") {
+        (Box::new(BufReader::new(std::io::stdin())), None)
     } else {
         let f = File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
         let total = f.metadata().map(|m| m.len()).ok();
@@ -361,21 +361,38 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
 
     let mut accepted = 0u64;
     let mut rejected = Vec::new();
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
-        progress.inc(line.len() as u64 + 1);
-        if line.trim().is_empty() {
-            continue;
-        }
-        match runtime.block_on(ops::apply_line(&schema, &store, &line)) {
-            Ok(_) => accepted += 1,
-            Err(rejection) => {
-                tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
-                rejected.push((n + 1, rejection));
+    // Lines are read and parsed on another thread, a few ahead of the one being applied:
+    // parsing needs nothing of the store, and each line still applies in file order.
+    let (tx, rx) =
+        std::sync::mpsc::sync_channel::<(usize, std::io::Result<(u64, Option<ops::ReadLine>)>)>(16);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        scope.spawn(move || {
+            for (n, line) in reader.lines().enumerate() {
+                let item = line.map(|line| {
+                    let len = line.len() as u64 + 1;
+                    (len, (!line.trim().is_empty()).then(|| ops::read_line(line)))
+                });
+                let failed = item.is_err();
+                if tx.send((n, item)).is_err() || failed {
+                    break;
+                }
             }
+        });
+        for (n, item) in rx {
+            let (len, read) = item.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
+            progress.inc(len);
+            let Some(read) = read else { continue };
+            match runtime.block_on(ops::apply_read(&schema, &store, read)) {
+                Ok(_) => accepted += 1,
+                Err(rejection) => {
+                    tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
+                    rejected.push((n + 1, rejection));
+                }
+            }
+            progress.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
         }
-        progress.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
-    }
+        Ok(())
+    })?;
     progress.finish_and_clear();
     // Every accepted batch is durable already. Freeing an index of millions of facts
     // record by record takes seconds; the process is about to end, and its memory goes

@@ -216,9 +216,11 @@ def wrk_script(path, seqmap, by):
                 '  return wrk.format(nil, "/graphql", nil, body)\nend\n')
 
 
-def mnemo_import(work, n):
-    load = os.path.join(work, "load.jsonl")
-    subprocess.run([sys.executable, os.path.join(HERE, "gen_workload.py"), str(n), load], check=True)
+def mnemo_import(work, n, load=None):
+    """Generates the workload of n entities (unless given a file gen_workload.py wrote) and imports it."""
+    if load is None:
+        load = os.path.join(work, "load.jsonl")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_workload.py"), str(n), load], check=True)
     seqmap = json.load(open(load + ".seqmap.json"))
     data = os.path.join(work, "mnemo")
     start = time.monotonic()
@@ -251,12 +253,13 @@ def first_answer(data):
     return server, time.monotonic() - start
 
 
-def cold_start(work, n):
+def cold_start(work, n, load=None):
     """A log of 10 facts per entity: reopened by replay, then from the checkpoint."""
     cold = os.path.join(work, "cold")
     os.makedirs(cold)
-    data, _, facts, took = mnemo_import(cold, n)
-    os.remove(os.path.join(cold, "load.jsonl"))
+    data, _, facts, took = mnemo_import(cold, n, load)
+    if load is None:
+        os.remove(os.path.join(cold, "load.jsonl"))
     log = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs
               if "checkpoints" not in d and "search" not in d)
     shutil.move(os.path.join(data, "checkpoints"), os.path.join(cold, "checkpoints.aside"))
@@ -337,6 +340,7 @@ def main():
     p.add_argument("--only", default="import,reads,slot,tenancy",
                    help="comma-separated sections; also 'cold' (a 10 M-fact log, not in the default)")
     p.add_argument("--cold-entities", type=int, default=1_000_000, help="entities of the cold-start log (x10 facts)")
+    p.add_argument("--cold-load", help="a cold-start file gen_workload.py wrote before (generating one takes ~15 min)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     a = p.parse_args()
     ENTITIES = a.entities
@@ -407,7 +411,7 @@ def main():
                          None))
         if "cold" in only:
             say(f"cold start: {a.cold_entities} entities")
-            rows.append(cold_start(work, a.cold_entities))
+            rows.append(cold_start(work, a.cold_entities, a.cold_load))
     finally:
         if server:
             server.stop()

@@ -279,34 +279,50 @@ pub(crate) fn object_value(
 
 /// A fact input as an engine fact; `default_from` applies when `validFrom` is absent.
 /// `episode` is the batch's own episode (change index), made the fact's provenance.
+/// `field` names the input in errors; it is written out only for one (an import
+/// converts millions of facts, and naming each part of each cost more than the rest).
 pub(crate) fn new_fact(
     store: &Store,
     ns: &Namespace,
-    field: &str,
+    field: &dyn std::fmt::Display,
     f: &FactInput,
     default_from: Timestamp,
     episode: Option<usize>,
 ) -> Result<NewFact> {
+    let at = |t: &DateTime, part: &str| match t {
+        DateTime::At(t) => Ok(*t),
+        text => time(store, ns, &format!("{field}.{part}"), text),
+    };
     let from = match &f.valid_from {
-        Some(t) => time(store, ns, &format!("{field}.validFrom"), t)?,
+        Some(t) => at(t, "validFrom")?,
         None => default_from,
     };
     let to = match &f.valid_to {
-        Some(t) => Some(time(store, ns, &format!("{field}.validTo"), t)?),
+        Some(t) => Some(at(t, "validTo")?),
         None => None,
     };
     let valid =
-        Interval::new(format!("{field}.validFrom..validTo"), from, to).map_err(|e| engine(e.into()))?;
+        Interval::new(format_args!("{field}.validFrom..validTo"), from, to).map_err(|e| engine(e.into()))?;
     let mut provenance: Vec<EpisodeRef> = episode.map(EpisodeRef::New).into_iter().collect();
     for (i, id) in f.provenance.iter().enumerate() {
         provenance
             .push(EpisodeRef::Id(mnemo_core::EpisodeId(parse_id(&format!("{field}.provenance[{i}]"), id)?)));
     }
     provenance.extend(f.provenance_external_ids.iter().map(|e| EpisodeRef::External(e.clone())));
+    let subject = match &f.subject {
+        EntityRefInput::Name(name) => EntityRef::Name(name.clone()),
+        id => entity_ref(&format!("{field}.subject"), id)?,
+    };
+    let object = match &f.object {
+        ValueInput::Integer(i) => ObjectRef::Literal(Literal::Integer(*i)),
+        ValueInput::String(s) => ObjectRef::Literal(Literal::String(s.clone())),
+        ValueInput::Entity(EntityRefInput::Name(name)) => ObjectRef::Entity(EntityRef::Name(name.clone())),
+        other => object(store, ns, &format!("{field}.object"), other)?,
+    };
     Ok(NewFact {
-        subject: entity_ref(&format!("{field}.subject"), &f.subject)?,
+        subject,
         predicate: f.predicate.clone(),
-        object: object(store, ns, &format!("{field}.object"), &f.object)?,
+        object,
         valid,
         confidence: f.confidence,
         polarity: f.polarity.into(),
@@ -314,7 +330,10 @@ pub(crate) fn new_fact(
         supersedes: f
             .supersedes
             .as_ref()
-            .map(|id| fact_id(&format!("{field}.supersedes"), id))
+            .map(|id| match id.as_str().trim().parse::<u64>() {
+                Ok(n) => Ok(FactId(n)),
+                Err(_) => fact_id(&format!("{field}.supersedes"), id),
+            })
             .transpose()?,
         importance: f.importance,
         correction: f.correction,

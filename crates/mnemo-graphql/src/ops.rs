@@ -146,22 +146,49 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
     })
 }
 
-/// Applies one JSON line with full (local) access; returns what the mutation answered.
-pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Result<Value, Rejection> {
-    // `assertFacts`, the bulk of an import, is read straight into its type: no tree of
-    // JSON values for thousands of facts.
-    if let Ok(Head { op: Some(op) }) = serde_json::from_str::<Head>(line)
+/// A line as read, before it is applied: what reading it needs nothing of the store
+/// for (an import reads the next lines on another core while one is applied).
+pub struct ReadLine(Read);
+
+enum Read {
+    /// `assertFacts`, the bulk of an import, read straight into its type: no tree of
+    /// JSON values for thousands of facts.
+    Facts(Result<AssertFactsLine, Rejection>),
+    Other(String),
+}
+
+/// Reads one JSON line (see [`ReadLine`]).
+pub fn read_line(line: String) -> ReadLine {
+    if let Ok(Head { op: Some(op) }) = serde_json::from_str::<Head>(&line)
         && op == "assertFacts"
     {
-        let parsed: AssertFactsLine = serde_json::from_str(line).map_err(|e| {
+        let parsed = serde_json::from_str(&line).map_err(|e| {
             let message = e.to_string();
             match message.strip_prefix("unknown field ").and_then(|m| m.split(',').next()) {
                 Some(field) => reject(code::BAD_REQUEST, format!("unknown field {field} for op assertFacts")),
                 None => reject(code::BAD_REQUEST, format!("assertFacts: {message}")),
             }
-        })?;
-        return assert_facts(store, &parsed.namespace, parsed.facts);
+        });
+        return ReadLine(Read::Facts(parsed));
     }
+    ReadLine(Read::Other(line))
+}
+
+/// Applies one JSON line with full (local) access; returns what the mutation answered.
+pub async fn apply_line(schema: &MnemoSchema, store: &Store, line: &str) -> Result<Value, Rejection> {
+    apply_read(schema, store, read_line(line.to_owned())).await
+}
+
+/// Applies a line read by [`read_line`], as [`apply_line`] does.
+pub async fn apply_read(schema: &MnemoSchema, store: &Store, read: ReadLine) -> Result<Value, Rejection> {
+    let line = match read.0 {
+        Read::Facts(parsed) => {
+            let parsed = parsed?;
+            return assert_facts(store, &parsed.namespace, parsed.facts);
+        }
+        Read::Other(line) => line,
+    };
+    let line = line.as_str();
     let value: Value =
         serde_json::from_str(line).map_err(|e| reject(code::BAD_REQUEST, format!("not JSON: {e}")))?;
     let Value::Object(fields) = &value else {
@@ -241,14 +268,13 @@ fn assert_facts(
     }
     let now = store.now();
     let mut changes = Vec::with_capacity(facts.len());
-    let mut paths = Vec::with_capacity(facts.len());
     for (i, f) in facts.iter().enumerate() {
-        let field = format!("facts[{i}]");
-        let fact = crate::input::new_fact(store, &ns, &field, f, now, None).map_err(rejection)?;
+        let fact = crate::input::new_fact(store, &ns, &format_args!("facts[{i}]"), f, now, None)
+            .map_err(rejection)?;
         changes.push(mnemo_engine::Change::AssertFact(fact));
-        paths.push(field);
     }
-    let receipt = crate::root::commit(store, &ns, changes, &paths).map_err(rejection)?;
+    let receipt =
+        crate::root::commit_named(store, &ns, changes, |n| format!("facts[{n}]")).map_err(rejection)?;
     let facts: Vec<Value> = receipt
         .ids
         .iter()

@@ -217,11 +217,19 @@ pub(crate) fn commit(
     changes: Vec<Change>,
     paths: &[String],
 ) -> Result<Receipt> {
+    commit_named(store, ns, changes, |n| paths.get(n).cloned().unwrap_or_default())
+}
+
+/// [`commit`], naming change `n`'s input `path(n)` only when it is wrong.
+pub(crate) fn commit_named(
+    store: &Store,
+    ns: &Namespace,
+    changes: Vec<Change>,
+    path: impl Fn(usize) -> String,
+) -> Result<Receipt> {
     store.append(ns, changes).map_err(|e| match e {
-        // Change `n` of the batch is the request's input at `paths[n]` (`facts[1]`).
-        mnemo_engine::EngineError::InChange { change, error } => {
-            engine_error(error.within(paths.get(change).map_or("", String::as_str)))
-        }
+        // Change `n` of the batch is the request's input at `path(n)` (`facts[1]`).
+        mnemo_engine::EngineError::InChange { change, error } => engine_error(error.within(&path(change))),
         other => engine_error(other),
     })
 }
