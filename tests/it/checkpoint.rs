@@ -347,17 +347,18 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
+/// A store whose every namespace keeps its search indexes on disk, however small.
+fn open(path: &std::path::Path) -> Store {
+    let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
+    Store::open_with(path, options).unwrap()
+}
+
 #[test]
 fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     let dir = tempfile::tempdir().unwrap();
     let ns = Namespace::new("ns", "search").unwrap();
     let search_dir = dir.path().join("search").join("search");
     let early = dir.path().join("early-search");
-    // Every namespace keeps its index on disk here, however small.
-    let open = |path: &std::path::Path| {
-        let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
-        Store::open_with(path, options).unwrap()
-    };
     let before = {
         let store = open(dir.path());
         rich_history(&store, &ns, 12);
@@ -460,10 +461,6 @@ fn saved_search_vectors_are_loaded_on_restart_and_answer_as_embedding_anew_does(
     let search_dir = dir.path().join("search").join("vectors");
     let vectors = search_dir.join("vectors");
     let early = dir.path().join("early-search");
-    let open = |path: &std::path::Path| {
-        let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
-        Store::open_with(path, options).unwrap()
-    };
     let first = {
         let store = open(dir.path());
         vector_history(&store, &ns, 0, 40);

@@ -324,6 +324,18 @@ fn a_store_opens_no_namespace_until_it_is_used_and_keeps_at_most_its_limit_open(
     assert_eq!(store.open_namespaces(), 3);
 }
 
+/// Runs upkeep until `want` namespaces are open (for a few seconds at most).
+fn settle(store: &Store, want: usize) {
+    for _ in 0..200 {
+        store.maintain(store.now());
+        if store.open_namespaces() == want {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("{} namespaces open, not {want}", store.open_namespaces());
+}
+
 #[test]
 fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit() {
     let dir = tempfile::tempdir().unwrap();
@@ -353,17 +365,7 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     let before: Vec<_> = names.iter().map(|ns| everything(&store, ns, 3)).collect();
     assert_eq!(store.open_namespaces(), 4);
     // A namespace closes only once its search index caught up: upkeep tries again.
-    let settle = |want: usize| {
-        for _ in 0..200 {
-            store.maintain(store.now());
-            if store.open_namespaces() == want {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
-        panic!("{} namespaces open, not {want}", store.open_namespaces());
-    };
-    settle(2);
+    settle(&store, 2);
     let open: u64 = names.iter().filter_map(|ns| store.state_bytes(ns)).sum();
     assert!(open <= budget, "{open} > {budget}");
     assert!(store.state_bytes(&names[3]).is_some() && store.state_bytes(&names[0]).is_none());
@@ -385,16 +387,6 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     for ns in &names {
         assert!(store.counts(ns).facts > 0);
     }
-    let settle_tiny = || {
-        for _ in 0..200 {
-            store.maintain(store.now());
-            if store.open_namespaces() == 1 {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
-        panic!("{} namespaces open, not 1", store.open_namespaces());
-    };
-    settle_tiny();
+    settle(&store, 1);
     assert!(store.state_bytes(&names[3]).is_some());
 }

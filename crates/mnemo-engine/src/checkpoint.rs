@@ -72,15 +72,7 @@ impl Checkpoints {
     pub(crate) fn write(&self, ns: &Namespace, index: &NamespaceIndex) -> std::io::Result<Checkpointed> {
         std::fs::create_dir_all(&self.dir)?;
         let bytes = checkpoint::encode(index);
-        let path = self.path(ns);
-        let tmp = self.dir.join(format!("{}.ckpt.tmp", ns.as_str()));
-        {
-            let mut file = std::fs::File::create(&tmp)?;
-            file.write_all(&bytes)?;
-            file.sync_data()?;
-        }
-        std::fs::rename(&tmp, &path)?;
-        sync_dir(&self.dir)?;
+        replace_file(&self.path(ns), |file| file.write_all(&bytes))?;
         Ok(Checkpointed { seq: index.last_seq(), bytes: bytes.len() as u64 })
     }
 
@@ -124,6 +116,28 @@ fn usable(bytes: &[u8], records: &[Record]) -> Result<NamespaceIndex, Unusable> 
     }
     let (_, index) = checkpoint::decode(bytes)?;
     Ok(index)
+}
+
+/// Replaces the file at `path` with what `write` writes, atomically: into a temporary
+/// file beside it (`<path>.tmp`), synced, then renamed over it, the directory synced. A
+/// crash leaves the old file or the new one, never a torn one under the real name.
+pub(crate) fn replace_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    {
+        let mut file = std::fs::File::create(&tmp)?;
+        write(&mut file)?;
+        file.sync_data()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    match path.parent() {
+        Some(dir) => sync_dir(dir),
+        None => Ok(()),
+    }
 }
 
 #[cfg(unix)]

@@ -62,39 +62,34 @@ pub(crate) fn save(
 ) -> std::io::Result<()> {
     let Some(tag) = mode_tag(mode) else { return Ok(()) };
     let dim = u32::try_from(alone.dim()).map_err(std::io::Error::other)?;
-    let tmp = path.with_extension("tmp");
-    let file = std::fs::File::create(&tmp)?;
-    let mut out =
-        Crc { inner: std::io::BufWriter::with_capacity(1 << 20, file), crc: crc32fast::Hasher::new() };
-    out.write_all(MAGIC)?;
-    out.write_all(&VERSION.to_le_bytes())?;
-    out.write_all(&stamp.seq.to_le_bytes())?;
-    out.write_all(&stamp.time.to_le_bytes())?;
-    out.write_all(&stamp.first.to_le_bytes())?;
-    out.write_all(&[tag])?;
-    out.write_all(&dim.to_le_bytes())?;
-    for index in [alone, context] {
-        index.live_vectors(|count, vectors| -> std::io::Result<()> {
-            out.write_all(&(count as u64).to_le_bytes())?;
-            for (key, v) in vectors {
-                out.write_all(&key.to_le_bytes())?;
-                for x in v {
-                    out.write_all(&x.to_le_bytes())?;
+    crate::checkpoint::replace_file(path, |file| {
+        let mut out = Crc {
+            inner: std::io::BufWriter::with_capacity(1 << 20, &mut *file),
+            crc: crc32fast::Hasher::new(),
+        };
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&stamp.seq.to_le_bytes())?;
+        out.write_all(&stamp.time.to_le_bytes())?;
+        out.write_all(&stamp.first.to_le_bytes())?;
+        out.write_all(&[tag])?;
+        out.write_all(&dim.to_le_bytes())?;
+        for index in [alone, context] {
+            index.live_vectors(|count, vectors| -> std::io::Result<()> {
+                out.write_all(&(count as u64).to_le_bytes())?;
+                for (key, v) in vectors {
+                    out.write_all(&key.to_le_bytes())?;
+                    for x in v {
+                        out.write_all(&x.to_le_bytes())?;
+                    }
                 }
-            }
-            Ok(())
-        })?;
-    }
-    let crc = out.crc.finalize();
-    let mut file = out.inner.into_inner().map_err(|e| e.into_error())?;
-    file.write_all(&crc.to_le_bytes())?;
-    file.sync_data()?;
-    drop(file);
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        sync_dir(dir)?;
-    }
-    Ok(())
+                Ok(())
+            })?;
+        }
+        let crc = out.crc.finalize();
+        let file = out.inner.into_inner().map_err(|e| e.into_error())?;
+        file.write_all(&crc.to_le_bytes())
+    })
 }
 
 /// The vectors saved at `path`, `Ok(None)` if there is no file, or why it cannot be used.
@@ -204,16 +199,6 @@ impl<'a> Reader<'a> {
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
     }
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> std::io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ impl Shard {
     fn state_bytes(&self) -> u64 {
         let index = read(&self.index);
         let mut cached = lock(&self.state_bytes);
-        if cached.0 != index.last_seq() || cached.1 == 0 {
+        if cached.0 != index.last_seq() {
             *cached = (index.last_seq(), index.heap_bytes());
         }
         cached.1

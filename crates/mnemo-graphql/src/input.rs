@@ -1,6 +1,8 @@
 //! Input types and their translation into engine changes. Every error names the input
 //! field as the request wrote it (`facts[2].validFrom`).
 
+use std::fmt::Display;
+
 use async_graphql::{ID, InputObject, OneofObject, Result};
 use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
 use mnemo_engine::{Change, EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
@@ -191,34 +193,43 @@ pub struct EntityInput {
     pub kind: Option<String>,
 }
 
-pub(crate) fn invalid(field: &str, value: impl std::fmt::Display, reason: &str) -> async_graphql::Error {
+pub(crate) fn invalid(field: impl Display, value: impl Display, reason: &str) -> async_graphql::Error {
     coded(code::INVALID_VALUE, format!("invalid value in `{field}`: {value}: {reason}"))
 }
 
 /// Reads an id field (`"12"`).
-pub(crate) fn parse_id(field: &str, id: &ID) -> Result<u64> {
+pub(crate) fn parse_id(field: impl Display, id: &ID) -> Result<u64> {
     id.as_str()
         .trim()
         .parse::<u64>()
         .map_err(|_| invalid(field, format!("{:?}", id.as_str()), "expected a numeric id"))
 }
 
-pub(crate) fn fact_id(field: &str, id: &ID) -> Result<FactId> {
+pub(crate) fn fact_id(field: impl Display, id: &ID) -> Result<FactId> {
     parse_id(field, id).map(FactId)
 }
 
+// The conversions below take the input's name as something to display, written out only
+// where it may be needed: an import converts millions of facts, and naming each part of
+// each up front cost more than the rest of the conversion.
+
 /// Parses a time for `field` in the namespace's time zone.
-pub(crate) fn time(store: &Store, ns: &Namespace, field: &str, value: &DateTime) -> Result<Timestamp> {
+pub(crate) fn time(
+    store: &Store,
+    ns: &Namespace,
+    field: impl Display,
+    value: &DateTime,
+) -> Result<Timestamp> {
     match value {
         DateTime::At(t) => Ok(*t),
-        DateTime::Text(text) => store.parse_time(ns, field, text).map_err(engine),
+        DateTime::Text(text) => store.parse_time(ns, &field.to_string(), text).map_err(engine),
     }
 }
 
 /// An entity reference for a write: by id, or by name (created when absent).
-pub(crate) fn entity_ref(field: &str, r: &EntityRefInput) -> Result<EntityRef> {
+pub(crate) fn entity_ref(field: impl Display, r: &EntityRefInput) -> Result<EntityRef> {
     match r {
-        EntityRefInput::Id(id) => Ok(EntityRef::Id(EntityId(parse_id(&format!("{field}.id"), id)?))),
+        EntityRefInput::Id(id) => Ok(EntityRef::Id(EntityId(parse_id(format_args!("{field}.id"), id)?))),
         EntityRefInput::Name(name) => Ok(EntityRef::Name(name.clone())),
     }
 }
@@ -246,15 +257,20 @@ pub(crate) fn existing_entity(
 }
 
 /// A value for a write.
-pub(crate) fn object(store: &Store, ns: &Namespace, field: &str, v: &ValueInput) -> Result<ObjectRef> {
+pub(crate) fn object(
+    store: &Store,
+    ns: &Namespace,
+    field: impl Display,
+    v: &ValueInput,
+) -> Result<ObjectRef> {
     Ok(match v {
-        ValueInput::Entity(e) => ObjectRef::Entity(entity_ref(&format!("{field}.entity"), e)?),
+        ValueInput::Entity(e) => ObjectRef::Entity(entity_ref(format_args!("{field}.entity"), e)?),
         ValueInput::String(s) => ObjectRef::Literal(Literal::String(s.clone())),
         ValueInput::Integer(i) => ObjectRef::Literal(Literal::Integer(*i)),
         ValueInput::Float(f) => ObjectRef::Literal(Literal::Float(*f)),
         ValueInput::Boolean(b) => ObjectRef::Literal(Literal::Boolean(*b)),
         ValueInput::Time(t) => {
-            ObjectRef::Literal(Literal::Time(time(store, ns, &format!("{field}.time"), t)?))
+            ObjectRef::Literal(Literal::Time(time(store, ns, format_args!("{field}.time"), t)?))
         }
     })
 }
@@ -279,50 +295,37 @@ pub(crate) fn object_value(
 
 /// A fact input as an engine fact; `default_from` applies when `validFrom` is absent.
 /// `episode` is the batch's own episode (change index), made the fact's provenance.
-/// `field` names the input in errors; it is written out only for one (an import
-/// converts millions of facts, and naming each part of each cost more than the rest).
+/// `field` names the input in errors.
 pub(crate) fn new_fact(
     store: &Store,
     ns: &Namespace,
-    field: &dyn std::fmt::Display,
+    field: &dyn Display,
     f: &FactInput,
     default_from: Timestamp,
     episode: Option<usize>,
 ) -> Result<NewFact> {
-    let at = |t: &DateTime, part: &str| match t {
-        DateTime::At(t) => Ok(*t),
-        text => time(store, ns, &format!("{field}.{part}"), text),
-    };
     let from = match &f.valid_from {
-        Some(t) => at(t, "validFrom")?,
+        Some(t) => time(store, ns, format_args!("{field}.validFrom"), t)?,
         None => default_from,
     };
     let to = match &f.valid_to {
-        Some(t) => Some(at(t, "validTo")?),
+        Some(t) => Some(time(store, ns, format_args!("{field}.validTo"), t)?),
         None => None,
     };
     let valid =
         Interval::new(format_args!("{field}.validFrom..validTo"), from, to).map_err(|e| engine(e.into()))?;
     let mut provenance: Vec<EpisodeRef> = episode.map(EpisodeRef::New).into_iter().collect();
     for (i, id) in f.provenance.iter().enumerate() {
-        provenance
-            .push(EpisodeRef::Id(mnemo_core::EpisodeId(parse_id(&format!("{field}.provenance[{i}]"), id)?)));
+        provenance.push(EpisodeRef::Id(mnemo_core::EpisodeId(parse_id(
+            format_args!("{field}.provenance[{i}]"),
+            id,
+        )?)));
     }
     provenance.extend(f.provenance_external_ids.iter().map(|e| EpisodeRef::External(e.clone())));
-    let subject = match &f.subject {
-        EntityRefInput::Name(name) => EntityRef::Name(name.clone()),
-        id => entity_ref(&format!("{field}.subject"), id)?,
-    };
-    let object = match &f.object {
-        ValueInput::Integer(i) => ObjectRef::Literal(Literal::Integer(*i)),
-        ValueInput::String(s) => ObjectRef::Literal(Literal::String(s.clone())),
-        ValueInput::Entity(EntityRefInput::Name(name)) => ObjectRef::Entity(EntityRef::Name(name.clone())),
-        other => object(store, ns, &format!("{field}.object"), other)?,
-    };
     Ok(NewFact {
-        subject,
+        subject: entity_ref(format_args!("{field}.subject"), &f.subject)?,
         predicate: f.predicate.clone(),
-        object,
+        object: object(store, ns, format_args!("{field}.object"), &f.object)?,
         valid,
         confidence: f.confidence,
         polarity: f.polarity.into(),
@@ -330,10 +333,7 @@ pub(crate) fn new_fact(
         supersedes: f
             .supersedes
             .as_ref()
-            .map(|id| match id.as_str().trim().parse::<u64>() {
-                Ok(n) => Ok(FactId(n)),
-                Err(_) => fact_id(&format!("{field}.supersedes"), id),
-            })
+            .map(|id| fact_id(format_args!("{field}.supersedes"), id))
             .transpose()?,
         importance: f.importance,
         correction: f.correction,

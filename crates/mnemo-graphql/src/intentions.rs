@@ -236,7 +236,7 @@ impl TriggerInput {
             let refs = es
                 .iter()
                 .enumerate()
-                .map(|(i, e)| entity_ref(&format!("trigger.entities[{i}]"), e))
+                .map(|(i, e)| entity_ref(format_args!("trigger.entities[{i}]"), e))
                 .collect::<Result<Vec<_>>>()?;
             return Ok(NewTrigger::Mentions(refs));
         }

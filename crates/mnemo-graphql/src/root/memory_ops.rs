@@ -91,13 +91,17 @@ impl MemoryMutation {
         };
         let mut records = Vec::new();
         for (i, id) in facts.iter().enumerate() {
-            records.push(RecordRef::Fact(fact_id(&format!("facts[{i}]"), id)?));
+            records.push(RecordRef::Fact(fact_id(format_args!("facts[{i}]"), id)?));
         }
         for (i, id) in entities.iter().enumerate() {
-            records.push(RecordRef::Entity(mnemo_core::EntityId(parse_id(&format!("entities[{i}]"), id)?)));
+            records
+                .push(RecordRef::Entity(mnemo_core::EntityId(parse_id(format_args!("entities[{i}]"), id)?)));
         }
         for (i, id) in episodes.iter().enumerate() {
-            records.push(RecordRef::Episode(mnemo_core::EpisodeId(parse_id(&format!("episodes[{i}]"), id)?)));
+            records.push(RecordRef::Episode(mnemo_core::EpisodeId(parse_id(
+                format_args!("episodes[{i}]"),
+                id,
+            )?)));
         }
         if records.is_empty() {
             return Err(invalid("facts", "[]", "name at least one fact, entity or episode"));
