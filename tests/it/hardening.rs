@@ -587,3 +587,72 @@ async fn graphiql_introspection_fits_the_default_limits() {
     assert!(body["errors"].is_null(), "{body}");
     assert!(body["data"]["__schema"]["types"].as_array().unwrap().len() > 20);
 }
+
+/// A document validated once is not validated again when it comes back with other
+/// variables that surely conform to its declared types; with any that might not, it is
+/// validated in full. Either way every answer and error reads exactly as from a schema
+/// that never saw the document.
+#[tokio::test]
+async fn a_document_seen_before_answers_as_if_validated_anew() {
+    let store = seeded().await;
+    let query = "query($s: EntityRefInput, $p: String!, $t: DateTime, $n: Int, $f: SearchFilter) {
+        facts(namespace: \"alice\", subject: $s, predicate: $p, validAt: $t, first: $n) { nodes { id object { entity { name } } } }
+        search(namespace: \"alice\", text: \"E1\", filter: $f, limit: 3) { hits { kind } } }";
+    let good = json!({ "s": { "name": "E1" }, "p": "knows", "t": "2030-01-01T00:00:00Z", "n": 5, "f": { "kinds": ["FACT"] } });
+    let with = |key: &str, value: Value| {
+        let mut v = good.clone();
+        v[key] = value;
+        v
+    };
+    let without = |key: &str| {
+        let mut v = good.clone();
+        v.as_object_mut().unwrap().remove(key);
+        v
+    };
+    let cases = [
+        good.clone(),
+        with("s", json!({ "id": "1" })),
+        with("s", json!({ "id": "1", "name": "E1" })),
+        with("s", json!({ "name": null })),
+        with("s", json!({ "nick": "E1" })),
+        with("s", json!({})),
+        with("s", json!("E1")),
+        with("s", Value::Null),
+        without("s"),
+        with("p", json!(3)),
+        with("p", Value::Null),
+        without("p"),
+        with("t", json!("not a time")),
+        with("t", json!(17)),
+        with("n", json!("five")),
+        with("n", json!(1u64 << 40)),
+        with("n", json!(2.5)),
+        with("f", json!({ "kinds": ["NOPE"] })),
+        with("f", json!({ "kinds": "ENTITY" })),
+        with("f", json!({ "kinds": [null] })),
+        with("f", json!({ "kinds": ["FACT"], "diversity": "high" })),
+        with("f", json!({ "topic": 1 })),
+        with("zzz", json!(1)),
+    ];
+    let warm = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let run = |schema: mnemo_graphql::MnemoSchema, variables: Value| async move {
+        let request = async_graphql::Request::new(query)
+            .variables(async_graphql::Variables::from_json(variables))
+            .data(mnemo_graphql::Access::Local);
+        serde_json::to_value(schema.execute(request).await).unwrap()
+    };
+    let first = run(warm.clone(), good.clone()).await;
+    assert!(first["errors"].is_null(), "{first}");
+    assert_eq!(first["data"]["facts"]["nodes"][0]["object"]["entity"]["name"], "E2", "{first}");
+    let mut refused = 0;
+    for variables in cases {
+        // Seen with good variables just before, so only these variables can differ.
+        run(warm.clone(), good.clone()).await;
+        let again = run(warm.clone(), variables.clone()).await;
+        let fresh = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+        let anew = run(fresh, variables.clone()).await;
+        assert_eq!(again, anew, "variables {variables}");
+        refused += usize::from(!again["errors"].is_null());
+    }
+    assert!(refused >= 15, "most of the cases are errors: {refused}");
+}

@@ -17,6 +17,7 @@ mod root;
 mod scalars;
 mod search;
 mod topics;
+mod validated;
 
 use std::sync::Arc;
 
@@ -97,6 +98,7 @@ pub fn builder(
         .data(events)
         .extension(ErrorCodes)
         .extension(budget::Budget(limits))
+        .extension(validated::Validated::default())
         .limit_depth(limits.max_depth)
 }
 
