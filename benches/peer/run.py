@@ -194,6 +194,23 @@ def wrk(port, script, clients, seconds):
     return rps, float(lat.group(1)) * scale
 
 
+def http_floor():
+    """Starts the do-nothing HTTP server (examples/http_floor), built if missing; (process, port)."""
+    path = os.path.join(os.path.dirname(MNEMO), "examples", "http_floor")
+    if not os.path.exists(path):
+        subprocess.run(["cargo", "build", "--release", "--example", "http_floor"], cwd=ROOT, check=True)
+    port = free_port()
+    proc = subprocess.Popen([path, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("the HTTP floor server did not start")
+
+
 def wrk_script(path, seqmap, by):
     """A wrk script for the random point read; day S maps to the last batch known then."""
     seqs = []
@@ -378,13 +395,25 @@ def main():
             script = os.path.join(HERE, "point_appendonly.sql")
             for by in ("id", "name"):
                 wrk_script(os.path.join(work, f"point_{by}.lua"), seqmap, by)
+            pg_tpses = {}
             for clients in (1, 8):
                 pg_tps, pg_lat = pg.pgbench(script, clients, a.seconds)
+                pg_tpses[clients] = pg_tps
                 rps, lat = wrk(server.port, os.path.join(work, "point_id.lua"), clients, a.seconds)
                 rows.append((f"point read by id, {clients} client(s)", f"pgbench {pg_tps / 1e3:.1f} k/s, {pg_lat * 1e3:.0f} µs",
                              f"wrk {rps / 1e3:.1f} k/s, {lat * 1e3:.0f} µs", rps / pg_tps))
             rps, lat = wrk(server.port, os.path.join(work, "point_name.lua"), 1, a.seconds)
             rows.append(("point read by name, 1 client", "—", f"wrk {rps / 1e3:.1f} k/s, {lat * 1e3:.0f} µs", None))
+            # The same requests to a server that does nothing but HTTP and JSON.
+            floor = http_floor()
+            try:
+                for clients in (1, 8):
+                    rps, lat = wrk(floor[1], os.path.join(work, "point_id.lua"), clients, a.seconds)
+                    rows.append((f"HTTP floor (axum, no work), {clients} client(s)", "—",
+                                 f"wrk {rps / 1e3:.1f} k/s, {lat * 1e3:.0f} µs", rps / pg_tpses[clients]))
+            finally:
+                floor[0].terminate()
+                floor[0].wait(timeout=60)
         if "reads" in only:
             # Restarted once everything was indexed: the search indexes on disk are used.
             server.stop()
