@@ -415,6 +415,33 @@ def main():
                 floor[0].terminate()
                 floor[0].wait(timeout=60)
         if "reads" in only:
+            # Counting facts in force at one (T, S), and a monthly series over a year.
+            t, s_day = "2020-06-15", datetime(2020, 9, 1, tzinfo=timezone.utc)
+            seq = max([sq for epoch, sq in seqmap if epoch <= int(s_day.timestamp())], default=1)
+            plan = pg.psql("EXPLAIN (ANALYZE) SELECT count(*) FROM (SELECT DISTINCT ON (entity_id, attr) entity_id, value "
+                           f"FROM assertions WHERE valid_from <= '{t}' AND sys_from <= '{s_day.date()}' "
+                           "ORDER BY entity_id, attr, valid_from DESC, sys_from DESC) s;")
+            pg_ms = float(re.search(r"Execution Time: ([0-9.]+) ms", plan).group(1))
+            pg_count = int(pg.psql("SELECT count(*) FROM (SELECT DISTINCT ON (entity_id, attr) entity_id FROM assertions "
+                                   f"WHERE valid_from <= '{t}' AND sys_from <= '{s_day.date()}') s;"))
+            took = []
+            for _ in range(3):
+                start = time.monotonic()
+                r = server.query('{ aggregate(namespace: "bench", validAt: "%sT00:00:00Z", knownAtSeq: %d) '
+                                 '{ groups { count } } }' % (t, seq))
+                took.append(time.monotonic() - start)
+                assert "errors" not in r, r
+            count = r["data"]["aggregate"]["groups"][0]["count"]
+            rows.append(("count in force at (T, S)", f"DISTINCT ON {pg_ms:.0f} ms ({pg_count:,})",
+                         f"`aggregate` {min(took) * 1e3:.0f} ms ({count:,})", pg_ms / 1e3 / min(took)))
+            start = time.monotonic()
+            r = server.query('{ inForceSeries(namespace: "bench", predicate: "attr1", from: "2020-01-01", to: "2021-01-01", '
+                             'step: "P1M", knownAtSeq: %d) { groups { counts } } }' % seq)
+            series = time.monotonic() - start
+            assert "errors" not in r, r
+            rows.append(("subjects in force each month of a year", "—",
+                         f"`inForceSeries` {series * 1e3:.0f} ms (12 points)", None))
+        if "reads" in only:
             # Restarted once everything was indexed: the search indexes on disk are used.
             server.stop()
             server, reopen, searchable = reopen_time(data)

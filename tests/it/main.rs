@@ -5,6 +5,7 @@
 
 mod common;
 
+mod analytics;
 mod architecture;
 mod bitemporal;
 mod checkpoint;

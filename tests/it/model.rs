@@ -317,6 +317,10 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
     }
     let Some(first) = first_seq else { return Ok(()) };
     let last = fx.store.counts(&fx.ns).batches;
+    if let Some((_, s, _, _)) = probes.first() {
+        check_analytics(&fx, &reference, &subjects, Seq(first.0 - 1 + u64::from(*s) % (last - first.0 + 2)))?;
+    }
+    check_analytics(&fx, &reference, &subjects, Seq(last))?;
     for (subject, s, ty, pred) in probes {
         let s = Seq(first.0 - 1 + u64::from(s) % (last - first.0 + 2));
         // Probe year starts (boundaries) and mid-years.
@@ -369,4 +373,183 @@ proptest! {
     ) {
         run(batches, probes)?;
     }
+}
+
+/// The analytics at knownAt `s` against the reference scanned at every year: series,
+/// timelines, durations, changes, overlaps in every relation, and aggregates.
+fn check_analytics(
+    fx: &Fixture,
+    reference: &Reference,
+    subjects: &[EntityId; 2],
+    s: Seq,
+) -> Result<(), TestCaseError> {
+    use mnemo_engine::core::{Allen, GroupBy, Side, Step};
+    const YEARS: u8 = 34;
+    let at = ReadAt::bitemporal(year(0), s);
+    // Facts in force (positive, current) at year y in slot (subject, pred).
+    let in_force = |subject: EntityId, pred: usize, y: u8| -> Vec<(FactId, Value)> {
+        reference
+            .statuses(subject, pred, year(y), s)
+            .into_iter()
+            .filter(|(id, st)| {
+                *st == Status::Current && reference.polarity_of(*id) == Some(Polarity::Asserted)
+            })
+            .map(|(id, _)| (id, reference.facts.iter().find(|f| f.id() == id).unwrap().said().object.clone()))
+            .collect()
+    };
+    let values_at = |subject: EntityId, pred: usize, y: u8| -> BTreeSet<Value> {
+        in_force(subject, pred, y).into_iter().map(|(_, v)| v).collect()
+    };
+    let year_step = Step::parse("step", "P1Y").unwrap();
+    for (pred, (name, _)) in PREDICATES.iter().enumerate() {
+        // Series: subjects in force at each year, in all and per value.
+        let series =
+            fx.store.in_force_series(&fx.ns, name, None, year(0), year(YEARS), year_step, false, at).unwrap();
+        prop_assert_eq!(series.value.points.len(), usize::from(YEARS));
+        let want: Vec<u64> = (0..YEARS)
+            .map(|y| subjects.iter().filter(|e| !values_at(**e, pred, y).is_empty()).count() as u64)
+            .collect();
+        prop_assert_eq!(&series.value.groups[0].counts, &want, "series of {}", name);
+        let grouped =
+            fx.store.in_force_series(&fx.ns, name, None, year(0), year(YEARS), year_step, true, at).unwrap();
+        let got: BTreeMap<Value, Vec<u64>> =
+            grouped.value.groups.into_iter().map(|g| (g.value.unwrap(), g.counts)).collect();
+        let mut want: BTreeMap<Value, Vec<u64>> = BTreeMap::new();
+        for y in 0..YEARS {
+            for e in subjects {
+                for v in values_at(*e, pred, y) {
+                    want.entry(v).or_insert_with(|| vec![0; usize::from(YEARS)])[usize::from(y)] += 1;
+                }
+            }
+        }
+        prop_assert_eq!(got, want, "series of {} by value", name);
+        // Changes: years where a slot's values differ from the year before.
+        let changes =
+            fx.store.changes(&fx.ns, Some(name), year(0), year(YEARS), year_step, 10, at).unwrap().value;
+        let mut want = vec![0u64; usize::from(YEARS)];
+        let mut per_subject: BTreeMap<EntityId, u64> = BTreeMap::new();
+        for e in subjects {
+            let mut before = BTreeSet::new();
+            for y in 0..YEARS {
+                let now = values_at(*e, pred, y);
+                if now != before {
+                    want[usize::from(y)] += 1;
+                    *per_subject.entry(*e).or_default() += 1;
+                }
+                before = now;
+            }
+        }
+        prop_assert_eq!(&changes.counts.counts, &want, "changes of {}", name);
+        let mut top: Vec<(EntityId, u64)> = per_subject.into_iter().collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        prop_assert_eq!(&changes.counts.top, &top);
+        for e in subjects {
+            // Timeline: the values held at each year are those in force, with their facts.
+            let lanes = fx.store.timeline(&fx.ns, *e, Some(&[name.to_string()]), at).unwrap().value;
+            prop_assert_eq!(lanes.len(), 1);
+            for y in 0..YEARS {
+                let held: Vec<_> = lanes[0].held.iter().filter(|h| h.valid.contains(year(y))).collect();
+                let got: BTreeSet<Value> = held.iter().map(|h| h.value.clone()).collect();
+                prop_assert_eq!(&got, &values_at(*e, pred, y), "timeline of {} at year {}", name, y);
+                for (id, v) in in_force(*e, pred, y) {
+                    prop_assert!(
+                        held.iter().any(|h| h.value == v && h.facts.contains(&id)),
+                        "fact {} behind",
+                        id
+                    );
+                }
+            }
+            // Durations over the whole grid: a year for every year a value is in force.
+            let durations =
+                fx.store.durations(&fx.ns, *e, name, Some(year(0)), Some(year(YEARS)), at).unwrap().value;
+            let got: BTreeMap<Value, (i64, bool)> =
+                durations.into_iter().map(|d| (d.value, (d.micros, d.at_end))).collect();
+            let mut want: BTreeMap<Value, (i64, bool)> = BTreeMap::new();
+            for y in 0..YEARS {
+                for v in values_at(*e, pred, y) {
+                    let entry = want.entry(v).or_default();
+                    entry.0 += year(y + 1).as_micros() - year(y).as_micros();
+                    entry.1 = y == YEARS - 1;
+                }
+            }
+            prop_assert_eq!(got, want, "durations of {}", name);
+        }
+    }
+    // Overlaps between the two predicates' stretches, every relation, against every pair
+    // of the stretches read off the yearly grid (every bound is a year start, and nothing
+    // changes after year 31, so a run that reaches the last year is open-ended).
+    let stretches = |pred: usize| -> Vec<(FactId, Interval)> {
+        let mut out = Vec::new();
+        for e in subjects {
+            let mut runs: BTreeMap<FactId, Vec<u8>> = BTreeMap::new();
+            for y in 0..YEARS {
+                for (id, _) in in_force(*e, pred, y) {
+                    runs.entry(id).or_default().push(y);
+                }
+            }
+            for (id, years) in runs {
+                let mut start = years[0];
+                for (k, y) in years.iter().enumerate() {
+                    let last = k + 1 == years.len() || years[k + 1] != y + 1;
+                    if last {
+                        let to = (*y != YEARS - 1).then(|| year(y + 1));
+                        out.push((id, Interval::new("i", year(start), to).unwrap()));
+                        if k + 1 < years.len() {
+                            start = years[k + 1];
+                        }
+                    }
+                }
+            }
+        }
+        out
+    };
+    let (left, right) = (stretches(0), stretches(1));
+    let side = |pred: usize| Side { subject: None, predicate: PREDICATES[pred].0.into(), value: None };
+    for relation in [
+        Allen::Before,
+        Allen::After,
+        Allen::Meets,
+        Allen::MetBy,
+        Allen::Overlaps,
+        Allen::OverlappedBy,
+        Allen::Starts,
+        Allen::StartedBy,
+        Allen::During,
+        Allen::Contains,
+        Allen::Finishes,
+        Allen::FinishedBy,
+        Allen::Equals,
+        Allen::Intersects,
+    ] {
+        let answer = fx.store.overlaps(&fx.ns, &side(0), &side(1), relation, false, 1000, at).unwrap().value;
+        prop_assert!(!answer.truncated);
+        let got: BTreeSet<(FactId, String, FactId, String)> = answer
+            .pairs
+            .iter()
+            .map(|(a, b)| (a.fact, a.valid.to_string(), b.fact, b.valid.to_string()))
+            .collect();
+        let want: BTreeSet<(FactId, String, FactId, String)> = left
+            .iter()
+            .flat_map(|a| right.iter().map(move |b| (a, b)))
+            .filter(|(a, b)| relation.holds(&a.1, &b.1))
+            .map(|(a, b)| (a.0, a.1.to_string(), b.0, b.1.to_string()))
+            .collect();
+        prop_assert_eq!(got, want, "overlaps {:?}", relation);
+    }
+    // Aggregates at a few years: facts in force per value, over every slot.
+    for y in [0u8, 7, 15, 25] {
+        let at = ReadAt::bitemporal(year(y), s);
+        let groups = fx.store.aggregate(&fx.ns, None, GroupBy::Value, at).unwrap().value;
+        let got: BTreeMap<Value, u64> = groups.into_iter().map(|g| (g.value.unwrap(), g.count)).collect();
+        let mut want: BTreeMap<Value, u64> = BTreeMap::new();
+        for e in subjects {
+            for pred in 0..PREDICATES.len() {
+                for (_, v) in in_force(*e, pred, y) {
+                    *want.entry(v).or_default() += 1;
+                }
+            }
+        }
+        prop_assert_eq!(got, want, "aggregate at year {}", y);
+    }
+    Ok(())
 }

@@ -136,6 +136,21 @@ const OPERATIONS: &[(&str, &str)] = &[
     ),
     ("cancelIntention", r#"mutation { cancelIntention(namespace: "NS", id: "1") { id } }"#),
     ("fireDueIntentions", r#"mutation { fireDueIntentions(namespace: "NS") { seq } }"#),
+    ("timeline", r#"{ timeline(namespace: "NS", entity: {name: "Alice"}) { lanes { predicate } } }"#),
+    (
+        "durations",
+        r#"{ durations(namespace: "NS", entity: {name: "Alice"}, predicate: "age") { values { seconds } } }"#,
+    ),
+    (
+        "inForceSeries",
+        r#"{ inForceSeries(namespace: "NS", predicate: "age", from: "2020", to: "2030", step: "P1Y") { points } }"#,
+    ),
+    ("changes", r#"{ changes(namespace: "NS", from: "2020", to: "2030", step: "P1Y") { counts } }"#),
+    (
+        "overlaps",
+        r#"{ overlaps(namespace: "NS", a: {predicate: "age"}, b: {predicate: "age"}, relation: INTERSECTS) { truncated } }"#,
+    ),
+    ("aggregate", r#"{ aggregate(namespace: "NS") { groups { count } } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

@@ -2,6 +2,7 @@
 //! resolution rules. This crate does no I/O, reads no clock and knows no async runtime.
 #![deny(missing_docs)]
 
+mod analytics;
 mod answer;
 mod decay;
 mod error;
@@ -13,6 +14,10 @@ mod segments;
 mod time;
 mod value;
 
+pub use analytics::{
+    Allen, ChangeCounts, Group, GroupBy, Held, HeldFor, Lane, MAX_PAIR_CHECKS, MAX_STEPS, SeriesGroup, Side,
+    Step, Stretch, clip, count_at_points, union,
+};
 pub use answer::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,

@@ -3,6 +3,7 @@
 //! applied in log order; reads are pinned at a (validAt, knownAt) and say their basis.
 #![deny(missing_docs)]
 
+mod analytics;
 mod change;
 mod checkpoint;
 mod context;
@@ -19,6 +20,7 @@ mod store;
 mod topics;
 mod write;
 
+pub use analytics::{Changes, MAX_TOP, Overlaps, Series};
 pub use change::{
     Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewEntity, NewEpisode,
     NewFact, NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,

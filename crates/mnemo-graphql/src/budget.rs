@@ -49,8 +49,15 @@ const DEFAULT_PAGE: u64 = 50;
 pub const NETWORK_COST: u64 = 500;
 
 /// Fields whose one call costs far more than a field: (type, field, cost).
-const EXPENSIVE: &[(&str, &str, u64)] =
-    &[("Entity", "topic", NETWORK_COST), ("Entity", "related", NETWORK_COST)];
+/// The analytics that read every slot of a predicate cost as much as the network.
+const EXPENSIVE: &[(&str, &str, u64)] = &[
+    ("Entity", "topic", NETWORK_COST),
+    ("Entity", "related", NETWORK_COST),
+    ("Query", "inForceSeries", NETWORK_COST),
+    ("Query", "changes", NETWORK_COST),
+    ("Query", "overlaps", NETWORK_COST),
+    ("Query", "aggregate", NETWORK_COST),
+];
 
 /// Put in a WebSocket connection's data: only subscriptions are served there.
 #[derive(Clone, Copy, Debug, Default)]

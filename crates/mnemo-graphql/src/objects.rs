@@ -147,7 +147,7 @@ pub struct Interval {
     pub to: Option<DateTime>,
 }
 
-fn interval(i: &CoreInterval) -> Interval {
+pub(crate) fn interval(i: &CoreInterval) -> Interval {
     Interval { from: i.from().into(), to: i.to().map(DateTime::from) }
 }
 

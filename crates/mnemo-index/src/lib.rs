@@ -3,6 +3,7 @@
 //! cache of the log: it knows no storage and can always be rebuilt by replay.
 #![deny(missing_docs)]
 
+mod analytics;
 pub mod checkpoint;
 mod facts;
 mod merge;

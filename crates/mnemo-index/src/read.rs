@@ -16,6 +16,22 @@ use mnemo_core::{
     Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,
 };
 
+/// One slot as resolution sees it (see [`NamespaceIndex::with_resolution`]).
+pub(crate) struct Resolution<'r, 'a> {
+    /// Records visible at S, in assertion order, retracted ones included.
+    pub(crate) visible: Vec<&'a FactRecord>,
+    /// The visible records not retracted at S.
+    pub(crate) live: &'r [&'a FactRecord],
+    /// Each live record's value as read at S (renamed by merges).
+    pub(crate) values: &'r [Cow<'a, Value>],
+    /// Whether merged entities make this slot one of several.
+    pub(crate) merged: bool,
+    /// For each live record that stands for others (only when merged): them, itself first.
+    pub(crate) stood: &'r [Vec<usize>],
+    /// For each live record: its candidate and verdict, unless another stands for it.
+    pub(crate) verdict_of: Vec<Option<(&'r Candidate<'r>, mnemo_core::Verdict)>>,
+}
+
 impl NamespaceIndex {
     fn cardinality_at(&self, pred: PredId, s: Seq) -> Cardinality {
         self.predicates[pred.0 as usize]
@@ -29,6 +45,67 @@ impl NamespaceIndex {
     /// Resolves one `(subject, predicate)` slot: every visible fact with its verdict,
     /// in assertion order. Retracted facts are included only for `Scope::All`.
     pub(crate) fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
+        let s = view.known_at;
+        self.with_resolution(slot, view, |resolution| {
+            let Resolution { visible, live, values, merged, stood, mut verdict_of } = resolution;
+            let statements = move |i: usize| stood[i].iter().map(move |&j| live[j]);
+            let mut views = Vec::with_capacity(visible.len());
+            let mut next_live = 0;
+            for r in visible {
+                if r.is_retracted_at(s) {
+                    if scope == Scope::All {
+                        views.push(self.retracted_view(r, view));
+                    }
+                    continue;
+                }
+                let i = next_live;
+                next_live += 1;
+                let Some((candidate, verdict)) = verdict_of[i].take() else {
+                    continue;
+                };
+                if scope == Scope::InForce
+                    && !(verdict.status == Status::Current && r.polarity == Polarity::Asserted)
+                {
+                    continue;
+                }
+                let (confidence, corroborations, provenance) =
+                    if merged { self.support_of(statements(i), s) } else { self.support(r, s) };
+                let reason =
+                    reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
+                let mut fact = self.fact_of(r);
+                fact.subject = slot.0;
+                if let Cow::Owned(v) = &values[i] {
+                    fact.object = v.clone();
+                }
+                views.push(FactView {
+                    fact,
+                    valid: candidate.valid,
+                    asserted_seq: r.seq,
+                    asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
+                    status: verdict.status,
+                    beaten_by: verdict.beaten_by,
+                    contradicts: verdict.contradicts,
+                    effective: verdict.effective,
+                    confidence,
+                    corroborations,
+                    provenance,
+                    retraction: None,
+                    reason,
+                });
+            }
+            views
+        })
+    }
+
+    /// What resolution makes of one slot at `view`, handed to `f`: the visible records,
+    /// the live ones with their values as read at S, and each standing fact's candidate
+    /// and verdict. Every read of a slot goes through here.
+    pub(crate) fn with_resolution<R>(
+        &self,
+        slot: (EntityId, PredId),
+        view: View,
+        f: impl FnOnce(Resolution<'_, '_>) -> R,
+    ) -> R {
         let s = view.known_at;
         // Merged entities answer as one: their slots are one slot.
         let members = self.merge_group(slot.0, s);
@@ -71,7 +148,7 @@ impl NamespaceIndex {
             }
         }
         let (live, stood) = (&live, &stood);
-        let statements = move |i: usize| stood[i].iter().map(move |&j| live[j]);
+        let statements = |i: usize| stood[i].iter().map(|&j| live[j]);
         let standing: Vec<usize> = (0..live.len()).filter(|&i| stands_for[i] == i).collect();
         let candidates: Vec<Candidate<'_>> = standing
             .iter()
@@ -101,50 +178,7 @@ impl NamespaceIndex {
         for (&i, cv) in standing.iter().zip(candidates.iter().zip(verdicts)) {
             verdict_of[i] = Some(cv);
         }
-        let mut views = Vec::with_capacity(visible.len());
-        let mut next_live = 0;
-        for r in visible {
-            if r.is_retracted_at(s) {
-                if scope == Scope::All {
-                    views.push(self.retracted_view(r, view));
-                }
-                continue;
-            }
-            let i = next_live;
-            next_live += 1;
-            let Some((candidate, verdict)) = verdict_of[i].take() else {
-                continue;
-            };
-            if scope == Scope::InForce
-                && !(verdict.status == Status::Current && r.polarity == Polarity::Asserted)
-            {
-                continue;
-            }
-            let (confidence, corroborations, provenance) =
-                if merged { self.support_of(statements(i), s) } else { self.support(r, s) };
-            let reason = reason(verdict.status, candidate, verdict.beaten_by, &verdict.contradicts, self, r);
-            let mut fact = self.fact_of(r);
-            fact.subject = slot.0;
-            if let Cow::Owned(v) = &values[i] {
-                fact.object = v.clone();
-            }
-            views.push(FactView {
-                fact,
-                valid: candidate.valid,
-                asserted_seq: r.seq,
-                asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
-                status: verdict.status,
-                beaten_by: verdict.beaten_by,
-                contradicts: verdict.contradicts,
-                effective: verdict.effective,
-                confidence,
-                corroborations,
-                provenance,
-                retraction: None,
-                reason,
-            });
-        }
-        views
+        f(Resolution { visible, live, values: &values, merged, stood, verdict_of })
     }
 
     /// Confidence, count and provenance of one fact stated by `records` (the fact first).
@@ -228,7 +262,7 @@ impl NamespaceIndex {
 
     /// The slots of a subject as read at S: those of every entity merged into it, keyed by
     /// the subject it reads as.
-    fn slots_of(&self, subject: EntityId, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
+    pub(crate) fn slots_of(&self, subject: EntityId, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
         if self.merged_into.is_empty() {
             return self
                 .slots
@@ -245,7 +279,7 @@ impl NamespaceIndex {
     }
 
     /// Every slot as read at S (merged subjects folded into the entity they read as).
-    fn all_slots(&self, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
+    pub(crate) fn all_slots(&self, known_at: Seq) -> BTreeSet<(EntityId, PredId)> {
         self.slots.keys().map(|(e, p)| (self.canonical_entity(*e, known_at), *p)).collect()
     }
 

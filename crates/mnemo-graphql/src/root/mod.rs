@@ -87,6 +87,7 @@ fn read_at(
 }
 
 mod admin;
+mod analytics_ops;
 mod graph;
 mod intention_ops;
 mod memory_ops;
@@ -101,6 +102,7 @@ pub(crate) use paging::{episode_cursor, page_size};
 #[derive(MergedObject, Default)]
 pub struct Query(
     admin::AdminQuery,
+    analytics_ops::AnalyticsQuery,
     graph::GraphQuery,
     memory_ops::MemoryQuery,
     retrieval::RetrievalQuery,

@@ -1,0 +1,175 @@
+//! Analytics over entity histories at a pinned read point: the [`Store`] side of the
+//! index's analytics (`mnemo_index::analytics`), with their inputs checked and their
+//! steps laid out in the namespace's time zone.
+
+use mnemo_core::{
+    Allen, ChangeCounts, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, SeriesGroup, Side, Step,
+    Stretch, Timestamp, Value,
+};
+
+use crate::error::EngineError;
+use crate::store::{Answer, MAX_PAGE, ReadAt, Store};
+
+/// Most subjects [`Store::changes`] ranks.
+pub const MAX_TOP: usize = 1_000;
+
+/// Points of a series and its groups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The steps, from `from` up to (not including) `to`.
+    pub points: Vec<Timestamp>,
+    /// Counts at each point: one group, or one per value.
+    pub groups: Vec<SeriesGroup>,
+}
+
+/// Change counts per bucket of a series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Changes {
+    /// Where each bucket starts; the last ends at the range's end.
+    pub points: Vec<Timestamp>,
+    /// The counts and the subjects that changed most.
+    pub counts: ChangeCounts,
+}
+
+/// Pairs of stretches in a relation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overlaps {
+    /// The pairs, by a's start then b's.
+    pub pairs: Vec<(Stretch, Stretch)>,
+    /// Whether more pairs were left out (the limit, or [`mnemo_core::MAX_PAIR_CHECKS`] comparisons).
+    pub truncated: bool,
+}
+
+impl Store {
+    /// `subject`'s timeline: per predicate, the values in force over valid time as known
+    /// at S, with the facts behind each stretch.
+    pub fn timeline(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicates: Option<&[String]>,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Lane>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.timeline(subject, predicates, view))
+    }
+
+    /// How long each value of `(subject, predicate)` held within `[from, to)` (default:
+    /// all time before the read's validAt), longest first.
+    pub fn durations(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicate: &str,
+        from: Option<Timestamp>,
+        to: Option<Timestamp>,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<HeldFor>>, EngineError> {
+        if let (Some(f), Some(t)) = (from, to) {
+            window(f, t)?;
+        }
+        let answer = self.read_at(ns, at, |index, view| {
+            let to = to.unwrap_or(view.valid_at);
+            let from = from.unwrap_or(Timestamp::MIN);
+            window(from, to).map(|()| index.durations(subject, predicate, from, to, view))
+        })?;
+        Ok(Answer { value: answer.value?, basis: answer.basis })
+    }
+
+    /// How many subjects had `predicate` (with `value`, if given) in force at each step
+    /// of `[from, to)`; with `by_value`, one group per value.
+    #[allow(clippy::too_many_arguments)]
+    pub fn in_force_series(
+        &self,
+        ns: &Namespace,
+        predicate: &str,
+        value: Option<&Value>,
+        from: Timestamp,
+        to: Timestamp,
+        step: Step,
+        by_value: bool,
+        at: ReadAt,
+    ) -> Result<Answer<Series>, EngineError> {
+        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        self.read_at(ns, at, |index, view| {
+            let groups = index.in_force_series(predicate, value, &points, by_value, view);
+            Series { points: points.clone(), groups }
+        })
+    }
+
+    /// Value changes of `predicate` (or of every predicate) per step of `[from, to)`, and
+    /// the `top` subjects that changed most.
+    #[allow(clippy::too_many_arguments)]
+    pub fn changes(
+        &self,
+        ns: &Namespace,
+        predicate: Option<&str>,
+        from: Timestamp,
+        to: Timestamp,
+        step: Step,
+        top: usize,
+        at: ReadAt,
+    ) -> Result<Answer<Changes>, EngineError> {
+        if top > MAX_TOP {
+            return Err(EngineError::LimitExceeded {
+                field: "top".into(),
+                value: top as u64,
+                max: MAX_TOP as u64,
+            });
+        }
+        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        self.read_at(ns, at, |index, view| {
+            let counts = index.changes(predicate, &points, to, top, view);
+            Changes { points: points.clone(), counts }
+        })
+    }
+
+    /// Pairs of facts, one of each side (of one value when `same_value`), whose stretches
+    /// in force stand in `relation`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn overlaps(
+        &self,
+        ns: &Namespace,
+        a: &Side,
+        b: &Side,
+        relation: Allen,
+        same_value: bool,
+        limit: usize,
+        at: ReadAt,
+    ) -> Result<Answer<Overlaps>, EngineError> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(EngineError::LimitExceeded {
+                field: "limit".into(),
+                value: limit as u64,
+                max: MAX_PAGE as u64,
+            });
+        }
+        self.read_at(ns, at, |index, view| {
+            let (pairs, truncated) = index.overlaps(a, b, relation, same_value, limit, view);
+            Overlaps { pairs, truncated }
+        })
+    }
+
+    /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
+    pub fn aggregate(
+        &self,
+        ns: &Namespace,
+        predicate: Option<&str>,
+        group_by: GroupBy,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Group>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.aggregate(predicate, group_by, view))
+    }
+}
+
+fn window(from: Timestamp, to: Timestamp) -> Result<(), EngineError> {
+    if from < to {
+        Ok(())
+    } else {
+        Err(mnemo_core::CoreError::InvalidInterval {
+            field: "from".into(),
+            from: from.to_string(),
+            to: to.to_string(),
+        }
+        .into())
+    }
+}
