@@ -170,11 +170,12 @@ impl NamespaceIndex {
                 let Some(piece) = clip(&h.valid, from, to) else {
                     continue;
                 };
-                let micros = piece.to().map_or(0, |end| end.as_micros() - piece.from().as_micros());
+                let micros =
+                    piece.to().map_or(0, |end| end.as_micros().saturating_sub(piece.from().as_micros()));
                 let at_end = h.valid.contains(Timestamp::from_micros(to.as_micros() - 1));
                 match out.iter_mut().find(|d| d.value == h.value) {
                     Some(d) => {
-                        d.micros += micros;
+                        d.micros = d.micros.saturating_add(micros);
                         d.stretches += 1;
                         d.at_end |= at_end;
                     }
