@@ -216,6 +216,9 @@ fn stop(mut server: Server, signal: &str) {
 #[test]
 fn sigterm_and_sigint_shut_down_cleanly_and_keep_writes() {
     let dir = tempfile::tempdir().unwrap();
+    // At info level each server logs when the signal arrives, so a server that does not
+    // stop shows whether it saw the signal or stuck after it.
+    let start = |data: &Path| start_with(data, &[("MNEMO_LOG", std::ffi::OsStr::new("info"))]);
     let server = start(dir.path());
     let body = graphql(server.addr, WRITE, json!({ "subject": "before-term", "n": 1 })).unwrap();
     assert!(body["errors"].is_null(), "{body}");
