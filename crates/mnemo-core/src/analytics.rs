@@ -407,21 +407,28 @@ pub fn count_at_points<K: Ord + Copy>(
         .collect()
 }
 
-/// The union of intervals: sorted, disjoint, touching ones joined.
-pub fn union(mut stretches: Vec<Interval>) -> Vec<Interval> {
-    stretches.sort_by_key(|i| (i.from(), end_key(i)));
-    let mut out: Vec<Interval> = Vec::with_capacity(stretches.len());
-    for i in stretches {
-        if let Some(last) = out.last_mut()
+/// Labelled intervals joined where they touch or overlap, each joined piece with its
+/// labels folded by `absorb`: sorted, disjoint.
+pub fn join<L>(mut pieces: Vec<(Interval, L)>, mut absorb: impl FnMut(&mut L, L)) -> Vec<(Interval, L)> {
+    pieces.sort_by_key(|(i, _)| (i.from(), end_key(i)));
+    let mut out: Vec<(Interval, L)> = Vec::with_capacity(pieces.len());
+    for (i, label) in pieces {
+        if let Some((last, labels)) = out.last_mut()
             && last.to().is_none_or(|end| i.from() <= end)
         {
             let to = if end_key(&i) > end_key(last) { i.to() } else { last.to() };
             *last = Interval::between(last.from(), to);
+            absorb(labels, label);
             continue;
         }
-        out.push(i);
+        out.push((i, label));
     }
     out
+}
+
+/// The union of intervals: sorted, disjoint, touching ones joined.
+fn union(stretches: Vec<Interval>) -> Vec<Interval> {
+    join(stretches.into_iter().map(|i| (i, ())).collect(), |_, ()| {}).into_iter().map(|(i, ())| i).collect()
 }
 
 /// `interval` clipped to `[from, to)`, if anything is left.

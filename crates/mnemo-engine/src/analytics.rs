@@ -90,9 +90,9 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<Series>, EngineError> {
         let points = step.points("step", from, to, &self.time_zone(ns))?;
-        self.read_at(ns, at, |index, view| {
+        self.read_at(ns, at, move |index, view| {
             let groups = index.in_force_series(predicate, value, &points, by_value, view);
-            Series { points: points.clone(), groups }
+            Series { points, groups }
         })
     }
 
@@ -117,9 +117,9 @@ impl Store {
             });
         }
         let points = step.points("step", from, to, &self.time_zone(ns))?;
-        self.read_at(ns, at, |index, view| {
+        self.read_at(ns, at, move |index, view| {
             let counts = index.changes(predicate, &points, to, top, view);
-            Changes { points: points.clone(), counts }
+            Changes { points, counts }
         })
     }
 

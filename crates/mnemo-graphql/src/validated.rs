@@ -33,10 +33,14 @@ const KEPT_DOCUMENTS: usize = 512;
 /// A document's text and the operation a request selects in it.
 type Key = (String, Option<String>);
 
+/// The results of the documents that passed, by text, then by operation name: looked up
+/// by the request's own text, with no copy of it.
+type Passed = HashMap<String, Vec<(Option<String>, ValidationResult)>>;
+
 /// The extension: one per schema (validity depends on the schema), one instance per request.
 #[derive(Default)]
 pub(crate) struct Validated {
-    passed: Arc<Mutex<HashMap<Key, ValidationResult>>>,
+    passed: Arc<Mutex<Passed>>,
 }
 
 impl ExtensionFactory for Validated {
@@ -56,12 +60,12 @@ enum Seen {
 }
 
 struct ValidatedRequest {
-    passed: Arc<Mutex<HashMap<Key, ValidationResult>>>,
+    passed: Arc<Mutex<Passed>>,
     request: Mutex<Option<Seen>>,
 }
 
 impl ValidatedRequest {
-    fn passed(&self) -> std::sync::MutexGuard<'_, HashMap<Key, ValidationResult>> {
+    fn passed(&self) -> std::sync::MutexGuard<'_, Passed> {
         self.passed.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -77,18 +81,20 @@ impl Extension for ValidatedRequest {
         let seen = if request.query.len() > KEPT_DOCUMENT_BYTES {
             Seen::ValidateOnly
         } else {
-            let key = (request.query.clone(), request.operation_name.clone());
-            let earlier = self.passed().get(&key).copied();
-            let name = request.operation_name.clone();
+            let earlier = self.passed().get(request.query.as_str()).and_then(|operations| {
+                operations.iter().find(|(name, _)| *name == request.operation_name).map(|(_, result)| *result)
+            });
+            let name = std::mem::take(&mut request.operation_name);
             let variables = std::mem::take(&mut request.variables);
             let conform = earlier.is_some()
                 && request.parsed_query().is_ok_and(|document| {
                     variables_conform(&ctx.schema_env.registry, document, name.as_deref(), &variables)
                 });
             request.variables = variables;
+            request.operation_name = name;
             match earlier {
                 Some(result) if conform => Seen::Passed(result),
-                _ => Seen::Validate(key),
+                _ => Seen::Validate((request.query.clone(), request.operation_name.clone())),
             }
         };
         *self.request.lock().unwrap_or_else(PoisonError::into_inner) = Some(seen);
@@ -109,7 +115,10 @@ impl Extension for ValidatedRequest {
                 if passed.len() >= KEPT_DOCUMENTS {
                     passed.clear();
                 }
-                passed.insert(key, result);
+                let (query, name) = key;
+                let operations = passed.entry(query).or_default();
+                operations.retain(|(n, _)| *n != name);
+                operations.push((name, result));
                 Ok(result)
             }
             Some(Seen::ValidateOnly) | None => next.run(ctx).await,

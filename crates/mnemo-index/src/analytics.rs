@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{
     Allen, ChangeCounts, EntityId, FactId, Group, GroupBy, Held, HeldFor, Interval, Lane, MAX_PAIR_CHECKS,
-    Polarity, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip, count_at_points,
+    Polarity, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip, count_at_points, join,
 };
 
 use crate::read::Resolution;
@@ -64,38 +64,20 @@ impl NamespaceIndex {
     /// What one slot held over valid time: per value, its facts' effective intervals
     /// joined where they touch or overlap; by start, then value.
     fn held(&self, slot: (EntityId, PredId), view: View) -> Vec<Held> {
-        let mut by_value: BTreeMap<Value, Vec<(Interval, &[FactId])>> = BTreeMap::new();
-        let facts = self.in_force(slot, view);
-        for f in &facts {
-            for i in &f.effective {
-                by_value.entry(f.value.clone()).or_default().push((*i, &f.facts));
-            }
+        let mut by_value: BTreeMap<Value, Vec<(Interval, BTreeSet<FactId>)>> = BTreeMap::new();
+        for f in self.in_force(slot, view) {
+            let pieces = by_value.entry(f.value).or_default();
+            pieces.extend(f.effective.iter().map(|i| (*i, f.facts.iter().copied().collect())));
         }
-        let mut out = Vec::new();
-        for (value, mut pieces) in by_value {
-            pieces.sort_by_key(|(i, _)| (i.from(), i.to().is_none(), i.to()));
-            let mut current: Option<(Timestamp, Option<Timestamp>, BTreeSet<FactId>)> = None;
-            for (i, ids) in pieces {
-                match &mut current {
-                    Some((_, to, set)) if to.is_none_or(|end| i.from() <= end) => {
-                        *to = match (*to, i.to()) {
-                            (Some(a), Some(b)) => Some(a.max(b)),
-                            _ => None,
-                        };
-                        set.extend(ids.iter().copied());
-                    }
-                    _ => {
-                        if let Some((from, to, set)) = current.take() {
-                            out.push(held(&value, from, to, set));
-                        }
-                        current = Some((i.from(), i.to(), ids.iter().copied().collect()));
-                    }
-                }
-            }
-            if let Some((from, to, set)) = current {
-                out.push(held(&value, from, to, set));
-            }
-        }
+        let mut out: Vec<Held> =
+            by_value
+                .into_iter()
+                .flat_map(|(value, pieces)| {
+                    join(pieces, |facts, more| facts.extend(more)).into_iter().map(move |(valid, facts)| {
+                        Held { value: value.clone(), valid, facts: facts.into_iter().collect() }
+                    })
+                })
+                .collect();
         out.sort_by(|a, b| (a.valid.from(), &a.value).cmp(&(b.valid.from(), &b.value)));
         out
     }
@@ -243,13 +225,7 @@ impl NamespaceIndex {
     ) -> ChangeCounts {
         let slots: Vec<(EntityId, PredId)> = match predicate {
             Some(p) => self.slots_for(None, p, view),
-            None => {
-                let names: Vec<String> = self.predicates.iter().map(|p| p.name.clone()).collect();
-                let mut all: Vec<_> = names.iter().flat_map(|p| self.slots_for(None, p, view)).collect();
-                all.sort();
-                all.dedup();
-                all
-            }
+            None => self.all_slots(view.known_at).into_iter().collect(),
         };
         let mut counts = vec![0u64; points.len()];
         let mut by_subject: BTreeMap<EntityId, u64> = BTreeMap::new();
@@ -407,14 +383,5 @@ impl NamespaceIndex {
                 .then_with(|| (&a.predicate, &a.value, a.subject).cmp(&(&b.predicate, &b.value, b.subject)))
         });
         out
-    }
-}
-
-fn held(value: &Value, from: Timestamp, to: Option<Timestamp>, facts: BTreeSet<FactId>) -> Held {
-    Held {
-        value: value.clone(),
-        // Joined pieces keep from < to, since each piece had it.
-        valid: Interval::new("valid", from, to).unwrap_or(Interval::open(from)),
-        facts: facts.into_iter().collect(),
     }
 }

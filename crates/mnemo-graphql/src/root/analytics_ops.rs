@@ -112,8 +112,6 @@ pub struct Held {
     pub value: ValueObject,
     /// The stretch.
     pub valid: Interval,
-    /// The facts behind it.
-    pub fact_ids: Vec<ID>,
     #[graphql(skip)]
     pin: Arc<Pin>,
     #[graphql(skip)]
@@ -122,6 +120,11 @@ pub struct Held {
 
 #[async_graphql::ComplexObject]
 impl Held {
+    /// The facts behind it.
+    async fn fact_ids(&self) -> Vec<ID> {
+        self.ids.iter().map(|f| ID(f.0.to_string())).collect()
+    }
+
     /// The facts behind it, as read at the same point.
     async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
         Ok(FactObject::load_many(store(ctx)?, &self.pin, &self.ids))
@@ -222,8 +225,6 @@ pub struct OverlapPair {
 #[derive(SimpleObject)]
 #[graphql(complex)]
 pub struct Stretch {
-    /// The fact's id.
-    pub fact_id: ID,
     /// Its subject.
     pub subject: Option<EntityObject>,
     /// Its value.
@@ -238,6 +239,11 @@ pub struct Stretch {
 
 #[async_graphql::ComplexObject]
 impl Stretch {
+    /// The fact's id.
+    async fn fact_id(&self) -> ID {
+        ID(self.id.0.to_string())
+    }
+
     /// The fact, as read at the same point.
     async fn fact(&self, ctx: &Context<'_>) -> Result<Option<FactObject>> {
         Ok(FactObject::load(store(ctx)?, &self.pin, self.id))
@@ -309,7 +315,6 @@ impl AnalyticsQuery {
                     .map(|h| Held {
                         value: value(&pin, h.value),
                         valid: interval(&h.valid),
-                        fact_ids: h.facts.iter().map(|f| ID(f.0.to_string())).collect(),
                         pin: Arc::clone(&pin),
                         ids: h.facts,
                     })
@@ -487,7 +492,6 @@ impl AnalyticsQuery {
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let stretch = |s: mnemo_core::Stretch| Stretch {
-            fact_id: ID(s.fact.0.to_string()),
             subject: EntityObject::load(store, &pin, s.subject),
             value: value(&pin, s.value),
             valid: interval(&s.valid),
