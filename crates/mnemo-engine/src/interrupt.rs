@@ -77,6 +77,12 @@ impl Interrupt {
         f()
     }
 
+    /// The interrupt in force on this thread, if any: for work the engine does not run
+    /// itself (a query engine with its own cancellation) to watch.
+    pub fn current() -> Option<Interrupt> {
+        CURRENT.with(|c| c.borrow().clone())
+    }
+
     /// Why the work must stop, if it must.
     pub fn reason(&self) -> Option<&'static str> {
         if self.is_cancelled() {

@@ -860,7 +860,20 @@ impl Store {
         limit: usize,
     ) -> Result<Answer<SnapshotPage>, EngineError> {
         check_page(limit)?;
-        self.read_at(ns, at, |index, view| index.snapshot(view, after, limit))
+        self.read_at(ns, at, |index, view| index.snapshot(view, Scope::InForce, after, limit))
+    }
+
+    /// A page of every fact visible at `at`'s S whatever its status at T (retracted ones
+    /// included), in the order of [`Store::snapshot`]: the whole history as known then.
+    pub fn all_facts(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, EngineError> {
+        check_page(limit)?;
+        self.read_at(ns, at, |index, view| index.snapshot(view, Scope::All, after, limit))
     }
 
     /// Entities within `depth` hops of `start`, every hop resolved at `at`.

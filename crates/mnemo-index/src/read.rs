@@ -484,9 +484,16 @@ impl NamespaceIndex {
         self.episodes.get(&id).filter(|(seq, _)| *seq <= known_at).map(|(_, e)| e)
     }
 
-    /// Every fact in force at `view`, ordered by (subject, predicate, fact id), at most
-    /// `limit` of them after `after`.
-    pub fn snapshot(&self, view: View, after: Option<SnapshotCursor>, limit: usize) -> SnapshotPage {
+    /// Every fact in force at `view` (or, with [`Scope::All`], every fact visible at S
+    /// whatever its status at T), ordered by (subject, predicate, fact id), at most `limit`
+    /// of them after `after`.
+    pub fn snapshot(
+        &self,
+        view: View,
+        scope: Scope,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> SnapshotPage {
         let start = after.map_or((EntityId(0), PredId(0)), |c| (c.subject, PredId(c.predicate)));
         let mut facts = Vec::new();
         let mut cursors = Vec::new();
@@ -498,9 +505,9 @@ impl NamespaceIndex {
             None => Box::new(self.slots.range(start..).map(|(k, _)| *k)),
         };
         for slot in slots {
-            let mut in_force = self.resolve(slot, view, Scope::InForce);
-            in_force.sort_by_key(|f| f.fact.id);
-            for f in in_force {
+            let mut found = self.resolve(slot, view, scope);
+            found.sort_by_key(|f| f.fact.id);
+            for f in found {
                 let cursor = SnapshotCursor { subject: slot.0, predicate: slot.1.0, fact: f.fact.id };
                 if after.is_some_and(|a| cursor <= a) {
                     continue;
