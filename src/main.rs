@@ -1,5 +1,5 @@
 //! The `mnemo` command: serve the GraphQL API over a data directory, import and export
-//! JSONL, run one GraphQL operation, inspect a data directory.
+//! JSONL, export RDF 1.2, run one GraphQL operation, inspect a data directory.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
@@ -73,7 +73,9 @@ enum Command {
         data: DataDir,
     },
     /// Write every namespace's log (or one) as JSONL `replay` lines that re-import into an
-    /// identical store.
+    /// identical store, or its memory as RDF 1.2 (`--format nquads|turtle`) at a read
+    /// point: the facts in force then, or with `--history` every fact known then with its
+    /// validity, status, confidence, provenance and supersession on its triple term.
     Export {
         #[command(flatten)]
         data: DataDir,
@@ -83,6 +85,21 @@ enum Command {
         /// Output file; `-` (the default) is stdout.
         #[arg(long, value_name = "FILE", default_value = "-")]
         out: PathBuf,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Jsonl)]
+        format: ExportFormat,
+        /// RDF: every fact known at the read point with its annotations, not only those in force.
+        #[arg(long)]
+        history: bool,
+        /// RDF: the valid time (default: now), as in GraphQL's `validAt`.
+        #[arg(long, value_name = "TIME")]
+        valid_at: Option<String>,
+        /// RDF: the system time (default: everything committed), as in GraphQL's `knownAt`.
+        #[arg(long, value_name = "TIME", conflicts_with = "known_at_seq")]
+        known_at: Option<String>,
+        /// RDF: as known after this batch, as in GraphQL's `knownAtSeq`.
+        #[arg(long, value_name = "SEQ")]
+        known_at_seq: Option<u64>,
     },
     /// Run one GraphQL operation against a data directory and print the JSON response
     /// (`-` reads the operation from stdin). Exits 1 if the response has errors.
@@ -191,8 +208,9 @@ fn run(command: Command) -> anyhow::Result<bool> {
             serve(&data.path(), &listen, config.as_deref()).map(|()| true)
         }
         Command::Import { file, data } => import(&file, &data.path()),
-        Command::Export { data, namespace, out } => {
-            export(&data.existing()?, namespace.as_deref(), &out).map(|()| true)
+        Command::Export { data, namespace, out, format, history, valid_at, known_at, known_at_seq } => {
+            let point = RdfPoint { history, valid_at, known_at, known_at_seq };
+            export(&data.existing()?, namespace.as_deref(), &out, format, &point).map(|()| true)
         }
         Command::Query { query, data, variables } => {
             run_query(&data.existing()?, &query, variables.as_deref())
@@ -412,7 +430,44 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
     Ok(rejected.is_empty())
 }
 
-fn export(data: &Path, namespace: Option<&str>, out: &Path) -> anyhow::Result<()> {
+/// What `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ExportFormat {
+    /// JSONL `replay` lines: the whole log, re-importable.
+    Jsonl,
+    /// RDF 1.2 N-Quads, each namespace in its graph `urn:mnemo:{ns}:graph`.
+    Nquads,
+    /// RDF 1.2 Turtle.
+    Turtle,
+}
+
+/// The read point of an RDF export.
+struct RdfPoint {
+    history: bool,
+    valid_at: Option<String>,
+    known_at: Option<String>,
+    known_at_seq: Option<u64>,
+}
+
+fn export(
+    data: &Path,
+    namespace: Option<&str>,
+    out: &Path,
+    format: ExportFormat,
+    point: &RdfPoint,
+) -> anyhow::Result<()> {
+    let rdf = match format {
+        ExportFormat::Jsonl => None,
+        ExportFormat::Nquads => Some(mnemo_rdf::ExportFormat::NQuads),
+        ExportFormat::Turtle => Some(mnemo_rdf::ExportFormat::Turtle),
+    };
+    let pinned =
+        point.history || point.valid_at.is_some() || point.known_at.is_some() || point.known_at_seq.is_some();
+    if rdf.is_none() && pinned {
+        bail!(
+            "--history, --valid-at, --known-at and --known-at-seq are for RDF exports (--format nquads or turtle); JSONL is the whole log"
+        );
+    }
     let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
     let namespaces = match namespace {
         Some(name) => {
@@ -431,6 +486,26 @@ fn export(data: &Path, namespace: Option<&str>, out: &Path) -> anyhow::Result<()
         Box::new(File::create(out).with_context(|| format!("cannot create {}", out.display()))?)
     };
     let mut w = BufWriter::new(sink);
+    if let Some(rdf) = rdf {
+        let view = if point.history { mnemo_rdf::View::History } else { mnemo_rdf::View::InForce };
+        for ns in &namespaces {
+            let time = |field: &str, v: &Option<String>| {
+                v.as_deref().map(|v| store.parse_time(ns, field, v)).transpose()
+            };
+            let known_at = match (time("--known-at", &point.known_at)?, point.known_at_seq) {
+                (Some(t), _) => mnemo_engine::KnownAt::Time(t),
+                (None, Some(s)) => mnemo_engine::KnownAt::Seq(mnemo_core::Seq(s)),
+                (None, None) => mnemo_engine::KnownAt::Latest,
+            };
+            let at =
+                mnemo_engine::ReadAt { valid_at: time("--valid-at", &point.valid_at)?, known_at, at: None };
+            let (basis, statements) = mnemo_rdf::export(&store, ns, at, view, rdf, &mut w)
+                .with_context(|| format!("exporting namespace {ns}"))?;
+            tracing::debug!(namespace = %ns, seq = basis.known_at.0, statements, "exported as RDF");
+        }
+        w.flush().with_context(|| format!("writing {}", out.display()))?;
+        return Ok(());
+    }
     let mut batches = 0usize;
     for ns in &namespaces {
         for batch in store.export(ns)? {

@@ -1,6 +1,7 @@
-//! The engine's API boundary, checked on the sources: the protocol crates (GraphQL and
-//! the server) reach the store only through its typed methods — no index type, no
-//! closure over the index — and none of them links the embedding model.
+//! The engine's API boundary, checked on the sources: the protocol crates (GraphQL, the
+//! server and the RDF projection) reach the store only through its typed methods — no
+//! index type, no closure over the index — none of them links the embedding model, and
+//! only `mnemo-rdf` knows oxigraph.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,7 @@ fn protocol_crates_use_only_the_typed_store_api() {
     // store's look-inside entry point.
     let forbidden = ["mnemo_index", "NamespaceIndex", ".inspect(", "read_search(", "with_index("];
     let mut found = Vec::new();
-    for krate in ["mnemo-graphql", "mnemo-server"] {
+    for krate in ["mnemo-graphql", "mnemo-server", "mnemo-rdf"] {
         let dir = root().join("crates").join(krate);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         for dep in ["mnemo-index", "mnemo-embed", "features = [\"inspect\"]"] {
@@ -67,7 +68,7 @@ fn only_the_binary_links_the_embedding_model() {
             .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
             .collect::<std::collections::BTreeSet<_>>()
     };
-    for krate in ["mnemo-engine", "mnemo-graphql", "mnemo-server"] {
+    for krate in ["mnemo-engine", "mnemo-graphql", "mnemo-server", "mnemo-rdf"] {
         let deps = closure(krate);
         assert!(deps.contains(krate), "{krate}: {deps:?}");
         for heavy in ["candle-core", "tokenizers", "mnemo-embed"] {
@@ -76,4 +77,37 @@ fn only_the_binary_links_the_embedding_model() {
     }
     // The check sees what it is looking for: the binary does link the model.
     assert!(closure("mnemo").contains("candle-core"));
+}
+
+#[test]
+fn only_the_rdf_crate_knows_oxigraph() {
+    let mut found = Vec::new();
+    let mut sources = vec![root().join("src")];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() || dir.ends_with("mnemo-rdf") {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        if manifest.lines().any(|l| l.trim_start().starts_with("oxigraph")) {
+            found.push(format!("{}/Cargo.toml depends on oxigraph", dir.display()));
+        }
+        sources.push(dir.join("src"));
+    }
+    let mut seen = 0;
+    for dir in sources {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for file in files {
+            seen += 1;
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if line.contains("oxigraph::") || line.contains("use oxigraph") {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(seen > 50, "the check must see the sources ({seen} files)");
+    assert!(found.is_empty(), "oxigraph outside mnemo-rdf:\n{}", found.join("\n"));
 }

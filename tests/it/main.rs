@@ -22,6 +22,7 @@ mod intentions;
 mod memory;
 mod model;
 mod progress;
+mod rdf;
 mod recall;
 mod recovery;
 mod sdl;

@@ -151,6 +151,7 @@ const OPERATIONS: &[(&str, &str)] = &[
         r#"{ overlaps(namespace: "NS", a: {predicate: "age"}, b: {predicate: "age"}, relation: INTERSECTS) { truncated } }"#,
     ),
     ("aggregate", r#"{ aggregate(namespace: "NS") { groups { count } } }"#),
+    ("sparql", r#"{ sparql(namespace: "NS", query: "ASK { ?s ?p ?o }") { form results } }"#),
 ];
 
 fn is_mutation(op: &str) -> bool {

@@ -57,6 +57,7 @@ const EXPENSIVE: &[(&str, &str, u64)] = &[
     ("Query", "changes", NETWORK_COST),
     ("Query", "overlaps", NETWORK_COST),
     ("Query", "aggregate", NETWORK_COST),
+    ("Query", "sparql", NETWORK_COST),
 ];
 
 /// Put in a WebSocket connection's data: only subscriptions are served there.

@@ -46,6 +46,42 @@ pub mod code {
     /// (from a backup, or the file moved away); other namespaces serve. `mnemo inspect`
     /// names the damage.
     pub const NAMESPACE_DAMAGED: &str = "NAMESPACE_DAMAGED";
+    /// A SPARQL query is malformed, or failed while it ran.
+    pub const INVALID_QUERY: &str = "INVALID_QUERY";
+    /// None of the media types the client accepts can carry the answer (HTTP 406).
+    pub const NOT_ACCEPTABLE: &str = "NOT_ACCEPTABLE";
+}
+
+/// The code of an RDF projection's or SPARQL query's error (an engine error's own code
+/// when the read failed).
+pub fn rdf_code(error: &mnemo_rdf::RdfError) -> &'static str {
+    use mnemo_rdf::RdfError as E;
+    match error {
+        E::Engine(e) => engine_code(e).unwrap_or(code::INTERNAL),
+        E::Syntax(_) | E::Evaluation(_) => code::INVALID_QUERY,
+        E::TooLarge { .. }
+        | E::TooExpensive { .. }
+        | E::AnswerTooLong { .. }
+        | E::Interrupted { .. }
+        | E::Cancelled => code::LIMIT_EXCEEDED,
+        E::NotAcceptable { .. } => code::NOT_ACCEPTABLE,
+        _ => code::INTERNAL,
+    }
+}
+
+/// Maps an RDF error to a coded GraphQL error.
+pub fn rdf_error(error: mnemo_rdf::RdfError) -> Error {
+    match error {
+        mnemo_rdf::RdfError::Engine(e) => engine_error(e),
+        other => {
+            let code = rdf_code(&other);
+            if code == code::INTERNAL {
+                tracing::error!(error = %other, "SPARQL failure");
+                return coded(code, "internal error; see the server log");
+            }
+            coded(code, other.to_string())
+        }
+    }
 }
 
 /// An error with a code and a message.
@@ -56,7 +92,18 @@ pub fn coded(code: &'static str, message: impl Into<String>) -> Error {
 /// Maps an engine error to a coded GraphQL error. An error about one change of a batch
 /// should be placed at the request's own path first ([`EngineError::within`]).
 pub fn engine_error(error: EngineError) -> Error {
-    let code = match error.root() {
+    match engine_code(&error) {
+        Some(code) => coded(code, error.to_string()),
+        None => {
+            tracing::error!(error = %error, "engine failure");
+            coded(code::INTERNAL, "internal error; see the server log")
+        }
+    }
+}
+
+/// The code of an engine error a client can act on; `None` for an internal failure.
+fn engine_code(error: &EngineError) -> Option<&'static str> {
+    Some(match error.root() {
         EngineError::Invalid(CoreError::InvalidTime { .. }) => code::INVALID_TIME,
         EngineError::Invalid(CoreError::InvalidInterval { .. }) => code::INVALID_INTERVAL,
         EngineError::Invalid(CoreError::TooLong { .. }) => code::LIMIT_EXCEEDED,
@@ -73,12 +120,8 @@ pub fn engine_error(error: EngineError) -> Error {
         EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
-        _ => {
-            tracing::error!(error = %error, "engine failure");
-            return coded(code::INTERNAL, "internal error; see the server log");
-        }
-    };
-    coded(code, error.to_string())
+        _ => return None,
+    })
 }
 
 /// Gives `extensions.code` to errors raised before any resolver runs (parsing,

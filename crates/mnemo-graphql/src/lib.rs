@@ -29,9 +29,10 @@ pub use access::{Access, Mode};
 pub use budget::{
     FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, selected_operation,
 };
-pub use error::{ErrorCodes, code};
+pub use error::{ErrorCodes, code, rdf_code, rdf_error};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
 pub use memory::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
+pub use mnemo_rdf::Sparql;
 pub use root::{Mutation, Query, Subscription};
 pub use scalars::DateTime;
 
@@ -96,6 +97,7 @@ pub fn builder(
         .data(store)
         .data(limits)
         .data(events)
+        .data(Arc::new(mnemo_rdf::Sparql::default()))
         .extension(ErrorCodes)
         .extension(budget::Budget(limits))
         .extension(validated::Validated::default())

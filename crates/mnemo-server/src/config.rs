@@ -19,6 +19,7 @@
 //! max_mutations = 20         # mutations (batches) per request
 //! max_page = 1000            # largest `first`
 //! max_neighbor_depth = 4     # largest `neighbors(depth:)`
+//! sparql_max_statements = 1000000  # statements a SPARQL view may hold (~450 bytes each)
 //!
 //! # Optional; these are the defaults (no memory budget).
 //! [namespaces]
@@ -145,6 +146,7 @@ struct RawLimits {
     max_mutations: Option<usize>,
     max_page: Option<usize>,
     max_neighbor_depth: Option<u32>,
+    sparql_max_statements: Option<usize>,
 }
 
 /// One access token and what it may do.
@@ -179,6 +181,9 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// Which namespaces stay open: idle ones close, at most so many, within a memory budget.
     pub residency: Residency,
+    /// Most statements a SPARQL view of one namespace may hold; a larger view is refused
+    /// with `LIMIT_EXCEEDED`. Each costs about 450 bytes while kept.
+    pub sparql_max_statements: usize,
 }
 
 impl Default for Config {
@@ -192,6 +197,7 @@ impl Default for Config {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_running_requests: DEFAULT_MAX_RUNNING_REQUESTS,
             allowed_origins: Vec::new(),
+            sparql_max_statements: mnemo_rdf::DEFAULT_MAX_STATEMENTS,
         }
     }
 }
@@ -274,6 +280,7 @@ impl Config {
         let max_body_bytes = l.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES);
         let max_response_bytes = l.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES);
         let max_running_requests = l.max_running_requests.unwrap_or(DEFAULT_MAX_RUNNING_REQUESTS);
+        let sparql_max_statements = l.sparql_max_statements.unwrap_or(mnemo_rdf::DEFAULT_MAX_STATEMENTS);
         let timeout = l.request_timeout_seconds.unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_secs());
         if timeout > MAX_REQUEST_TIMEOUT_SECONDS {
             return Err(invalid(
@@ -292,6 +299,7 @@ impl Config {
             ("limits.max_mutations", limits.max_mutations),
             ("limits.max_page", limits.max_page),
             ("limits.max_neighbor_depth", limits.max_neighbor_depth as usize),
+            ("limits.sparql_max_statements", sparql_max_statements),
         ];
         if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(invalid((*field).to_owned(), "must be at least 1"));
@@ -350,6 +358,7 @@ impl Config {
             max_running_requests,
             allowed_origins,
             residency,
+            sparql_max_statements,
         })
     }
 

@@ -34,6 +34,16 @@ pub enum ApiError {
     /// Something failed inside the server.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A refusal with its own status and code (the SPARQL endpoint's errors).
+    #[error("{message}")]
+    Coded {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The stable code.
+        code: &'static str,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl ApiError {
@@ -45,6 +55,7 @@ impl ApiError {
             ApiError::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Coded { status, .. } => *status,
         }
     }
 
@@ -55,6 +66,7 @@ impl ApiError {
             ApiError::BodyTooLarge { .. } => code::LIMIT_EXCEEDED,
             ApiError::BadRequest(_) => code::BAD_REQUEST,
             ApiError::Internal(_) => code::INTERNAL,
+            ApiError::Coded { code, .. } => code,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Mnemo's HTTP server: GraphQL over POST `/graphql`, GraphiQL on GET `/graphql`,
 //! subscriptions over WebSocket (graphql-transport-ws) on `/graphql/ws` (and on
-//! `/graphql` itself for an upgrade request), `/healthz` and `/metrics`. It checks
+//! `/graphql` itself for an upgrade request), SPARQL 1.1 on `/sparql` (see the `sparql`
+//! module), `/healthz` and `/metrics`. It checks
 //! tokens, enforces the body limit and counts requests; everything else is the GraphQL
 //! schema's. This is the only crate that knows axum: [`app`] builds the router over an
 //! [`AppState`], [`serve`] runs it on a listener until a shutdown signal.
@@ -31,6 +32,7 @@
 mod config;
 mod error;
 mod metrics;
+mod sparql;
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -78,6 +80,8 @@ struct Inner {
     permits: Arc<tokio::sync::Semaphore>,
     /// Fires when the server stops: every request's interrupt is its child.
     stopping: Interrupt,
+    /// SPARQL queries and the projections they run on, shared with the schema's `sparql`.
+    sparql: Arc<mnemo_rdf::Sparql>,
 }
 
 impl AppState {
@@ -89,7 +93,9 @@ impl AppState {
         // itself through its own listener, and never be dropped (nor its directory unlocked).
         let counter = Arc::clone(&metrics);
         store.on_commit(Arc::new(move |batch| counter.committed(batch.events.len())));
-        let schema = mnemo_graphql::schema(Arc::clone(&store), config.limits);
+        let sparql = Arc::new(mnemo_rdf::Sparql::new(config.sparql_max_statements));
+        let schema =
+            mnemo_graphql::builder(Arc::clone(&store), config.limits).data(Arc::clone(&sparql)).finish();
         let graphiql = GraphiQLSource::build()
             .title("Mnemo")
             .endpoint("/graphql")
@@ -97,7 +103,9 @@ impl AppState {
             .finish();
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
-        AppState { inner: Arc::new(Inner { store, schema, config, metrics, graphiql, permits, stopping }) }
+        AppState {
+            inner: Arc::new(Inner { store, schema, config, metrics, graphiql, permits, stopping, sparql }),
+        }
     }
 
     /// Stops the work of every request in flight (at the engine's next check); they answer
@@ -197,6 +205,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/graphql", get(graphql_get).post(graphql_post))
         .route("/graphql/ws", get(graphql_ws))
+        .route("/sparql", get(sparql::sparql_get).post(sparql::sparql_post))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), guard))

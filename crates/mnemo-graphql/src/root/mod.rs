@@ -92,6 +92,7 @@ mod graph;
 mod intention_ops;
 mod memory_ops;
 mod paging;
+mod rdf_ops;
 mod retrieval;
 mod topic_ops;
 
@@ -105,6 +106,7 @@ pub struct Query(
     analytics_ops::AnalyticsQuery,
     graph::GraphQuery,
     memory_ops::MemoryQuery,
+    rdf_ops::RdfQuery,
     retrieval::RetrievalQuery,
     topic_ops::TopicQuery,
     intention_ops::IntentionQuery,

@@ -1,0 +1,257 @@
+//! The SPARQL 1.1 Protocol endpoint, `/sparql`: read-only queries over one namespace's
+//! RDF projection at one read point.
+//!
+//! - `GET /sparql?query=…`, `POST` with an `application/x-www-form-urlencoded` body
+//!   (`query=…`), or `POST` with an `application/sparql-query` body (the query itself, the
+//!   other parameters in the URL).
+//! - Parameters: `namespace` (required), `view` (`in-force`, the default, or `history`),
+//!   and the read point `validAt`, `knownAt` or `knownAtSeq`, as in GraphQL.
+//! - The answer's format follows `Accept`: SPARQL results as JSON (the default), XML, CSV
+//!   or TSV; `CONSTRUCT` and `DESCRIBE` as Turtle (the default) or N-Triples. The point it
+//!   was read at comes back in `Mnemo-Known-At-Seq` and `Mnemo-Valid-At`.
+//! - The same tokens (read access to the namespace), deadline, running-request permits
+//!   and response size limit as GraphQL. Updates, `default-graph-uri` and
+//!   `named-graph-uri` are refused (the dataset is the view), as are unknown parameters.
+//! - Errors are a status and the GraphQL error shape with `extensions.code`: 400
+//!   `INVALID_QUERY` or `INVALID_*` for the request, 403 `FORBIDDEN`, 406
+//!   `NOT_ACCEPTABLE`, 415 `BAD_REQUEST` for a body of another type, 503
+//!   `LIMIT_EXCEEDED` when a limit stopped it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use mnemo_core::{Namespace, Seq};
+use mnemo_engine::{KnownAt, ReadAt};
+use mnemo_graphql::{Access, Mode, code, rdf_code};
+use mnemo_rdf::{Format, RdfError, View};
+
+use crate::{ApiError, AppState, CancelOnDrop, Running};
+
+/// What a SPARQL request asks.
+#[derive(Default)]
+struct Params {
+    query: Option<String>,
+    namespace: Option<String>,
+    view: Option<String>,
+    valid_at: Option<String>,
+    known_at: Option<String>,
+    known_at_seq: Option<String>,
+}
+
+fn bad(message: impl Into<String>) -> ApiError {
+    ApiError::Coded { status: StatusCode::BAD_REQUEST, code: code::BAD_REQUEST, message: message.into() }
+}
+
+impl Params {
+    /// Adds the parameters of a URL query or form body; each may be given once.
+    fn add(&mut self, encoded: &str) -> Result<(), ApiError> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(encoded)
+            .map_err(|e| bad(format!("the parameters are not URL-encoded: {e}")))?;
+        for (key, value) in pairs {
+            let slot = match key.as_str() {
+                "query" => &mut self.query,
+                "namespace" => &mut self.namespace,
+                "view" => &mut self.view,
+                "validAt" => &mut self.valid_at,
+                "knownAt" => &mut self.known_at,
+                "knownAtSeq" => &mut self.known_at_seq,
+                "update" => return Err(bad("this endpoint is read-only: SPARQL Update is not served")),
+                "default-graph-uri" | "named-graph-uri" => {
+                    return Err(bad(format!(
+                        "`{key}` is not supported: the dataset is the namespace's view (`view=in-force` or `view=history`)"
+                    )));
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown parameter `{}`; expected query, namespace, view, validAt, knownAt or knownAtSeq",
+                        other.chars().take(100).collect::<String>()
+                    )));
+                }
+            };
+            if slot.replace(value).is_some() {
+                return Err(bad(format!("`{key}` is given more than once")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `GET /sparql`.
+pub(crate) async fn sparql_get(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let access = state.authenticate(request.headers())?;
+    let mut params = Params::default();
+    params.add(request.uri().query().unwrap_or_default())?;
+    run(state, access, params, request.headers()).await
+}
+
+/// `POST /sparql`.
+pub(crate) async fn sparql_post(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let access = state.authenticate(request.headers())?;
+    let headers = request.headers().clone();
+    let mut params = Params::default();
+    params.add(request.uri().query().unwrap_or_default())?;
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    let body = Bytes::from_request(request, &state).await.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::BodyTooLarge { limit: state.inner.config.max_body_bytes }
+        } else {
+            bad(rejection.body_text())
+        }
+    })?;
+    let text = || String::from_utf8(body.to_vec()).map_err(|_| bad("the body is not UTF-8"));
+    match content_type.as_deref() {
+        Some("application/sparql-query") => {
+            if params.query.replace(text()?).is_some() {
+                return Err(bad("the query is both in the URL and the body"));
+            }
+        }
+        Some("application/x-www-form-urlencoded") => params.add(&text()?)?,
+        Some("application/sparql-update") => {
+            return Err(bad("this endpoint is read-only: SPARQL Update is not served"));
+        }
+        other => {
+            return Err(ApiError::Coded {
+                status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                code: code::BAD_REQUEST,
+                message: format!(
+                    "a SPARQL POST must be application/sparql-query or application/x-www-form-urlencoded (got {})",
+                    other.map_or_else(|| "none".to_owned(), |c| format!("{c:?}"))
+                ),
+            });
+        }
+    }
+    run(state, access, params, &headers).await
+}
+
+/// The status of an RDF error.
+fn refusal(error: RdfError) -> ApiError {
+    let code = rdf_code(&error);
+    let status = match code {
+        code::FORBIDDEN => StatusCode::FORBIDDEN,
+        code::NOT_ACCEPTABLE => StatusCode::NOT_ACCEPTABLE,
+        code::LIMIT_EXCEEDED => StatusCode::SERVICE_UNAVAILABLE,
+        code::INTERNAL => return ApiError::Internal(error.to_string()),
+        code::NAMESPACE_DAMAGED => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    ApiError::Coded { status, code, message: error.to_string() }
+}
+
+fn limit(message: String) -> ApiError {
+    ApiError::Coded { status: StatusCode::SERVICE_UNAVAILABLE, code: code::LIMIT_EXCEEDED, message }
+}
+
+async fn run(
+    state: AppState,
+    access: Access,
+    params: Params,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let query = params.query.ok_or_else(|| bad("a SPARQL request needs a `query`"))?;
+    let name = params.namespace.ok_or_else(|| bad("a SPARQL request needs a `namespace`"))?;
+    let ns = Namespace::new("namespace", &name).map_err(|e| refusal(RdfError::Engine(e.into())))?;
+    if !access.allows(ns.as_str(), Mode::Read) {
+        return Err(ApiError::Coded {
+            status: StatusCode::FORBIDDEN,
+            code: code::FORBIDDEN,
+            message: format!("this token may not read namespace {name:?}"),
+        });
+    }
+    let view = match params.view.as_deref() {
+        None | Some("in-force") => View::InForce,
+        Some("history") => View::History,
+        Some(other) => {
+            return Err(bad(format!(
+                "unknown view {:?}; expected in-force or history",
+                other.chars().take(100).collect::<String>()
+            )));
+        }
+    };
+    let store = Arc::clone(&state.inner.store);
+    let time = |field: &str, value: &Option<String>| {
+        value.as_deref().map(|v| store.parse_time(&ns, field, v)).transpose().map_err(|e| refusal(e.into()))
+    };
+    let valid_at = time("validAt", &params.valid_at)?;
+    let known_at = match (time("knownAt", &params.known_at)?, params.known_at_seq.as_deref()) {
+        (Some(_), Some(_)) => return Err(bad("give knownAt or knownAtSeq, not both")),
+        (Some(t), None) => KnownAt::Time(t),
+        (None, Some(s)) => KnownAt::Seq(Seq(s
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("knownAtSeq must be a batch number, got {s:?}")))?)),
+        (None, None) => KnownAt::Latest,
+    };
+    let at = ReadAt { valid_at, known_at, at: None };
+    let accept = headers.get(header::ACCEPT).map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned());
+
+    let timeout = state.inner.config.request_timeout;
+    let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
+    let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
+    let permit = match tokio::time::timeout(timeout, Arc::clone(&state.inner.permits).acquire_owned()).await {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(ApiError::Internal("the request permits are closed".into())),
+        Err(_) => {
+            return Err(limit(format!(
+                "limit exceeded: {} requests were working for the whole {} s this one could wait",
+                state.inner.config.max_running_requests,
+                timeout.as_secs_f64()
+            )));
+        }
+    };
+    let running = Running::start(Arc::clone(&state.inner.metrics));
+    let sparql = Arc::clone(&state.inner.sparql);
+    let max_bytes = state.inner.config.max_response_bytes;
+    let work = tokio::task::spawn_blocking(move || {
+        let _running = (running, permit);
+        interrupt.run(|| {
+            sparql.query(
+                &store,
+                &ns,
+                at,
+                view,
+                &query,
+                |form| Format::negotiate(accept.as_deref(), form),
+                max_bytes,
+            )
+        })
+    });
+    let answer = match tokio::time::timeout(timeout, work).await {
+        Ok(joined) => {
+            joined.map_err(|e| ApiError::Internal(format!("the SPARQL query did not complete: {e}")))?
+        }
+        Err(_) => {
+            return Err(limit(format!(
+                "limit exceeded: the request ran longer than {} s",
+                timeout.as_secs_f64()
+            )));
+        }
+    }
+    .map_err(refusal)?;
+    let mut response = (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(answer.value.format.media_type()))],
+        answer.value.body,
+    )
+        .into_response();
+    let basis = response.headers_mut();
+    if let Ok(seq) = HeaderValue::from_str(&answer.basis.known_at.0.to_string()) {
+        basis.insert("mnemo-known-at-seq", seq);
+    }
+    if let Ok(t) = HeaderValue::from_str(&answer.basis.valid_at.to_string()) {
+        basis.insert("mnemo-valid-at", t);
+    }
+    Ok(response)
+}
