@@ -499,9 +499,9 @@ fn export(
             };
             let at =
                 mnemo_engine::ReadAt { valid_at: time("--valid-at", &point.valid_at)?, known_at, at: None };
-            let (basis, statements) = mnemo_rdf::export(&store, ns, at, view, rdf, &mut w)
+            let done = mnemo_rdf::export(&store, ns, at, view, rdf, &mut w)
                 .with_context(|| format!("exporting namespace {ns}"))?;
-            tracing::debug!(namespace = %ns, seq = basis.known_at.0, statements, "exported as RDF");
+            tracing::debug!(namespace = %ns, seq = done.basis.known_at.0, statements = done.statements, "exported as RDF");
         }
         w.flush().with_context(|| format!("writing {}", out.display()))?;
         return Ok(());

@@ -32,11 +32,11 @@ mod sparql;
 use std::io::Write;
 
 use mnemo_core::Namespace;
-use mnemo_engine::{Basis, EngineError, ReadAt, Store};
+use mnemo_engine::{EngineError, ReadAt, Store};
 use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::GraphName;
 
-pub use project::{Iris, VOCAB, View, date_time, literal, statements, triple};
+pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, statements, triple};
 pub use sparql::{DEFAULT_MAX_STATEMENTS, Form, Format, MAX_JOIN_RESULTS, Sparql, Written};
 
 /// Why a projection, query or export failed.
@@ -113,8 +113,7 @@ pub enum ExportFormat {
     Turtle,
 }
 
-/// Writes `view` of `ns` at `at` to `out`, streaming; returns the basis and the number of
-/// statements written.
+/// Writes `view` of `ns` at `at` to `out`, streaming; returns what was written.
 pub fn export(
     store: &Store,
     ns: &Namespace,
@@ -122,7 +121,7 @@ pub fn export(
     view: View,
     format: ExportFormat,
     out: impl Write,
-) -> Result<(Basis, usize), RdfError> {
+) -> Result<Projected, RdfError> {
     let iris = Iris::new(ns);
     let (mut serializer, graph) = match format {
         ExportFormat::NQuads => {

@@ -188,11 +188,52 @@ impl Sink<'_> {
     }
 }
 
+/// The span of valid time around a read's T over which its view holds the same
+/// statements (at the same S): no fact's validity or stretch in force starts or ends
+/// inside it, so no status, no stretch and no triple in force changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Its start (inclusive).
+    pub from: Timestamp,
+    /// Its end (exclusive); `None` for no end.
+    pub to: Option<Timestamp>,
+}
+
+impl Window {
+    fn all() -> Self {
+        Window { from: Timestamp::MIN, to: None }
+    }
+
+    /// Narrows the window around `t` to one side of `boundary`.
+    fn cut(&mut self, t: Timestamp, boundary: Timestamp) {
+        if boundary <= t {
+            self.from = self.from.max(boundary);
+        } else {
+            self.to = Some(self.to.map_or(boundary, |to| to.min(boundary)));
+        }
+    }
+
+    /// Whether `t` is inside.
+    pub fn contains(&self, t: Timestamp) -> bool {
+        self.from <= t && self.to.is_none_or(|to| t < to)
+    }
+}
+
+/// What [`statements`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Projected {
+    /// The point it was read at.
+    pub basis: Basis,
+    /// How many statements.
+    pub statements: usize,
+    /// The valid times at which the same S gives the same statements.
+    pub window: Window,
+}
+
 /// Hands every statement of `view` of namespace `ns` at `at` to `out`, at most `max` of
 /// them (past it, [`RdfError::TooLarge`]), in a fixed order: entities by id, then facts
 /// by (subject, predicate, id). `graph` is the graph they are put in. Every page is read
-/// at the one point `at` is pinned to first, so the statements form one consistent state;
-/// its basis is returned with the count.
+/// at the one point `at` is pinned to first, so the statements form one consistent state.
 pub fn statements(
     store: &Store,
     ns: &Namespace,
@@ -201,7 +242,7 @@ pub fn statements(
     graph: GraphName,
     max: usize,
     out: &mut dyn FnMut(Quad) -> Result<(), RdfError>,
-) -> Result<(Basis, usize), RdfError> {
+) -> Result<Projected, RdfError> {
     let at = store.pin(ns, at)?;
     let iris = Iris::new(ns);
     let mut sink = Sink { graph, count: 0, max, out };
@@ -232,14 +273,25 @@ pub fn statements(
         }
     }
 
+    // Both views read every visible fact: the in-force view keeps those in force, and
+    // every fact's boundaries bound the window in which the view stays the same.
     let terms = Terms::new();
+    let mut window = Window::all();
+    let t = basis.valid_at;
     let mut after: Option<SnapshotCursor> = None;
     loop {
-        let page = match view {
-            View::InForce => store.snapshot(ns, at, after, PAGE)?,
-            View::History => store.all_facts(ns, at, after, PAGE)?,
-        };
+        let page = store.all_facts(ns, at, after, PAGE)?;
         for f in &page.value.facts {
+            window.cut(t, f.valid.from());
+            if let Some(to) = f.valid.to() {
+                window.cut(t, to);
+            }
+            for stretch in &f.effective {
+                window.cut(t, stretch.from());
+                if let Some(to) = stretch.to() {
+                    window.cut(t, to);
+                }
+            }
             fact(&mut sink, &iris, &terms, view, f)?;
         }
         match page.value.next {
@@ -247,7 +299,7 @@ pub fn statements(
             None => break,
         }
     }
-    Ok((basis, sink.count))
+    Ok(Projected { basis, statements: sink.count, window })
 }
 
 /// The annotation predicates, made once.
