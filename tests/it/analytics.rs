@@ -11,18 +11,7 @@ use mnemo_engine::core::{TimeZone, Timestamp};
 use mnemo_graphql::{Access, Limits, MnemoSchema};
 use serde_json::{Value, json};
 
-async fn gql(schema: &MnemoSchema, query: &str) -> Value {
-    let request = async_graphql::Request::new(query).data(Access::Local);
-    let response = serde_json::to_value(schema.execute(request).await).unwrap();
-    assert!(response["errors"].is_null(), "{query}\n{response}");
-    response["data"].clone()
-}
-
-async fn error_code(schema: &MnemoSchema, query: &str) -> String {
-    let request = async_graphql::Request::new(query).data(Access::Local);
-    let response = serde_json::to_value(schema.execute(request).await).unwrap();
-    response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
-}
+use crate::common::{gql, gql_error};
 
 fn fact(subject: &str, predicate: &str, object: &str, from: &str, extra: &str) -> String {
     format!(
@@ -254,9 +243,9 @@ async fn bad_analytics_inputs_are_refused_with_their_codes() {
         )
     };
     for step in ["1Y", "P", "P0D", "PT", "P1H", "P1.5M"] {
-        assert_eq!(error_code(&schema, &series(step, "2010", "2020")).await, "INVALID_TIME", "{step}");
+        assert_eq!(gql_error(&schema, &series(step, "2010", "2020")).await, "INVALID_TIME", "{step}");
     }
-    assert_eq!(error_code(&schema, &series("P1Y", "2020", "2010")).await, "INVALID_INTERVAL");
+    assert_eq!(gql_error(&schema, &series("P1Y", "2020", "2010")).await, "INVALID_INTERVAL");
     // 262,992 hourly steps (10,958 days): over the 10,000-step limit, refused before any work.
     let request = async_graphql::Request::new(series("PT1H", "2000", "2030")).data(Access::Local);
     let response = serde_json::to_value(schema.execute(request).await).unwrap();
@@ -266,11 +255,11 @@ async fn bad_analytics_inputs_are_refused_with_their_codes() {
         "{response}"
     );
     let unknown = r#"{ timeline(namespace: "a", entity: { name: "Nobody" }) { lanes { predicate } } }"#;
-    assert_eq!(error_code(&schema, unknown).await, "UNKNOWN_ENTITY");
+    assert_eq!(gql_error(&schema, unknown).await, "UNKNOWN_ENTITY");
     let window = r#"{ durations(namespace: "a", entity: { name: "Alice" }, predicate: "livesIn", from: "2020", to: "2010") { to } }"#;
-    assert_eq!(error_code(&schema, window).await, "INVALID_INTERVAL");
+    assert_eq!(gql_error(&schema, window).await, "INVALID_INTERVAL");
     let limit = r#"{ overlaps(namespace: "a", a: { predicate: "worksAt" }, b: { predicate: "manages" }, relation: BEFORE, limit: 0) { truncated } }"#;
-    assert_eq!(error_code(&schema, limit).await, "LIMIT_EXCEEDED");
+    assert_eq!(gql_error(&schema, limit).await, "LIMIT_EXCEEDED");
     let top = r#"{ changes(namespace: "a", from: "2010", to: "2020", step: "P1Y", top: 5000) { counts } }"#;
-    assert_eq!(error_code(&schema, top).await, "LIMIT_EXCEEDED");
+    assert_eq!(gql_error(&schema, top).await, "LIMIT_EXCEEDED");
 }

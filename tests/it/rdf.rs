@@ -18,22 +18,11 @@ use mnemo_engine::{MemStorage, ReadAt, Store};
 use mnemo_graphql::{Access, Limits, MnemoSchema};
 use mnemo_server::{AppState, Config, app};
 use serde_json::{Value, json};
+
+use crate::common::{gql, gql_error};
 use tower::ServiceExt as _;
 
 const BASE: &str = "urn:mnemo:r:";
-
-async fn gql(schema: &MnemoSchema, query: &str) -> Value {
-    let request = async_graphql::Request::new(query).data(Access::Local);
-    let response = serde_json::to_value(schema.execute(request).await).unwrap();
-    assert!(response["errors"].is_null(), "{query}\n{response}");
-    response["data"].clone()
-}
-
-async fn gql_error(schema: &MnemoSchema, query: &str) -> String {
-    let request = async_graphql::Request::new(query).data(Access::Local);
-    let response = serde_json::to_value(schema.execute(request).await).unwrap();
-    response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
-}
 
 /// Asserts facts; returns the batch and the facts' ids.
 async fn assert_facts(schema: &MnemoSchema, facts: &[&str]) -> (u64, Vec<String>) {

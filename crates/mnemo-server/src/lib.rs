@@ -155,6 +155,21 @@ impl AppState {
         }
     }
 
+    /// A permit to work, waited for within the request's deadline; the message of
+    /// `LIMIT_EXCEEDED` when none came in time.
+    async fn permit(&self) -> Result<Result<tokio::sync::OwnedSemaphorePermit, String>, ApiError> {
+        let timeout = self.inner.config.request_timeout;
+        match tokio::time::timeout(timeout, Arc::clone(&self.inner.permits).acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(Ok(permit)),
+            Ok(Err(_)) => Err(ApiError::Internal("the request permits are closed".into())),
+            Err(_) => Ok(Err(format!(
+                "limit exceeded: {} requests were working for the whole {} s this one could wait",
+                self.inner.config.max_running_requests,
+                timeout.as_secs_f64()
+            ))),
+        }
+    }
+
     /// The store.
     pub fn store(&self) -> &Arc<Store> {
         &self.inner.store
@@ -401,19 +416,11 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
     let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
     // Work that was stopped keeps its permit until it reaches its next check, so stopped
     // requests cannot pile up on the cores; a request waits its turn within its deadline.
-    let permit = match tokio::time::timeout(timeout, Arc::clone(&state.inner.permits).acquire_owned()).await {
-        Ok(Ok(permit)) => permit,
-        Ok(Err(_)) => return Err(ApiError::Internal("the request permits are closed".into())),
-        Err(_) => {
+    let permit = match state.permit().await? {
+        Ok(permit) => permit,
+        Err(busy) => {
             state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
-            return Ok(graphql_error(
-                code::LIMIT_EXCEEDED,
-                format!(
-                    "limit exceeded: {} requests were working for the whole {} s this one could wait",
-                    state.inner.config.max_running_requests,
-                    timeout.as_secs_f64()
-                ),
-            ));
+            return Ok(graphql_error(code::LIMIT_EXCEEDED, busy));
         }
     };
     let running = Running::start(Arc::clone(&state.inner.metrics));

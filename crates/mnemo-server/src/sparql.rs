@@ -201,17 +201,8 @@ async fn run(
     let timeout = state.inner.config.request_timeout;
     let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
     let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
-    let permit = match tokio::time::timeout(timeout, Arc::clone(&state.inner.permits).acquire_owned()).await {
-        Ok(Ok(permit)) => permit,
-        Ok(Err(_)) => return Err(ApiError::Internal("the request permits are closed".into())),
-        Err(_) => {
-            return Err(limit(format!(
-                "limit exceeded: {} requests were working for the whole {} s this one could wait",
-                state.inner.config.max_running_requests,
-                timeout.as_secs_f64()
-            )));
-        }
-    };
+    // Work that was stopped keeps its permit until it reaches its next check.
+    let permit = state.permit().await?.map_err(limit)?;
     let running = Running::start(Arc::clone(&state.inner.metrics));
     let sparql = Arc::clone(&state.inner.sparql);
     let max_bytes = state.inner.config.max_response_bytes;

@@ -146,3 +146,18 @@ pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Inter
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
 pub mod fuzz;
+
+/// Runs a GraphQL operation as the local user; its data, which must come without errors.
+pub async fn gql(schema: &mnemo_graphql::MnemoSchema, query: &str) -> serde_json::Value {
+    let request = async_graphql::Request::new(query).data(mnemo_graphql::Access::Local);
+    let response = serde_json::to_value(schema.execute(request).await).unwrap();
+    assert!(response["errors"].is_null(), "{query}\n{response}");
+    response["data"].clone()
+}
+
+/// Runs a GraphQL operation that must fail; the code of its first error.
+pub async fn gql_error(schema: &mnemo_graphql::MnemoSchema, query: &str) -> String {
+    let request = async_graphql::Request::new(query).data(mnemo_graphql::Access::Local);
+    let response = serde_json::to_value(schema.execute(request).await).unwrap();
+    response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
+}
