@@ -549,7 +549,15 @@ fn check_analytics(
                 }
             }
         }
-        prop_assert_eq!(got, want, "aggregate at year {}", y);
+        prop_assert_eq!(&got, &want, "aggregate at year {}", y);
+        // Counted in all (from the stretches kept for S), in all and per predicate.
+        let total = fx.store.aggregate(&fx.ns, None, GroupBy::Nothing, at).unwrap().value[0].count;
+        prop_assert_eq!(total, want.values().sum::<u64>(), "count at year {}", y);
+        for (pred, (name, _)) in PREDICATES.iter().enumerate() {
+            let got = fx.store.aggregate(&fx.ns, Some(name), GroupBy::Nothing, at).unwrap().value[0].count;
+            let want = subjects.iter().map(|e| in_force(*e, pred, y).len() as u64).sum::<u64>();
+            prop_assert_eq!(got, want, "count of {} at year {}", name, y);
+        }
     }
     Ok(())
 }

@@ -375,6 +375,51 @@ impl Step {
     }
 }
 
+/// The ends of many intervals, sorted apart: how many contain an instant is two binary
+/// searches, however many intervals there are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Endpoints {
+    starts: Vec<Timestamp>,
+    ends: Vec<Timestamp>,
+}
+
+impl Endpoints {
+    /// The endpoints of `intervals`.
+    pub fn new(intervals: impl IntoIterator<Item = Interval>) -> Self {
+        let (mut starts, mut ends) = (Vec::new(), Vec::new());
+        for i in intervals {
+            starts.push(i.from());
+            ends.extend(i.to());
+        }
+        starts.sort_unstable();
+        ends.sort_unstable();
+        Endpoints { starts, ends }
+    }
+
+    /// How many of the intervals contain `t`: those started at or before it, less those
+    /// ended at or before it (an interval ended by `t` started before it).
+    pub fn count_at(&self, t: Timestamp) -> u64 {
+        let started = self.starts.partition_point(|s| *s <= t);
+        let ended = self.ends.partition_point(|e| *e <= t);
+        (started - ended) as u64
+    }
+
+    /// How many intervals there are.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.starts.capacity() + self.ends.capacity()) * std::mem::size_of::<Timestamp>()
+    }
+}
+
 /// For each point, how many of `stretches` contain it, counting each key once
 /// (a subject whose stretches overlap is one subject). `points` is sorted.
 pub fn count_at_points<K: Ord + Copy>(

@@ -2,9 +2,11 @@
 //! index's analytics (`mnemo_index::analytics`), with their inputs checked and their
 //! steps laid out in the namespace's time zone.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use mnemo_core::{
-    Allen, ChangeCounts, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, SeriesGroup, Side, Step,
-    Stretch, Timestamp, Value,
+    Allen, ChangeCounts, Endpoints, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, Seq, SeriesGroup,
+    Side, Step, Stretch, Timestamp, Value,
 };
 
 use crate::error::EngineError;
@@ -150,6 +152,9 @@ impl Store {
     }
 
     /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
+    /// A count in all is read from the stretches in force at S ([`Sweeps`]): the first
+    /// count at an S resolves every slot once, later ones at any T cost two binary
+    /// searches.
     pub fn aggregate(
         &self,
         ns: &Namespace,
@@ -157,7 +162,57 @@ impl Store {
         group_by: GroupBy,
         at: ReadAt,
     ) -> Result<Answer<Vec<Group>>, EngineError> {
-        self.read_at(ns, at, |index, view| index.aggregate(predicate, group_by, view))
+        if group_by != GroupBy::Nothing {
+            return self.read_at(ns, at, |index, view| index.aggregate(predicate, group_by, view));
+        }
+        let shard = self.shard(ns)?;
+        self.read_at(ns, at, |index, view| {
+            let count = match &shard {
+                Some(shard) => shard
+                    .sweeps
+                    .get(view.known_at, predicate, || index.in_force_endpoints(predicate, view))
+                    .count_at(view.valid_at),
+                None => 0,
+            };
+            vec![Group { subject: None, predicate: None, value: None, count }]
+        })
+    }
+}
+
+/// Sweeps kept per namespace.
+const SWEEPS: usize = 4;
+
+/// The stretches in force of a predicate (or of all) at one S, sorted by their ends,
+/// kept for the last few (S, predicate) asked: what is in force over valid time does not
+/// depend on T, so every count at that S reads the same sweep. Derived from the index
+/// like any read, and dropped with it; a dropped sweep is built again, equal.
+#[derive(Debug, Default)]
+pub(crate) struct Sweeps {
+    kept: Mutex<Vec<Sweep>>,
+}
+
+/// One kept sweep: its S, its predicate (`None`: every predicate) and its stretches.
+type Sweep = (Seq, Option<String>, Arc<Endpoints>);
+
+impl Sweeps {
+    /// The sweep of `predicate` at `seq`, kept or made by `build`.
+    fn get(&self, seq: Seq, predicate: Option<&str>, build: impl FnOnce() -> Endpoints) -> Arc<Endpoints> {
+        let lock = || self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, _, found)) = lock().iter().find(|(s, p, _)| *s == seq && p.as_deref() == predicate) {
+            return Arc::clone(found);
+        }
+        let made = Arc::new(build());
+        let mut kept = lock();
+        if kept.len() >= SWEEPS {
+            kept.remove(0);
+        }
+        kept.push((seq, predicate.map(str::to_owned), Arc::clone(&made)));
+        made
+    }
+
+    /// Bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).iter().map(|(_, _, e)| e.heap_bytes()).sum()
     }
 }
 

@@ -191,6 +191,9 @@ pub(crate) struct Shard {
     checkpointed: Mutex<(Seq, u64)>,
     /// Its state's estimated bytes, and the batch they were estimated at.
     state_bytes: Mutex<(Seq, u64)>,
+    /// Stretches in force by (S, predicate), kept for counts at any T (derived, dropped
+    /// with the shard): see `analytics.rs`.
+    pub(crate) sweeps: crate::analytics::Sweeps,
 }
 
 impl Shard {
@@ -202,7 +205,7 @@ impl Shard {
         if cached.0 != index.last_seq() {
             *cached = (index.last_seq(), index.heap_bytes());
         }
-        cached.1
+        cached.1 + self.sweeps.heap_bytes() as u64
     }
 }
 
@@ -407,6 +410,7 @@ impl Store {
             maintained: AtomicU64::new(0),
             checkpointed: Mutex::new(from_checkpoint),
             state_bytes: Mutex::new((Seq(0), 0)),
+            sweeps: crate::analytics::Sweeps::default(),
         })
     }
 

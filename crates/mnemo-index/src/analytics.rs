@@ -10,13 +10,16 @@
 //! tree or kiddo over (from, to) points would answer "in force at T" without resolving,
 //! but intervals change meaning with S (a later correction shortens an earlier fact), so
 //! such an index would hold one version per batch; resolving the predicate's slots per
-//! request costs one pass over their facts (measured in `benches/peer`).
+//! request costs one pass over their facts (measured in `benches/peer`). For counts, the
+//! engine keeps the stretches of one S sorted by their ends ([`Endpoints`], made by
+//! [`NamespaceIndex::in_force_endpoints`]): one pass, then any T in two binary searches.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{
-    Allen, ChangeCounts, EntityId, FactId, Group, GroupBy, Held, HeldFor, Interval, Lane, MAX_PAIR_CHECKS,
-    Polarity, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip, count_at_points, join,
+    Allen, ChangeCounts, Endpoints, EntityId, FactId, Group, GroupBy, Held, HeldFor, Interval, Lane,
+    MAX_PAIR_CHECKS, Polarity, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip,
+    count_at_points, join,
 };
 
 use crate::read::Resolution;
@@ -335,6 +338,17 @@ impl NamespaceIndex {
             }
         }
         (out, false)
+    }
+
+    /// The stretches in force of every positive fact of `predicate` (or of every
+    /// predicate) as known at S: counted at any T, the facts [`NamespaceIndex::aggregate`]
+    /// counts in force there.
+    pub fn in_force_endpoints(&self, predicate: Option<&str>, view: View) -> Endpoints {
+        let slots: Vec<(EntityId, PredId)> = match predicate {
+            Some(p) => self.slots_for(None, p, view),
+            None => self.all_slots(view.known_at).into_iter().collect(),
+        };
+        Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
     }
 
     /// Facts in force at T, counted in groups, most first (then by predicate, value, subject).
