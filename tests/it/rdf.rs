@@ -576,6 +576,15 @@ async fn the_sparql_endpoint_follows_the_protocol() {
         let (status, _, _, body) = send(&state, request).await;
         assert_eq!((status, code(&body).as_str()), (expected_status, expected_code), "{uri}: {body}");
     }
+    // Another site's page cannot make the browser run a query (a GET has no Origin, but
+    // its browser says where it came from).
+    let mut cross = get(&params, None);
+    cross.headers_mut().insert("sec-fetch-site", "cross-site".parse().unwrap());
+    let (status, _, _, body) = send(&state, cross).await;
+    assert_eq!((status, code(&body).as_str()), (StatusCode::FORBIDDEN, "FORBIDDEN"), "{body}");
+    let mut typed = get(&params, None);
+    typed.headers_mut().insert("sec-fetch-site", "none".parse().unwrap());
+    assert_eq!(send(&state, typed).await.0, StatusCode::OK);
     // Nothing was written by any of it.
     assert_eq!(
         state.store().basis(&Namespace::new("n", "r").unwrap(), ReadAt::latest()).unwrap().known_at.0,

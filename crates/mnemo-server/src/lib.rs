@@ -17,7 +17,9 @@
 //! Browsers: any page a user opens can send requests to a server on their machine. So a
 //! GraphQL POST must say `Content-Type: application/json` (which a page can only send to
 //! another origin after a CORS preflight, which this server never grants); a request
-//! whose `Origin` is neither the server's own nor in `allowed_origins` is refused; and
+//! whose `Origin` is neither the server's own nor in `allowed_origins` is refused, as is
+//! one without an `Origin` that its browser marks `Sec-Fetch-Site: cross-site` (a GET of
+//! `/sparql` from another site's image or link); and
 //! without tokens (loopback mode) a `Host` that is not a loopback name or address is
 //! refused, which defeats DNS rebinding. Refusals are HTTP 403 `FORBIDDEN` and run
 //! nothing.
@@ -129,8 +131,15 @@ impl AppState {
             )));
         }
         let Some(origin) = headers.get(header::ORIGIN) else {
-            // Not sent by a browser page (browsers always send it on cross-site POSTs and
-            // WebSocket upgrades).
+            // Browsers always send an Origin on cross-site POSTs and WebSocket upgrades; a
+            // cross-site GET without one (an image or a link of another site's page, which
+            // would run a SPARQL query) still says where it came from.
+            if headers.get("sec-fetch-site").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cross-site"))
+            {
+                return Err(ApiError::Refused(
+                    "a request from another site's page (Sec-Fetch-Site: cross-site) without an allowed Origin".into(),
+                ));
+            }
             return Ok(());
         };
         let origin = origin.to_str().unwrap_or("\u{fffd}");
