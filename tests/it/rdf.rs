@@ -325,6 +325,13 @@ async fn the_history_view_answers_temporal_questions_in_sparql() {
     // Provenance: the episode Eve's fact came from.
     let q = r#"SELECT ?ep WHERE { ?f mn:episode ?ep ; rdf:reifies <<( ?eve p:livesIn ?c )>> . ?eve rdfs:label "Eve" }"#;
     assert_eq!(select(&schema, q, "HISTORY", point).await.len(), 1);
+    // The history view describes the episode itself; the in-force view does not.
+    let q = r#"SELECT ?text ?at WHERE { ?f mn:episode ?ep . ?ep a mn:Episode ; mn:text ?text ; mn:occurredAt ?at }"#;
+    let rows = select(&schema, q, "HISTORY", point).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["text"]["value"], "Eve moved to Paris");
+    assert!(rows[0]["at"]["value"].as_str().unwrap().starts_with("2011-02-01T"), "{rows:?}");
+    assert!(select(&schema, "SELECT ?ep WHERE { ?ep a mn:Episode }", "IN_FORCE", point).await.is_empty());
     // Entities carry their names, kinds and aliases in both views.
     let q = r#"SELECT ?kind ?alias WHERE { ?c rdfs:label "Paris" ; mn:kind ?kind ; mn:alias ?alias ; a mn:Entity }"#;
     let rows = select(&schema, q, "IN_FORCE", point).await;

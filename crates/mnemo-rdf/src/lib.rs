@@ -23,7 +23,9 @@
 //!   `mn:episode` (its provenance), `mn:corrects` (the fact it supersedes),
 //!   `mn:beatenBy`, `mn:contradicts`, `mn:retractedSeq`, `mn:negated true` for a
 //!   denial, and `mn:inForce [ mn:from …; mn:to … ]` for each stretch of valid time it is
-//!   in force over as known at S. Only facts in force at T are asserted as triples.
+//!   in force over as known at S. Only facts in force at T are asserted as triples. The
+//!   episodes known at S are described too: `ep:{id} a mn:Episode` with `mn:text`,
+//!   `mn:occurredAt`, `mn:thread`, `mn:role`, `mn:source` and `mn:externalId`.
 #![deny(missing_docs)]
 
 mod project;

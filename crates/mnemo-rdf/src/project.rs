@@ -2,7 +2,7 @@
 //! typed pages.
 
 use mnemo_core::{EntityId, EpisodeId, FactId, Literal as MnemoLiteral, Namespace, Timestamp, Value};
-use mnemo_engine::{Basis, EntityFilter, FactView, ReadAt, SnapshotCursor, Store};
+use mnemo_engine::{Basis, EntityFilter, EpisodeFilter, FactView, ReadAt, SnapshotCursor, Store};
 use oxigraph::model::vocab::{rdf, rdfs, xsd};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term, Triple};
 
@@ -24,7 +24,7 @@ pub enum View {
     InForce,
     /// The in-force triples, and for every fact visible at S (whatever its status at T,
     /// retracted ones included) a reifier carrying its validity, status at T, confidence,
-    /// provenance, assertion and supersession.
+    /// provenance, assertion and supersession; and the episodes known at S.
     History,
 }
 
@@ -270,6 +270,44 @@ pub fn statements(
         match (page.value.more, page.value.items.last()) {
             (true, Some((_, last))) => after = Some(last.id),
             _ => break,
+        }
+    }
+
+    // The history view describes the episodes known at S, what the facts' provenance
+    // points at.
+    if view == View::History {
+        let (class, text, occurred, thread, role, source, external) = (
+            mn("Episode"),
+            mn("text"),
+            mn("occurredAt"),
+            mn("thread"),
+            mn("role"),
+            mn("source"),
+            mn("externalId"),
+        );
+        let mut after = None;
+        loop {
+            let page = store.episodes(ns, &EpisodeFilter::default(), at, after, PAGE)?;
+            for (_, e) in &page.value.items {
+                let node = iris.episode(e.id);
+                sink.put(node.clone(), rdf::TYPE.into_owned(), class.clone())?;
+                sink.put(node.clone(), text.clone(), Literal::new_simple_literal(e.text.as_str()))?;
+                sink.put(node.clone(), occurred.clone(), date_time(e.occurred_at))?;
+                for (p, v) in [
+                    (&thread, &e.thread),
+                    (&role, &e.role),
+                    (&source, &e.source),
+                    (&external, &e.external_id),
+                ] {
+                    if let Some(v) = v {
+                        sink.put(node.clone(), p.clone(), Literal::new_simple_literal(v.as_str()))?;
+                    }
+                }
+            }
+            match (page.value.more, page.value.items.last()) {
+                (true, Some((_, last))) => after = Some((last.occurred_at, last.id)),
+                _ => break,
+            }
         }
     }
 
