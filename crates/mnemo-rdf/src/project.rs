@@ -243,10 +243,10 @@ pub fn statements(
     max: usize,
     out: &mut dyn FnMut(Quad) -> Result<(), RdfError>,
 ) -> Result<Projected, RdfError> {
-    let at = store.pin(ns, at)?;
+    let basis = store.basis(ns, at)?;
+    let at = basis.point();
     let iris = Iris::new(ns);
     let mut sink = Sink { graph, count: 0, max, out };
-    let basis = store.basis(ns, at)?;
 
     let entity_class = mn("Entity");
     let (alias, kind) = (mn("alias"), mn("kind"));

@@ -201,7 +201,7 @@ struct Capped {
 impl Write for Capped {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         if self.buf.len() + data.len() > self.max {
-            return Err(std::io::Error::other(TooLong));
+            return Err(std::io::Error::other(TooLong(self.max)));
         }
         self.buf.extend_from_slice(data);
         Ok(data.len())
@@ -212,8 +212,9 @@ impl Write for Capped {
     }
 }
 
+/// A write past the cap of a [`Capped`] buffer, with the cap.
 #[derive(Debug)]
-struct TooLong;
+struct TooLong(usize);
 
 impl std::fmt::Display for TooLong {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -295,7 +296,6 @@ impl Sparql {
             RdfError::Cancelled => RdfError::Interrupted {
                 reason: interrupt.as_ref().and_then(Interrupt::reason).unwrap_or("cancelled"),
             },
-            RdfError::AnswerTooLong { .. } => RdfError::AnswerTooLong { max: max_bytes },
             other => other,
         })?;
         Ok(Answer { basis, value: Written { statements, ..written } })
@@ -388,10 +388,9 @@ fn evaluation(e: QueryEvaluationError) -> RdfError {
 }
 
 fn io(e: std::io::Error) -> RdfError {
-    if e.get_ref().is_some_and(|inner| inner.is::<TooLong>()) {
-        RdfError::AnswerTooLong { max: 0 }
-    } else {
-        RdfError::Internal(e.to_string())
+    match e.get_ref().and_then(|inner| inner.downcast_ref::<TooLong>()) {
+        Some(TooLong(max)) => RdfError::AnswerTooLong { max: *max },
+        None => RdfError::Internal(e.to_string()),
     }
 }
 

@@ -141,11 +141,9 @@ pub(crate) async fn sparql_post(
 fn refusal(error: RdfError) -> ApiError {
     let code = rdf_code(&error);
     let status = match code {
-        code::FORBIDDEN => StatusCode::FORBIDDEN,
         code::NOT_ACCEPTABLE => StatusCode::NOT_ACCEPTABLE,
-        code::LIMIT_EXCEEDED => StatusCode::SERVICE_UNAVAILABLE,
+        code::LIMIT_EXCEEDED | code::NAMESPACE_DAMAGED => StatusCode::SERVICE_UNAVAILABLE,
         code::INTERNAL => return ApiError::Internal(error.to_string()),
-        code::NAMESPACE_DAMAGED => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
     ApiError::Coded { status, code, message: error.to_string() }
