@@ -1,13 +1,16 @@
 //! `mnemo eval`: retrieval quality on a user's own questions. Each JSONL line names a
 //! question and the external ids of the episodes that answer it; the command searches
-//! episodes for each question and reports recall@k, hit@k and MRR, overall and per tag.
+//! episodes for each question and reports recall@k, hit@k, the share of questions with
+//! all their evidence in the top k, and MRR, overall and per tag.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use mnemo_core::{Namespace, RecordKind, RecordRef};
-use mnemo_engine::{ReadAt, SearchQuery, Store};
+use mnemo_engine::{Component, ReadAt, SearchQuery, Store};
 use serde::Deserialize;
 
 /// One question.
@@ -28,50 +31,173 @@ struct Line {
     answer: Option<serde_json::Value>,
 }
 
-const CUTS: [usize; 3] = [1, 5, 10];
+/// How to run an evaluation.
+pub struct Options {
+    /// Namespace of lines that name none.
+    pub namespace: Option<String>,
+    /// Print each question's first gold rank.
+    pub verbose: bool,
+    /// The deepest cut-off (recall@1, @5 and @k are printed).
+    pub k: usize,
+    /// Only questions with this tag.
+    pub filter: Option<String>,
+    /// The decay clock for every question (instead of each line's `at`).
+    pub at: Option<String>,
+    /// Where to write each question's ranked external ids (JSONL).
+    pub dump: Option<PathBuf>,
+    /// Lists left out of the fusion.
+    pub without: Vec<Component>,
+    /// No speaker boost.
+    pub no_speaker: bool,
+}
+
+/// Longest time to wait for one namespace's indexes.
+const INDEX_WAIT: Duration = Duration::from_secs(6 * 3600);
 
 #[derive(Default, Clone)]
 struct Score {
     questions: usize,
-    recall: [f64; 3],
-    hit: [f64; 3],
+    recall: Vec<f64>,
+    hit: Vec<f64>,
+    all: f64,
     rr: f64,
 }
 
 impl Score {
-    fn add(&mut self, ranks: &[usize], gold: usize) {
+    fn add(&mut self, cuts: &[usize], ranks: &[usize], gold: usize) {
+        self.recall.resize(cuts.len(), 0.0);
+        self.hit.resize(cuts.len(), 0.0);
         self.questions += 1;
-        for (i, k) in CUTS.iter().enumerate() {
+        for (i, k) in cuts.iter().enumerate() {
             let found = ranks.iter().filter(|r| **r <= *k).count();
             self.recall[i] += found as f64 / gold as f64;
             self.hit[i] += if found > 0 { 1.0 } else { 0.0 };
+            if i + 1 == cuts.len() && found == gold {
+                self.all += 1.0;
+            }
         }
         self.rr += ranks.iter().min().map_or(0.0, |r| 1.0 / *r as f64);
     }
 
-    fn row(&self, name: &str) -> String {
+    fn row(&self, name: &str, cuts: usize) -> String {
         let n = self.questions.max(1) as f64;
-        format!(
-            "{name:<16} {:>5} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
-            self.questions,
-            self.recall[0] / n,
-            self.recall[1] / n,
-            self.recall[2] / n,
-            self.hit[0] / n,
-            self.hit[1] / n,
-            self.hit[2] / n,
-            self.rr / n
-        )
+        let mut out = format!("{name:<16} {:>5}", self.questions);
+        let zero = vec![0.0; cuts];
+        for v in [&self.recall, &self.hit] {
+            for x in if v.is_empty() { &zero } else { v } {
+                out.push_str(&format!(" {:>7.3}", x / n));
+            }
+        }
+        out.push_str(&format!(" {:>7.3} {:>7.3}", self.all / n, self.rr / n));
+        out
+    }
+}
+
+/// Parses `time,vector-in-time,…` into search components, and whether `speaker` (the
+/// speaker boost) is among them.
+pub fn components(list: &str) -> anyhow::Result<(Vec<Component>, bool)> {
+    let speaker = list.split(',').any(|s| s.trim().eq_ignore_ascii_case("speaker"));
+    let rest: Vec<&str> = list.split(',').filter(|s| !s.trim().eq_ignore_ascii_case("speaker")).collect();
+    Ok((lists(&rest.join(","))?, speaker))
+}
+
+fn lists(list: &str) -> anyhow::Result<Vec<Component>> {
+    let names = [
+        ("text", Component::Text),
+        ("text-in-context", Component::TextInContext),
+        ("vector", Component::Vector),
+        ("vector-in-context", Component::VectorInContext),
+        ("graph", Component::Graph),
+        ("time", Component::Time),
+        ("vector-in-time", Component::VectorInTime),
+    ];
+    list.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            let s = s.trim().to_lowercase().replace('_', "-");
+            names.iter().find(|(n, _)| *n == s).map(|(_, c)| *c).with_context(|| {
+                let known: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+                format!("no search component {s:?} (known: {}, speaker)", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// Waits until the namespace's indexes hold all its batches, showing how far embedding is.
+fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let mut shown = Instant::now() - Duration::from_secs(60);
+    let mut drew = false;
+    loop {
+        let Some(state) = store.indexing(ns)? else { return Ok(()) };
+        if state.indexed >= state.latest {
+            if drew && tty {
+                eprintln!();
+            }
+            return Ok(());
+        }
+        if start.elapsed() > INDEX_WAIT {
+            bail!(
+                "{ns}: indexes still at batch {} of {} after {:?}",
+                state.indexed,
+                state.latest,
+                INDEX_WAIT
+            );
+        }
+        let every = if tty { Duration::from_millis(200) } else { Duration::from_secs(10) };
+        if shown.elapsed() >= every && start.elapsed() > Duration::from_millis(500) {
+            let line = if state.to_embed > 0 {
+                let width = 30;
+                let filled = (state.embedded * width / state.to_embed.max(1)) as usize;
+                format!(
+                    "indexing {ns}: [{}{}] {}/{} texts embedded, {:.0} s",
+                    "#".repeat(filled),
+                    " ".repeat(width as usize - filled),
+                    state.embedded,
+                    state.to_embed,
+                    start.elapsed().as_secs_f64()
+                )
+            } else {
+                format!(
+                    "indexing {ns}: batch {} of {}, {:.0} s",
+                    state.indexed,
+                    state.latest,
+                    start.elapsed().as_secs_f64()
+                )
+            };
+            if tty {
+                eprint!("\r{line}");
+                let _ = std::io::stderr().flush();
+            } else {
+                eprintln!("{line}");
+            }
+            drew = true;
+            shown = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
 /// Runs the questions of `file` against `store`; prints the table. Returns false when
 /// some line could not be evaluated.
-pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) -> anyhow::Result<bool> {
+pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut cuts = vec![1, 5, options.k];
+    cuts.sort_unstable();
+    cuts.dedup();
+    let depth = options.k.max(1);
+    let mut dump = match &options.dump {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+        )),
+        None => None,
+    };
     let mut overall = Score::default();
     let mut by_tag: BTreeMap<String, Score> = BTreeMap::new();
     let mut problems = Vec::new();
+    let mut ready: Vec<Namespace> = Vec::new();
+    let known = store.namespaces();
     for (n, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
@@ -84,14 +210,29 @@ pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) 
                 continue;
             }
         };
-        let Some(ns_name) = line.namespace.as_deref().or(namespace) else {
+        if let Some(tag) = &options.filter
+            && !line.tags.contains(tag)
+        {
+            continue;
+        }
+        let Some(ns_name) = line.namespace.as_deref().or(options.namespace.as_deref()) else {
             problems.push(format!("{where_}: no namespace (give one in the line or --namespace)"));
             continue;
         };
-        let ns = Namespace::new("namespace", ns_name)?;
-        if !store.namespaces().contains(&ns) {
+        let ns = match Namespace::new("namespace", ns_name) {
+            Ok(ns) => ns,
+            Err(e) => {
+                problems.push(format!("{where_}: {e}"));
+                continue;
+            }
+        };
+        if !known.contains(&ns) {
             problems.push(format!("{where_}: no namespace {ns_name:?} in the data directory"));
             continue;
+        }
+        if !ready.contains(&ns) {
+            wait_for_index(store, &ns)?;
+            ready.push(ns.clone());
         }
         let mut gold = Vec::new();
         for ext in &line.gold {
@@ -104,16 +245,30 @@ pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) 
             continue;
         }
         let mut read = ReadAt::latest();
-        if let Some(at) = &line.at {
-            read.at = Some(store.parse_time(&ns, "at", at)?);
+        if let Some(at) = options.at.as_ref().or(line.at.as_ref()) {
+            match store.parse_time(&ns, "at", at) {
+                Ok(t) => read.at = Some(t),
+                Err(e) => {
+                    problems.push(format!("{where_}: {e}"));
+                    continue;
+                }
+            }
         }
         let query = SearchQuery {
             text: Some(line.question.clone()),
             kinds: vec![RecordKind::Episode],
-            limit: *CUTS.last().unwrap_or(&10),
+            limit: depth,
+            without: options.without.clone(),
+            speaker_boost: if options.no_speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
             ..SearchQuery::default()
         };
-        let found = store.search(&ns, &query, read)?;
+        let found = match store.search(&ns, &query, read) {
+            Ok(found) => found,
+            Err(e) => {
+                problems.push(format!("{where_}: search failed: {e}"));
+                continue;
+            }
+        };
         let ranks: Vec<usize> = found
             .value
             .hits
@@ -122,7 +277,7 @@ pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) 
             .filter(|(_, h)| matches!(h.record, RecordRef::Episode(id) if gold.contains(&id)))
             .map(|(i, _)| i + 1)
             .collect();
-        if verbose {
+        if options.verbose {
             println!(
                 "{:<4} {ns_name:<16} {:?} {}",
                 ranks.first().map_or("-".into(), |r| r.to_string()),
@@ -130,21 +285,47 @@ pub fn eval(store: &Store, file: &Path, namespace: Option<&str>, verbose: bool) 
                 line.question
             );
         }
-        overall.add(&ranks, gold.len());
-        for tag in &line.tags {
-            by_tag.entry(tag.clone()).or_default().add(&ranks, gold.len());
+        if let Some(out) = dump.as_mut() {
+            let ranked: Vec<serde_json::Value> = found
+                .value
+                .hits
+                .iter()
+                .map(|h| match h.record {
+                    RecordRef::Episode(id) => store
+                        .episode_at(&ns, id, found.basis.known_at)
+                        .and_then(|(e, _)| e.external_id)
+                        .map_or_else(|| serde_json::json!(id.0.to_string()), serde_json::Value::from),
+                    _ => serde_json::Value::Null,
+                })
+                .collect();
+            let row = serde_json::json!({
+                "namespace": ns_name, "question": line.question, "tags": line.tags,
+                "gold": line.gold, "ranks": ranks, "ranked": ranked,
+            });
+            writeln!(out, "{row}")?;
         }
+        overall.add(&cuts, &ranks, gold.len());
+        for tag in &line.tags {
+            by_tag.entry(tag.clone()).or_default().add(&cuts, &ranks, gold.len());
+        }
+    }
+    if let Some(mut out) = dump {
+        out.flush()?;
     }
     if overall.questions == 0 && problems.is_empty() {
         bail!("{} holds no questions", file.display());
     }
-    println!(
-        "{:<16} {:>5} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-        "", "n", "R@1", "R@5", "R@10", "hit@1", "hit@5", "hit@10", "MRR"
-    );
-    println!("{}", overall.row("all"));
+    let mut head = format!("{:<16} {:>5}", "", "n");
+    for what in ["R", "hit"] {
+        for k in &cuts {
+            head.push_str(&format!(" {:>7}", format!("{what}@{k}")));
+        }
+    }
+    head.push_str(&format!(" {:>7} {:>7}", format!("all@{}", cuts[cuts.len() - 1]), "MRR"));
+    println!("{head}");
+    println!("{}", overall.row("all", cuts.len()));
     for (tag, score) in &by_tag {
-        println!("{}", score.row(tag));
+        println!("{}", score.row(tag, cuts.len()));
     }
     for p in &problems {
         eprintln!("mnemo eval: {p}");

@@ -126,6 +126,23 @@ enum Command {
         /// Print each question's first gold rank.
         #[arg(long)]
         verbose: bool,
+        /// The deepest cut-off: recall, hit and all-evidence at 1, 5 and K.
+        #[arg(long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=200))]
+        k: u16,
+        /// Only the questions with this tag.
+        #[arg(long, value_name = "TAG")]
+        filter: Option<String>,
+        /// The decay clock of every question, instead of each line's `at`.
+        #[arg(long, value_name = "TIME")]
+        at: Option<String>,
+        /// Write each question's ranked external ids to FILE (JSONL).
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
+        /// Leave these search lists out, comma-separated (text, text-in-context, vector,
+        /// vector-in-context, graph, time, vector-in-time), and `speaker` for the speaker
+        /// boost.
+        #[arg(long, value_name = "LISTS")]
+        without: Option<String>,
     },
     /// Write a checkpoint of every namespace (its state folded from the log), so that the
     /// next open loads it and replays only what follows. Checkpoints are derived: deleting
@@ -217,10 +234,21 @@ fn run(command: Command) -> anyhow::Result<bool> {
         }
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
-        Command::Eval { file, data, namespace, verbose } => {
+        Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
+            let (without, no_speaker) = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;
             let store = open_store(&dir, mnemo_engine::Residency::default())?;
-            eval::eval(&store, &file, namespace.as_deref(), verbose)
+            let options = eval::Options {
+                namespace,
+                verbose,
+                k: usize::from(k),
+                filter,
+                at,
+                dump,
+                without,
+                no_speaker,
+            };
+            eval::eval(&store, &file, &options)
         }
     }
 }

@@ -81,6 +81,111 @@ fn a_turn_is_found_through_the_turn_before_it() {
     assert!(!reply.explanation.components.iter().any(|c| c.component == Component::Text));
 }
 
+/// The rank of the episode whose text starts with `start`, and its explanation's lists.
+fn rank_of(fx: &Fixture, q: &SearchQuery, start: &str) -> Option<(usize, Vec<Component>)> {
+    let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+    found.value.hits.iter().enumerate().find_map(|(i, h)| match h.record {
+        RecordRef::Episode(id)
+            if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)) =>
+        {
+            Some((i + 1, h.explanation.components.iter().map(|c| c.component).collect()))
+        }
+        _ => None,
+    })
+}
+
+#[test]
+fn a_turn_is_found_through_the_reply_it_got() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode("Jon: I spent three days in Lisbon with my cousin.", "2029-12-01", "s1"),
+        episode(
+            "Gina: Wow, the tiles and the custard tarts there are amazing!",
+            "2029-12-01T00:01:00Z",
+            "s1",
+        ),
+        episode("Jon: We also tried the tram up the hill.", "2029-12-01T00:02:00Z", "s1"),
+    ]);
+    // Only the reply speaks of custard tarts; the turn it answers is found through it,
+    // alone or in its context with both neighbours.
+    let (rank, lists) =
+        rank_of(&fx, &text("custard tarts"), "Jon: I spent").expect("found through its reply");
+    assert!(lists.contains(&Component::TextInContext), "{lists:?}");
+    assert!(rank <= 3);
+    // Written again when the reply came, the turn's context holds its predecessor too.
+    let (_, lists) = rank_of(&fx, &text("tram hill"), "Gina: Wow").expect("found through the next turn");
+    assert!(lists.contains(&Component::TextInContext), "{lists:?}");
+}
+
+#[test]
+fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode(
+            "Caroline: I went to a support group yesterday, it was powerful.",
+            "2023-05-08T13:56:00Z",
+            "s1",
+        ),
+        episode("Caroline: The support group meets every month.", "2023-06-20T10:00:00Z", "s2"),
+        episode("Caroline: Another support group session is planned.", "2023-07-02T10:00:00Z", "s3"),
+        episode("Melanie: Painting is my way to relax.", "2023-05-07T10:00:00Z", "s0"),
+    ]);
+    // "yesterday" in a turn of 8 May is 7 May 2023.
+    let q = text("What did Caroline do on 7 May 2023 with the support group?");
+    let (rank, lists) = rank_of(&fx, &q, "Caroline: I went").unwrap();
+    assert_eq!(rank, 1);
+    assert!(lists.contains(&Component::Time), "{lists:?}");
+    // Nothing else speaks of, or happened on, that day except Melanie's painting, which the
+    // words do not match.
+    let (_, lists) = rank_of(&fx, &q, "Caroline: The support").unwrap();
+    assert!(!lists.contains(&Component::Time), "{lists:?}");
+    // A month named in the query, relative to the decay clock: "last June" from 2023-10.
+    let q = SearchQuery { ..text("the support group last June") };
+    let at = ReadAt { at: Some(t("2023-10-01")), ..ReadAt::latest() };
+    let found = fx.store.search(&fx.ns, &q, at).unwrap();
+    let top = &found.value.hits[0];
+    assert!(top.explanation.components.iter().any(|c| c.component == Component::Time));
+    let RecordRef::Episode(id) = top.record else { panic!() };
+    assert!(fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.contains("every month")));
+    // Left out, the list is gone.
+    let q = SearchQuery { without: vec![Component::Time], ..text("What did Caroline do on 7 May 2023?") };
+    assert!(!rank_of(&fx, &q, "Caroline: I went").is_some_and(|(_, l)| l.contains(&Component::Time)));
+}
+
+#[test]
+fn a_query_naming_a_speaker_weighs_their_turns_more() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode(
+            "Melanie: Adoption agencies? My friend looked into adoption agencies too.",
+            "2023-05-08T10:00:00Z",
+            "s1",
+        ),
+        episode("Caroline: I have been researching adoption agencies.", "2023-05-08T10:01:00Z", "s1"),
+        episode("Melanie: That sounds like a big step!", "2023-05-08T10:02:00Z", "s1"),
+    ]);
+    let speaker = |q: &SearchQuery, start: &str| {
+        let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+        let at = found.value.hits.iter().position(|h| {
+            matches!(h.record, RecordRef::Episode(id) if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)))
+        });
+        let at = at.expect("found");
+        (at + 1, found.value.hits[at].explanation.speaker, found.value.hits[at].score)
+    };
+    let q = text("What did Caroline find about adoption agencies?");
+    let (rank, boost, score) = speaker(&q, "Caroline: I have");
+    assert_eq!((rank, boost), (1, 1.0 + mnemo_engine::DEFAULT_SPEAKER_BOOST));
+    assert_eq!(speaker(&q, "Melanie: Adoption").1, 1.0);
+    // Without the boost the other speaker's echo, which says the words twice, comes first.
+    let plain = SearchQuery { speaker_boost: 0.0, ..q.clone() };
+    let (rank, boost, plain_score) = speaker(&plain, "Caroline: I have");
+    assert_eq!(boost, 1.0);
+    assert!(plain_score < score);
+    assert!(rank >= 1);
+    // A name no one speaks under boosts nothing.
+    assert_eq!(speaker(&text("What did Bob find about adoption agencies?"), "Caroline").1, 1.0);
+}
+
 #[test]
 fn reads_see_only_what_was_known_and_filters_apply() {
     let fx = Fixture::new();
@@ -93,7 +198,9 @@ fn reads_see_only_what_was_known_and_filters_apply() {
     assert!(all.iter().any(|e| e.contains("almonds")));
     let in_b =
         episodes_found(&fx, &SearchQuery { thread: Some("b".into()), ..text("plum cake") }, ReadAt::latest());
-    assert_eq!(in_b, vec!["Another plum cake, this time with almonds.".to_owned()]);
+    // The whales turn is found too, through the plum cake turn that followed it.
+    assert_eq!(in_b[0], "Another plum cake, this time with almonds.");
+    assert!(in_b[1..].iter().all(|e| e.contains("whales")), "{in_b:?}");
     let window = SearchQuery { occurred_from: Some(t("2029-12-04")), ..text("plum cake") };
     assert_eq!(episodes_found(&fx, &window, ReadAt::latest()).len(), 1);
     let none = SearchQuery { occurred_to: Some(t("2029-12-01")), ..text("plum cake") };

@@ -466,6 +466,8 @@ async fn health_graphiql_and_metrics() {
         r#"mnemo_search_vectors_saved_batch{namespace="alice"} 0"#,
         "# TYPE mnemo_log_bytes gauge",
         "# TYPE mnemo_search_indexed_batch gauge",
+        "# TYPE mnemo_search_lag_batches gauge",
+        "# TYPE mnemo_search_texts_to_embed gauge",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }

@@ -334,6 +334,17 @@ impl TimeZone {
         })
     }
 
+    /// The calendar day an instant falls on in this zone.
+    pub fn local_date(&self, t: Timestamp) -> NaiveDate {
+        let utc = t.to_datetime();
+        match self {
+            TimeZone::Utc => utc.date_naive(),
+            TimeZone::Fixed(secs) => chrono::FixedOffset::east_opt(*secs)
+                .map_or_else(|| utc.date_naive(), |o| utc.with_timezone(&o).date_naive()),
+            TimeZone::Named(tz) => utc.with_timezone(tz).date_naive(),
+        }
+    }
+
     fn local_to_utc(&self, naive: NaiveDateTime) -> Option<Timestamp> {
         // In a daylight-saving gap the local time does not exist: take the first whole
         // hour after the gap (gaps are at most a few hours).

@@ -2,9 +2,12 @@
 //! by a background indexer, and `search`, which fuses full text, vectors and the graph
 //! neighbourhood of the entities a query names, weights by retention, and diversifies.
 //!
-//! Each episode is indexed twice: alone, and together with the episode before it in its
-//! thread (conversation turns lean on their neighbours: "yes, that one!"). Both rankings
-//! take part in the fusion.
+//! Each episode is indexed twice: alone, and together with the episodes before and after
+//! it in its thread (conversation turns lean on their neighbours: "yes, that one!" is
+//! found through what it answers, and a statement through the reply it got). Both
+//! rankings take part in the fusion. Episodes are also tagged with the days they
+//! happened on and speak of, and with their speaker, so that a query naming a day or a
+//! speaker ranks among those episodes too.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -54,8 +57,15 @@ pub const SEARCH_ON_DISK_BYTES: u64 = 1 << 20;
 /// The default floor of the retention weight: a forgotten memory keeps this share of its
 /// relevance, so that a specific enough cue still finds it.
 pub const DEFAULT_RETENTION_FLOOR: f64 = 0.5;
-/// The default MMR trade-off (1 = relevance only).
-pub const DEFAULT_DIVERSITY_LAMBDA: f64 = 0.7;
+/// The default MMR trade-off (1 = relevance only). Measured on long chats (LoCoMo) and
+/// on MemoryBank, 0.7 cost recall on both (the embeddings of one conversation's turns are
+/// all alike, so relevant turns were pushed out as near-duplicates); 0.9 keeps only true
+/// repeats apart and does about as well as 1.
+pub const DEFAULT_DIVERSITY_LAMBDA: f64 = 0.9;
+/// How much more the turns of a speaker the query names weigh by default: a tie-breaker
+/// between a statement and the other speaker's echo of it, not a filter (a question may
+/// name the wrong person).
+pub const DEFAULT_SPEAKER_BOOST: f64 = 0.1;
 /// Most hits a search returns.
 pub const MAX_SEARCH_LIMIT: usize = 200;
 /// Most topics a topic-first search may narrow to.
@@ -64,12 +74,41 @@ pub const MAX_TOPICS: usize = 100;
 pub const INDEX_WAIT: Duration = Duration::from_secs(120);
 /// How long dropping a store waits for the indexer to stop.
 const INDEXER_STOP_WAIT: Duration = Duration::from_secs(5);
-/// Texts embedded per call.
-const EMBED_BATCH: usize = 32;
+/// Most day or speaker tags a query is narrowed by.
+const MAX_QUERY_TAGS: usize = 64;
+/// Most episodes a day or speaker list ranks by vector.
+const MAX_TAGGED: usize = 50_000;
+/// Texts embedded per call: the embedder sorts each call's texts by length before it
+/// batches them, so a larger call pads less.
+const EMBED_BATCH: usize = 256;
+
+/// Runs a closure when dropped.
+struct Reset<F: Fn()>(F);
+
+impl<F: Fn()> Drop for Reset<F> {
+    fn drop(&mut self) {
+        (self.0)();
+    }
+}
 
 const KIND_EPISODE: u64 = 0;
 const KIND_FACT: u64 = 1;
 const KIND_ENTITY: u64 = 2;
+/// In the context indexes only: an episode together with the ones before and after it
+/// (its documents there are keyed as episodes otherwise, with the one before it).
+const KIND_WITH_NEXT: u64 = 3;
+
+/// A context index's key as the episode's own key.
+fn episode_key(context_key: u64) -> u64 {
+    if context_key & 3 == KIND_WITH_NEXT { context_key & !3 | KIND_EPISODE } else { context_key }
+}
+
+/// A context list as a list of episodes, each at its best rank.
+fn as_episodes(
+    hits: Result<Vec<(u64, f32)>, mnemo_search::SearchError>,
+) -> Result<Vec<(u64, f32)>, mnemo_search::SearchError> {
+    hits.map(|hits| hits.into_iter().map(|(k, s)| (episode_key(k), s)).collect())
+}
 
 fn key(record: RecordRef) -> u64 {
     match record {
@@ -162,6 +201,31 @@ struct Progress {
     /// The vectors hold every text of the batches up to this one (none when embedding
     /// stopped short, failed, or is off).
     vectors_upto: Option<u64>,
+    /// Texts embedded, and to embed, in the run of the indexer now going on.
+    embedding: (u64, u64),
+}
+
+/// How far a namespace's search indexes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Indexing {
+    /// Every batch up to this one is searchable.
+    pub indexed: Seq,
+    /// The namespace's last batch.
+    pub latest: Seq,
+    /// Texts embedded so far in the indexer's current run over this namespace.
+    pub embedded: u64,
+    /// Texts that run embeds (0 when none is going on).
+    pub to_embed: u64,
+}
+
+/// A thread's latest episode as the indexer saw it: when the next one comes, the two make
+/// its second context document.
+#[derive(Clone)]
+pub(crate) struct Latest {
+    id: EpisodeId,
+    /// The text of the episode before it in the thread.
+    before: Option<String>,
+    text: String,
 }
 
 /// Search state of one namespace.
@@ -169,8 +233,8 @@ pub(crate) struct SearchIndex {
     text: TextIndex,
     context_text: TextIndex,
     vectors: RwLock<Option<Arc<Vectors>>>,
-    /// Per thread, the text of its latest episode (the indexer's own state).
-    previous: Mutex<HashMap<String, String>>,
+    /// Per thread, its latest episode (the indexer's own state).
+    previous: Mutex<HashMap<String, Latest>>,
     progress: Mutex<Progress>,
     caught_up: Condvar,
     /// Whether the text indexes live in a directory, where each commit records the
@@ -262,7 +326,12 @@ impl SearchIndex {
             context_text,
             vectors: RwLock::new(None),
             previous: Mutex::new(HashMap::new()),
-            progress: Mutex::new(Progress { indexed: 0, warning: None, vectors_upto: None }),
+            progress: Mutex::new(Progress {
+                indexed: 0,
+                warning: None,
+                vectors_upto: None,
+                embedding: (0, 0),
+            }),
             caught_up: Condvar::new(),
             persistent: false,
             stamp: None,
@@ -307,6 +376,11 @@ impl SearchIndex {
 
     pub(crate) fn indexed(&self) -> Seq {
         Seq(lock(&self.progress).indexed)
+    }
+
+    /// Texts embedded and to embed in the indexer's current run.
+    pub(crate) fn embedding(&self) -> (u64, u64) {
+        lock(&self.progress).embedding
     }
 
     /// The entities whose names or aliases `text` contains as whole words, in text order.
@@ -538,17 +612,18 @@ impl Indexer {
             let mut previous = lock(&search.previous);
             // From the first episode of each thread on, as if nothing had been indexed.
             previous.clear();
+            let tz = index.config().time_zone;
             for (_, e) in index.all_episodes() {
-                docs.episode(&mut previous, e);
+                docs.episode(&mut previous, e, &tz);
             }
         }
         let policy = index.embedding_policy();
         for (_, f) in index.all_facts() {
-            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, &f), index.fact_embedded(&f));
+            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, &f), Vec::new(), index.fact_embedded(&f));
         }
         for (_, e) in index.all_entities() {
             if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
-                docs.push(RecordRef::Entity(e.id), t, policy.entities);
+                docs.push(RecordRef::Entity(e.id), t, Vec::new(), policy.entities);
             }
         }
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
@@ -594,9 +669,10 @@ impl Indexer {
             // The text of each thread's latest episode as of the stamp, as the indexer
             // had it then.
             let mut before = Docs::default();
+            let tz = index.config().time_zone;
             for (seq, e) in index.all_episodes() {
                 if seq.0 <= stamp.seq {
-                    before.episode(&mut previous, e);
+                    before.episode(&mut previous, e, &tz);
                 }
             }
             for event in tail.iter().flatten() {
@@ -694,8 +770,8 @@ impl Indexer {
     fn write_docs(&self, shard: &Shard, docs: Docs, mode: EmbeddingMode, upto: Seq, text_upto: Seq) {
         let search = &shard.search;
         let mut warning = None;
-        fn text_doc((r, t): &(RecordRef, String)) -> (u64, u64, &str) {
-            (key(*r), key(*r) & 3, t.as_str())
+        fn text_doc<'a>((r, t): &'a (RecordRef, String), tags: &'a [String]) -> mnemo_search::Doc<'a> {
+            (key(*r), key(*r) & 3, t.as_str(), tags)
         }
         let text = if docs.vectors_only {
             Ok(())
@@ -703,11 +779,12 @@ impl Indexer {
             let split = |replace: bool| {
                 docs.alone
                     .iter()
+                    .zip(&docs.tags)
                     .zip(&docs.replace)
                     .filter(move |(_, r)| **r == replace)
-                    .map(|(d, _)| text_doc(d))
+                    .map(|((d, tags), _)| text_doc(d, tags))
             };
-            let context = || docs.context.iter().map(|(r, t)| (key(*r), KIND_EPISODE, t.as_str()));
+            let context = || docs.context.iter().map(|(k, t)| (*k, KIND_EPISODE, t.as_str(), &[][..]));
             let stamp =
                 (search.persistent && !(docs.alone.is_empty() && docs.context.is_empty())).then(|| {
                     Stamp::of(&shard.index.read().unwrap_or_else(PoisonError::into_inner), text_upto).encode()
@@ -770,24 +847,31 @@ impl Indexer {
                 };
                 let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
                 let vectors = self.vectors_for(search, mode, embedder.dim());
-                let alone: Vec<(RecordRef, String)> = docs
+                let alone: Vec<(u64, String)> = docs
                     .alone
                     .iter()
                     .zip(&docs.embedded)
                     .filter(|(_, embedded)| **embedded)
-                    .map(|(d, _)| d.clone())
+                    .map(|((r, t), _)| (key(*r), t.clone()))
                     .collect();
+                let total = (alone.len() + docs.context.len()) as u64;
+                let mut done = 0u64;
+                let report = |done: u64| lock(&search.progress).embedding = (done, total);
+                report(0);
+                let _reset = Reset(|| report(0));
                 for (list, target) in [(&alone, &vectors.alone), (&docs.context, &vectors.context)] {
                     for chunk in list.chunks(EMBED_BATCH) {
                         if self.closing() || changed() {
                             return Ok(false);
                         }
+                        done += chunk.len() as u64;
                         let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
                         let embedded =
                             embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
                         let items: Vec<(u64, Vec<f32>)> =
-                            chunk.iter().map(|(r, _)| key(*r)).zip(embedded).collect();
+                            chunk.iter().map(|(k, _)| *k).zip(embedded).collect();
                         target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
+                        report(done);
                     }
                 }
                 return Ok(true);
@@ -822,6 +906,8 @@ impl Indexer {
 #[derive(Default)]
 struct Docs {
     alone: Vec<(RecordRef, String)>,
+    /// The exact tags of each of `alone` (an episode's days and speaker).
+    tags: Vec<Vec<String>>,
     /// Which of `alone` the built-in embedder embeds (the others: full text only).
     embedded: Vec<bool>,
     /// Which of `alone` may already be in the text index (a new version of an entity):
@@ -831,28 +917,32 @@ struct Docs {
     vectors_only: bool,
     /// These are all the namespace's documents (a rebuild), not those of some batches.
     full: bool,
-    /// Episodes together with the one before them in their thread.
-    context: Vec<(RecordRef, String)>,
+    /// Episodes together with the one before them in their thread, and (keyed
+    /// [`KIND_WITH_NEXT`]) with the ones before and after them. Only ever added: a
+    /// context index never holds a replaced document, whose statistics would linger in
+    /// BM25's, so that what it ranks never depends on when it was built.
+    context: Vec<(u64, String)>,
     client: Vec<(EpisodeId, Vec<f32>)>,
 }
 
 impl Docs {
-    fn push(&mut self, r: RecordRef, text: String, embedded: bool) {
+    fn push(&mut self, r: RecordRef, text: String, tags: Vec<String>, embedded: bool) {
         self.alone.push((r, text));
+        self.tags.push(tags);
         self.embedded.push(embedded);
         self.replace.push(false);
     }
 
     /// What one event adds to the indexes.
-    fn of_event(&mut self, index: &NamespaceIndex, previous: &mut HashMap<String, String>, event: &Event) {
+    fn of_event(&mut self, index: &NamespaceIndex, previous: &mut HashMap<String, Latest>, event: &Event) {
         match event {
-            Event::EpisodeRecorded(e) => self.episode(previous, e),
+            Event::EpisodeRecorded(e) => self.episode(previous, e, &index.config().time_zone),
             // A restatement is one more statement of a fact already indexed: a document
             // of its own would count the sentence twice (and a rebuild, which indexes
             // facts, would not).
             Event::FactAsserted(f) if index.is_restatement(f.id) => {}
             Event::FactAsserted(f) => {
-                self.push(RecordRef::Fact(f.id), fact_sentence(index, f), index.fact_embedded(f))
+                self.push(RecordRef::Fact(f.id), fact_sentence(index, f), Vec::new(), index.fact_embedded(f))
             }
             Event::EntityDeclared(e) => {
                 if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
@@ -868,24 +958,92 @@ impl Docs {
 
     /// A document that may replace an earlier one with the same key.
     fn replace(&mut self, r: RecordRef, text: String, embedded: bool) {
-        self.push(r, text, embedded);
+        self.push(r, text, Vec::new(), embedded);
         if let Some(last) = self.replace.last_mut() {
             *last = true;
         }
     }
 
-    fn episode(&mut self, previous: &mut HashMap<String, String>, e: &mnemo_core::Episode) {
+    fn episode(
+        &mut self,
+        previous: &mut HashMap<String, Latest>,
+        e: &mnemo_core::Episode,
+        tz: &mnemo_core::TimeZone,
+    ) {
         let r = RecordRef::Episode(e.id);
-        let context = match &e.thread {
-            Some(thread) => {
-                let before = previous.insert(thread.clone(), e.text.clone());
-                before.map_or_else(|| e.text.clone(), |b| format!("{b}\n{}", e.text))
-            }
-            None => e.text.clone(),
+        self.push(r, e.text.clone(), episode_tags(e, tz), true);
+        let Some(thread) = &e.thread else {
+            self.context.push((key(r), e.text.clone()));
+            return;
         };
-        self.push(r, e.text.clone(), true);
-        self.context.push((r, context));
+        let last = previous.get(thread).cloned();
+        previous.insert(
+            thread.clone(),
+            Latest { id: e.id, before: last.as_ref().map(|l| l.text.clone()), text: e.text.clone() },
+        );
+        let Some(last) = last else {
+            self.context.push((key(r), e.text.clone()));
+            return;
+        };
+        self.context.push((key(r), format!("{}\n{}", last.text, e.text)));
+        // A single turn leans on the reply it got too: once that comes, the turn is
+        // indexed again with both neighbours. An episode holding a whole exchange (several
+        // speakers' lines) already holds its reply, and its next one is another exchange.
+        if !is_exchange(&last.text) && !is_exchange(&e.text) {
+            let mut both = last.before.map_or_else(String::new, |b| b + "\n");
+            both.push_str(&last.text);
+            both.push('\n');
+            both.push_str(&e.text);
+            self.context.push((last.id.0 << 2 | KIND_WITH_NEXT, both));
+        }
     }
+}
+
+/// Whether a text is an exchange: two or more lines that each start with a speaker's
+/// name (`User: …` then `Assistant: …`).
+fn is_exchange(text: &str) -> bool {
+    text.lines().filter(|l| leading_name(l).is_some()).take(2).count() == 2
+}
+
+/// The name before a leading `Name:` of a line (up to three capitalised words).
+fn leading_name(line: &str) -> Option<&str> {
+    let (head, _) = line.split_once(':')?;
+    let head = head.trim();
+    if head.is_empty() || head.len() > 40 {
+        return None;
+    }
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let named = words.len() <= 3
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().all(|c| c.is_alphabetic() || "'.-".contains(c))
+        });
+    named.then_some(head)
+}
+
+/// Tag of a speaker's name word: `s:caroline`.
+fn speaker_tag(word: &str) -> String {
+    format!("s:{}", word.to_lowercase())
+}
+
+/// Who speaks in an episode: the name before a leading `Name:` (up to three capitalised
+/// words), else its role.
+pub(crate) fn speaker(e: &mnemo_core::Episode) -> Option<String> {
+    let first = e.text.lines().next().unwrap_or("");
+    match leading_name(first) {
+        Some(name) => Some(name.to_owned()),
+        None => e.role.clone().filter(|r| !r.trim().is_empty()),
+    }
+}
+
+/// The exact tags an episode is indexed with: its days and its speaker's name words.
+fn episode_tags(e: &mnemo_core::Episode, tz: &mnemo_core::TimeZone) -> Vec<String> {
+    // The days it happened on and speaks of (`d20230507`, `m202305`, `y2023`).
+    let mut tags = mnemo_search::when::index_terms(&e.text, tz.local_date(e.occurred_at));
+    if let Some(who) = speaker(e) {
+        tags.extend(who.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(speaker_tag));
+    }
+    tags
 }
 
 /// What to search for, and how.
@@ -925,6 +1083,10 @@ pub struct SearchQuery {
     /// Whether records (episodes, facts, entities) are wanted; `false` with `rank_topics`
     /// searches for topics only.
     pub records: bool,
+    /// Lists left out of the fusion (to measure what each one brings).
+    pub without: Vec<Component>,
+    /// How much more the turns of a speaker the query names weigh (0: no more).
+    pub speaker_boost: f64,
 }
 
 impl Default for SearchQuery {
@@ -946,6 +1108,8 @@ impl Default for SearchQuery {
             topics: 0,
             rank_topics: false,
             records: true,
+            without: Vec::new(),
+            speaker_boost: DEFAULT_SPEAKER_BOOST,
         }
     }
 }
@@ -955,14 +1119,19 @@ impl Default for SearchQuery {
 pub enum Component {
     /// BM25 over each record's own text.
     Text,
-    /// BM25 over each episode with the one before it in its thread.
+    /// BM25 over each episode with the ones before and after it in its thread.
     TextInContext,
     /// Vector similarity of each record's own text.
     Vector,
-    /// Vector similarity of each episode with the one before it.
+    /// Vector similarity of each episode with the ones before and after it.
     VectorInContext,
     /// The neighbourhood of the entities the query names.
     Graph,
+    /// BM25 among the episodes of the days the query names ("on May 3, 2023", "last
+    /// June"): those that happened then or speak of then ("yesterday" in a turn of May 4).
+    Time,
+    /// Vector similarity among the episodes of the days the query names.
+    VectorInTime,
 }
 
 /// A hit's place in one component.
@@ -981,7 +1150,7 @@ pub struct ComponentRank {
 pub struct Explanation {
     /// Its rank in each list it was found in.
     pub components: Vec<ComponentRank>,
-    /// Reciprocal-rank fusion score, Σ 1/(60 + rank).
+    /// Reciprocal-rank fusion score, Σ 1/(20 + rank).
     pub fused: f64,
     /// How directly the cue points at it: 1/(its best rank in any list).
     pub cue: f64,
@@ -990,7 +1159,9 @@ pub struct Explanation {
     /// The weight it got: floor + (1 − floor)·max(retention, cue). A memory the cue
     /// points at directly keeps its weight however faded; the rest fade with retention.
     pub weight: f64,
-    /// fused × weight.
+    /// 1 + the speaker boost for a turn of a speaker the query names, else 1.
+    pub speaker: f64,
+    /// fused × weight × speaker.
     pub relevance: f64,
     /// Its MMR value when it was picked.
     pub mmr: f64,
@@ -1329,9 +1500,13 @@ fn run_search(
     };
     let keep = |k: u64| admit.check(k).is_some();
     let mut lists: Vec<(Component, Vec<(u64, f32)>)> = Vec::new();
-    let mut push = |c: Component,
-                    hits: Result<Vec<(u64, f32)>, mnemo_search::SearchError>,
-                    warnings: &mut Vec<String>| {
+    let push = |lists: &mut Vec<(Component, Vec<(u64, f32)>)>,
+                c: Component,
+                hits: Result<Vec<(u64, f32)>, mnemo_search::SearchError>,
+                warnings: &mut Vec<String>| {
+        if query.without.contains(&c) {
+            return;
+        }
         match hits {
             Ok(hits) => lists.push((c, hits.into_iter().filter(|h| keep(h.0)).take(pool).collect())),
             Err(e) => warnings.push(format!("{c:?} search failed: {e}")),
@@ -1340,15 +1515,79 @@ fn run_search(
     if let Some(text) = query.text.as_deref() {
         // Full text over-fetches: visibility and filters are applied after.
         let kinds: Vec<u64> = admit.kinds.clone();
-        push(Component::Text, search.text.search(text, &kinds, pool * 4), &mut warnings);
+        push(&mut lists, Component::Text, search.text.search(text, &kinds, pool * 4), &mut warnings);
         if admit.kind_ok(KIND_EPISODE) {
-            push(Component::TextInContext, search.context_text.search(text, &[], pool * 4), &mut warnings);
+            push(
+                &mut lists,
+                Component::TextInContext,
+                as_episodes(search.context_text.search(text, &[], pool * 4)),
+                &mut warnings,
+            );
         }
     }
     if let (Some(v), Some(vectors)) = (query_vector, search.vectors()) {
-        push(Component::Vector, vectors.alone.search(v, pool, &keep), &mut warnings);
+        push(&mut lists, Component::Vector, vectors.alone.search(v, pool, &keep), &mut warnings);
         if admit.kind_ok(KIND_EPISODE) && !vectors.context.is_empty() {
-            push(Component::VectorInContext, vectors.context.search(v, pool, &keep), &mut warnings);
+            // Two documents an episode: twice the hits, to keep `pool` episodes.
+            let keep_episode = |k: u64| keep(episode_key(k));
+            push(
+                &mut lists,
+                Component::VectorInContext,
+                as_episodes(vectors.context.search(v, pool * 2, &keep_episode)),
+                &mut warnings,
+            );
+        }
+    }
+    // Lists among the episodes of the days the query names; the turns of the speakers
+    // it names.
+    let mut speakers: Vec<String> = Vec::new();
+    let mut speaking: HashSet<u64> = HashSet::new();
+    if let Some(text) = query.text.as_deref()
+        && admit.kind_ok(KIND_EPISODE)
+    {
+        let day = index.config().time_zone.local_date(basis.at);
+        let mut days: Vec<String> = mnemo_search::when::mentions(text, day)
+            .iter()
+            .flat_map(mnemo_search::when::query_terms)
+            .collect();
+        days.dedup();
+        days.truncate(MAX_QUERY_TAGS);
+        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1) {
+            let tag = speaker_tag(word);
+            if !speakers.contains(&tag) && speakers.len() < MAX_QUERY_TAGS && search.text.tagged(&tag) > 0 {
+                speakers.push(tag);
+            }
+        }
+        if query.speaker_boost > 0.0 && !speakers.is_empty() {
+            match search.text.keys_tagged(&speakers, MAX_TAGGED) {
+                Ok(keys) => speaking = keys,
+                Err(e) => warnings.push(format!("speakers not found: {e}")),
+            }
+        }
+        let episodes = [KIND_EPISODE];
+        let vectors = query_vector.zip(search.vectors());
+        {
+            let (tags, by_text, by_vector) = (&days, Component::Time, Component::VectorInTime);
+            if !tags.is_empty() {
+                push(
+                    &mut lists,
+                    by_text,
+                    search.text.search_tagged(text, &episodes, tags, pool * 4),
+                    &mut warnings,
+                );
+            }
+            if let Some((v, vectors)) = &vectors
+                && !tags.is_empty()
+                && !query.without.contains(&by_vector)
+            {
+                match search.text.keys_tagged(tags, MAX_TAGGED) {
+                    Ok(within) => {
+                        let among = |k: u64| within.contains(&k) && keep(k);
+                        push(&mut lists, by_vector, vectors.alone.search(v, pool, &among), &mut warnings);
+                    }
+                    Err(e) => warnings.push(format!("{by_vector:?} search failed: {e}")),
+                }
+            }
         }
     }
     let mut seeds = matched.clone();
@@ -1360,7 +1599,7 @@ fn run_search(
     }
     if !seeds.is_empty() {
         let graph = graph_list(index, view, &seeds, query.include_not_in_force);
-        push(Component::Graph, Ok(graph), &mut warnings);
+        push(&mut lists, Component::Graph, Ok(graph), &mut warnings);
     }
 
     let ranked: Vec<Vec<(u64, f32)>> = lists.iter().map(|(_, l)| l.clone()).collect();
@@ -1382,7 +1621,8 @@ fn run_search(
                 .zip(&lists)
                 .filter_map(|(r, (c, _))| r.map(|(rank, score)| ComponentRank { component: *c, rank, score }))
                 .collect();
-            let relevance = f.score * weight;
+            let speaker = if speaking.contains(&f.key) { 1.0 + query.speaker_boost } else { 1.0 };
+            let relevance = f.score * weight * speaker;
             Some((
                 f.key,
                 relevance,
@@ -1392,6 +1632,7 @@ fn run_search(
                     cue,
                     retention,
                     weight,
+                    speaker,
                     relevance,
                     mmr: 0.0,
                     status,
@@ -1555,4 +1796,82 @@ fn graph_list(index: &NamespaceIndex, view: View, seeds: &[EntityId], all: bool)
         }
     }
     keys.into_iter().enumerate().map(|(i, k)| (k, 1.0 / (i + 1) as f32)).collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn ep(id: u64, text: &str, thread: Option<&str>) -> mnemo_core::Episode {
+        mnemo_core::Episode {
+            id: EpisodeId(id),
+            text: text.into(),
+            occurred_at: Timestamp::parse("t", "2023-05-08T13:56:00Z", &mnemo_core::TimeZone::Utc).unwrap(),
+            thread: thread.map(Into::into),
+            source: None,
+            role: None,
+            external_id: None,
+            importance: None,
+        }
+    }
+
+    #[test]
+    fn speakers_are_a_leading_name_or_the_role() {
+        let who = |t: &str| speaker(&ep(1, t, None));
+        assert_eq!(who("Caroline: hi!").as_deref(), Some("Caroline"));
+        assert_eq!(who("Mary Ann Lee: hello").as_deref(), Some("Mary Ann Lee"));
+        assert_eq!(who("O'Brien: yes").as_deref(), Some("O'Brien"));
+        assert_eq!(who("Note: buy milk"), Some("Note".into()));
+        assert_eq!(who("the plan: buy milk"), None);
+        assert_eq!(who("Meeting at 10:30"), None);
+        assert_eq!(who("We met Anna, Bob and Carl Smith Jr yesterday: fun"), None);
+        assert_eq!(who("no colon here"), None);
+        let mut e = ep(1, "hello there", None);
+        e.role = Some("user".into());
+        assert_eq!(speaker(&e).as_deref(), Some("user"));
+        let tags = episode_tags(&ep(1, "Mary Ann: I went there yesterday", None), &mnemo_core::TimeZone::Utc);
+        for t in ["s:mary", "s:ann", "d20230507", "d20230508", "m202305", "y2023"] {
+            assert!(tags.contains(&t.to_owned()), "{t} in {tags:?}");
+        }
+    }
+
+    #[test]
+    fn context_documents_pair_each_turn_with_both_neighbours_and_are_only_added() {
+        let tz = mnemo_core::TimeZone::Utc;
+        let mut previous = HashMap::new();
+        let mut docs = Docs::default();
+        for (id, text) in [(1, "a"), (2, "b"), (3, "c")] {
+            docs.episode(&mut previous, &ep(id, text, Some("t")), &tz);
+        }
+        docs.episode(&mut previous, &ep(9, "alone", None), &tz);
+        let context = |docs: &Docs| -> Vec<(RecordRef, u64, String)> {
+            docs.context.iter().map(|(k, t)| (record(episode_key(*k)), k & 3, t.clone())).collect()
+        };
+        let e = |id| RecordRef::Episode(EpisodeId(id));
+        let (own, next) = (KIND_EPISODE, KIND_WITH_NEXT);
+        assert_eq!(
+            context(&docs),
+            vec![
+                (e(1), own, "a".into()),
+                (e(2), own, "a\nb".into()),
+                (e(1), next, "a\nb".into()),
+                (e(3), own, "b\nc".into()),
+                (e(2), next, "a\nb\nc".into()),
+                (e(9), own, "alone".into()),
+            ]
+        );
+        // The next set of documents pairs the thread's last turn with the new one.
+        let mut later = Docs::default();
+        later.episode(&mut previous, &ep(4, "d", Some("t")), &tz);
+        assert_eq!(context(&later), vec![(e(4), own, "c\nd".into()), (e(3), next, "b\nc\nd".into())]);
+        // Exchanges are paired with the one before only.
+        let mut exchanges = Docs::default();
+        let mut previous = HashMap::new();
+        for (id, text) in [(1, "User: hi\nAssistant: hello"), (2, "User: and?\nAssistant: so")] {
+            exchanges.episode(&mut previous, &ep(id, text, Some("t")), &tz);
+        }
+        assert!(exchanges.context.iter().all(|(k, _)| k & 3 == KIND_EPISODE));
+        assert!(is_exchange("User: hi\nAssistant: hello") && !is_exchange("Caroline: hi\nhow are you?"));
+    }
 }

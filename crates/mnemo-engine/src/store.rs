@@ -608,6 +608,23 @@ impl Store {
         Some((shard.search.indexed(), shard.search.vectors_saved()))
     }
 
+    /// How far a namespace's search indexes are, opening it if need be (its indexes are
+    /// then built in the background); `None` when there is no such namespace.
+    pub fn indexing(&self, ns: &Namespace) -> Result<Option<crate::Indexing>, EngineError> {
+        if self.shard(ns)?.is_none() {
+            return Ok(None);
+        }
+        Ok(self.search_progress(ns))
+    }
+
+    /// How far an open namespace's search indexes are; `None` when it is not open.
+    pub fn search_progress(&self, ns: &Namespace) -> Option<crate::Indexing> {
+        let shard = read(&self.shards).get(ns).cloned()?;
+        let latest = read(&shard.index).last_seq();
+        let (embedded, to_embed) = shard.search.embedding();
+        Some(crate::Indexing { indexed: shard.search.indexed(), latest, embedded, to_embed })
+    }
+
     /// About how many bytes of memory an open namespace's state holds (see
     /// `NamespaceIndex::heap_bytes`; search indexes and the log not included); `None`
     /// when it is not open.

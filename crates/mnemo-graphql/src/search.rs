@@ -108,6 +108,8 @@ pub(crate) fn query(
         retention_floor: f.retention_floor.unwrap_or(defaults.retention_floor),
         diversity_lambda: f.diversity.unwrap_or(defaults.diversity_lambda),
         wait_for_index: true,
+        without: Vec::new(),
+        speaker_boost: mnemo_engine::DEFAULT_SPEAKER_BOOST,
     })
 }
 
@@ -117,14 +119,19 @@ pub(crate) fn query(
 pub enum SearchComponent {
     /// BM25 over each record's own text.
     Text,
-    /// BM25 over each episode together with the one before it in its thread.
+    /// BM25 over each episode together with the ones before and after it in its thread.
     TextInContext,
     /// Embedding similarity of each record's own text.
     Vector,
-    /// Embedding similarity of each episode together with the one before it.
+    /// Embedding similarity of each episode together with the ones before and after it.
     VectorInContext,
     /// The neighbourhood of the entities the query names.
     Graph,
+    /// BM25 among the episodes of the days the query names ("on May 3, 2023", "last
+    /// June"): those that happened then or speak of then ("yesterday" in a turn of May 4).
+    Time,
+    /// Embedding similarity among the episodes of the days the query names.
+    VectorInTime,
 }
 
 /// A hit's rank in one list.
@@ -143,7 +150,7 @@ pub struct ComponentRank {
 pub struct Explanation {
     /// Its rank in each list it was found in.
     pub components: Vec<ComponentRank>,
-    /// Reciprocal-rank fusion: Σ 1/(60 + rank).
+    /// Reciprocal-rank fusion: Σ 1/(20 + rank).
     pub fused: f64,
     /// How directly the cue points at it: 1 / its best rank in any list.
     pub cue: f64,
@@ -152,7 +159,10 @@ pub struct Explanation {
     /// floor + (1 − floor) × max(retention, cue): what the cue points at directly is
     /// found however faded; the rest is weighted by retention.
     pub weight: f64,
-    /// fused × weight.
+    /// 1.1 for a turn of a speaker the query names (its leading `Name:`, or its role),
+    /// else 1.
+    pub speaker: f64,
+    /// fused × weight × speaker.
     pub relevance: f64,
     /// Its maximal-marginal-relevance value when picked.
     pub mmr: f64,
@@ -201,6 +211,7 @@ impl SearchHit {
             cue: e.cue,
             retention: e.retention,
             weight: e.weight,
+            speaker: e.speaker,
             relevance: e.relevance,
             mmr: e.mmr,
             status: e.status.map(Into::into),

@@ -11,10 +11,11 @@ pub mod embedder;
 mod rank;
 mod text;
 mod vector;
+pub mod when;
 
 pub use embedder::{EmbedError, Embedder};
 pub use rank::{Fused, RRF_K, cue_strength, mmr, retention_weight, rrf};
-pub use text::TextIndex;
+pub use text::{Doc, TextIndex};
 pub use vector::{HnswConfig, VectorIndex, dot};
 
 /// What can go wrong in an index.

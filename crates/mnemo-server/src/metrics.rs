@@ -219,6 +219,18 @@ impl Metrics {
         );
         gauge(
             w,
+            "mnemo_search_lag_batches",
+            "Batches each open namespace holds that its search indexes do not yet (searches wait for them).",
+            &|ns| store.search_progress(ns).map(|p| p.latest.0.saturating_sub(p.indexed.0)),
+        );
+        gauge(
+            w,
+            "mnemo_search_texts_to_embed",
+            "Texts the indexer has still to embed in its current run over each open namespace.",
+            &|ns| store.search_progress(ns).map(|p| p.to_embed.saturating_sub(p.embedded)),
+        );
+        gauge(
+            w,
             "mnemo_search_vectors_saved_batch",
             "The last batch of the search vectors each open namespace saved on disk or loaded from it (0: none).",
             &|ns| store.search_batches(ns).map(|(_, saved)| saved.0),

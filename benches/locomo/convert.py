@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Turns LoCoMo conversations into a Mnemo import file and a `mnemo eval` question file.
+
+    python3 benches/locomo/convert.py LOCOMO.json OUT_DIR
+
+LOCOMO.json is a JSON array of LoCoMo samples (`snap-research/LoCoMo`, `data/locomo10.json`,
+or a subset of it such as `locomo-dev.json`). Writes:
+
+- OUT_DIR/episodes.jsonl: one namespace per conversation (`locomo-<sample_id>`), one
+  `recordEpisode` per turn: text "Speaker: words", occurredAt the session's time,
+  externalId the turn's dia_id, thread the session. Nothing else is declared.
+- OUT_DIR/questions.jsonl: one line per question with evidence turns, asked one day after
+  the conversation's last session, tagged with its category.
+"""
+
+import json
+import re
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def session_time(text):
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    samples = json.load(open(sys.argv[1], encoding="utf-8"))
+    out = Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    episodes = questions = 0
+    with open(out / "episodes.jsonl", "w", encoding="utf-8") as ep, open(
+        out / "questions.jsonl", "w", encoding="utf-8"
+    ) as qs:
+        for sample in samples:
+            ns = "locomo-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(sample["sample_id"]))
+            conv = sample["conversation"]
+            sessions = sorted(
+                (int(m.group(1)), k)
+                for k in conv
+                if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(conv[k], list)
+            )
+            turns = set()
+            last = None
+            for n, key in sessions:
+                when = session_time(conv[f"{key}_date_time"])
+                last = max(last, when) if last else when
+                for turn in conv[key]:
+                    turns.add(turn["dia_id"])
+                    line = {
+                        "namespace": ns,
+                        "op": "recordEpisode",
+                        "episode": {
+                            "text": f"{turn['speaker']}: {turn['text']}",
+                            "occurredAt": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                            "thread": f"session {n}",
+                            "externalId": turn["dia_id"],
+                        },
+                    }
+                    ep.write(json.dumps(line, ensure_ascii=False) + "\n")
+                    episodes += 1
+            at = (last + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            for q in sample["qa"]:
+                # A few evidence strings hold several ids ("D8:6; D9:17"); ids naming no
+                # turn are dropped.
+                gold = []
+                for e in q.get("evidence", []):
+                    for part in re.split(r"[;,\s]+", e):
+                        if part in turns and part not in gold:
+                            gold.append(part)
+                if not gold:
+                    continue
+                line = {
+                    "namespace": ns,
+                    "question": q["question"],
+                    "gold": gold,
+                    "at": at,
+                    "tags": [CATEGORIES.get(q.get("category"), "other")],
+                }
+                if "answer" in q:
+                    line["answer"] = q["answer"]
+                qs.write(json.dumps(line, ensure_ascii=False) + "\n")
+                questions += 1
+    print(f"{episodes} episodes, {questions} questions in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Recall on LoCoMo conversations: converts them, imports them into a fresh data directory
+# and runs `mnemo eval` over their questions, printing recall@1/5/10, hit@k, the share of
+# questions with all their evidence in the top 10, and MRR, overall and per category.
+#
+#   benches/locomo/run.sh [LOCOMO.json] [-- extra mnemo eval flags]
+#
+# LOCOMO.json defaults to ../shared/data/locomo-dev/locomo-dev.json. Uses the release
+# binary (built if need be). Embeddings are cached in the user's cache across runs
+# (MNEMO_EVAL_CACHE, default ~/.cache/mnemo/locomo-embeddings), so only the first run
+# embeds (~5 minutes for the five dev conversations on one core).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+data=${1:-$root/../shared/data/locomo-dev/locomo-dev.json}
+shift || true
+[ "${1:-}" = "--" ] && shift
+target=${CARGO_TARGET_DIR:-$root/target}
+cargo build --release --manifest-path "$root/Cargo.toml" --quiet
+bin=$target/release/mnemo
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$root/benches/locomo/convert.py" "$data" "$work/in"
+cache=${MNEMO_EVAL_CACHE:-$HOME/.cache/mnemo/locomo-embeddings}
+mkdir -p "$cache"
+"$bin" import "$work/in/episodes.jsonl" --data "$work/data" 2>/dev/null | tail -1
+ln -s "$cache" "$work/data/embeddings"
+"$bin" eval "$work/in/questions.jsonl" --data "$work/data" "$@" 2> >(grep -v ' INFO ' >&2)
