@@ -124,7 +124,7 @@ fn lists(list: &str) -> anyhow::Result<Vec<Component>> {
 }
 
 /// Waits until the namespace's indexes hold all its batches, showing how far embedding is.
-fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
+pub fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut shown = Instant::now() - Duration::from_secs(60);
@@ -183,7 +183,7 @@ fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
 /// some line could not be evaluated.
 pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let mut cuts = vec![1, 5, options.k];
+    let mut cuts: Vec<usize> = [1, 5, options.k].into_iter().filter(|c| *c <= options.k).collect();
     cuts.sort_unstable();
     cuts.dedup();
     let depth = options.k.max(1);

@@ -71,6 +71,11 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         data: DataDir,
+        /// Then build every namespace's search indexes and embeddings (with the built-in
+        /// embedder, cached on disk), showing their progress, so that serving or `eval`
+        /// starts with them.
+        #[arg(long)]
+        wait: bool,
     },
     /// Write every namespace's log (or one) as JSONL `replay` lines that re-import into an
     /// identical store, or its memory as RDF 1.2 (`--format nquads|turtle`) at a read
@@ -126,7 +131,8 @@ enum Command {
         /// Print each question's first gold rank.
         #[arg(long)]
         verbose: bool,
-        /// The deepest cut-off: recall, hit and all-evidence at 1, 5 and K.
+        /// The deepest cut-off: recall and hit at 1, 5 (when not past K) and K, and the
+        /// share of questions with all their evidence in the top K.
         #[arg(long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=200))]
         k: u16,
         /// Only the questions with this tag.
@@ -224,7 +230,13 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Serve { data, listen, config } => {
             serve(&data.path(), &listen, config.as_deref()).map(|()| true)
         }
-        Command::Import { file, data } => import(&file, &data.path()),
+        Command::Import { file, data, wait } => {
+            let ok = import(&file, &data.path(), !wait)?;
+            if wait {
+                index_all(&data.path())?;
+            }
+            Ok(ok)
+        }
         Command::Export { data, namespace, out, format, history, valid_at, known_at, known_at_seq } => {
             let point = RdfPoint { history, valid_at, known_at, known_at_seq };
             export(&data.existing()?, namespace.as_deref(), &out, format, &point).map(|()| true)
@@ -378,7 +390,23 @@ async fn signal() {
     }
 }
 
-fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
+/// Opens a data directory to search and waits until every namespace's indexes hold its
+/// log, then checkpoints (which saves the vectors of namespaces indexed on disk).
+fn index_all(data: &Path) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let store = open_store(data, mnemo_engine::Residency::default())?;
+    let namespaces = store.namespaces();
+    for ns in &namespaces {
+        eval::wait_for_index(&store, ns)?;
+    }
+    store.checkpoint_all();
+    println!("indexed {} namespaces in {:.1} s", namespaces.len(), start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Imports a JSONL file; `leak` skips freeing the store at the end (the process is about
+/// to exit).
+fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     // Progress is measured in bytes read; stdin has no known total.
     let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if file == Path::new("-") {
         (Box::new(BufReader::new(std::io::stdin())), None)
@@ -448,7 +476,11 @@ fn import(file: &Path, data: &Path) -> anyhow::Result<bool> {
     tracing::debug!(written, "checkpoints written");
     drop(schema);
     if let Ok(store) = Arc::try_unwrap(store) {
-        std::mem::forget(store);
+        if leak {
+            std::mem::forget(store);
+        } else {
+            drop(store);
+        }
     }
 
     println!("accepted {accepted}, rejected {}", rejected.len());

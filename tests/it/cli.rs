@@ -221,3 +221,80 @@ fn serve_refuses_an_unprotected_public_address_and_a_bad_config() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("mnemo.toml") && stderr.contains("tokens[0].token"), "{stderr}");
 }
+
+#[test]
+fn import_wait_indexes_and_eval_reports_each_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let episodes = dir.path().join("episodes.jsonl");
+    let turns = [
+        ("D1:1", "Caroline: I went to a support group yesterday."),
+        ("D1:2", "Melanie: That sounds powerful! How was it?"),
+        ("D1:3", "Caroline: Everyone was kind. I want to study counseling."),
+        ("D1:4", "Melanie: I painted a sunrise by the lake last weekend."),
+    ];
+    let lines: Vec<String> = turns
+        .iter()
+        .map(|(id, text)| {
+            serde_json::json!({"namespace": "chat", "op": "recordEpisode", "episode": {
+                "text": text, "occurredAt": "2023-05-08T13:56:00Z", "thread": "session 1", "externalId": id}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&episodes, lines.join("\n")).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(args)
+            .arg("--data")
+            .arg(&data)
+            .env("MNEMO_EMBEDDER", "off")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["import", episodes.to_str().unwrap(), "--wait"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = stdout(&out);
+    assert!(text.starts_with("accepted 4, rejected 0\nindexed 1 namespaces in "), "{text}");
+    let questions = dir.path().join("q.jsonl");
+    std::fs::write(
+        &questions,
+        [
+            r#"{"namespace":"chat","question":"When did Caroline go to the support group?","gold":["D1:1"],"tags":["temporal"]}"#,
+            r#"{"namespace":"chat","question":"What did Melanie paint on 6 May 2023?","gold":["D1:4"],"tags":["temporal"]}"#,
+            r#"{"namespace":"chat","question":"What does Caroline want to study?","gold":["D1:3","D9:9"],"tags":["single-hop"]}"#,
+            r#"{"namespace":"nowhere","question":"Anything?","gold":["D1:1"],"tags":["temporal"]}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let dump = dir.path().join("ranked.jsonl");
+    let out = run(&["eval", questions.to_str().unwrap(), "--k", "3", "--dump", dump.to_str().unwrap()]);
+    let (text, err) = (stdout(&out), String::from_utf8_lossy(&out.stderr).into_owned());
+    // The lines that cannot be evaluated are reported; the others are scored.
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+    assert!(
+        err.contains("no namespace \"nowhere\"") && err.contains("no episode with external id \"D9:9\""),
+        "{err}"
+    );
+    let head: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(head, ["n", "R@1", "R@3", "hit@1", "hit@3", "all@3", "MRR"], "{text}");
+    let all: Vec<&str> = text.lines().find(|l| l.starts_with("all ")).unwrap().split_whitespace().collect();
+    assert_eq!(all[1], "3", "{text}");
+    let dumped: Vec<serde_json::Value> =
+        std::fs::read_to_string(&dump).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(dumped.len(), 3);
+    assert!(dumped.iter().all(|d| d["ranked"].as_array().unwrap().len() <= 3));
+    // The day the question names is the day "last weekend" spoke of: found first.
+    assert_eq!(dumped[1]["ranked"][0], "D1:4", "{dumped:?}");
+    // Only one tag, and without a list.
+    let out =
+        run(&["eval", questions.to_str().unwrap(), "--filter", "single-hop", "--without", "time,speaker"]);
+    let text = stdout(&out);
+    assert!(
+        text.lines().any(|l| l.starts_with("all ") && l.split_whitespace().nth(1) == Some("1")),
+        "{text}"
+    );
+    let out = run(&["eval", questions.to_str().unwrap(), "--without", "bogus"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no search component \"bogus\""));
+}

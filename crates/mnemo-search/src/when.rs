@@ -246,6 +246,12 @@ fn mention(
     Mention { span: ws[first].start..ws[last].end, from, to, grain }
 }
 
+/// The calendar year `y`, said by the words `first..=last`.
+fn year(ws: &[Word<'_>], first: usize, last: usize, y: i32) -> Option<Mention> {
+    let (from, to) = (NaiveDate::from_ymd_opt(y, 1, 1)?, NaiveDate::from_ymd_opt(y, 12, 31)?);
+    Some(mention(ws, first, last, from, to, Grain::Year))
+}
+
 fn days(ws: &[Word<'_>], first: usize, last: usize, from: NaiveDate, to: NaiveDate) -> Option<Mention> {
     ((to - from).num_days() < MAX_DAYS && from <= to).then(|| mention(ws, first, last, from, to, Grain::Day))
 }
@@ -325,9 +331,7 @@ fn absolute(ws: &[Word<'_>], i: usize, reference: NaiveDate) -> Option<(Mention,
         return Some((mention(ws, i, next - 1, date, date, Grain::Day), next));
     }
     if let Some(y) = year_number(&w.text) {
-        let start = NaiveDate::from_ymd_opt(y, 1, 1)?;
-        let end = NaiveDate::from_ymd_opt(y, 12, 31)?;
-        return Some((mention(ws, i, i, start, end, Grain::Year), i + 1));
+        return Some((year(ws, i, i, y)?, i + 1));
     }
     None
 }
@@ -392,17 +396,7 @@ fn relative(ws: &[Word<'_>], first: usize, unit: usize, day: NaiveDate, step: i6
             let start = shift_month(day, step)?;
             Some(mention(ws, first, unit, start, month_end(start), Grain::Month))
         }
-        "year" => {
-            let y = day.year() + i32::try_from(step).ok()?;
-            Some(mention(
-                ws,
-                first,
-                unit,
-                NaiveDate::from_ymd_opt(y, 1, 1)?,
-                NaiveDate::from_ymd_opt(y, 12, 31)?,
-                Grain::Year,
-            ))
-        }
+        "year" => year(ws, first, unit, day.year() + i32::try_from(step).ok()?),
         _ => None,
     }
 }
@@ -429,17 +423,7 @@ fn ago(ws: &[Word<'_>], i: usize, reference: NaiveDate) -> Option<Mention> {
             let start = shift_month(reference, -n)?;
             Some(mention(ws, i, last, start, month_end(start), Grain::Month))
         }
-        "year" => {
-            let y = reference.year() - i32::try_from(n).ok()?;
-            Some(mention(
-                ws,
-                i,
-                last,
-                NaiveDate::from_ymd_opt(y, 1, 1)?,
-                NaiveDate::from_ymd_opt(y, 12, 31)?,
-                Grain::Year,
-            ))
-        }
+        "year" => year(ws, i, last, reference.year() - i32::try_from(n).ok()?),
         _ => None,
     }
 }
