@@ -110,6 +110,7 @@ fn lists(list: &str) -> anyhow::Result<Vec<Component>> {
         ("graph", Component::Graph),
         ("time", Component::Time),
         ("vector-in-time", Component::VectorInTime),
+        ("neighbour", Component::Neighbour),
     ];
     list.split(',')
         .filter(|s| !s.trim().is_empty())

@@ -145,7 +145,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
         /// Leave these search lists out, comma-separated (text, text-in-context, vector,
-        /// vector-in-context, graph, time, vector-in-time), and `speaker` for the speaker
+        /// vector-in-context, graph, time, vector-in-time, neighbour), and `speaker` for the speaker
         /// boost.
         #[arg(long, value_name = "LISTS")]
         without: Option<String>,

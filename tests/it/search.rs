@@ -118,6 +118,27 @@ fn a_turn_is_found_through_the_reply_it_got() {
 }
 
 #[test]
+fn the_turns_around_the_best_hits_are_a_list_of_their_own() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode("Jon: Guess what happened at work.", "2029-12-01", "s1"),
+        episode("Gina: Tell me!", "2029-12-01T00:01:00Z", "s1"),
+        episode("Jon: You know how hard I worked this year.", "2029-12-01T00:02:00Z", "s1"),
+        episode("Jon: I finally got the promotion to studio manager.", "2029-12-01T00:03:00Z", "s1"),
+        episode("Gina: So proud of you.", "2029-12-01T00:04:00Z", "s1"),
+        episode("Gina: Unrelated, the weather is cold.", "2029-12-05", "s2"),
+    ]);
+    // "Tell me!" shares nothing with the question, nor do its neighbours' own words; it
+    // is found as the turn before a best hit (the one found through its next turn).
+    let q = text("promotion studio manager");
+    let (_, lists) = rank_of(&fx, &q, "Gina: Tell me").expect("a neighbour of the best hit");
+    assert_eq!(lists, vec![Component::Neighbour]);
+    let q = SearchQuery { without: vec![Component::Neighbour], ..q };
+    assert!(rank_of(&fx, &q, "Gina: Tell me").is_none());
+    assert!(rank_of(&fx, &text("promotion studio manager"), "Gina: Unrelated").is_none());
+}
+
+#[test]
 fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
     let fx = Fixture::new();
     fx.append(vec![

@@ -132,6 +132,8 @@ pub enum SearchComponent {
     Time,
     /// Embedding similarity among the episodes of the days the query names.
     VectorInTime,
+    /// The episodes before and after the best episodes of the other lists in their threads.
+    Neighbour,
 }
 
 /// A hit's rank in one list.
