@@ -96,12 +96,6 @@ impl Score {
 /// Parses `time,vector-in-time,…` into search components, and whether `speaker` (the
 /// speaker boost) is among them.
 pub fn components(list: &str) -> anyhow::Result<(Vec<Component>, bool)> {
-    let speaker = list.split(',').any(|s| s.trim().eq_ignore_ascii_case("speaker"));
-    let rest: Vec<&str> = list.split(',').filter(|s| !s.trim().eq_ignore_ascii_case("speaker")).collect();
-    Ok((lists(&rest.join(","))?, speaker))
-}
-
-fn lists(list: &str) -> anyhow::Result<Vec<Component>> {
     let names = [
         ("text", Component::Text),
         ("text-in-context", Component::TextInContext),
@@ -112,16 +106,18 @@ fn lists(list: &str) -> anyhow::Result<Vec<Component>> {
         ("vector-in-time", Component::VectorInTime),
         ("neighbour", Component::Neighbour),
     ];
-    list.split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| {
-            let s = s.trim().to_lowercase().replace('_', "-");
-            names.iter().find(|(n, _)| *n == s).map(|(_, c)| *c).with_context(|| {
+    let (mut lists, mut speaker) = (Vec::new(), false);
+    for name in list.split(',').map(|s| s.trim().to_lowercase().replace('_', "-")).filter(|s| !s.is_empty()) {
+        match names.iter().find(|(n, _)| *n == name) {
+            Some((_, c)) => lists.push(*c),
+            None if name == "speaker" => speaker = true,
+            None => {
                 let known: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-                format!("no search component {s:?} (known: {}, speaker)", known.join(", "))
-            })
-        })
-        .collect()
+                bail!("no search component {name:?} (known: {}, speaker)", known.join(", "));
+            }
+        }
+    }
+    Ok((lists, speaker))
 }
 
 /// Waits until the namespace's indexes hold all its batches, showing how far embedding is.

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use tantivy::collector::TopDocs;
+use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
@@ -24,7 +24,7 @@ const ANALYZER: &str = "mnemo_en";
 const WRITER_BUDGET: usize = 32 << 20;
 
 /// A full-text index of documents named by `u64` keys, each tagged with a `u64` kind and
-/// any number of exact tags (days, speakers) that a search may be narrowed to.
+/// any number of exact tags (such as days) that a search may be narrowed to.
 ///
 /// Its writer (a tantivy `IndexWriter`, with an indexing, a segment-updating and a
 /// merging thread and its memory arena) exists only between the first
@@ -211,17 +211,7 @@ impl TextIndex {
         tags: &[String],
         limit: usize,
     ) -> Result<Vec<(u64, f32)>, SearchError> {
-        self.search_terms(&self.terms(text), kinds, tags, limit)
-    }
-
-    /// [`TextIndex::search_tagged`] for analysed terms (as [`TextIndex::terms`] gives).
-    pub fn search_terms(
-        &self,
-        terms: &[String],
-        kinds: &[u64],
-        tags: &[String],
-        limit: usize,
-    ) -> Result<Vec<(u64, f32)>, SearchError> {
+        let terms = self.terms(text);
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
@@ -274,18 +264,6 @@ impl TextIndex {
         Box::new(BooleanQuery::new(terms))
     }
 
-    /// How many searchable documents carry `tag`.
-    pub fn tagged(&self, tag: &str) -> u64 {
-        let searcher = self.reader.searcher();
-        let term = Term::from_field_text(self.tags, tag);
-        searcher
-            .segment_readers()
-            .iter()
-            .map(|s| s.inverted_index(self.tags).map_or(0, |ix| ix.doc_freq(&term).unwrap_or(0)))
-            .map(u64::from)
-            .sum()
-    }
-
     /// The keys of the documents with at least one of `tags`, at most `limit` of them.
     pub fn keys_tagged(&self, tags: &[String], limit: usize) -> Result<HashSet<u64>, SearchError> {
         if tags.is_empty() || limit == 0 {
@@ -293,9 +271,12 @@ impl TextIndex {
         }
         let query = self.any_of(tags.iter().map(|t| Term::from_field_text(self.tags, t)));
         let searcher = self.reader.searcher();
-        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
-        let mut keys = HashSet::with_capacity(top.len());
-        for (_, address) in top {
+        // The matching documents unscored, in index order.
+        let mut found: Vec<tantivy::DocAddress> =
+            searcher.search(&query, &DocSetCollector)?.into_iter().collect();
+        found.sort();
+        let mut keys = HashSet::with_capacity(found.len().min(limit));
+        for address in found.into_iter().take(limit) {
             let fast = searcher.segment_reader(address.segment_ord).fast_fields().u64("key")?;
             if let Some(key) = fast.first(address.doc_id) {
                 keys.insert(key);
@@ -328,7 +309,7 @@ mod tests {
     #[test]
     fn ranks_by_bm25_filters_kinds_and_replaces_by_key() {
         let ix = TextIndex::new().unwrap();
-        let (may, june) = (vec!["m202305".to_owned()], vec!["m202306".to_owned(), "s:emily".to_owned()]);
+        let (may, june) = (vec!["m202305".to_owned()], vec!["m202306".to_owned(), "y2023".to_owned()]);
         ix.upsert([
             (1, 0, "I ran five kilometres in the park this morning", may.as_slice()),
             (2, 0, "We talked about painting and tea", &[]),
@@ -353,10 +334,11 @@ mod tests {
         assert_eq!(tagged(&["m202305"]), vec![1, 4]);
         assert_eq!(tagged(&["m202306", "m202305"]), vec![1, 3, 4]);
         assert_eq!(tagged(&["m209901"]), Vec::<u64>::new());
-        assert_eq!(ix.tagged("s:emily"), 1);
-        assert_eq!(ix.tagged("s:bob"), 0);
         let keys = ix.keys_tagged(&may, 10).unwrap();
         assert_eq!(keys, HashSet::from([1, 4]));
+        assert_eq!(ix.keys_tagged(&["y2023".to_owned()], 10).unwrap(), HashSet::from([3]));
+        assert_eq!(ix.keys_tagged(&may, 1).unwrap().len(), 1);
+        assert!(ix.keys_tagged(&["m209901".to_owned()], 10).unwrap().is_empty());
         ix.upsert([(2, 0, "park run", &[][..])]).unwrap();
         ix.commit().unwrap();
         assert_eq!(ix.len(), 4);
