@@ -64,6 +64,16 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Serve the Model Context Protocol over stdin and stdout (what desktop agent clients
+    /// spawn): the memory's tools, acting in one namespace. The data directory is this
+    /// process's while it runs; to share one with `serve`, connect the client to its `/mcp`.
+    Mcp {
+        #[command(flatten)]
+        data: DataDir,
+        /// The namespace every tool acts in.
+        #[arg(long, value_name = "NS", default_value = mnemo_server::DEFAULT_MCP_NAMESPACE)]
+        namespace: String,
+    },
     /// Apply a JSONL file of operations, one per line (`-` reads stdin); each line is one
     /// atomic batch. Exits 1 if any line was rejected.
     Import {
@@ -230,6 +240,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Serve { data, listen, config } => {
             serve(&data.path(), &listen, config.as_deref()).map(|()| true)
         }
+        Command::Mcp { data, namespace } => mcp(&data.path(), namespace).map(|()| true),
         Command::Import { file, data, wait } => {
             let ok = import(&file, &data.path(), !wait)?;
             if wait {
@@ -330,6 +341,30 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
     tracing::info!(checkpoints = written, "stopped");
     served
 }
+
+/// Serves MCP over stdio until the client closes it; the store's upkeep (due
+/// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
+fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
+    let store = Arc::new(open_store(data, mnemo_engine::Residency::default())?);
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let runner = Arc::new(mnemo_mcp::LocalRunner::new(schema, mnemo_server::DEFAULT_REQUEST_TIMEOUT));
+    let scope = mnemo_mcp::Scope { namespace, access: Access::Local };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let upkeep =
+            tokio::spawn(mnemo_server::maintain_periodically(Arc::clone(&store), MCP_MAINTAIN_EVERY));
+        tracing::info!(data = %data.display(), "serving MCP on stdio");
+        let served = mnemo_mcp::McpServer::local(runner, scope).serve_stdio().await;
+        upkeep.abort();
+        served
+    })?;
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    store.checkpoint_all();
+    Ok(())
+}
+
+/// How often `mcp` runs the store's upkeep.
+const MCP_MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long requests in flight get to answer once a stop signal arrived.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);

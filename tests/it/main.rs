@@ -19,6 +19,7 @@ mod fuzz;
 mod golden;
 mod hardening;
 mod intentions;
+mod mcp;
 mod memory;
 mod model;
 mod progress;

@@ -33,6 +33,7 @@
 
 mod config;
 mod error;
+mod mcp;
 mod metrics;
 mod sparql;
 
@@ -63,6 +64,7 @@ pub use config::{
     DEFAULT_REQUEST_TIMEOUT, MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
 };
 pub use error::ApiError;
+pub use mcp::DEFAULT_NAMESPACE as DEFAULT_MCP_NAMESPACE;
 pub use metrics::Metrics;
 
 /// What every handler shares: the store, the schema over it, the configuration and the
@@ -84,6 +86,8 @@ struct Inner {
     stopping: Interrupt,
     /// SPARQL queries and the projections they run on, shared with the schema's `sparql`.
     sparql: Arc<mnemo_rdf::Sparql>,
+    /// Cancelled when the server stops: ends the MCP sessions.
+    stop: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
@@ -106,7 +110,17 @@ impl AppState {
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
         AppState {
-            inner: Arc::new(Inner { store, schema, config, metrics, graphiql, permits, stopping, sparql }),
+            inner: Arc::new(Inner {
+                store,
+                schema,
+                config,
+                metrics,
+                graphiql,
+                permits,
+                stopping,
+                sparql,
+                stop: tokio_util::sync::CancellationToken::new(),
+            }),
         }
     }
 
@@ -114,6 +128,7 @@ impl AppState {
     /// `LIMIT_EXCEEDED`. [`serve`] calls it when its shutdown signal fires.
     pub fn stop_requests(&self) {
         self.inner.stopping.cancel();
+        self.inner.stop.cancel();
     }
 
     /// Refuses what a browser page of another site could send: a `Host` that is not a
@@ -232,6 +247,7 @@ pub fn app(state: AppState) -> Router {
         .route("/sparql", get(sparql::sparql_get).post(sparql::sparql_post))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route("/mcp", mcp::service(&state))
         .route_layer(middleware::from_fn_with_state(state.clone(), guard))
         .route_layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(DefaultBodyLimit::max(max_body))
@@ -414,78 +430,106 @@ async fn graphql_post(State(state): State<AppState>, request: Request) -> Result
             ApiError::BadRequest(rejection.body_text())
         }
     })?;
-    let mut request: async_graphql::Request = serde_json::from_slice(&body)
+    let request: async_graphql::Request = serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("the body is not a GraphQL request: {e}")))?;
-    let (operation, point) = operation_type(&mut request);
-    let request = request.data(access);
-    let schema = state.inner.schema.clone();
-    let runtime = tokio::runtime::Handle::current();
-    let timeout = state.inner.config.request_timeout;
-    let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
-    let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
-    // Work that was stopped keeps its permit until it reaches its next check, so stopped
-    // requests cannot pile up on the cores; a request waits its turn within its deadline.
-    let permit = match state.permit().await? {
-        Ok(permit) => permit,
-        Err(busy) => {
-            state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
-            return Ok(graphql_error(code::LIMIT_EXCEEDED, busy));
-        }
+    let (operation, executed) = state.execute(request.data(access)).await?;
+    let response = match executed {
+        Ok(response) => response,
+        Err((code, message)) => return Ok(graphql_error(code, message)),
     };
-    let running = Running::start(Arc::clone(&state.inner.metrics));
-    let execute = InScope { interrupt, work: Box::pin(async move { schema.execute(request).await }) };
-    // A point read (one entity or slot, a small document) runs here: it costs less than
-    // handing it to another thread and back (measured: 4.5 k/s against 3.7 k/s at 1 client,
-    // 14.2 k/s against 12.4 k/s at 8, on 2 cores). Everything else — writes that wait for
-    // their fdatasync, searches, listings — runs on the blocking pool so the async workers
-    // keep serving other connections, and concurrent writes share one group commit.
-    // (Running every query on the worker through `block_in_place` was measured slower:
-    // 6.7 k/s against 9.7 k/s at 8 clients.)
-    let executed = if point {
-        let _running = (running, permit);
-        tokio::time::timeout(timeout, execute).await.ok()
-    } else {
-        let work = tokio::task::spawn_blocking(move || {
-            let _running = (running, permit);
-            runtime.block_on(execute)
-        });
-        // A mutation may have written before its deadline: its answer (the receipts) is
-        // always returned, after its reads stop at the deadline; only queries are cut off.
-        let hard_limit = if operation == "mutation" { MUTATION_GRACE + timeout } else { timeout };
-        match tokio::time::timeout(hard_limit, work).await {
-            Ok(joined) => Some(
-                joined.map_err(|e| ApiError::Internal(format!("GraphQL execution did not complete: {e}")))?,
-            ),
-            Err(_) => None,
-        }
-    };
-    let Some(response) = executed else {
-        // The work stops at its next check (the interrupt fired with the deadline); the
-        // client is not kept waiting for it.
-        tracing::warn!(
-            seconds = timeout.as_secs_f64(),
-            "request timed out; its work stops at its next check"
-        );
-        state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
-        return Ok(graphql_error(
-            code::LIMIT_EXCEEDED,
-            format!("limit exceeded: the request ran longer than {} s", timeout.as_secs_f64()),
-        ));
-    };
-    state.inner.metrics.operation(operation, &response);
     let body = serde_json::to_vec(&response)
         .map_err(|e| ApiError::Internal(format!("cannot serialize the response: {e}")))?;
-    let max = state.inner.config.max_response_bytes;
-    if body.len() > max && operation != "mutation" {
-        return Ok(graphql_error(
-            code::LIMIT_EXCEEDED,
-            format!(
-                "limit exceeded in `response`: {} bytes (at most {max}); ask for smaller pages or fewer fields",
-                body.len()
-            ),
-        ));
+    if let Err(message) = state.check_response_size(operation, body.len()) {
+        return Ok(graphql_error(code::LIMIT_EXCEEDED, message));
     }
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+impl AppState {
+    /// Runs a GraphQL request (which carries its caller's [`Access`]) as every transport
+    /// does: under the request deadline, with a permit, stopped when the server stops or
+    /// the caller goes away (this future is dropped), counted in the metrics. Returns the
+    /// operation's type and its response, or the code and message of a request that could
+    /// not run (`LIMIT_EXCEEDED`: no permit in time, or past its deadline).
+    async fn execute(
+        &self,
+        mut request: async_graphql::Request,
+    ) -> Result<(&'static str, Result<async_graphql::Response, (&'static str, String)>), ApiError> {
+        let state = self;
+        let (operation, point) = operation_type(&mut request);
+        let schema = state.inner.schema.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let timeout = state.inner.config.request_timeout;
+        let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
+        let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
+        // Work that was stopped keeps its permit until it reaches its next check, so stopped
+        // requests cannot pile up on the cores; a request waits its turn within its deadline.
+        let permit = match state.permit().await? {
+            Ok(permit) => permit,
+            Err(busy) => {
+                state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
+                return Ok((operation, Err((code::LIMIT_EXCEEDED, busy))));
+            }
+        };
+        let running = Running::start(Arc::clone(&state.inner.metrics));
+        let execute = InScope { interrupt, work: Box::pin(async move { schema.execute(request).await }) };
+        // A point read (one entity or slot, a small document) runs here: it costs less than
+        // handing it to another thread and back (measured: 4.5 k/s against 3.7 k/s at 1 client,
+        // 14.2 k/s against 12.4 k/s at 8, on 2 cores). Everything else — writes that wait for
+        // their fdatasync, searches, listings — runs on the blocking pool so the async workers
+        // keep serving other connections, and concurrent writes share one group commit.
+        // (Running every query on the worker through `block_in_place` was measured slower:
+        // 6.7 k/s against 9.7 k/s at 8 clients.)
+        let executed =
+            if point {
+                let _running = (running, permit);
+                tokio::time::timeout(timeout, execute).await.ok()
+            } else {
+                let work = tokio::task::spawn_blocking(move || {
+                    let _running = (running, permit);
+                    runtime.block_on(execute)
+                });
+                // A mutation may have written before its deadline: its answer (the receipts) is
+                // always returned, after its reads stop at the deadline; only queries are cut off.
+                let hard_limit = if operation == "mutation" { MUTATION_GRACE + timeout } else { timeout };
+                match tokio::time::timeout(hard_limit, work).await {
+                    Ok(joined) => Some(joined.map_err(|e| {
+                        ApiError::Internal(format!("GraphQL execution did not complete: {e}"))
+                    })?),
+                    Err(_) => None,
+                }
+            };
+        let Some(response) = executed else {
+            // The work stops at its next check (the interrupt fired with the deadline); the
+            // client is not kept waiting for it.
+            tracing::warn!(
+                seconds = timeout.as_secs_f64(),
+                "request timed out; its work stops at its next check"
+            );
+            state.inner.metrics.operation_failed(operation, code::LIMIT_EXCEEDED);
+            return Ok((
+                operation,
+                Err((
+                    code::LIMIT_EXCEEDED,
+                    format!("limit exceeded: the request ran longer than {} s", timeout.as_secs_f64()),
+                )),
+            ));
+        };
+        state.inner.metrics.operation(operation, &response);
+        Ok((operation, Ok(response)))
+    }
+
+    /// A query's answer larger than `max_response_bytes` is refused (the message says
+    /// so); a mutation's always comes back, since its writes are made.
+    fn check_response_size(&self, operation: &str, bytes: usize) -> Result<(), String> {
+        let max = self.inner.config.max_response_bytes;
+        if bytes > max && operation != "mutation" {
+            return Err(format!(
+                "limit exceeded in `response`: {bytes} bytes (at most {max}); ask for smaller pages or fewer fields"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A future polled with an interrupt in force: the engine's checks inside consult it,

@@ -1,0 +1,712 @@
+//! The tools: their arguments (with descriptions written for a model to read, which become
+//! their JSON schemas) and the one GraphQL operation each runs. Arguments are named as
+//! the GraphQL arguments they become, so they pass through as variables unchanged.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::McpServer;
+
+/// The fields of a fact every tool returns.
+macro_rules! fact_fields {
+    () => {
+        "id predicate subject { id name } object { type string integer float boolean time entity { id name } } \
+         polarity status reason valid { from to } effective { from to } supersededBy { id } confidence \
+         corroborations assertedSeq assertedAt retractedSeq provenance { id externalId text occurredAt }"
+    };
+}
+
+/// The page of facts a listing returns unless asked for another. (Given as a value, not
+/// as the variable's default: the request's cost is counted from the values it sets.)
+const PAGE: i32 = 20;
+
+/// A fact among search hits: its episodes are hits of their own.
+macro_rules! fact_brief {
+    () => {
+        "id predicate subject { id name } object { type string integer float boolean time entity { id name } } \
+         polarity status valid { from to } confidence"
+    };
+}
+
+/// The number of results a search returns unless asked for another (a value, as [`PAGE`]).
+const HITS: i32 = 10;
+
+/// The point a read was made at.
+macro_rules! basis_fields {
+    () => {
+        "basis { seq systemTime validAt }"
+    };
+}
+
+/// An entity, by exactly one of its id or its name.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EntityRef {
+    /// The entity's id, as returned by earlier calls (e.g. "3").
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Its canonical name or one of its aliases (case and spacing ignored), e.g. "Alice".
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// A fact's value: exactly one of these.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ValueArg {
+    /// Another entity (the fact is a relation between two entities), e.g. {"name": "Paris"}.
+    #[serde(default)]
+    pub entity: Option<EntityRef>,
+    /// Text.
+    #[serde(default)]
+    pub string: Option<String>,
+    /// A whole number.
+    #[serde(default)]
+    pub integer: Option<i64>,
+    /// A decimal number.
+    #[serde(default)]
+    pub float: Option<f64>,
+    /// True or false.
+    #[serde(default)]
+    pub boolean: Option<bool>,
+    /// An instant (RFC 3339, a date, or a partial date like "2015-06").
+    #[serde(default)]
+    pub time: Option<String>,
+}
+
+/// Stated or denied.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Polarity {
+    /// The fact holds.
+    Asserted,
+    /// The fact does not hold (from validFrom on, it removes the value).
+    Negated,
+}
+
+/// A fact: subject, predicate, value, and when it holds in the world.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FactArg {
+    /// What the fact is about; an entity named here that does not exist yet is created.
+    pub subject: EntityRef,
+    /// The relation, a short camelCase verb phrase, e.g. "livesIn", "worksAt", "likes".
+    pub predicate: String,
+    /// Its value: an entity or a literal.
+    pub object: ValueArg,
+    /// When it starts to hold in the world (not when you learned it); in `remember`, the
+    /// episode's time when absent, else now.
+    #[serde(default)]
+    pub valid_from: Option<String>,
+    /// When it stops holding (excluded); open-ended when absent.
+    #[serde(default)]
+    pub valid_to: Option<String>,
+    /// How sure the source is, in (0, 1]; 1 when absent.
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// ASSERTED (default) or NEGATED ("Alice no longer likes tea").
+    #[serde(default)]
+    pub polarity: Option<Polarity>,
+    /// The id of a fact (or statement) this one corrects: it is withdrawn as of now.
+    #[serde(default)]
+    pub supersedes: Option<String>,
+    /// Ids of the episodes this fact comes from.
+    #[serde(default)]
+    pub provenance: Option<Vec<String>>,
+    /// External ids of the episodes this fact comes from.
+    #[serde(default)]
+    pub provenance_external_ids: Option<Vec<String>>,
+    /// How much it matters, in [0, 1]: it is remembered longer (salience, not truth).
+    #[serde(default)]
+    pub importance: Option<f64>,
+    /// True when the user is correcting you: remembered the longest.
+    #[serde(default)]
+    pub correction: Option<bool>,
+}
+
+/// An entity to record with an episode.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EntityInputArg {
+    /// Its canonical name, e.g. "Alice".
+    pub name: String,
+    /// Other names it goes by.
+    #[serde(default)]
+    pub aliases: Option<Vec<String>>,
+    /// Its kind, e.g. "person", "city".
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// Arguments of `remember`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberArgs {
+    /// What was said or observed, verbatim (e.g. "Alice: I moved to London in June").
+    pub text: String,
+    /// When it happened; now when absent.
+    #[serde(default)]
+    pub occurred_at: Option<String>,
+    /// The conversation or session it belongs to.
+    #[serde(default)]
+    pub thread: Option<String>,
+    /// Where it came from (a channel, a document).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Who spoke: "user", "assistant", or a name.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// Your own id for it, unique in this memory (a second episode with it is refused).
+    #[serde(default)]
+    pub external_id: Option<String>,
+    /// How much it matters, in [0, 1] (salience).
+    #[serde(default)]
+    pub importance: Option<f64>,
+    /// Entities it is about.
+    #[serde(default)]
+    pub entities: Option<Vec<EntityInputArg>>,
+    /// Facts you extracted from it; they cite it as their source.
+    #[serde(default)]
+    pub facts: Option<Vec<FactArg>>,
+}
+
+/// Kinds of record to recall.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Kind {
+    /// Facts.
+    Fact,
+    /// Entities.
+    Entity,
+    /// Episodes (what was said or observed).
+    Episode,
+}
+
+/// Arguments of `recall`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallArgs {
+    /// What to look for, in words (a question or keywords).
+    pub query: String,
+    /// At most this many results (default 10).
+    #[serde(default)]
+    pub limit: Option<i32>,
+    /// Only these kinds (all when absent).
+    #[serde(default)]
+    pub kinds: Option<Vec<Kind>>,
+    /// Only episodes that occurred at or after this time (and facts valid then).
+    #[serde(default)]
+    pub occurred_from: Option<String>,
+    /// Only episodes that occurred before this time (and facts valid then).
+    #[serde(default)]
+    pub occurred_to: Option<String>,
+    /// Facts as in force at this valid time (default now).
+    #[serde(default)]
+    pub valid_at: Option<String>,
+    /// As the memory knew it at this system time (default: everything known).
+    #[serde(default)]
+    pub known_at: Option<String>,
+    /// Strengthen what is found, as remembering does (default true); false only looks,
+    /// which is what a read-only connection must ask for.
+    #[serde(default)]
+    pub reinforce: Option<bool>,
+}
+
+/// Arguments of `context`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextArgs {
+    /// The message you are about to answer.
+    pub message: String,
+    /// At most this many tokens (default 1000; a token is about four bytes).
+    #[serde(default)]
+    pub budget: Option<i32>,
+    /// Facts as in force at this valid time (default now).
+    #[serde(default)]
+    pub valid_at: Option<String>,
+    /// As the memory knew it at this system time (default: everything known).
+    #[serde(default)]
+    pub known_at: Option<String>,
+}
+
+/// Arguments of `assert_fact`: one fact.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct AssertFactArgs {
+    /// The fact.
+    #[serde(flatten)]
+    pub fact: FactArg,
+}
+
+/// Arguments of `end_fact`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndFactArgs {
+    /// The fact's id.
+    pub fact: String,
+    /// When it stopped holding in the world.
+    pub valid_to: String,
+}
+
+/// Arguments of `retract_fact`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct RetractFactArgs {
+    /// The fact's id (or one statement's, to withdraw only that source's claim).
+    pub fact: String,
+    /// Why, kept with the retraction.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Arguments of `facts_as_of`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FactsAsOfArgs {
+    /// Only facts about this entity.
+    #[serde(default)]
+    pub subject: Option<EntityRef>,
+    /// Only facts with this predicate.
+    #[serde(default)]
+    pub predicate: Option<String>,
+    /// Only facts with this value.
+    #[serde(default)]
+    pub object: Option<ValueArg>,
+    /// The valid time: what was true in the world then (default now).
+    #[serde(default)]
+    pub valid_at: Option<String>,
+    /// The system time: as the memory knew it then (default: everything known).
+    #[serde(default)]
+    pub known_at: Option<String>,
+    /// As known after this batch number (instead of knownAt).
+    #[serde(default)]
+    pub known_at_seq: Option<i64>,
+    /// Also facts not in force at validAt (superseded, ended, retracted…), with why.
+    #[serde(default)]
+    pub include_all: Option<bool>,
+    /// At most this many facts (default 20).
+    #[serde(default)]
+    pub first: Option<i32>,
+    /// The `endCursor` of the previous page.
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// Arguments of `history`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryArgs {
+    /// The entity.
+    pub subject: EntityRef,
+    /// The predicate whose versions to list.
+    pub predicate: String,
+    /// Statuses are given at this valid time (default now).
+    #[serde(default)]
+    pub valid_at: Option<String>,
+    /// As the memory knew it at this system time (default: everything known).
+    #[serde(default)]
+    pub known_at: Option<String>,
+    /// As known after this batch number (instead of knownAt).
+    #[serde(default)]
+    pub known_at_seq: Option<i64>,
+    /// At most this many versions (default 20).
+    #[serde(default)]
+    pub first: Option<i32>,
+    /// The `endCursor` of the previous page.
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// Arguments of `entity`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EntityArgs {
+    /// Its id (give this or name).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Its name or an alias (give this or id).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Its facts as in force at this valid time (default now).
+    #[serde(default)]
+    pub valid_at: Option<String>,
+    /// As the memory knew it at this system time (default: everything known).
+    #[serde(default)]
+    pub known_at: Option<String>,
+}
+
+/// When an intention is due: give at least one.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TriggerArg {
+    /// Due when this time comes.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Due when a message or episode mentions one of these entities.
+    #[serde(default)]
+    pub entities: Option<Vec<EntityRef>>,
+    /// Due when a message is close in meaning to this text.
+    #[serde(default)]
+    pub cue: Option<String>,
+    /// For a cue: the similarity in (0, 1] at or above which it is due (default 0.6).
+    #[serde(default)]
+    pub threshold: Option<f64>,
+}
+
+/// Arguments of `add_intention`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AddIntentionArgs {
+    /// What to do or say when it is due, e.g. "Ask how the move went".
+    pub payload: String,
+    /// When it is due.
+    pub trigger: TriggerArg,
+    /// After this it is never due.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+    /// Higher first (default 0).
+    #[serde(default)]
+    pub priority: Option<i32>,
+    /// Whether it stays after it fired (default false).
+    #[serde(default)]
+    pub repeat: Option<bool>,
+}
+
+/// Arguments of `due_intentions`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct DueIntentionsArgs {
+    /// The message being answered: intentions triggered by what it mentions or means.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The clock for time triggers (default now).
+    #[serde(default)]
+    pub at: Option<String>,
+}
+
+const REMEMBER: &str = concat!(
+    "mutation($namespace: String!, $episode: EpisodeInput!, $entities: [EntityInput!]! = [], \
+     $facts: [FactInput!]! = []) { result: recordEpisode(namespace: $namespace, episode: $episode, \
+     entities: $entities, facts: $facts) { seq systemTime episode { id externalId occurredAt thread } \
+     entities { id name } createdEntities { id name } facts { ",
+    fact_fields!(),
+    " } } }"
+);
+
+/// The fields of a search result.
+macro_rules! hit_fields {
+    () => {
+        concat!(
+            basis_fields!(),
+            " warnings hits { kind score explain { components { component rank score } fused retention relevance \
+             status dormant } fact { ",
+            fact_brief!(),
+            " } entity { id name kind } episode { id externalId text occurredAt thread role } }"
+        )
+    };
+}
+
+const RECALL: &str = concat!(
+    "mutation($namespace: String!, $query: String!, $limit: Int, $filter: SearchFilter, $validAt: DateTime, \
+     $knownAt: DateTime) { result: remember(namespace: $namespace, text: $query, limit: $limit, \
+     filter: $filter, validAt: $validAt, knownAt: $knownAt) { seq result { ",
+    hit_fields!(),
+    " } } }"
+);
+
+const LOOK: &str = concat!(
+    "query($namespace: String!, $query: String!, $limit: Int, $filter: SearchFilter, $validAt: DateTime, \
+     $knownAt: DateTime) { result: search(namespace: $namespace, text: $query, limit: $limit, \
+     filter: $filter, validAt: $validAt, knownAt: $knownAt) { ",
+    hit_fields!(),
+    " } }"
+);
+
+const CONTEXT: &str = concat!(
+    "query($namespace: String!, $message: String!, $budget: Int, $validAt: DateTime, $knownAt: DateTime) { \
+     result: context(namespace: $namespace, message: $message, budget: $budget, validAt: $validAt, \
+     knownAt: $knownAt) { text tokens truncated ",
+    basis_fields!(),
+    " } }"
+);
+
+const ASSERT_FACT: &str = concat!(
+    "mutation($namespace: String!, $facts: [FactInput!]!) { result: assertFacts(namespace: $namespace, \
+     facts: $facts) { seq systemTime createdEntities { id name } facts { ",
+    fact_fields!(),
+    " } } }"
+);
+
+const END_FACT: &str = concat!(
+    "mutation($namespace: String!, $fact: ID!, $validTo: DateTime!) { result: endFact(namespace: $namespace, \
+     fact: $fact, validTo: $validTo) { seq systemTime facts { ",
+    fact_fields!(),
+    " } } }"
+);
+
+const RETRACT_FACT: &str = concat!(
+    "mutation($namespace: String!, $fact: ID!, $reason: String) { result: retractFact(namespace: $namespace, \
+     fact: $fact, reason: $reason) { seq systemTime facts { ",
+    fact_fields!(),
+    " } } }"
+);
+
+const FACTS_AS_OF: &str = concat!(
+    "query($namespace: String!, $subject: EntityRefInput, $predicate: String, $object: ValueInput, \
+     $includeAll: Boolean! = false, $validAt: DateTime, $knownAt: DateTime, $knownAtSeq: Int, $first: Int, \
+     $after: String) { result: facts(namespace: $namespace, subject: $subject, predicate: $predicate, \
+     object: $object, includeAll: $includeAll, validAt: $validAt, knownAt: $knownAt, knownAtSeq: $knownAtSeq, \
+     first: $first, after: $after) { ",
+    basis_fields!(),
+    " pageInfo { hasNextPage endCursor } nodes { ",
+    fact_fields!(),
+    " } } }"
+);
+
+const HISTORY: &str = concat!(
+    "query($namespace: String!, $subject: EntityRefInput!, $predicate: String!, $validAt: DateTime, \
+     $knownAt: DateTime, $knownAtSeq: Int, $first: Int, $after: String) { result: history(namespace: $namespace, \
+     subject: $subject, predicate: $predicate, validAt: $validAt, knownAt: $knownAt, knownAtSeq: $knownAtSeq, \
+     first: $first, after: $after) { ",
+    basis_fields!(),
+    " pageInfo { hasNextPage endCursor } nodes { ",
+    fact_fields!(),
+    " } } }"
+);
+
+const ENTITY: &str = concat!(
+    "query($namespace: String!, $id: ID, $name: String, $validAt: DateTime, $knownAt: DateTime) { \
+     result: entity(namespace: $namespace, id: $id, name: $name, validAt: $validAt, knownAt: $knownAt) { \
+     id name aliases kind ",
+    basis_fields!(),
+    " retention halfLife recallCount lastRecalledAt facts { ",
+    fact_fields!(),
+    " } incoming { id predicate subject { id name } status } related(first: 5) { entity { id name } weight } } }"
+);
+
+const ADD_INTENTION: &str = "mutation($namespace: String!, $payload: String!, $trigger: TriggerInput!, \
+     $expiresAt: DateTime, $priority: Int! = 0, $repeat: Boolean! = false) { result: addIntention(\
+     namespace: $namespace, payload: $payload, trigger: $trigger, expiresAt: $expiresAt, priority: $priority, \
+     repeat: $repeat) { id payload trigger at entities { id name } cue threshold expiresAt priority repeat \
+     status addedSeq } }";
+
+const DUE_INTENTIONS: &str = "query($namespace: String!, $message: String, $at: DateTime) { \
+     result: dueIntentions(namespace: $namespace, message: $message, at: $at) { reason similarity \
+     entity { id name } intention { id payload trigger at cue priority repeat expiresAt } } }";
+
+/// Arguments as GraphQL variables.
+fn variables(args: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(args).unwrap_or(serde_json::Value::Null)
+}
+
+#[tool_router(vis = "pub(crate)")]
+impl McpServer {
+    /// Record an episode.
+    #[tool(
+        description = "Record what was said or observed (an episode: one message, one event), with the time it \
+                       happened, and optionally the entities it is about and the facts you extracted from it \
+                       (each fact cites this episode as its source). Returns the episode's id and each fact's \
+                       id and status."
+    )]
+    async fn remember(
+        &self,
+        Parameters(args): Parameters<RememberArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let episode = json!({
+            "text": args.text,
+            "occurredAt": args.occurred_at,
+            "thread": args.thread,
+            "source": args.source,
+            "role": args.role,
+            "externalId": args.external_id,
+            "importance": args.importance,
+        });
+        let vars = json!({ "episode": episode, "entities": args.entities, "facts": args.facts });
+        self.call(&context, REMEMBER, vars).await
+    }
+
+    /// Search the memory.
+    #[tool(
+        description = "Find what the memory holds that is relevant to a query: facts in force, entities and \
+                       episodes, ranked by relevance and by how well each is remembered, each with an \
+                       explanation of how it was found. Optionally only episodes within a time window, or as \
+                       things were at a valid time and as known at a system time. What is found is \
+                       strengthened (remembered longer) unless reinforce is false."
+    )]
+    async fn recall(
+        &self,
+        Parameters(args): Parameters<RecallArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let filter = json!({ "kinds": args.kinds, "occurredFrom": args.occurred_from, "occurredTo": args.occurred_to });
+        let vars = json!({
+            "query": args.query,
+            "limit": args.limit.unwrap_or(HITS),
+            "filter": filter,
+            "validAt": args.valid_at,
+            "knownAt": args.known_at,
+        });
+        let document = if args.reinforce.unwrap_or(true) { RECALL } else { LOOK };
+        self.call(&context, document, vars).await
+    }
+
+    /// The prompt block for a message.
+    #[tool(
+        description = "The block of memory to put in your prompt before answering a message: the facts in force \
+                       with their validity, the most relevant episodes with their dates, and the entities \
+                       involved, within a token budget. Deterministic for the same memory and time."
+    )]
+    async fn context(
+        &self,
+        Parameters(args): Parameters<ContextArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let vars = json!({
+            "message": args.message,
+            "budget": args.budget,
+            "validAt": args.valid_at,
+            "knownAt": args.known_at,
+        });
+        self.call(&context, CONTEXT, vars).await
+    }
+
+    /// Assert a fact.
+    #[tool(
+        description = "State a fact: subject, predicate, value (an entity or a literal), and when it holds in the \
+                       world (validFrom, validTo). A newer value of a one-valued predicate supersedes the older \
+                       one from its validFrom on; nothing is overwritten. To correct an earlier fact, give its id \
+                       in supersedes. Returns the fact's id and status."
+    )]
+    async fn assert_fact(
+        &self,
+        Parameters(args): Parameters<AssertFactArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.call(&context, ASSERT_FACT, json!({ "facts": [variables(&args.fact)] })).await
+    }
+
+    /// End a fact's validity.
+    #[tool(
+        description = "Say that a fact stopped holding in the world at validTo (\"Alice left ACME in March\"). \
+                       It stays true before then, and reads as known before this call are unchanged."
+    )]
+    async fn end_fact(
+        &self,
+        Parameters(args): Parameters<EndFactArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.call(&context, END_FACT, json!({ "fact": args.fact, "validTo": args.valid_to })).await
+    }
+
+    /// Retract a fact.
+    #[tool(
+        description = "Withdraw a fact that was never true (a mistake): from now on it is not known, while reads \
+                       as known before this call still show it. Use end_fact instead for something that was \
+                       true and stopped."
+    )]
+    async fn retract_fact(
+        &self,
+        Parameters(args): Parameters<RetractFactArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.call(&context, RETRACT_FACT, json!({ "fact": args.fact, "reason": args.reason })).await
+    }
+
+    /// The facts at a read point.
+    #[tool(
+        description = "What was true at validAt (a time in the world), as the memory knew it at knownAt (a time \
+                       of learning): the facts in force about a subject, with a predicate or with a value (give at \
+                       least one), each with its \
+                       status, reason and effective intervals. With includeAll, also those not in force then."
+    )]
+    async fn facts_as_of(
+        &self,
+        Parameters(args): Parameters<FactsAsOfArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let vars = json!({
+            "subject": args.subject,
+            "predicate": args.predicate,
+            "object": args.object,
+            "includeAll": args.include_all,
+            "validAt": args.valid_at,
+            "knownAt": args.known_at,
+            "knownAtSeq": args.known_at_seq,
+            "first": args.first.unwrap_or(PAGE),
+            "after": args.after,
+        });
+        self.call(&context, FACTS_AS_OF, vars).await
+    }
+
+    /// A slot's versions.
+    #[tool(
+        description = "Every version of one subject's predicate (\"where has Alice lived\"), oldest first, each \
+                       with its status (CURRENT, SUPERSEDED, ENDED, RETRACTED…), the reason, what superseded it, \
+                       and the intervals where it is in force."
+    )]
+    async fn history(
+        &self,
+        Parameters(args): Parameters<HistoryArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let vars = json!({
+            "subject": args.subject,
+            "predicate": args.predicate,
+            "validAt": args.valid_at,
+            "knownAt": args.known_at,
+            "knownAtSeq": args.known_at_seq,
+            "first": args.first.unwrap_or(PAGE),
+            "after": args.after,
+        });
+        self.call(&context, HISTORY, vars).await
+    }
+
+    /// One entity.
+    #[tool(
+        description = "One entity by id or name: its names, kind, the facts about it in force at validAt, the \
+                       facts pointing at it, related entities, and how well it is remembered. Null when there \
+                       is no such entity."
+    )]
+    async fn entity(
+        &self,
+        Parameters(args): Parameters<EntityArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let vars =
+            json!({ "id": args.id, "name": args.name, "validAt": args.valid_at, "knownAt": args.known_at });
+        self.call(&context, ENTITY, vars).await
+    }
+
+    /// Add an intention.
+    #[tool(
+        description = "Remember to do something later: an intention with a payload, due at a time, when a \
+                       message mentions one of some entities, or when a message is close in meaning to a cue. \
+                       Check what is due with due_intentions."
+    )]
+    async fn add_intention(
+        &self,
+        Parameters(args): Parameters<AddIntentionArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let vars = json!({
+            "payload": args.payload,
+            "trigger": args.trigger,
+            "expiresAt": args.expires_at,
+            "priority": args.priority,
+            "repeat": args.repeat,
+        });
+        self.call(&context, ADD_INTENTION, vars).await
+    }
+
+    /// The intentions due.
+    #[tool(
+        description = "The intentions due now (or at `at`), and those the message triggers by what it mentions \
+                       or means, highest priority first, each with why it is due."
+    )]
+    async fn due_intentions(
+        &self,
+        Parameters(args): Parameters<DueIntentionsArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.call(&context, DUE_INTENTIONS, json!({ "message": args.message, "at": args.at })).await
+    }
+}

@@ -1,0 +1,98 @@
+//! The Model Context Protocol on `/mcp` (streamable HTTP, [`mnemo_mcp::http_service`]):
+//! each request is authenticated like a GraphQL one and given its [`Scope`] — the
+//! namespace named by `?namespace=` or the `Mnemo-Namespace` header, else the token's one
+//! namespace, else (without tokens) `default` — before the MCP service sees it. A token
+//! that may not read the namespace is refused with HTTP 403 before anything runs; what it
+//! may not write is refused by GraphQL, as a tool error `FORBIDDEN`. Tool calls run
+//! through [`AppState::execute`]: the same permits, deadline and response limit as
+//! `/graphql`.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use futures_util::future::BoxFuture;
+use mnemo_graphql::{Access, Mode, code};
+use mnemo_mcp::{Runner, Scope, error_response};
+
+use crate::{ApiError, AppState};
+
+/// The namespace of a connection that names none and has no token to choose by.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// Runs the tools' GraphQL through the server's [`AppState::execute`].
+pub(crate) struct ServerRunner(pub(crate) AppState);
+
+impl Runner for ServerRunner {
+    fn run(&self, request: async_graphql::Request) -> BoxFuture<'static, async_graphql::Response> {
+        let state = self.0.clone();
+        Box::pin(async move {
+            match state.execute(request).await {
+                Ok((operation, Ok(response))) => {
+                    let bytes = serde_json::to_vec(&response).map_or(0, |b| b.len());
+                    match state.check_response_size(operation, bytes) {
+                        Ok(()) => response,
+                        Err(message) => error_response(code::LIMIT_EXCEEDED, message),
+                    }
+                }
+                Ok((_, Err((code, message)))) => error_response(code, message),
+                Err(error) => error_response(error.code(), error.to_string()),
+            }
+        })
+    }
+}
+
+/// The MCP service with its scope check in front, to mount at `/mcp`.
+pub(crate) fn service(state: &AppState) -> axum::routing::MethodRouter<AppState> {
+    let runner: Arc<dyn Runner> = Arc::new(ServerRunner(state.clone()));
+    let limits = mnemo_mcp::HttpLimits {
+        max_body_bytes: state.inner.config.max_body_bytes,
+        stop: state.inner.stop.clone(),
+    };
+    let mcp = mnemo_mcp::http_service(runner, limits);
+    axum::routing::any_service(mcp).layer(axum::middleware::from_fn_with_state(state.clone(), scope))
+}
+
+/// Authenticates the request and attaches its [`Scope`].
+async fn scope(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let access = state.authenticate(request.headers())?;
+    let asked = request
+        .uri()
+        .query()
+        .and_then(|q| {
+            serde_urlencoded::from_str::<Vec<(String, String)>>(q)
+                .ok()?
+                .into_iter()
+                .find_map(|(k, v)| (k == "namespace").then_some(v))
+        })
+        .or_else(|| {
+            request.headers().get("mnemo-namespace").and_then(|v| v.to_str().ok()).map(str::to_owned)
+        });
+    let namespace = match (asked, &access) {
+        (Some(ns), _) => ns,
+        (None, Access::Token { grants, .. }) => {
+            let mut named = grants.keys().filter(|k| *k != "*");
+            match (named.next(), named.next(), grants.contains_key("*")) {
+                (Some(only), None, false) => only.clone(),
+                _ => {
+                    return Err(ApiError::BadRequest(
+                        "this token may use several namespaces: name one, /mcp?namespace=NAME or a \
+                         Mnemo-Namespace header"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        (None, _) => DEFAULT_NAMESPACE.to_owned(),
+    };
+    if !access.allows(&namespace, Mode::Read) {
+        return Err(ApiError::Forbidden("this token may not use that namespace"));
+    }
+    request.extensions_mut().insert(Scope { namespace, access });
+    Ok(next.run(request).await)
+}
