@@ -8,6 +8,7 @@ mod common;
 mod analytics;
 mod architecture;
 mod bitemporal;
+mod browser;
 mod checkpoint;
 mod cli;
 mod concurrency;

@@ -410,6 +410,51 @@ async fn errors_name_the_field_and_store_nothing() {
     assert_eq!(codes(&body), ["BAD_REQUEST"]);
 }
 
+/// GraphiQL and the timeline page, and every file they name, come from this server, and
+/// their policy forbids loading anything from elsewhere (the browser test loads them).
+#[tokio::test]
+async fn served_pages_load_nothing_from_elsewhere() {
+    let state = &server_state(TOKENS).await;
+    let get = |path: &str| {
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let state = state.clone();
+        async move {
+            let response = app(state).oneshot(request).await.unwrap();
+            let status = response.status();
+            let headers = response.headers().clone();
+            let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+            (status, headers, String::from_utf8_lossy(&body).into_owned())
+        }
+    };
+    for page in ["/graphql", "/ui/"] {
+        let (status, headers, html) = get(page).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let policy = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(policy.starts_with("default-src 'self'") && !policy.contains("http"), "{page}: {policy}");
+        assert!(
+            !html.contains("//unpkg") && !html.contains("//cdn") && !html.contains("https://"),
+            "{page}: {html}"
+        );
+        // Every script and style it names is served, with its media type.
+        for attribute in ["src=\"", "href=\""] {
+            for piece in html.split(attribute).skip(1) {
+                let path = &piece[..piece.find('"').unwrap()];
+                if !path.starts_with('/') || path == "/graphql" {
+                    continue;
+                }
+                let (status, headers, body) = get(path).await;
+                assert_eq!(status, StatusCode::OK, "{page} names {path}");
+                let media = headers[header::CONTENT_TYPE].to_str().unwrap();
+                let wanted = if path.ends_with(".css") { "text/css" } else { "text/javascript" };
+                assert!(media.starts_with(wanted), "{path}: {media}");
+                assert!(body.len() > 1000, "{path} is {} bytes", body.len());
+            }
+        }
+    }
+    assert_eq!(get("/assets/graphiql/nothing.js").await.0, StatusCode::NOT_FOUND);
+    assert_eq!(get("/ui/../Cargo.toml").await.0, StatusCode::NOT_FOUND);
+}
+
 #[tokio::test]
 async fn health_graphiql_and_metrics() {
     let state = server_state(TOKENS).await;

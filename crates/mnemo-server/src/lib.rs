@@ -31,6 +31,7 @@
 //! back, since its writes are made. Over a WebSocket only subscriptions are served.
 #![deny(missing_docs)]
 
+mod assets;
 mod config;
 mod error;
 mod mcp;
@@ -44,7 +45,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use async_graphql::Data;
-use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, GraphiQLSource, WebSocketProtocols, WsMessage};
+use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, WebSocketProtocols, WsMessage};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message};
@@ -53,7 +54,7 @@ use axum::extract::{
 };
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::{SinkExt as _, StreamExt as _, future::ready};
 use mnemo_engine::{Interrupt, Store};
@@ -79,7 +80,6 @@ struct Inner {
     schema: MnemoSchema,
     config: Config,
     metrics: Arc<Metrics>,
-    graphiql: String,
     /// One permit per GraphQL request working (`max_running_requests`).
     permits: Arc<tokio::sync::Semaphore>,
     /// Fires when the server stops: every request's interrupt is its child.
@@ -102,11 +102,6 @@ impl AppState {
         let sparql = Arc::new(mnemo_rdf::Sparql::new(config.sparql_max_statements));
         let schema =
             mnemo_graphql::builder(Arc::clone(&store), config.limits).data(Arc::clone(&sparql)).finish();
-        let graphiql = GraphiQLSource::build()
-            .title("Mnemo")
-            .endpoint("/graphql")
-            .subscription_endpoint("/graphql/ws")
-            .finish();
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
         AppState {
@@ -115,7 +110,6 @@ impl AppState {
                 schema,
                 config,
                 metrics,
-                graphiql,
                 permits,
                 stopping,
                 sparql,
@@ -248,6 +242,10 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/mcp", mcp::service(&state))
+        .route("/ui", get(|| async { axum::response::Redirect::permanent("/ui/") }))
+        .route("/ui/", get(assets::ui_index))
+        .route("/ui/{file}", get(assets::ui_file))
+        .route("/assets/graphiql/{file}", get(assets::graphiql_file))
         .route_layer(middleware::from_fn_with_state(state.clone(), guard))
         .route_layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(DefaultBodyLimit::max(max_body))
@@ -585,7 +583,7 @@ async fn graphql_get(State(state): State<AppState>, request: Request) -> Result<
     if upgrade {
         return subscribe(state, request).await;
     }
-    Ok(Html(state.inner.graphiql.clone()).into_response())
+    Ok(assets::graphiql_page())
 }
 
 async fn graphql_ws(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {

@@ -1,0 +1,376 @@
+//! The served pages in a real browser: headless Chromium (Debian's `chromium`; `apt-get
+//! install chromium`) with every host but this server unreachable, loading GraphiQL on
+//! `/graphql` and running a query, and the timeline page on `/ui/` showing the README's
+//! Alice example, whose lanes change when the system-time slider moves before a
+//! correction. Every request the pages make is recorded and must go to the server.
+//! Screenshots are written to `target/test-artifacts/` (or `$MNEMO_TEST_ARTIFACTS`).
+//!
+//! Without Chromium the test says so and passes, unless `MNEMO_BROWSER_TEST=required`
+//! (as `.ci/run` sets, having installed it).
+//!
+//! The browser is driven over the Chrome DevTools Protocol with the WebSocket client the
+//! tests already use: the test needs five commands (navigate, evaluate, screenshot, and
+//! enabling the page and network events), which do not justify a CDP crate's hundred
+//! dependencies.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use futures_util::{SinkExt as _, StreamExt as _};
+use mnemo_engine::Store;
+use mnemo_server::{AppState, Config, app};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The browser, found on the path or named by `MNEMO_CHROMIUM`.
+fn chromium() -> Option<PathBuf> {
+    if let Ok(path) = std::env::var("MNEMO_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser", "google-chrome"].map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+fn artifacts() -> PathBuf {
+    let dir = std::env::var_os("MNEMO_TEST_ARTIFACTS")
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts"), PathBuf::from);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A headless browser process, killed when dropped.
+struct Browser {
+    child: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the browser with every request that is not to a loopback address sent to a
+/// proxy that does not exist (so it fails), and returns it with its DevTools port.
+fn launch(binary: &Path) -> (Browser, u16) {
+    let profile = tempfile::tempdir().unwrap();
+    let child = Command::new(binary)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--proxy-server=http://127.0.0.1:9",
+            "--window-size=1280,900",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let browser = Browser { child, _profile: profile };
+    let port_file = browser._profile.path().join("DevToolsActivePort");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(port) =
+            std::fs::read_to_string(&port_file).ok().and_then(|t| t.lines().next()?.parse().ok())
+        {
+            return (browser, port);
+        }
+        assert!(Instant::now() < deadline, "the browser did not open its DevTools port");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// One page's DevTools session.
+struct Page {
+    socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    next: u64,
+    /// Every URL the page requested.
+    requests: Vec<String>,
+    /// Console errors and uncaught exceptions.
+    errors: Vec<String>,
+}
+
+impl Page {
+    async fn open(port: u16) -> Page {
+        // The first page target, from the DevTools HTTP endpoint.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let url = loop {
+            let list = tokio::task::spawn_blocking(move || http_get(port, "/json/list")).await.unwrap();
+            let target = list.ok().and_then(|body| {
+                let targets: Value = serde_json::from_str(&body).ok()?;
+                targets.as_array()?.iter().find(|t| t["type"] == "page")?["webSocketDebuggerUrl"]
+                    .as_str()
+                    .map(str::to_owned)
+            });
+            if let Some(url) = target {
+                break url;
+            }
+            assert!(Instant::now() < deadline, "the browser has no page");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let (socket, _) = tokio_tungstenite::connect_async(url.as_str()).await.unwrap();
+        let mut page = Page { socket, next: 0, requests: Vec::new(), errors: Vec::new() };
+        page.command("Page.enable", json!({})).await;
+        page.command("Network.enable", json!({})).await;
+        page.command("Runtime.enable", json!({})).await;
+        page
+    }
+
+    /// Sends a command and waits for its answer, recording the events that come first.
+    async fn command(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let message = json!({ "id": id, "method": method, "params": params }).to_string();
+        self.socket.send(Message::text(message)).await.unwrap();
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(30), self.socket.next())
+                .await
+                .unwrap_or_else(|_| panic!("no answer to {method}"))
+                .unwrap_or_else(|| panic!("the browser closed during {method}"))
+                .unwrap();
+            let Message::Text(text) = message else { continue };
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if value["id"] == id {
+                assert!(value.get("error").is_none(), "{method}: {value}");
+                return value["result"].clone();
+            }
+            self.event(&value);
+        }
+    }
+
+    fn event(&mut self, value: &Value) {
+        match value["method"].as_str() {
+            Some("Network.requestWillBeSent") => {
+                if let Some(url) = value["params"]["request"]["url"].as_str() {
+                    self.requests.push(url.to_owned());
+                }
+            }
+            Some("Runtime.exceptionThrown") => {
+                self.errors.push(value["params"]["exceptionDetails"].to_string())
+            }
+            Some("Runtime.consoleAPICalled") if value["params"]["type"] == "error" => {
+                self.errors.push(value["params"]["args"].to_string());
+            }
+            _ => {}
+        }
+    }
+
+    /// The value of a JavaScript expression (promises awaited).
+    async fn eval(&mut self, expression: &str) -> Value {
+        let result = self
+            .command(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+            )
+            .await;
+        assert!(result.get("exceptionDetails").is_none(), "{expression}: {result}");
+        result["result"]["value"].clone()
+    }
+
+    /// Waits until `condition` (an expression) is true.
+    async fn wait_for(&mut self, condition: &str, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.eval(&format!("Boolean({condition})")).await == Value::Bool(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let body = self.eval("document.body ? document.body.innerText.slice(0, 2000) : ''").await;
+                panic!("timed out waiting for {what}; the page says: {body}; errors: {:?}", self.errors);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn goto(&mut self, url: &str) {
+        self.command("Page.navigate", json!({ "url": url })).await;
+        self.wait_for("document.readyState === 'complete'", url).await;
+    }
+
+    async fn screenshot(&mut self, name: &str) {
+        let shot = self.command("Page.captureScreenshot", json!({ "format": "png" })).await;
+        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
+        std::fs::write(artifacts().join(name), png).unwrap();
+    }
+}
+
+/// A GET on the DevTools endpoint (which keeps the connection open: the body is read by
+/// its length).
+fn http_get(port: u16, path: &str) -> std::io::Result<String> {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n")?;
+    let mut reader = std::io::BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The README's example, then a correction in a later batch (batch 3): the move to London
+/// was in September 2015, not June.
+const STORY: [&str; 3] = [
+    r#"mutation { definePredicate(namespace: "alice", name: "livesIn", cardinality: ONE, valueType: ENTITY) { seq } }"#,
+    r#"mutation { recordEpisode(namespace: "alice",
+        episode: { text: "I lived in Paris from 2010 and moved to London in June 2015.", occurredAt: "2024-05-01T10:00:00Z" }
+        facts: [
+          { subject: { name: "Alice" }, predicate: "livesIn", object: { entity: { name: "Paris" } }, validFrom: "2010" }
+          { subject: { name: "Alice" }, predicate: "livesIn", object: { entity: { name: "London" } }, validFrom: "2015-06" }
+        ]) { seq } }"#,
+    r#"mutation { recordEpisode(namespace: "alice",
+        episode: { text: "Correction: I moved to London in September 2015, not June.", occurredAt: "2024-05-02T09:00:00Z" }
+        facts: [{ subject: { name: "Alice" }, predicate: "livesIn", object: { entity: { name: "London" } },
+                  validFrom: "2015-09", supersedes: "2", correction: true }]) { seq } }"#,
+];
+
+async fn server() -> SocketAddr {
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    for operation in STORY {
+        let done =
+            schema.execute(async_graphql::Request::new(operation).data(mnemo_graphql::Access::Local)).await;
+        assert!(done.errors.is_empty(), "{:?}", done.errors);
+    }
+    let state = AppState::new(store, Config::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app(state)).await });
+    addr
+}
+
+/// The `data-value`s of the facts listed as in force at the cursor.
+const IN_FORCE: &str = "[...document.querySelectorAll('#in-force li')].map(li => li.dataset.value).join(',')";
+
+/// The facts drawn in force in the livesIn lane, as `id:value:status`, sorted.
+const LANE: &str = "[...document.querySelectorAll('[data-lane=\"livesIn\"] [data-fact]')]\
+    .map(b => b.dataset.fact + ':' + b.dataset.value + ':' + b.dataset.status).sort().join(',')";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphiql_and_the_timeline_work_with_only_the_server_reachable() {
+    let Some(binary) = chromium() else {
+        assert_ne!(
+            std::env::var("MNEMO_BROWSER_TEST").as_deref(),
+            Ok("required"),
+            "MNEMO_BROWSER_TEST=required but no chromium on the PATH"
+        );
+        eprintln!(
+            "browser test skipped: no chromium on the PATH (apt-get install chromium, or set MNEMO_CHROMIUM)"
+        );
+        return;
+    };
+    let addr = server().await;
+    let origin = format!("http://{addr}");
+    let (_browser, port) = launch(&binary);
+    let mut page = Page::open(port).await;
+
+    // GraphiQL renders from the server's own files and runs a query.
+    page.goto(&format!("{origin}/graphql")).await;
+    page.wait_for("document.querySelector('.graphiql-container .CodeMirror')", "GraphiQL's editor").await;
+    let query = r#"{ facts(namespace: "alice", subject: { name: "Alice" }, predicate: "livesIn", validAt: "2012") { nodes { object { entity { name } } } } }"#;
+    page.eval(&format!(
+        "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue({})",
+        serde_json::to_string(query).unwrap()
+    ))
+    .await;
+    page.eval("document.querySelector('.graphiql-execute-button').click()").await;
+    page.wait_for(
+        "document.querySelector('.graphiql-response .CodeMirror')?.CodeMirror.getValue().includes('Paris')",
+        "GraphiQL's answer",
+    )
+    .await;
+    let answer =
+        page.eval("document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()").await;
+    let answer: Value = serde_json::from_str(answer.as_str().unwrap()).unwrap();
+    assert_eq!(answer["data"]["facts"]["nodes"], json!([{ "object": { "entity": { "name": "Paris" } } }]));
+    page.screenshot("graphiql.png").await;
+
+    // The timeline at July 2015, as known now: Paris (the correction moved London to
+    // September).
+    page.goto(&format!("{origin}/ui/?ns=alice&entity=Alice&valid=2015-07")).await;
+    let ready = "document.body.dataset.state === 'ready'";
+    page.wait_for(
+        &format!("{ready} && document.querySelector('[data-lane=\"livesIn\"] [data-fact]')"),
+        "the lanes",
+    )
+    .await;
+    assert_eq!(page.eval("document.querySelector('#known').value").await, "3");
+    assert_eq!(page.eval(IN_FORCE).await, "Paris");
+    let now = page.eval(LANE).await;
+    let now = now.as_str().unwrap().to_owned();
+    assert!(now.contains(":Paris:CURRENT") && now.contains(":London:NOT_YET_VALID"), "{now}");
+    assert!(!now.contains("2:London"), "the corrected London fact is not in force as known now: {now}");
+    let retracted = page.eval("document.querySelector('[data-declared=\"2\"]')?.dataset.status").await;
+    assert_eq!(retracted, "RETRACTED");
+    let points = page.eval("document.querySelector('svg#retention polyline')?.getAttribute('points').trim().split(/\\s+/).length").await;
+    assert!(points.as_u64().is_some_and(|n| n >= 10), "retention curve: {points}");
+    page.screenshot("timeline-known-now.png").await;
+
+    // A click on the Paris bar shows its provenance and reason.
+    page.eval("document.querySelector('[data-lane=\"livesIn\"] [data-value=\"Paris\"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))").await;
+    page.wait_for("document.querySelector('#details [data-episode]')", "the fact's details").await;
+    let details = page.eval("document.querySelector('#details').innerText").await;
+    let details = details.as_str().unwrap();
+    assert!(details.contains("I lived in Paris from 2010"), "{details}");
+    let reason = page.eval("document.querySelector('#details .reason')?.textContent.trim()").await;
+    assert!(reason.as_str().is_some_and(|r| !r.is_empty()), "no reason shown: {details}");
+
+    // As known before the correction (batch 2), London from June: the lanes change.
+    page.eval("const k = document.querySelector('#known'); k.value = '2'; k.dispatchEvent(new Event('input', { bubbles: true })); k.dispatchEvent(new Event('change', { bubbles: true }))").await;
+    page.wait_for(
+        &format!("{ready} && document.querySelector('[data-lane=\"livesIn\"] [data-fact=\"2\"]')"),
+        "the lanes at batch 2",
+    )
+    .await;
+    assert_eq!(page.eval(IN_FORCE).await, "London");
+    let before = page.eval(LANE).await;
+    let before = before.as_str().unwrap().to_owned();
+    assert!(before.contains("2:London:CURRENT"), "{before}");
+    assert_ne!(before, now, "moving the slider before the correction changed nothing");
+    assert!(
+        page.eval("document.querySelector('#known-label').textContent").await.as_str().unwrap().contains('2')
+    );
+    page.screenshot("timeline-before-correction.png").await;
+
+    // Nothing was requested from anywhere but the server.
+    let elsewhere: Vec<&String> = page
+        .requests
+        .iter()
+        .filter(|url| !url.starts_with(&origin) && !url.starts_with("data:") && !url.starts_with("about:"))
+        .collect();
+    assert!(elsewhere.is_empty(), "the pages asked other hosts for {elsewhere:?}");
+    assert!(
+        page.requests.iter().any(|u| u.ends_with("/assets/graphiql/graphiql.min.js")),
+        "{:?}",
+        page.requests
+    );
+    assert!(page.errors.is_empty(), "the pages logged errors: {:?}", page.errors);
+}
