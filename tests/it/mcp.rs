@@ -355,6 +355,14 @@ async fn http_client_can_use_every_tool_within_its_tokens_namespace() {
     assert!(http_client(addr, "/mcp", "not-a-token-at-all-00").await.is_err());
     let outside = http_client(addr, "/mcp?namespace=bob", "alice-read-write-0001").await;
     assert!(outside.is_err(), "a token for alice reached bob");
+    // A page of another site may not call it, whatever its token.
+    let mut foreign = std::collections::HashMap::new();
+    foreign.insert(http::header::ORIGIN, http::HeaderValue::from_static("http://evil.example"));
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+        .auth_header("alice-read-write-0001")
+        .custom_headers(foreign);
+    let refused = ClientConfig::default().serve(StreamableHttpClientTransport::from_config(config)).await;
+    assert!(refused.is_err(), "a foreign Origin reached the tools");
     // A token for two namespaces must name one.
     assert!(http_client(addr, "/mcp", "alice-and-bob-rw-0001").await.is_err());
     let bob = http_client(addr, "/mcp?namespace=bob", "alice-and-bob-rw-0001").await.unwrap();
