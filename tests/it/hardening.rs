@@ -242,14 +242,17 @@ async fn lists_count_by_their_page_and_floods_are_refused() {
     assert!(body["errors"].is_null(), "{body}");
 
     // A page given by a variable the request leaves to the operation's default counts as
-    // the largest page.
-    let body = graphql(
-        &state,
-        r#"query($n: Int = 1000) { entities(namespace: "alice", first: $n) { edges { node {
-            mentions(first: $n) { edges { node { facts { id } } } } } } } }"#,
-    )
-    .await;
-    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    // that default, as it runs; one with no default counts as the largest page.
+    let nested = |n: &str| {
+        format!(
+            "query($n: Int{n}) {{ entities(namespace: \"alice\", first: $n) {{ edges {{ node {{
+            mentions(first: $n) {{ edges {{ node {{ facts {{ id }} }} }} }} }} }} }} }}"
+        )
+    };
+    assert_eq!(codes(&graphql(&state, &nested(" = 1000")).await), ["LIMIT_EXCEEDED"]);
+    assert_eq!(codes(&graphql(&state, &nested("")).await), ["LIMIT_EXCEEDED"]);
+    let body = graphql(&state, &nested(" = 5")).await;
+    assert!(body["errors"].is_null(), "{body}");
     // A field that builds the topic network costs that much per call.
     let body = graphql(
         &state,

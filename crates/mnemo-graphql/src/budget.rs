@@ -16,7 +16,7 @@
 //!   that argument's default page) for a listing, [`FANOUT`] for a list with no page
 //!   argument, 1 otherwise. Items of a connection (`edges`, `nodes`) are already counted by
 //!   the connection's page. A page given by a variable the request does not set counts as
-//!   the largest page. A few fields that compute a whole derived structure per call (an
+//!   the operation's default for it, or the largest page when it has none. A few fields that compute a whole derived structure per call (an
 //!   entity's topic and associations: the topic network) cost [`NETWORK_COST`] each.
 //!
 //! Over a WebSocket ([`SubscriptionsOnly`] in the connection's data) only subscriptions
@@ -214,8 +214,15 @@ pub(crate) fn measure(
     variables: &Variables,
     max_page: u64,
 ) -> Cost {
-    let mut walker =
-        Walker { registry, document, variables, max_page, fragments: HashMap::new(), roots: HashMap::new() };
+    let mut walker = Walker {
+        registry,
+        document,
+        variables,
+        defaults: HashMap::new(),
+        max_page,
+        fragments: HashMap::new(),
+        roots: HashMap::new(),
+    };
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(op) => vec![op],
         DocumentOperations::Multiple(ops) => ops.values().collect(),
@@ -227,6 +234,18 @@ pub(crate) fn measure(
             OperationType::Mutation => registry.mutation_type.as_deref(),
             OperationType::Subscription => registry.subscription_type.as_deref(),
         };
+        // The operation's variable defaults stand in for variables the request leaves out,
+        // as they do when it runs; fragments are measured again under them.
+        walker.defaults = op
+            .node
+            .variable_definitions
+            .iter()
+            .filter_map(|d| Some((d.node.name.node.clone(), d.node.default_value.as_ref()?.node.clone())))
+            .collect();
+        if !walker.defaults.is_empty() {
+            walker.fragments.clear();
+            walker.roots.clear();
+        }
         let mut cost = walker.selection_set(&op.node.selection_set, root);
         if op.node.ty == OperationType::Mutation {
             cost.mutations = walker.root_fields(&op.node.selection_set.node);
@@ -240,6 +259,8 @@ struct Walker<'a> {
     registry: &'a Registry,
     document: &'a ExecutableDocument,
     variables: &'a Variables,
+    /// The current operation's variable defaults.
+    defaults: HashMap<async_graphql::Name, Value>,
     max_page: u64,
     /// Each fragment's cost on its type condition; `None` while it is being measured (a
     /// cycle, which validation reports, then counts nothing).
@@ -319,13 +340,15 @@ impl<'a> Walker<'a> {
                 let default = arg.default_value.as_deref().and_then(|d| d.parse::<u64>().ok());
                 return default.unwrap_or(DEFAULT_PAGE).clamp(1, self.max_page);
             };
-            // A variable the request does not set (the operation may give it a default)
-            // counts as the largest page; a page over the limit is refused by its resolver,
+            // A variable the request does not set takes the operation's default; one with
+            // neither counts as the largest page; a page over the limit is refused by its resolver,
             // naming the argument, and counts as the largest page here.
             let n = given
                 .node
                 .clone()
-                .into_const_with(|name| self.variables.get(&name).cloned().ok_or(()))
+                .into_const_with(|name| {
+                    self.variables.get(&name).or_else(|| self.defaults.get(&name)).cloned().ok_or(())
+                })
                 .ok()
                 .and_then(|v| match v {
                     Value::Number(n) => n.as_i64(),

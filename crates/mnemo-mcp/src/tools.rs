@@ -21,10 +21,6 @@ macro_rules! fact_fields {
     };
 }
 
-/// The page of facts a listing returns unless asked for another. (Given as a value, not
-/// as the variable's default: the request's cost is counted from the values it sets.)
-const PAGE: i32 = 20;
-
 /// A fact among search hits: its episodes are hits of their own.
 macro_rules! fact_brief {
     () => {
@@ -32,9 +28,6 @@ macro_rules! fact_brief {
          polarity status valid { from to } confidence"
     };
 }
-
-/// The number of results a search returns unless asked for another (a value, as [`PAGE`]).
-const HITS: i32 = 10;
 
 /// The point a read was made at.
 macro_rules! basis_fields {
@@ -405,7 +398,7 @@ macro_rules! hit_fields {
 }
 
 const RECALL: &str = concat!(
-    "mutation($namespace: String!, $query: String!, $limit: Int, $filter: SearchFilter, $validAt: DateTime, \
+    "mutation($namespace: String!, $query: String!, $limit: Int = 10, $filter: SearchFilter, $validAt: DateTime, \
      $knownAt: DateTime) { result: remember(namespace: $namespace, text: $query, limit: $limit, \
      filter: $filter, validAt: $validAt, knownAt: $knownAt) { seq result { ",
     hit_fields!(),
@@ -413,7 +406,7 @@ const RECALL: &str = concat!(
 );
 
 const LOOK: &str = concat!(
-    "query($namespace: String!, $query: String!, $limit: Int, $filter: SearchFilter, $validAt: DateTime, \
+    "query($namespace: String!, $query: String!, $limit: Int = 10, $filter: SearchFilter, $validAt: DateTime, \
      $knownAt: DateTime) { result: search(namespace: $namespace, text: $query, limit: $limit, \
      filter: $filter, validAt: $validAt, knownAt: $knownAt) { ",
     hit_fields!(),
@@ -451,7 +444,7 @@ const RETRACT_FACT: &str = concat!(
 
 const FACTS_AS_OF: &str = concat!(
     "query($namespace: String!, $subject: EntityRefInput, $predicate: String, $object: ValueInput, \
-     $includeAll: Boolean! = false, $validAt: DateTime, $knownAt: DateTime, $knownAtSeq: Int, $first: Int, \
+     $includeAll: Boolean! = false, $validAt: DateTime, $knownAt: DateTime, $knownAtSeq: Int, $first: Int = 20, \
      $after: String) { result: facts(namespace: $namespace, subject: $subject, predicate: $predicate, \
      object: $object, includeAll: $includeAll, validAt: $validAt, knownAt: $knownAt, knownAtSeq: $knownAtSeq, \
      first: $first, after: $after) { ",
@@ -463,7 +456,7 @@ const FACTS_AS_OF: &str = concat!(
 
 const HISTORY: &str = concat!(
     "query($namespace: String!, $subject: EntityRefInput!, $predicate: String!, $validAt: DateTime, \
-     $knownAt: DateTime, $knownAtSeq: Int, $first: Int, $after: String) { result: history(namespace: $namespace, \
+     $knownAt: DateTime, $knownAtSeq: Int, $first: Int = 20, $after: String) { result: history(namespace: $namespace, \
      subject: $subject, predicate: $predicate, validAt: $validAt, knownAt: $knownAt, knownAtSeq: $knownAtSeq, \
      first: $first, after: $after) { ",
     basis_fields!(),
@@ -540,7 +533,7 @@ impl McpServer {
         let filter = json!({ "kinds": args.kinds, "occurredFrom": args.occurred_from, "occurredTo": args.occurred_to });
         let vars = json!({
             "query": args.query,
-            "limit": args.limit.unwrap_or(HITS),
+            "limit": args.limit,
             "filter": filter,
             "validAt": args.valid_at,
             "knownAt": args.known_at,
@@ -631,7 +624,7 @@ impl McpServer {
             "validAt": args.valid_at,
             "knownAt": args.known_at,
             "knownAtSeq": args.known_at_seq,
-            "first": args.first.unwrap_or(PAGE),
+            "first": args.first,
             "after": args.after,
         });
         self.call(&context, FACTS_AS_OF, vars).await
@@ -654,7 +647,7 @@ impl McpServer {
             "validAt": args.valid_at,
             "knownAt": args.known_at,
             "knownAtSeq": args.known_at_seq,
-            "first": args.first.unwrap_or(PAGE),
+            "first": args.first,
             "after": args.after,
         });
         self.call(&context, HISTORY, vars).await
