@@ -346,13 +346,15 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
 fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
     let store = Arc::new(open_store(data, mnemo_engine::Residency::default())?);
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
-    let runner = Arc::new(mnemo_mcp::LocalRunner::new(schema, mnemo_server::DEFAULT_REQUEST_TIMEOUT));
+    // The server's execution (permits, deadline, response limit) with its default settings.
+    let runner = AppState::new(Arc::clone(&store), Config::default()).mcp_runner();
     let scope = mnemo_mcp::Scope { namespace, access: Access::Local };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        let upkeep =
-            tokio::spawn(mnemo_server::maintain_periodically(Arc::clone(&store), MCP_MAINTAIN_EVERY));
+        let upkeep = tokio::spawn(mnemo_server::maintain_periodically(
+            Arc::clone(&store),
+            mnemo_server::MAINTAIN_EVERY,
+        ));
         tracing::info!(data = %data.display(), "serving MCP on stdio");
         let served = mnemo_mcp::McpServer::local(runner, scope).serve_stdio().await;
         upkeep.abort();
@@ -362,9 +364,6 @@ fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
     store.checkpoint_all();
     Ok(())
 }
-
-/// How often `mcp` runs the store's upkeep.
-const MCP_MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long requests in flight get to answer once a stop signal arrived.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);

@@ -229,42 +229,6 @@ pub fn http_service(
     )
 }
 
-/// A [`Runner`] for one local client: the schema, each request under a deadline and on
-/// the blocking pool (the engine's reads and writes block).
-pub struct LocalRunner {
-    schema: mnemo_graphql::MnemoSchema,
-    timeout: std::time::Duration,
-}
-
-impl LocalRunner {
-    /// Runs requests against `schema`, each stopped after `timeout`.
-    pub fn new(schema: mnemo_graphql::MnemoSchema, timeout: std::time::Duration) -> LocalRunner {
-        LocalRunner { schema, timeout }
-    }
-}
-
-impl Runner for LocalRunner {
-    fn run(&self, request: async_graphql::Request) -> BoxFuture<'static, async_graphql::Response> {
-        let schema = self.schema.clone();
-        let interrupt = mnemo_engine::Interrupt::new(Some(std::time::Instant::now() + self.timeout));
-        let runtime = tokio::runtime::Handle::current();
-        Box::pin(async move {
-            let work = tokio::task::spawn_blocking(move || {
-                let execute = schema.execute(request);
-                let mut execute = std::pin::pin!(execute);
-                runtime.block_on(std::future::poll_fn(|cx| interrupt.run(|| execute.as_mut().poll(cx))))
-            });
-            match work.await {
-                Ok(response) => response,
-                Err(e) => error_response(
-                    mnemo_graphql::code::INTERNAL,
-                    format!("the operation did not complete: {e}"),
-                ),
-            }
-        })
-    }
-}
-
 /// A GraphQL response carrying one error with `code`.
 pub fn error_response(code: &str, message: String) -> async_graphql::Response {
     let mut error = async_graphql::ServerError::new(message, None);

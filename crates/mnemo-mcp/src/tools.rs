@@ -1,6 +1,8 @@
 //! The tools: their arguments (with descriptions written for a model to read, which become
 //! their JSON schemas) and the one GraphQL operation each runs. Arguments are named as
-//! the GraphQL arguments they become, so they pass through as variables unchanged.
+//! the GraphQL variables they become, so most pass through unchanged (serialized in
+//! camelCase); only `remember` (the episode's fields nest), `recall` (the filter nests)
+//! and `assert_fact` (a list of one) shape their own.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -208,7 +210,7 @@ pub struct RecallArgs {
 }
 
 /// Arguments of `context`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextArgs {
     /// The message you are about to answer.
@@ -233,7 +235,7 @@ pub struct AssertFactArgs {
 }
 
 /// Arguments of `end_fact`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EndFactArgs {
     /// The fact's id.
@@ -243,7 +245,7 @@ pub struct EndFactArgs {
 }
 
 /// Arguments of `retract_fact`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RetractFactArgs {
     /// The fact's id (or one statement's, to withdraw only that source's claim).
     pub fact: String,
@@ -253,7 +255,7 @@ pub struct RetractFactArgs {
 }
 
 /// Arguments of `facts_as_of`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FactsAsOfArgs {
     /// Only facts about this entity.
@@ -286,7 +288,7 @@ pub struct FactsAsOfArgs {
 }
 
 /// Arguments of `history`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryArgs {
     /// The entity.
@@ -311,7 +313,7 @@ pub struct HistoryArgs {
 }
 
 /// Arguments of `entity`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EntityArgs {
     /// Its id (give this or name).
@@ -346,7 +348,7 @@ pub struct TriggerArg {
 }
 
 /// Arguments of `add_intention`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddIntentionArgs {
     /// What to do or say when it is due, e.g. "Ask how the move went".
@@ -365,7 +367,7 @@ pub struct AddIntentionArgs {
 }
 
 /// Arguments of `due_intentions`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DueIntentionsArgs {
     /// The message being answered: intentions triggered by what it mentions or means.
     #[serde(default)]
@@ -553,13 +555,7 @@ impl McpServer {
         Parameters(args): Parameters<ContextArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let vars = json!({
-            "message": args.message,
-            "budget": args.budget,
-            "validAt": args.valid_at,
-            "knownAt": args.known_at,
-        });
-        self.call(&context, CONTEXT, vars).await
+        self.call(&context, CONTEXT, variables(&args)).await
     }
 
     /// Assert a fact.
@@ -587,7 +583,7 @@ impl McpServer {
         Parameters(args): Parameters<EndFactArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, END_FACT, json!({ "fact": args.fact, "validTo": args.valid_to })).await
+        self.call(&context, END_FACT, variables(&args)).await
     }
 
     /// Retract a fact.
@@ -601,7 +597,7 @@ impl McpServer {
         Parameters(args): Parameters<RetractFactArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, RETRACT_FACT, json!({ "fact": args.fact, "reason": args.reason })).await
+        self.call(&context, RETRACT_FACT, variables(&args)).await
     }
 
     /// The facts at a read point.
@@ -616,18 +612,7 @@ impl McpServer {
         Parameters(args): Parameters<FactsAsOfArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let vars = json!({
-            "subject": args.subject,
-            "predicate": args.predicate,
-            "object": args.object,
-            "includeAll": args.include_all,
-            "validAt": args.valid_at,
-            "knownAt": args.known_at,
-            "knownAtSeq": args.known_at_seq,
-            "first": args.first,
-            "after": args.after,
-        });
-        self.call(&context, FACTS_AS_OF, vars).await
+        self.call(&context, FACTS_AS_OF, variables(&args)).await
     }
 
     /// A slot's versions.
@@ -641,16 +626,7 @@ impl McpServer {
         Parameters(args): Parameters<HistoryArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let vars = json!({
-            "subject": args.subject,
-            "predicate": args.predicate,
-            "validAt": args.valid_at,
-            "knownAt": args.known_at,
-            "knownAtSeq": args.known_at_seq,
-            "first": args.first,
-            "after": args.after,
-        });
-        self.call(&context, HISTORY, vars).await
+        self.call(&context, HISTORY, variables(&args)).await
     }
 
     /// One entity.
@@ -664,9 +640,7 @@ impl McpServer {
         Parameters(args): Parameters<EntityArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let vars =
-            json!({ "id": args.id, "name": args.name, "validAt": args.valid_at, "knownAt": args.known_at });
-        self.call(&context, ENTITY, vars).await
+        self.call(&context, ENTITY, variables(&args)).await
     }
 
     /// Add an intention.
@@ -680,14 +654,7 @@ impl McpServer {
         Parameters(args): Parameters<AddIntentionArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let vars = json!({
-            "payload": args.payload,
-            "trigger": args.trigger,
-            "expiresAt": args.expires_at,
-            "priority": args.priority,
-            "repeat": args.repeat,
-        });
-        self.call(&context, ADD_INTENTION, vars).await
+        self.call(&context, ADD_INTENTION, variables(&args)).await
     }
 
     /// The intentions due.
@@ -700,6 +667,6 @@ impl McpServer {
         Parameters(args): Parameters<DueIntentionsArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, DUE_INTENTIONS, json!({ "message": args.message, "at": args.at })).await
+        self.call(&context, DUE_INTENTIONS, variables(&args)).await
     }
 }

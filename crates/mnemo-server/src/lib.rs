@@ -273,8 +273,8 @@ pub async fn serve(
     served
 }
 
-/// How often background upkeep runs.
-const MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+/// How often background upkeep runs ([`maintain_periodically`] under [`serve`]).
+pub const MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Runs the store's background upkeep ([`Store::maintain`]: due intentions, segments of
 /// threads that moved on, idle consolidation) every `check`, off the async threads, and

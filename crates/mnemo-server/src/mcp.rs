@@ -22,7 +22,7 @@ use crate::{ApiError, AppState};
 pub const DEFAULT_NAMESPACE: &str = "default";
 
 /// Runs the tools' GraphQL through the server's [`AppState::execute`].
-pub(crate) struct ServerRunner(pub(crate) AppState);
+struct ServerRunner(AppState);
 
 impl Runner for ServerRunner {
     fn run(&self, request: async_graphql::Request) -> BoxFuture<'static, async_graphql::Response> {
@@ -30,7 +30,8 @@ impl Runner for ServerRunner {
         Box::pin(async move {
             match state.execute(request).await {
                 Ok((operation, Ok(response))) => {
-                    let bytes = serde_json::to_vec(&response).map_or(0, |b| b.len());
+                    let mut counted = ByteCount(0);
+                    let bytes = serde_json::to_writer(&mut counted, &response).map_or(0, |()| counted.0);
                     match state.check_response_size(operation, bytes) {
                         Ok(()) => response,
                         Err(message) => error_response(code::LIMIT_EXCEEDED, message),
@@ -43,9 +44,32 @@ impl Runner for ServerRunner {
     }
 }
 
+/// A writer that only counts what is written: a response's size without a copy of it
+/// (rmcp serializes the answer itself).
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl AppState {
+    /// The MCP tools' [`Runner`] over this state: each call runs through
+    /// [`AppState::execute`] and the response limit, as on `/mcp` (`mnemo mcp` serves it
+    /// over stdio).
+    pub fn mcp_runner(&self) -> Arc<dyn Runner> {
+        Arc::new(ServerRunner(self.clone()))
+    }
+}
+
 /// The MCP service with its scope check in front, to mount at `/mcp`.
 pub(crate) fn service(state: &AppState) -> axum::routing::MethodRouter<AppState> {
-    let runner: Arc<dyn Runner> = Arc::new(ServerRunner(state.clone()));
+    let runner = state.mcp_runner();
     let limits = mnemo_mcp::HttpLimits {
         max_body_bytes: state.inner.config.max_body_bytes,
         stop: state.inner.stop.clone(),
