@@ -467,40 +467,84 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
         progress.set_style(style);
     }
 
-    let mut accepted = 0u64;
-    let mut rejected = Vec::new();
-    // Lines are read and parsed on another thread, a few ahead of the one being applied:
-    // parsing needs nothing of the store, and each line still applies in file order.
+    // Three stages, each on its own thread, lines in file order throughout: reading and
+    // parsing (needs nothing of the store); validating a batch and queueing it on the log
+    // (each batch sees the names of the ones before it); making queued batches durable
+    // — those queued meanwhile share one fsync — and applying them. A line that cites
+    // records by id, and every op but `assertFacts`, waits until the earlier ones are
+    // applied.
     let (tx, rx) =
         std::sync::mpsc::sync_channel::<(usize, std::io::Result<(u64, Option<ops::ReadLine>)>)>(16);
-    std::thread::scope(|scope| -> anyhow::Result<()> {
+    let (queue, queued) = std::sync::mpsc::sync_channel::<Stage<'_>>(IMPORT_QUEUE);
+    let store_ref: &Store = &store;
+    let (accepted, mut rejected) = std::thread::scope(|scope| -> anyhow::Result<(u64, Vec<_>)> {
         scope.spawn(move || {
-            for (n, line) in reader.lines().enumerate() {
-                let item = line.map(|line| {
-                    let len = line.len() as u64 + 1;
-                    (len, (!line.trim().is_empty()).then(|| ops::read_line(line)))
-                });
+            let mut reader = reader;
+            // One buffer for every line: a line of facts is parsed from it, not kept.
+            let mut buffer = String::new();
+            for n in 0.. {
+                buffer.clear();
+                let item = match reader.read_line(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(len) => {
+                        let line = buffer.strip_suffix('\n').unwrap_or(&buffer);
+                        let line = line.strip_suffix('\r').unwrap_or(line);
+                        Ok((len as u64, (!line.trim().is_empty()).then(|| ops::read_str(line))))
+                    }
+                    Err(e) => Err(e),
+                };
                 let failed = item.is_err();
                 if tx.send((n, item)).is_err() || failed {
                     break;
                 }
             }
         });
-        for (n, item) in rx {
-            let (len, read) = item.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
-            progress.inc(len);
-            let Some(read) = read else { continue };
-            match runtime.block_on(ops::apply_read(&schema, &store, read)) {
-                Ok(_) => accepted += 1,
-                Err(rejection) => {
-                    tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
-                    rejected.push((n + 1, rejection));
+        let finisher = scope.spawn(move || {
+            let mut accepted = 0u64;
+            let mut rejected = Vec::new();
+            for stage in queued {
+                match stage {
+                    Stage::Line(n, started) => match ops::finish_started(started) {
+                        Ok(_) => accepted += 1,
+                        Err(rejection) => {
+                            tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
+                            rejected.push((n + 1, rejection));
+                        }
+                    },
+                    Stage::Settled(done) => {
+                        let _ = done.send(());
+                    }
                 }
             }
-            progress.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
-        }
-        Ok(())
+            (accepted, rejected)
+        });
+        let settle = || {
+            let (done, settled) = std::sync::mpsc::sync_channel(1);
+            if queue.send(Stage::Settled(done)).is_ok() {
+                let _ = settled.recv();
+            }
+        };
+        let read_lines = || -> anyhow::Result<()> {
+            for (n, item) in rx {
+                let (len, read) = item.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
+                progress.inc(len);
+                let Some(read) = read else { continue };
+                if !read.queues() {
+                    settle();
+                }
+                let started = runtime.block_on(ops::start_read(&schema, store_ref, read));
+                if queue.send(Stage::Line(n, started)).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        let read = read_lines();
+        drop(queue);
+        let finished = finisher.join().map_err(|_| anyhow::anyhow!("the import's applying thread failed"))?;
+        read.map(|()| finished)
     })?;
+    rejected.sort_by_key(|(line, _)| *line);
     progress.finish_and_clear();
     // Every accepted batch is durable already. Freeing an index of millions of facts
     // record by record takes seconds; the process is about to end, and its memory goes
@@ -523,6 +567,17 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     }
     Ok(rejected.is_empty())
 }
+
+/// What the import's validating stage hands to the applying one, in file order.
+enum Stage<'s> {
+    /// A line started: queued on the log, or done already.
+    Line(usize, ops::Started<'s>),
+    /// Answered once every line before it is applied.
+    Settled(std::sync::mpsc::SyncSender<()>),
+}
+
+/// How many lines may be validated ahead of the one being applied.
+const IMPORT_QUEUE: usize = 8;
 
 /// What `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

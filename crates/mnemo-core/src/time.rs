@@ -73,6 +73,9 @@ impl Timestamp {
     /// An unknown time (`####-##-##`) is an error here; use [`PartialTime::parse`] where
     /// unknown is meaningful.
     pub fn parse(field: &str, value: &str, tz: &TimeZone) -> Result<Self, CoreError> {
+        if let Some(t) = Timestamp::from_rfc3339(value) {
+            return Ok(t);
+        }
         match PartialTime::parse(field, value, tz)? {
             PartialTime::Known { start, .. } => Ok(start),
             PartialTime::Unknown => Err(CoreError::InvalidTime {
@@ -158,6 +161,16 @@ impl PartialTime {
                 });
         }
         parse_partial_date(s, tz).map_err(|reason| err(&reason))
+    }
+}
+
+impl Timestamp {
+    /// An RFC 3339 time (with its offset), as [`Timestamp::parse`] reads it in any time
+    /// zone: the form nearly every write gives, read without a zone or a field name.
+    pub fn from_rfc3339(value: &str) -> Option<Timestamp> {
+        DateTime::parse_from_rfc3339(value)
+            .ok()
+            .map(|dt| Timestamp(dt.with_timezone(&Utc).timestamp_micros()))
     }
 }
 

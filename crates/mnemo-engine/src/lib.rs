@@ -50,7 +50,7 @@ pub use retrieve::{
 pub use segment::SegmentReport;
 pub use store::{
     Answer, Basis, Clock, CommitListener, CommittedBatch, ConsolidationReport, KnownAt, MAX_BATCH_CHANGES,
-    MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, system_clock,
+    MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, Submitted, system_clock,
 };
 pub use topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};
 pub use write::{MAX_ALIASES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_PROPERTIES, MAX_REASON_BYTES};

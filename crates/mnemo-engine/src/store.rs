@@ -721,6 +721,25 @@ impl Store {
         changes: Vec<Change>,
         expected: Option<(Seq, &[Event])>,
     ) -> Result<Receipt, EngineError> {
+        self.submit_checked(ns, changes, expected)?.finish()
+    }
+
+    /// The first half of [`Store::append`]: validates the batch, gives its records ids and
+    /// queues it on the log, without waiting for it to be durable. The next batch can be
+    /// validated at once (it sees this one's names and ids, as a concurrent writer would),
+    /// and batches queued meanwhile share one fsync. The batch is acknowledged, and
+    /// applied, by [`Submitted::finish`]; dropping a `Submitted` finishes it too, since a
+    /// batch on the log must be applied before any later one is.
+    pub fn submit(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Submitted<'_>, EngineError> {
+        self.submit_checked(ns, changes, None)
+    }
+
+    fn submit_checked(
+        &self,
+        ns: &Namespace,
+        changes: Vec<Change>,
+        expected: Option<(Seq, &[Event])>,
+    ) -> Result<Submitted<'_>, EngineError> {
         let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
         self.check_damaged(ns)?;
         if changes.len() > MAX_BATCH_CHANGES {
@@ -772,12 +791,7 @@ impl Store {
             writer.submitted(ticket.committed().seq, prepared.effects);
             (ticket, prepared.events, (prepared.ids, prepared.created))
         };
-        // Outside the writer lock, so that concurrent batches share one fsync.
-        let committed = shard.log.wait(ticket).map_err(log_err)?;
-        let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
-        let (ids, created) = ids;
-        Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
+        Ok(Submitted { store: self, pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids }) })
     }
 
     /// The read point `at` made concrete: the seq it sees, its valid time and its decay
@@ -1128,6 +1142,55 @@ impl Store {
     /// Size of a namespace's log in bytes.
     pub fn log_size(&self, ns: &Namespace) -> u64 {
         self.shard(ns).ok().flatten().map_or(0, |s| s.log.size_bytes())
+    }
+}
+
+/// A batch [`Store::submit`] queued on the log: finish it to have it acknowledged.
+#[must_use = "a submitted batch is acknowledged only by `finish`"]
+pub struct Submitted<'s> {
+    store: &'s Store,
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    ns: Namespace,
+    shard: Arc<Shard>,
+    ticket: mnemo_log::Ticket,
+    events: Vec<Event>,
+    ids: (Vec<Option<crate::RecordId>>, Vec<EntityId>),
+}
+
+impl Submitted<'_> {
+    /// Waits until the batch is durable (leading a group commit of every batch queued
+    /// by then), applies it in log order and acknowledges it, as [`Store::append`] does.
+    pub fn finish(mut self) -> Result<Receipt, EngineError> {
+        let Some(pending) = self.pending.take() else {
+            // Unreachable: `finish` takes the batch by value, and only `drop` runs after it.
+            return Err(EngineError::Index("a submitted batch was finished twice".into()));
+        };
+        self.store.finish(pending)
+    }
+}
+
+impl Drop for Submitted<'_> {
+    fn drop(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            // Its outcome has nobody to go to; a log error already fails the namespace.
+            let _ = self.store.finish(pending);
+        }
+    }
+}
+
+impl Store {
+    fn finish(&self, pending: Pending) -> Result<Receipt, EngineError> {
+        let Pending { ns, shard, ticket, events, ids } = pending;
+        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        // Outside the writer lock, so that concurrent batches share one fsync.
+        let committed = shard.log.wait(ticket).map_err(log_err)?;
+        let system_time = Timestamp::from_micros(committed.system_time);
+        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        let (ids, created) = ids;
+        Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
     }
 }
 

@@ -439,7 +439,7 @@ impl Batch<'_> {
             .get(&key)
             .copied()
             .or_else(|| self.writer.named(&key))
-            .or_else(|| self.index.entities_named(name).first().copied())
+            .or_else(|| self.index.entity_keyed(&key))
     }
 
     /// Records a declaration: later changes of this batch, and concurrent batches, that

@@ -222,7 +222,11 @@ pub(crate) fn time(
 ) -> Result<Timestamp> {
     match value {
         DateTime::At(t) => Ok(*t),
-        DateTime::Text(text) => store.parse_time(ns, &field.to_string(), text).map_err(engine),
+        // The zone and the field's name are needed only for the other forms (and errors).
+        DateTime::Text(text) => match Timestamp::from_rfc3339(text) {
+            Some(t) => Ok(t),
+            None => store.parse_time(ns, &field.to_string(), text).map_err(engine),
+        },
     }
 }
 

@@ -15,7 +15,7 @@
 
 use async_graphql::{Request, Variables};
 use mnemo_core::{Event, Namespace, Seq};
-use mnemo_engine::{CommittedBatch, Store};
+use mnemo_engine::{CommittedBatch, Store, Submitted};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -159,19 +159,30 @@ enum Read {
 
 /// Reads one JSON line (see [`ReadLine`]).
 pub fn read_line(line: String) -> ReadLine {
-    if let Ok(Head { op: Some(op) }) = serde_json::from_str::<Head>(&line)
+    read_facts(&line).unwrap_or(ReadLine(Read::Other(line)))
+}
+
+/// [`read_line`] from a borrowed line (a reader's buffer, used again for the next one):
+/// only a line that is not `assertFacts` is copied.
+pub fn read_str(line: &str) -> ReadLine {
+    read_facts(line).unwrap_or_else(|| ReadLine(Read::Other(line.to_owned())))
+}
+
+/// An `assertFacts` line, read into its type; `None` for any other line.
+fn read_facts(line: &str) -> Option<ReadLine> {
+    if let Ok(Head { op: Some(op) }) = serde_json::from_str::<Head>(line)
         && op == "assertFacts"
     {
-        let parsed = serde_json::from_str(&line).map_err(|e| {
+        let parsed = serde_json::from_str(line).map_err(|e| {
             let message = e.to_string();
             match message.strip_prefix("unknown field ").and_then(|m| m.split(',').next()) {
                 Some(field) => reject(code::BAD_REQUEST, format!("unknown field {field} for op assertFacts")),
                 None => reject(code::BAD_REQUEST, format!("assertFacts: {message}")),
             }
         });
-        return ReadLine(Read::Facts(parsed));
+        return Some(ReadLine(Read::Facts(parsed)));
     }
-    ReadLine(Read::Other(line))
+    None
 }
 
 /// Applies one JSON line with full (local) access; returns what the mutation answered.
@@ -261,6 +272,15 @@ fn assert_facts(
     namespace: &str,
     facts: Vec<crate::input::FactInput>,
 ) -> Result<Value, Rejection> {
+    finish_facts(submit_facts(store, namespace, facts)?)
+}
+
+/// The first half of [`assert_facts`]: validated and queued on the log ([`Store::submit`]).
+fn submit_facts<'s>(
+    store: &'s Store,
+    namespace: &str,
+    facts: Vec<crate::input::FactInput>,
+) -> Result<Submitted<'s>, Rejection> {
     let ns =
         Namespace::new("namespace", namespace).map_err(|e| rejection(crate::objects::engine(e.into())))?;
     if facts.is_empty() {
@@ -273,8 +293,12 @@ fn assert_facts(
             .map_err(rejection)?;
         changes.push(mnemo_engine::Change::AssertFact(fact));
     }
-    let receipt =
-        crate::root::commit_named(store, &ns, changes, |n| format!("facts[{n}]")).map_err(rejection)?;
+    store.submit(&ns, changes).map_err(|e| rejection(crate::root::named_error(e, |n| format!("facts[{n}]"))))
+}
+
+/// The second half of [`assert_facts`]: durable, applied, and answered as the mutation.
+fn finish_facts(submitted: Submitted<'_>) -> Result<Value, Rejection> {
+    let receipt = submitted.finish().map_err(|e| rejection(crate::objects::engine(e)))?;
     let facts: Vec<Value> = receipt
         .ids
         .iter()
@@ -284,6 +308,57 @@ fn assert_facts(
         })
         .collect();
     Ok(json!({ "assertFacts": { "seq": receipt.seq.0, "facts": facts } }))
+}
+
+impl ReadLine {
+    /// Whether the line can be queued behind batches not yet applied ([`start_read`]): an
+    /// `assertFacts` line that names its entities and cites no record by id (a batch still
+    /// in flight gives its names to the next, but a fact or an episode is found by id only
+    /// once applied). Any other line waits until the earlier ones are applied.
+    pub fn queues(&self) -> bool {
+        use crate::input::{EntityRefInput, ValueInput};
+        let by_name = |r: &EntityRefInput| matches!(r, EntityRefInput::Name(_));
+        match &self.0 {
+            Read::Facts(Ok(line)) => line.facts.iter().all(|f| {
+                by_name(&f.subject)
+                    && !matches!(&f.object, ValueInput::Entity(r) if !by_name(r))
+                    && f.provenance.is_empty()
+                    && f.supersedes.is_none()
+            }),
+            Read::Facts(Err(_)) => true,
+            Read::Other(_) => false,
+        }
+    }
+}
+
+/// A line started by [`start_read`].
+pub enum Started<'s> {
+    /// A batch of facts validated and queued on the log: [`finish_started`] acknowledges it.
+    Queued(Submitted<'s>),
+    /// A line applied whole (or refused).
+    Done(Result<Value, Rejection>),
+}
+
+/// Starts a line that [`ReadLine::queues`]: validates it and queues it on the log, so
+/// that the next lines can be validated while this one is made durable and applied
+/// (batches queued together share one fsync). Other lines are applied whole, as
+/// [`apply_read`] does; the caller must have finished every earlier line first.
+pub async fn start_read<'s>(schema: &MnemoSchema, store: &'s Store, read: ReadLine) -> Started<'s> {
+    match read.0 {
+        Read::Facts(parsed) => match parsed.and_then(|p| submit_facts(store, &p.namespace, p.facts)) {
+            Ok(submitted) => Started::Queued(submitted),
+            Err(rejection) => Started::Done(Err(rejection)),
+        },
+        other => Started::Done(apply_read(schema, store, ReadLine(other)).await),
+    }
+}
+
+/// Waits for a queued line to be durable and applied; its answer, as [`apply_read`]'s.
+pub fn finish_started(started: Started<'_>) -> Result<Value, Rejection> {
+    match started {
+        Started::Queued(submitted) => finish_facts(submitted),
+        Started::Done(done) => done,
+    }
 }
 
 /// A resolver's error as a line's rejection.

@@ -12,7 +12,7 @@ use crate::facts::{FactMore, FactRecord, FactTable, Restatement};
 use crate::state::NamespaceIndex;
 
 /// A hash map's table: buckets (capacity × 8/7) of one entry and one control byte each.
-pub(crate) fn hash<K, V>(map: &HashMap<K, V>) -> usize {
+pub(crate) fn hash<K, V, S>(map: &HashMap<K, V, S>) -> usize {
     map.capacity() * 8 / 7 * (size_of::<(K, V)>() + 1)
 }
 

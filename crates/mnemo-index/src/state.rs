@@ -49,8 +49,9 @@ pub struct NamespaceIndex {
     pub(crate) predicates: Vec<PredicateEntry>,
     /// Each entity's versions in log order (most have one: kept inline).
     pub(crate) entities: BTreeMap<EntityId, SmallVec<[(Seq, Entity); 1]>>,
-    /// Normalised name or alias → the entities it names.
-    pub(crate) names: HashMap<String, Named>,
+    /// Normalised name or alias → the entities it names. Hashed with foldhash: every write
+    /// that names an entity probes it (SipHash took a tenth of a bulk import).
+    pub(crate) names: HashMap<String, Named, foldhash::fast::RandomState>,
     pub(crate) episodes: HashMap<EpisodeId, (Seq, Episode)>,
     pub(crate) external_ids: HashMap<String, EpisodeId>,
     /// Episodes by (occurred_at, id), and the same per thread.
@@ -486,10 +487,22 @@ impl NamespaceIndex {
     /// Entities whose canonical name or an alias normalises to `name`'s, at the latest seq,
     /// followed through merges.
     pub fn entities_named(&self, name: &str) -> Vec<EntityId> {
+        self.entities_keyed(&normalize_name(name))
+    }
+
+    /// The first (lowest id) of [`NamespaceIndex::entities_named`], by a name already
+    /// normalised ([`normalize_name`]), without collecting the others.
+    pub fn entity_keyed(&self, key: &str) -> Option<EntityId> {
+        let latest = Seq(u64::MAX);
+        self.names.get(key)?.now.iter().map(|e| self.canonical_entity(*e, latest)).min()
+    }
+
+    /// [`NamespaceIndex::entities_named`] by a name already normalised.
+    fn entities_keyed(&self, key: &str) -> Vec<EntityId> {
         let latest = Seq(u64::MAX);
         let ids: BTreeSet<EntityId> = self
             .names
-            .get(&normalize_name(name))
+            .get(key)
             .into_iter()
             .flat_map(|named| &named.now)
             .map(|e| self.canonical_entity(*e, latest))

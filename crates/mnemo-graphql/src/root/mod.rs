@@ -231,11 +231,19 @@ pub(crate) fn commit_named(
     changes: Vec<Change>,
     path: impl Fn(usize) -> String,
 ) -> Result<Receipt> {
-    store.append(ns, changes).map_err(|e| match e {
-        // Change `n` of the batch is the request's input at `path(n)` (`facts[1]`).
+    store.append(ns, changes).map_err(|e| named_error(e, path))
+}
+
+/// An error of a batch as the request's: change `n` of the batch is the request's input
+/// at `path(n)` (`facts[1]`).
+pub(crate) fn named_error(
+    e: mnemo_engine::EngineError,
+    path: impl Fn(usize) -> String,
+) -> async_graphql::Error {
+    match e {
         mnemo_engine::EngineError::InChange { change, error } => engine_error(error.within(&path(change))),
         other => engine_error(other),
-    })
+    }
 }
 
 /// Objects for what a receipt wrote, read at now as known right after it.
