@@ -298,3 +298,112 @@ fn import_wait_indexes_and_eval_reports_each_question() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no search component \"bogus\""));
 }
+
+/// Lines for [`pipelined_import_matches_one_line_at_a_time`]: runs of `assertFacts` by
+/// name (which queue behind each other), names first given in one line and used in the
+/// next, slots written by several lines in a row, lines that must wait for the ones
+/// before (a `supersedes`, an entity cited by id, other ops) and rejected lines among
+/// them.
+fn pipeline_lines() -> Vec<String> {
+    let mut seed = 0x9e37_79b9_u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let mut lines = vec![
+        r#"{"namespace":"p","op":"definePredicate","name":"livesIn","cardinality":"ONE","valueType":"ENTITY"}"#
+            .to_owned(),
+        r#"{"namespace":"p","op":"definePredicate","name":"knows","cardinality":"MANY","valueType":"ENTITY"}"#
+            .to_owned(),
+    ];
+    for i in 0..80 {
+        let ns = if next(4) == 0 { "q" } else { "p" };
+        let who = format!("Person {}", next(12));
+        let line = match next(10) {
+            0 => format!(
+                r#"{{"namespace":"{ns}","op":"assertFacts","facts":[{{"subject":{{"name":"{who}"}},"predicate":"livesIn","object":{{"entity":{{"name":"City {}"}}}},"validFrom":"20{:02}","supersedes":"{}"}}]}}"#,
+                next(5),
+                10 + next(10),
+                1 + next(20)
+            ),
+            1 => format!(
+                r#"{{"namespace":"{ns}","op":"assertFacts","facts":[{{"subject":{{"id":"{}"}},"predicate":"age","object":{{"integer":{}}},"validFrom":"2011"}}]}}"#,
+                1 + next(15),
+                next(90)
+            ),
+            2 => format!(
+                r#"{{"namespace":"{ns}","op":"assertFacts","facts":[{{"subject":{{"name":"{who}"}},"predicate":"age","object":{{"integer":{}}},"validFrom":"20{:02}","validTo":"20{:02}"}}]}}"#,
+                next(90),
+                10 + next(10),
+                10 + next(10)
+            ),
+            3 => format!(
+                r#"{{"namespace":"{ns}","op":"retractFact","fact":"{}","reason":"line {i}"}}"#,
+                1 + next(30)
+            ),
+            4 => format!(
+                r#"{{"namespace":"{ns}","op":"assertFacts","facts":[{{"subject":{{"name":"{who}"}},"predicate":"age","object":{{"text":"old"}},"validFrom":"2012"}}]}}"#
+            ),
+            _ => {
+                let facts: Vec<String> = (0..1 + next(4))
+                    .map(|_| {
+                        let (predicate, object) = if next(2) == 0 {
+                            ("livesIn", format!("City {}", next(5)))
+                        } else {
+                            ("knows", format!("Person {}", next(12)))
+                        };
+                        format!(
+                            r#"{{"subject":{{"name":"{who}"}},"predicate":"{predicate}","object":{{"entity":{{"name":"{object}"}}}},"validFrom":"20{:02}-0{}-01"}}"#,
+                            10 + next(10),
+                            1 + next(9)
+                        )
+                    })
+                    .collect();
+                format!(r#"{{"namespace":"{ns}","op":"assertFacts","facts":[{}]}}"#, facts.join(","))
+            }
+        };
+        lines.push(line);
+    }
+    lines
+}
+
+#[test]
+fn pipelined_import_matches_one_line_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = pipeline_lines();
+    let file = dir.path().join("all.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let whole = dir.path().join("whole");
+    let out = mnemo(&["import", file.to_str().unwrap()], &whole);
+    let report = stdout(&out);
+
+    // The same lines, each imported by its own run: nothing is in flight behind another.
+    let single = dir.path().join("single");
+    let (mut accepted, mut rejected) = (0, Vec::new());
+    for (n, line) in lines.iter().enumerate() {
+        let one = dir.path().join("one.jsonl");
+        std::fs::write(&one, line).unwrap();
+        let text = stdout(&mnemo(&["import", one.to_str().unwrap()], &single));
+        let mut rows = text.lines();
+        match rows.next().unwrap() {
+            "accepted 1, rejected 0" => accepted += 1,
+            "accepted 0, rejected 1" => {
+                rejected.push(rows.next().unwrap().replacen("line 1:", &format!("line {}:", n + 1), 1))
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert!(accepted > 40 && rejected.len() > 5, "the lines should mix: {accepted} accepted, {rejected:?}");
+    let mut expect = format!("accepted {accepted}, rejected {}\n", rejected.len());
+    for line in &rejected {
+        expect.push_str(line);
+        expect.push('\n');
+    }
+    assert_eq!(report, expect);
+    let export = |data: &Path| without_times(&stdout(&mnemo(&["export"], data)));
+    let (whole, single) = (export(&whole), export(&single));
+    assert_eq!(whole.len(), single.len());
+    for (a, b) in whole.iter().zip(&single) {
+        assert_eq!(a, b);
+    }
+}
