@@ -838,9 +838,17 @@ impl Store {
         let shard = self.shard(ns)?;
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);
-        let empty = NamespaceIndex::new();
         let guard = shard.as_ref().map(|s| read(&s.index));
-        let index = guard.as_deref().unwrap_or(&empty);
+        // An empty index only for a namespace that does not exist: building one for every
+        // read cost about 1 % of a point read's CPU.
+        let empty;
+        let index = match guard.as_deref() {
+            Some(index) => index,
+            None => {
+                empty = NamespaceIndex::new();
+                &empty
+            }
+        };
         let latest = index.last_seq();
         let known_at = match at.known_at {
             KnownAt::Latest => latest,
