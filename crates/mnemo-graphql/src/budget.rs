@@ -74,25 +74,33 @@ const CACHED_DOCUMENTS: usize = 512;
 
 /// Parsed documents by their text. Clients send the same few documents with other
 /// variables over and over, and parsing one (pest) costs more than the point read it
-/// asks for; a clone of the parsed tree is cheap. Parse errors are not kept.
-static DOCUMENTS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, ExecutableDocument>>> =
+/// asks for. Parse errors are not kept.
+static DOCUMENTS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, Arc<ExecutableDocument>>>> =
     std::sync::LazyLock::new(Default::default);
 
-/// `query` parsed, from the cache when it was parsed before.
-pub fn parse_document(query: &str) -> Result<ExecutableDocument, async_graphql::parser::Error> {
+/// `query` parsed, shared with the cache when it was parsed before: for looking at a
+/// document without copying it (the server reads an operation's type this way before
+/// running it).
+pub fn parsed_document(query: &str) -> Result<Arc<ExecutableDocument>, async_graphql::parser::Error> {
     let cache = || DOCUMENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(document) = cache().get(query) {
-        return Ok(document.clone());
+        return Ok(Arc::clone(document));
     }
-    let document = async_graphql::parser::parse_query(query)?;
+    let document = Arc::new(async_graphql::parser::parse_query(query)?);
     if query.len() <= CACHED_DOCUMENT_BYTES {
         let mut cache = cache();
         if cache.len() >= CACHED_DOCUMENTS {
             cache.clear();
         }
-        cache.insert(query.to_owned(), document.clone());
+        cache.insert(query.to_owned(), Arc::clone(&document));
     }
     Ok(document)
+}
+
+/// `query` parsed, from the cache when it was parsed before: a copy of the cached tree
+/// (cheap beside parsing), which a request takes to run.
+pub fn parse_document(query: &str) -> Result<ExecutableDocument, async_graphql::parser::Error> {
+    parsed_document(query).map(Arc::unwrap_or_clone)
 }
 
 impl ExtensionFactory for Budget {
@@ -473,6 +481,22 @@ mod point_tests {
 
     fn point(query: &str) -> bool {
         is_point_read(&async_graphql::parser::parse_query(query).unwrap(), None)
+    }
+
+    #[test]
+    fn a_document_is_parsed_once_and_shared() {
+        let query = "query SharedOnce($e: ID!) { entity(namespace: \"n\", id: $e) { name } }";
+        let first = parsed_document(query).unwrap();
+        let again = parsed_document(query).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "the second look reads the cached tree");
+        // A request's own copy equals the shared tree, and leaves the cache as it was.
+        let copy = parse_document(query).unwrap();
+        assert_eq!(format!("{copy:?}"), format!("{:?}", *first));
+        assert!(Arc::ptr_eq(&first, &parsed_document(query).unwrap()));
+        // Long documents are not kept: each look parses anew.
+        let long = format!("{{ {} }}", "__typename ".repeat(CACHED_DOCUMENT_BYTES / 10));
+        assert!(!Arc::ptr_eq(&parsed_document(&long).unwrap(), &parsed_document(&long).unwrap()));
+        assert!(parsed_document("{").is_err());
     }
 
     #[test]

@@ -27,7 +27,8 @@ use mnemo_engine::{CommittedBatch, Store};
 
 pub use access::{Access, Mode};
 pub use budget::{
-    FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, selected_operation,
+    FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, parsed_document,
+    selected_operation,
 };
 pub use error::{ErrorCodes, code, rdf_code, rdf_error};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};

@@ -451,10 +451,10 @@ impl AppState {
     /// not run (`LIMIT_EXCEEDED`: no permit in time, or past its deadline).
     async fn execute(
         &self,
-        mut request: async_graphql::Request,
+        request: async_graphql::Request,
     ) -> Result<(&'static str, Result<async_graphql::Response, (&'static str, String)>), ApiError> {
         let state = self;
-        let (operation, point) = operation_type(&mut request);
+        let (operation, point) = operation_type(&request);
         let schema = state.inner.schema.clone();
         let runtime = tokio::runtime::Handle::current();
         let timeout = state.inner.config.request_timeout;
@@ -550,26 +550,21 @@ impl<F: Future> Future for InScope<F> {
 }
 
 /// The type of the operation a request will run, for the metrics, and whether it is a
-/// point read ([`mnemo_graphql::is_point_read`]); parsing here is not wasted, as the
-/// request keeps the parsed document for execution.
-fn operation_type(request: &mut async_graphql::Request) -> (&'static str, bool) {
+/// point read ([`mnemo_graphql::is_point_read`]). The document is looked at where the
+/// parse cache keeps it; the request takes its own copy from there when it runs.
+fn operation_type(request: &async_graphql::Request) -> (&'static str, bool) {
     use async_graphql::parser::types::OperationType;
-    let name = request.operation_name.clone();
-    match mnemo_graphql::parse_document(&request.query) {
-        Ok(document) => request.set_parsed_query(document),
-        Err(_) => return ("invalid", false),
-    }
-    let Ok(document) = request.parsed_query() else {
+    let Ok(document) = mnemo_graphql::parsed_document(&request.query) else {
         return ("invalid", false);
     };
-    let operation = mnemo_graphql::selected_operation(document, name.as_deref());
-    let kind = match operation.map(|op| op.ty) {
+    let name = request.operation_name.as_deref();
+    let kind = match mnemo_graphql::selected_operation(&document, name).map(|op| op.ty) {
         Some(OperationType::Query) => "query",
         Some(OperationType::Mutation) => "mutation",
         Some(OperationType::Subscription) => "subscription",
         None => "invalid",
     };
-    (kind, mnemo_graphql::is_point_read(document, name.as_deref()))
+    (kind, mnemo_graphql::is_point_read(&document, name))
 }
 
 /// GraphiQL, or a subscription when the request asks for a WebSocket upgrade (clients
@@ -715,11 +710,11 @@ mod tests {
 
     #[test]
     fn operation_types_are_read_from_the_document() {
-        let mut q = async_graphql::Request::new("{ a }");
-        assert_eq!(operation_type(&mut q).0, "query");
-        let mut m = async_graphql::Request::new("mutation A { a } query B { b }").operation_name("A");
-        assert_eq!(operation_type(&mut m).0, "mutation");
-        let mut bad = async_graphql::Request::new("{");
-        assert_eq!(operation_type(&mut bad).0, "invalid");
+        let q = async_graphql::Request::new("{ a }");
+        assert_eq!(operation_type(&q).0, "query");
+        let m = async_graphql::Request::new("mutation A { a } query B { b }").operation_name("A");
+        assert_eq!(operation_type(&m).0, "mutation");
+        let bad = async_graphql::Request::new("{");
+        assert_eq!(operation_type(&bad).0, "invalid");
     }
 }
