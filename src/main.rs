@@ -477,7 +477,8 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
         std::sync::mpsc::sync_channel::<(usize, std::io::Result<(u64, Option<ops::ReadLine>)>)>(16);
     let (queue, queued) = std::sync::mpsc::sync_channel::<Stage<'_>>(IMPORT_QUEUE);
     let store_ref: &Store = &store;
-    let (accepted, mut rejected) = std::thread::scope(|scope| -> anyhow::Result<(u64, Vec<_>)> {
+    // Lines reach the applying stage in file order, so the rejections come out in it.
+    let (accepted, rejected) = std::thread::scope(|scope| -> anyhow::Result<(u64, Vec<_>)> {
         scope.spawn(move || {
             let mut reader = reader;
             // One buffer for every line: a line of facts is parsed from it, not kept.
@@ -499,18 +500,22 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
                 }
             }
         });
+        let shown = progress.clone();
         let finisher = scope.spawn(move || {
             let mut accepted = 0u64;
             let mut rejected = Vec::new();
             for stage in queued {
                 match stage {
-                    Stage::Line(n, started) => match ops::finish_started(started) {
-                        Ok(_) => accepted += 1,
-                        Err(rejection) => {
-                            tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
-                            rejected.push((n + 1, rejection));
+                    Stage::Line(n, started) => {
+                        match ops::finish_started(started) {
+                            Ok(_) => accepted += 1,
+                            Err(rejection) => {
+                                tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
+                                rejected.push((n + 1, rejection));
+                            }
                         }
-                    },
+                        shown.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
+                    }
                     Stage::Settled(done) => {
                         let _ = done.send(());
                     }
@@ -544,7 +549,6 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
         let finished = finisher.join().map_err(|_| anyhow::anyhow!("the import's applying thread failed"))?;
         read.map(|()| finished)
     })?;
-    rejected.sort_by_key(|(line, _)| *line);
     progress.finish_and_clear();
     // Every accepted batch is durable already. Freeing an index of millions of facts
     // record by record takes seconds; the process is about to end, and its memory goes

@@ -175,8 +175,8 @@ impl Timestamp {
 }
 
 fn parse_instant(s: &str, tz: &TimeZone) -> Option<Timestamp> {
-    if let Ok(dt) = DateTime::parse_from_rfc3339(s) {
-        return Some(Timestamp(dt.with_timezone(&Utc).timestamp_micros()));
+    if let Some(t) = Timestamp::from_rfc3339(s) {
+        return Some(t);
     }
     // ISO 8601 extended years (`-000044-03-15T12:00:00Z`, `+012024-…`), as times outside
     // 0000–9999 are written: RFC 3339 itself has four-digit years only.
