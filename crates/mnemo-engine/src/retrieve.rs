@@ -569,7 +569,7 @@ impl Indexer {
                     // What the namespace builds on first use, built here, off the
                     // request that opened it.
                     shard.index.read().unwrap_or_else(PoisonError::into_inner).warm();
-                    self.rebuild(&shard, false);
+                    self.rebuild(&shard, None);
                 }
                 Job::Batch(shard, seq, events) => {
                     if let Some(s) = &group_shard
@@ -588,11 +588,14 @@ impl Indexer {
     }
 
     /// Indexes everything the namespace holds: text and vectors after it opened (its
-    /// indexes are empty then), or with `vectors_only` the vectors alone, when what is
-    /// embedded changed.
-    fn rebuild(&self, shard: &Shard, vectors_only: bool) {
+    /// indexes are empty then), or with `vectors_only: Some(text_upto)` the vectors alone,
+    /// when what is embedded changed and the text indexes hold the batches up to
+    /// `text_upto`. Only those are marked searchable then: batches applied since are
+    /// still to come as jobs and would otherwise be skipped as indexed, their text never
+    /// added (their vectors are upserted again under the same keys).
+    fn rebuild(&self, shard: &Shard, vectors_only: Option<Seq>) {
         let search = &shard.search;
-        if !vectors_only && search.persistent {
+        if vectors_only.is_none() && search.persistent {
             if self.catch_up(shard) {
                 return;
             }
@@ -631,10 +634,11 @@ impl Indexer {
             }
         }
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
-        docs.vectors_only = vectors_only;
+        docs.vectors_only = vectors_only.is_some();
         docs.full = true;
         let mode = index.embedding_mode();
         drop(index);
+        let upto = vectors_only.map_or(upto, |text_upto| text_upto.min(upto));
         self.write_docs(shard, docs, mode, upto, upto);
     }
 
@@ -700,7 +704,7 @@ impl Indexer {
         } else {
             // Text first (not yet marked searchable), then every vector as a rebuild.
             self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
-            self.rebuild(shard, true);
+            self.rebuild(shard, Some(upto));
         }
         true
     }
@@ -763,7 +767,7 @@ impl Indexer {
             // These batches' text, then every vector again as the new settings say.
             *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
             self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
-            self.rebuild(shard, true);
+            self.rebuild(shard, Some(upto));
             return;
         }
         self.write_docs(shard, docs, mode, upto, upto);
@@ -1840,6 +1844,55 @@ mod tests {
         );
         let tags = episode_tags(&ep(1, "Mary Ann: I went there yesterday", None), &mnemo_core::TimeZone::Utc);
         assert_eq!(tags, ["d20230507", "d20230508", "m202305", "y2023"]);
+    }
+
+    /// A change of what is embedded rebuilds the vectors from the whole state, which may
+    /// hold batches applied after the ones the indexer was handed: those are still to
+    /// come as jobs, and must not be skipped as indexed (their text would never be added).
+    #[test]
+    fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
+        use crate::change::{Change, NewEpisode};
+        let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
+        let store = Store::with_storage_and_options(
+            Arc::new(mnemo_log::MemStorage::new()),
+            crate::store::system_clock(),
+            options,
+        )
+        .unwrap();
+        let ns = mnemo_core::Namespace::new("ns", "n").unwrap();
+        let episode = |text: &str| {
+            Change::RecordEpisode(NewEpisode {
+                text: text.into(),
+                occurred_at: Timestamp::parse("t", "2029-06-01T00:00:00Z", &mnemo_core::TimeZone::Utc)
+                    .unwrap(),
+                ..NewEpisode::default()
+            })
+        };
+        store.append(&ns, vec![episode("alpha garden")]).unwrap();
+        store.append(&ns, vec![Change::ConfigureEmbedding(EmbeddingMode::Client { dim: 2 })]).unwrap();
+        store.append(&ns, vec![episode("omega orchard")]).unwrap();
+        let shard = store.shard(&ns).unwrap().unwrap();
+        let mut batches: Vec<Job> = shard
+            .log
+            .records()
+            .unwrap()
+            .into_iter()
+            .map(|r| {
+                let events = crate::store::decode(&shard.name, r.seq, &r.payload).unwrap();
+                Job::Batch(Arc::clone(&shard), Seq(r.seq), events)
+            })
+            .collect();
+        assert_eq!(batches.len(), 3);
+        let last = batches.pop().unwrap();
+        let indexer =
+            Indexer { options: StoreOptions::default(), embedder: OnceLock::new(), closing: false.into() };
+        // The indexer is handed the first two batches while the third is applied already.
+        indexer.process(batches);
+        assert_eq!(shard.search.indexed(), Seq(2), "the third batch's text is not indexed yet");
+        indexer.process(vec![last]);
+        assert_eq!(shard.search.indexed(), Seq(3));
+        let found = shard.search.text.search("omega", &[KIND_EPISODE], 10).unwrap();
+        assert_eq!(found.len(), 1, "the episode after the change of embedding is found by its text");
     }
 
     #[test]
