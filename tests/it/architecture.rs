@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    crate::common::project_root()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -150,7 +150,7 @@ fn a_checkpoint_of_the_stored_format_still_loads() {
     let fx = Fixture::new();
     rich_history(&fx.store, &fx.ns, 5);
     let state = fx.store.inspect(&fx.ns, Clone::clone);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FORMAT_FIXTURE);
+    let path = crate::common::project_root().join(FORMAT_FIXTURE);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&path, checkpoint::encode(&state)).unwrap();
     }

@@ -131,7 +131,7 @@ fn without_times(export: &str) -> Vec<serde_json::Value> {
 #[test]
 fn export_reimports_into_an_identical_store() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/fixture.jsonl");
+    let fixture = crate::common::project_root().join("queries/fixture.jsonl");
     let first = dir.path().join("first");
     let out = mnemo(&["import", fixture.to_str().unwrap()], &first);
     assert!(out.status.success(), "{}", stdout(&out));

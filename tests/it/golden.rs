@@ -10,7 +10,7 @@ use mnemo_engine::{MemStorage, Store};
 use mnemo_graphql::{Access, Limits, ops};
 
 fn queries_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("queries")
+    crate::common::project_root().join("queries")
 }
 
 /// A store whose clock reads 2030-01-01T00:00:00Z forever (system times then advance by

@@ -3,7 +3,7 @@
 
 #[test]
 fn schema_file_matches_the_exported_sdl() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/schema.graphql");
+    let path = crate::common::project_root().join("schema/schema.graphql");
     let sdl = mnemo_graphql::sdl();
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&path, &sdl).unwrap();

@@ -3,7 +3,6 @@
 //! of X in year Y" questions must equal a naive scan of the accepted rows.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
 
 use mnemo_engine::core::{
     Allen, CoreError, EntityId, Interval, Namespace, PartialTime, Side, Step, TimeZone, Timestamp, Value,
@@ -13,7 +12,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 fn data(file: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/yago11k").join(file);
+    let path = crate::common::project_root().join("tests/data/yago11k").join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -15,6 +15,13 @@ use mnemo_engine::{
 };
 
 /// A time from text (RFC 3339, date or partial date), in UTC.
+/// The project's root: from `cargo test`'s environment when it sets one, so that a test
+/// binary built in another checkout of the same sources (a shared target directory)
+/// reads this checkout's files.
+pub fn project_root() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into)
+}
+
 pub fn t(s: &str) -> Timestamp {
     Timestamp::parse("t", s, &TimeZone::Utc).unwrap()
 }
