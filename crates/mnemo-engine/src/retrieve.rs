@@ -616,12 +616,21 @@ impl Indexer {
         let upto = index.last_seq();
         let mut docs = Docs::default();
         {
-            let mut previous = lock(&search.previous);
             // From the first episode of each thread on, as if nothing had been indexed.
+            // Only a rebuild of the text too moves the indexer's own record of each
+            // thread's latest episode: after a rebuild of the vectors alone, the text
+            // indexes hold the batches up to `text_upto`, and the batches applied since
+            // are still to come as jobs, which must find that record as those batches
+            // left it (their context documents are made from it). Moving it here, to
+            // episodes not yet indexed, gave their turns wrong contexts, depending on how
+            // many batches were applied by the time this ran.
+            let mut shared = lock(&search.previous);
+            let mut own = HashMap::new();
+            let previous = if vectors_only.is_some() { &mut own } else { &mut *shared };
             previous.clear();
             let tz = index.config().time_zone;
             for (_, e) in index.all_episodes() {
-                docs.episode(&mut previous, e, &tz);
+                docs.episode(previous, e, &tz);
             }
         }
         let policy = index.embedding_policy();
