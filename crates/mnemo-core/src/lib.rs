@@ -35,6 +35,6 @@ pub use model::{
     PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name, name_words, normalize_name,
     validate_name,
 };
-pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_slot};
+pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
 pub use value::{Literal, MAX_LITERAL_BYTES, Value, ValueType};

@@ -231,42 +231,37 @@ impl<'a> Above<'a> {
                 }
             }
         }
-        // The complement of the removed pieces within [from, to).
-        let mut out = Vec::new();
-        let mut cursor = Some(from);
-        for (s, e) in removed {
-            let Some(c) = cursor else { break };
-            if c < s {
-                out.push(Interval::between(c, Some(s)));
+        complement(from, to, removed)
+    }
+
+    /// Takes `f`, which holds at T, into the candidates holding at T above the rest (at
+    /// position `pos` of the rank order: only the order of positions matters).
+    fn pass_holding(&mut self, pos: usize, f: &Candidate<'a>) {
+        match f.polarity {
+            Polarity::Asserted => {
+                self.holding_asserted.entry(f.value).or_insert(pos);
+                match self.first_holding {
+                    None => self.first_holding = Some((pos, f.value)),
+                    Some((_, v)) if v != f.value && self.first_holding_other.is_none() => {
+                        self.first_holding_other = Some(pos);
+                    }
+                    Some(_) => {}
+                }
             }
-            if End(Some(c)) < e {
-                cursor = e.0;
+            Polarity::Negated => {
+                self.holding_negated.entry(f.value).or_insert(pos);
             }
         }
-        if let Some(c) = cursor
-            && End(Some(c)) < to
-        {
-            out.push(Interval::between(c, to.0));
-        }
-        out
     }
 
     /// Takes `f` (at position `pos` of the rank order) into what lies above the rest.
     fn pass(&mut self, card: Cardinality, pos: usize, f: &Candidate<'a>, t: Timestamp) {
         let (from, to) = (f.valid.from(), End(f.valid.to()));
-        let holds = f.valid.contains(t);
+        if f.valid.contains(t) {
+            self.pass_holding(pos, f);
+        }
         match f.polarity {
             Polarity::Asserted => {
-                if holds {
-                    self.holding_asserted.entry(f.value).or_insert(pos);
-                    match self.first_holding {
-                        None => self.first_holding = Some((pos, f.value)),
-                        Some((_, v)) if v != f.value && self.first_holding_other.is_none() => {
-                            self.first_holding_other = Some(pos);
-                        }
-                        Some(_) => {}
-                    }
-                }
                 self.asserted.entry(f.value).or_insert_with(Segments::new).cover(from, to, (), |()| ());
                 // Only cardinality one sets positive facts of other values against each other.
                 if card == Cardinality::One {
@@ -283,13 +278,101 @@ impl<'a> Above<'a> {
                 }
             }
             Polarity::Negated => {
-                if holds {
-                    self.holding_negated.entry(f.value).or_insert(pos);
-                }
                 self.negated.entry(f.value).or_insert_with(Segments::new).cover(from, to, (), |()| ());
             }
         }
     }
+}
+
+/// The complement within `[from, to)` of the `removed` pieces, sorted by start (they may
+/// overlap and reach outside it): the largest intervals that none of them covers.
+fn complement(from: Timestamp, to: End, removed: Vec<(Timestamp, End)>) -> Vec<Interval> {
+    let mut out = Vec::new();
+    let mut cursor = Some(from);
+    for (s, e) in removed {
+        let Some(c) = cursor else { break };
+        if c < s {
+            out.push(Interval::between(c, Some(s)));
+        }
+        if End(Some(c)) < e {
+            cursor = e.0;
+        }
+    }
+    if let Some(c) = cursor
+        && End(Some(c)) < to
+    {
+        out.push(Interval::between(c, to.0));
+    }
+    out
+}
+
+/// Most candidates in force at T for which [`resolve_current`] computes effective
+/// validity one by one (each against every candidate above it); past it, the whole slot
+/// is resolved at once.
+const FEW_CURRENT: usize = 4;
+
+/// The verdicts of the candidates in force at `t` (status `Current`), `None` for every
+/// other, in the candidates' order: the same verdicts [`resolve_slot`] gives them. A read
+/// of what holds at T (a point read, a count) needs no more, and this costs far less on
+/// slots with a long history: only the candidates holding at T are ranked against each
+/// other, and only the winners' effective validity and contradictions are computed.
+pub fn resolve_current(
+    card: Cardinality,
+    candidates: &[Candidate<'_>],
+    t: Timestamp,
+) -> Vec<Option<Verdict>> {
+    // A candidate is beaten at T only by a competitor that also holds at T, so the
+    // statuses of those holding are decided among themselves, walking down by rank.
+    let mut holding: Vec<usize> =
+        (0..candidates.len()).filter(|&i| candidates[i].valid.contains(t)).collect();
+    holding.sort_by(|&a, &b| candidates[b].rank_cmp(&candidates[a]));
+    let mut above = Above::default();
+    let mut current = Vec::new();
+    for (pos, &i) in holding.iter().enumerate() {
+        let f = &candidates[i];
+        if above.beaten_by(card, f).is_none() {
+            current.push(i);
+            if current.len() > FEW_CURRENT {
+                return resolve_slot(card, candidates, t)
+                    .into_iter()
+                    .map(|v| (v.status == Status::Current).then_some(v))
+                    .collect();
+            }
+        }
+        above.pass_holding(pos, f);
+    }
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    for i in current {
+        let f = &candidates[i];
+        // Its interval minus those of the competitors ranking above it.
+        let mut removed: Vec<(Timestamp, End)> = candidates
+            .iter()
+            .filter(|g| {
+                g.rank_cmp(f) == Ordering::Greater
+                    && g.competes_with(f, card)
+                    && End(f.valid.to()).after(g.valid.from())
+                    && End(g.valid.to()).after(f.valid.from())
+            })
+            .map(|g| (g.valid.from(), End(g.valid.to())))
+            .collect();
+        removed.sort_by_key(|(s, _)| *s);
+        let effective = complement(f.valid.from(), End(f.valid.to()), removed);
+        // Rule 5: positive candidates of another value starting together (cardinality one).
+        let mut contradicts: Vec<FactId> = if card == Cardinality::One && f.polarity == Polarity::Asserted {
+            candidates
+                .iter()
+                .filter(|g| {
+                    g.polarity == Polarity::Asserted && g.valid.from() == f.valid.from() && g.value != f.value
+                })
+                .map(|g| g.id)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        contradicts.sort();
+        verdicts[i] = Some(Verdict { status: Status::Current, beaten_by: None, contradicts, effective });
+    }
+    verdicts
 }
 
 /// Rule 5, for every candidate at once: in a slot of cardinality one, the positive

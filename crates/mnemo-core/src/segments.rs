@@ -35,7 +35,7 @@ impl PartialOrd for End {
 
 impl End {
     /// Whether `t` lies before this end.
-    fn after(self, t: Timestamp) -> bool {
+    pub(crate) fn after(self, t: Timestamp) -> bool {
         self.0.is_none_or(|e| t < e)
     }
 }

@@ -1,12 +1,13 @@
 //! Slot resolution against a reference that applies the rules as written: every
 //! candidate compared with every candidate above it, its effective validity computed by
 //! subtracting each competitor's interval in turn. The resolver must give the same
-//! verdicts on random slots, small and large (ten thousand candidates on one slot).
+//! verdicts on random slots, small and large (ten thousand candidates on one slot), and
+//! so must the resolution of what holds at T alone (`resolve_current`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use mnemo_core::{
     Candidate, Cardinality, FactId, Interval, Literal, Polarity, Seq, Status, Timestamp, Value, Verdict,
-    resolve_slot, subtract_all,
+    resolve_current, resolve_slot, subtract_all,
 };
 use proptest::prelude::*;
 
@@ -105,7 +106,12 @@ fn check(card: Cardinality, specs: &[Spec], distinct_values: usize, probes: &[u1
         .collect();
     for &p in probes {
         let t = Timestamp::from_micros(i64::from(p));
-        assert_eq!(resolve_slot(card, &candidates, t), reference(card, &candidates, t), "{card:?} at {p}");
+        let verdicts = resolve_slot(card, &candidates, t);
+        assert_eq!(verdicts, reference(card, &candidates, t), "{card:?} at {p}");
+        // What holds at T alone: the same verdicts for the candidates in force, none for the rest.
+        let current: Vec<Option<Verdict>> =
+            verdicts.into_iter().map(|v| (v.status == Status::Current).then_some(v)).collect();
+        assert_eq!(resolve_current(card, &candidates, t), current, "current only, {card:?} at {p}");
     }
 }
 

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{
     Allen, ChangeCounts, Endpoints, EntityId, FactId, Group, GroupBy, Held, HeldFor, Interval, Lane,
-    MAX_PAIR_CHECKS, Polarity, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip,
+    MAX_PAIR_CHECKS, Polarity, Scope, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip,
     count_at_points, join,
 };
 
@@ -39,7 +39,8 @@ struct InForce {
 
 impl NamespaceIndex {
     fn in_force(&self, slot: (EntityId, PredId), view: View) -> Vec<InForce> {
-        self.with_resolution(slot, view, |resolution| {
+        // Every candidate's effective validity, wherever T falls.
+        self.with_resolution(slot, view, Scope::All, |resolution| {
             let Resolution { live, values, merged, stood, verdict_of, .. } = resolution;
             verdict_of
                 .into_iter()
@@ -359,7 +360,7 @@ impl NamespaceIndex {
         };
         let mut groups: BTreeMap<GroupKey, u64> = BTreeMap::new();
         for slot in slots {
-            self.with_resolution(slot, view, |resolution| {
+            self.with_resolution(slot, view, Scope::InForce, |resolution| {
                 let Resolution { values, verdict_of, .. } = resolution;
                 for (i, verdict) in verdict_of.into_iter().enumerate() {
                     let Some((candidate, verdict)) = verdict else {

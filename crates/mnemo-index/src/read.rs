@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
     Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval, Polarity, Seq, Status,
-    Timestamp, Value, combine_confidence, normalize_name, resolve_slot,
+    Timestamp, Value, combine_confidence, normalize_name, resolve_current, resolve_slot,
 };
 
 use crate::facts::{FactRecord, Statement};
@@ -46,7 +46,7 @@ impl NamespaceIndex {
     /// in assertion order. Retracted facts are included only for `Scope::All`.
     pub(crate) fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
         let s = view.known_at;
-        self.with_resolution(slot, view, |resolution| {
+        self.with_resolution(slot, view, scope, |resolution| {
             let Resolution { visible, live, values, merged, stood, mut verdict_of } = resolution;
             let statements = move |i: usize| stood[i].iter().map(move |&j| live[j]);
             let mut views = Vec::with_capacity(visible.len());
@@ -99,11 +99,14 @@ impl NamespaceIndex {
 
     /// What resolution makes of one slot at `view`, handed to `f`: the visible records,
     /// the live ones with their values as read at S, and each standing fact's candidate
-    /// and verdict. Every read of a slot goes through here.
+    /// and verdict — every one's for `Scope::All`, only those in force at T for
+    /// `Scope::InForce` (the others' verdicts are `None`), which is much cheaper on a slot
+    /// with a long history. Every read of a slot goes through here.
     pub(crate) fn with_resolution<R>(
         &self,
         slot: (EntityId, PredId),
         view: View,
+        need: Scope,
         f: impl FnOnce(Resolution<'_, '_>) -> R,
     ) -> R {
         let s = view.known_at;
@@ -172,11 +175,22 @@ impl NamespaceIndex {
                 },
             })
             .collect();
-        let verdicts = resolve_slot(self.cardinality_at(slot.1, s), &candidates, view.valid_at);
+        let card = self.cardinality_at(slot.1, s);
         let mut verdict_of: Vec<Option<(&Candidate<'_>, mnemo_core::Verdict)>> =
             (0..live.len()).map(|_| None).collect();
-        for (&i, cv) in standing.iter().zip(candidates.iter().zip(verdicts)) {
-            verdict_of[i] = Some(cv);
+        match need {
+            Scope::All => {
+                let verdicts = resolve_slot(card, &candidates, view.valid_at);
+                for (&i, cv) in standing.iter().zip(candidates.iter().zip(verdicts)) {
+                    verdict_of[i] = Some(cv);
+                }
+            }
+            Scope::InForce => {
+                let verdicts = resolve_current(card, &candidates, view.valid_at);
+                for (&i, (c, v)) in standing.iter().zip(candidates.iter().zip(verdicts)) {
+                    verdict_of[i] = v.map(|v| (c, v));
+                }
+            }
         }
         f(Resolution { visible, live, values: &values, merged, stood, verdict_of })
     }
