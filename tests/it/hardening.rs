@@ -616,6 +616,7 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
         good.clone(),
         with("s", json!({ "id": "1" })),
         with("s", json!({ "id": "1", "name": "E1" })),
+        with("s", json!({ "name": "Nobody" })),
         with("s", json!({ "name": null })),
         with("s", json!({ "nick": "E1" })),
         with("s", json!({})),
@@ -638,15 +639,24 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
         with("zzz", json!(1)),
     ];
     let warm = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
-    let run = |schema: mnemo_graphql::MnemoSchema, variables: Value| async move {
-        let request = async_graphql::Request::new(query)
+    // The executor runs a document seen before on its schema without extensions.
+    let executor = mnemo_graphql::Executor::new(Arc::clone(&store), Limits::default(), |schema| schema);
+    let request = |variables: Value| {
+        async_graphql::Request::new(query)
             .variables(async_graphql::Variables::from_json(variables))
-            .data(mnemo_graphql::Access::Local);
-        serde_json::to_value(schema.execute(request).await).unwrap()
+            .data(mnemo_graphql::Access::Local)
+    };
+    let run = |schema: mnemo_graphql::MnemoSchema, variables: Value| async move {
+        serde_json::to_value(schema.execute(request(variables)).await).unwrap()
+    };
+    let executed = |variables: Value| async {
+        serde_json::to_value(executor.execute(request(variables)).await).unwrap()
     };
     let first = run(warm.clone(), good.clone()).await;
     assert!(first["errors"].is_null(), "{first}");
     assert_eq!(first["data"]["facts"]["nodes"][0]["object"]["entity"]["name"], "E2", "{first}");
+    assert_eq!(executed(good.clone()).await, first);
+    assert_eq!(executor.bare_runs(), 0, "a document not validated yet runs with the extensions");
     let mut refused = 0;
     for variables in cases {
         // Seen with good variables just before, so only these variables can differ.
@@ -655,7 +665,10 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
         let fresh = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
         let anew = run(fresh, variables.clone()).await;
         assert_eq!(again, anew, "variables {variables}");
+        assert_eq!(executed(good.clone()).await, first);
+        assert_eq!(executed(variables.clone()).await, anew, "executed, variables {variables}");
         refused += usize::from(!again["errors"].is_null());
     }
     assert!(refused >= 15, "most of the cases are errors: {refused}");
+    assert!(executor.bare_runs() >= 24, "the good variables ran bare: {}", executor.bare_runs());
 }

@@ -25,8 +25,11 @@
 //!
 //! All arithmetic saturates, so no document can overflow the count.
 
+use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use foldhash::fast::RandomState;
 
 use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest};
 use async_graphql::parser::types::{
@@ -65,7 +68,55 @@ const EXPENSIVE: &[(&str, &str, u64)] = &[
 pub struct SubscriptionsOnly;
 
 /// The extension that holds every request to its [`Limits`] before validation.
-pub(crate) struct Budget(pub(crate) Limits);
+#[derive(Clone)]
+pub(crate) struct Budget {
+    limits: Limits,
+    /// The cost of each document whose cost no variable decides (its pages are literals
+    /// or defaults), by its text: measured once, as documents come back with other
+    /// variables over and over (the walk was a tenth of a point read's instructions).
+    costs: Arc<Mutex<HashMap<String, Cost, RandomState>>>,
+}
+
+impl Budget {
+    pub(crate) fn new(limits: Limits) -> Budget {
+        Budget { limits, costs: Arc::default() }
+    }
+
+    /// Whether `document` (the text `query`) is within the limits with these variables.
+    pub(crate) fn allows(
+        &self,
+        registry: &Registry,
+        query: &str,
+        document: &ExecutableDocument,
+        variables: &Variables,
+    ) -> bool {
+        within(self.cost(registry, query, document, variables), &self.limits).is_ok()
+    }
+
+    /// `document`'s cost, from the kept costs when it was measured before and no
+    /// variable decides it.
+    fn cost(
+        &self,
+        registry: &Registry,
+        query: &str,
+        document: &ExecutableDocument,
+        variables: &Variables,
+    ) -> Cost {
+        let costs = || self.costs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cost) = costs().get(query) {
+            return *cost;
+        }
+        let (cost, fixed) = measure(registry, document, variables, self.limits.max_page as u64);
+        if fixed && query.len() <= CACHED_DOCUMENT_BYTES {
+            let mut costs = costs();
+            if costs.len() >= CACHED_DOCUMENTS {
+                costs.clear();
+            }
+            costs.insert(query.to_owned(), cost);
+        }
+        cost
+    }
+}
 
 /// Longest document kept parsed.
 const CACHED_DOCUMENT_BYTES: usize = 16 * 1024;
@@ -75,14 +126,14 @@ const CACHED_DOCUMENTS: usize = 512;
 /// Parsed documents by their text. Clients send the same few documents with other
 /// variables over and over, and parsing one (pest) costs more than the point read it
 /// asks for. Parse errors are not kept.
-static DOCUMENTS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, Arc<ExecutableDocument>>>> =
+static DOCUMENTS: std::sync::LazyLock<Mutex<HashMap<String, Arc<ExecutableDocument>, RandomState>>> =
     std::sync::LazyLock::new(Default::default);
 
 /// `query` parsed, shared with the cache when it was parsed before: for looking at a
 /// document without copying it (the server reads an operation's type this way before
 /// running it).
 pub fn parsed_document(query: &str) -> Result<Arc<ExecutableDocument>, async_graphql::parser::Error> {
-    let cache = || DOCUMENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cache = || DOCUMENTS.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(document) = cache().get(query) {
         return Ok(Arc::clone(document));
     }
@@ -105,7 +156,7 @@ pub fn parse_document(query: &str) -> Result<ExecutableDocument, async_graphql::
 
 impl ExtensionFactory for Budget {
     fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Budget(self.0))
+        Arc::new(self.clone())
     }
 }
 
@@ -117,10 +168,11 @@ impl Extension for Budget {
         mut request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
-        // Parsed here (once: the request keeps it), so that nothing walks the document's
-        // fragments before it is measured; a parse error is classified by its kind.
-        match parse_document(&request.query) {
-            Ok(document) => request.set_parsed_query(document),
+        // Parsed here (once: the request takes a copy of the kept tree), so that nothing
+        // walks the document's fragments before it is measured; a parse error is
+        // classified by its kind.
+        let document = match parsed_document(&request.query) {
+            Ok(document) => document,
             Err(error) => {
                 let kind = match error {
                     async_graphql::parser::Error::RecursionLimitExceeded => code::LIMIT_EXCEEDED,
@@ -130,20 +182,17 @@ impl Extension for Budget {
                 refused.extensions.get_or_insert_with(Default::default).set("code", kind);
                 return Err(refused);
             }
+        };
+        if ctx.data_opt::<SubscriptionsOnly>().is_some() && !only_subscriptions(&document) {
+            return Err(refusal(
+                code::BAD_REQUEST,
+                "over a WebSocket only subscriptions are served; send queries and mutations as HTTP POST"
+                    .into(),
+            ));
         }
-        let variables = std::mem::take(&mut request.variables);
-        let checked = request.parsed_query().and_then(|document| {
-            if ctx.data_opt::<SubscriptionsOnly>().is_some() && !only_subscriptions(document) {
-                return Err(refusal(
-                    code::BAD_REQUEST,
-                    "over a WebSocket only subscriptions are served; send queries and mutations as HTTP POST"
-                        .into(),
-                ));
-            }
-            check(&ctx.schema_env.registry, document, &variables, &self.0)
-        });
-        request.variables = variables;
-        checked?;
+        let cost = self.cost(&ctx.schema_env.registry, &request.query, &document, &request.variables);
+        within(cost, &self.limits)?;
+        request.set_parsed_query(Arc::unwrap_or_clone(document));
         next.run(ctx, request).await
     }
 }
@@ -188,14 +237,8 @@ impl Cost {
     }
 }
 
-/// Refuses a document over any limit; the error names the limit.
-pub(crate) fn check(
-    registry: &Registry,
-    document: &ExecutableDocument,
-    variables: &Variables,
-    limits: &Limits,
-) -> ServerResult<()> {
-    let cost = measure(registry, document, variables, limits.max_page as u64);
+/// Refuses a cost over any limit; the error names the limit.
+fn within(cost: Cost, limits: &Limits) -> ServerResult<()> {
     let over = [
         ("levels of nesting", cost.depth, limits.max_depth as u64),
         ("fields after fragment expansion", cost.fields, limits.max_fields as u64),
@@ -215,13 +258,14 @@ pub(crate) fn check(
     }
 }
 
-/// The cost of every operation of a document.
+/// The cost of every operation of a document, and whether it is the same whatever the
+/// variables (no page is given by a variable).
 pub(crate) fn measure(
     registry: &Registry,
     document: &ExecutableDocument,
     variables: &Variables,
     max_page: u64,
-) -> Cost {
+) -> (Cost, bool) {
     let mut walker = Walker {
         registry,
         document,
@@ -230,6 +274,7 @@ pub(crate) fn measure(
         max_page,
         fragments: HashMap::new(),
         roots: HashMap::new(),
+        read_variables: Cell::new(false),
     };
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(op) => vec![op],
@@ -260,7 +305,7 @@ pub(crate) fn measure(
         }
         total = total.add(cost);
     }
-    total
+    (total, !walker.read_variables.get())
 }
 
 struct Walker<'a> {
@@ -275,6 +320,8 @@ struct Walker<'a> {
     fragments: HashMap<&'a str, Option<Cost>>,
     /// Each fragment's count of fields at its top level, likewise.
     roots: HashMap<&'a str, Option<u64>>,
+    /// Whether a page was read from a variable.
+    read_variables: Cell<bool>,
 }
 
 impl<'a> Walker<'a> {
@@ -355,6 +402,7 @@ impl<'a> Walker<'a> {
                 .node
                 .clone()
                 .into_const_with(|name| {
+                    self.read_variables.set(true);
                     self.variables.get(&name).or_else(|| self.defaults.get(&name)).cloned().ok_or(())
                 })
                 .ok()

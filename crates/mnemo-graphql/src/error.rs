@@ -137,17 +137,21 @@ impl ExtensionFactory for ErrorCodes {
 #[async_trait::async_trait]
 impl Extension for ErrorCodes {
     async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let mut response = next.run(ctx).await;
-        for error in &mut response.errors {
-            let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
-            if has_code {
-                continue;
-            }
-            // Limits are refused, coded, before validation (`budget`); what async-graphql
-            // itself reports past that is a request that is not valid for this schema.
-            let code = code::BAD_REQUEST;
-            error.extensions.get_or_insert_with(Default::default).set("code", code);
-        }
-        response
+        with_codes(next.run(ctx).await)
     }
+}
+
+/// `response` with a code on every error: errors without one are `BAD_REQUEST`.
+pub(crate) fn with_codes(mut response: Response) -> Response {
+    for error in &mut response.errors {
+        let has_code = error.extensions.as_ref().is_some_and(|e| e.get("code").is_some());
+        if has_code {
+            continue;
+        }
+        // Limits are refused, coded, before validation (`budget`); what async-graphql
+        // itself reports past that is a request that is not valid for this schema.
+        let code = code::BAD_REQUEST;
+        error.extensions.get_or_insert_with(Default::default).set("code", code);
+    }
+    response
 }

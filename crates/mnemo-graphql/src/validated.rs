@@ -11,22 +11,24 @@
 //! used). [`Validated`] keeps the documents that passed, keyed by their text and
 //! operation name, and skips validation when the new variables surely conform. Whenever
 //! it is not sure (a null, a variable that is not set, a type it does not know),
-//! validation runs in full as before, so every error reads exactly as it did.
+//! validation runs in full as before, so every error reads exactly as it did. The
+//! [`crate::Executor`] asks the same question ([`Validated::passes`]) to run such a
+//! request on its schema without extensions.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextValidation,
 };
 use async_graphql::parser::types::{BaseType, ExecutableDocument, Type};
 use async_graphql::registry::{MetaType, MetaTypeName, Registry};
-use async_graphql::{Request, ServerError, ServerResult, ValidationResult, Value, Variables};
+use async_graphql::{Request, SchemaEnv, ServerError, ServerResult, ValidationResult, Value, Variables};
 
-use crate::budget::selected_operation;
+use crate::budget::{parsed_document, selected_operation};
 
 /// Longest document kept.
-const KEPT_DOCUMENT_BYTES: usize = 16 * 1024;
+pub(crate) const KEPT_DOCUMENT_BYTES: usize = 16 * 1024;
 /// Most documents kept; past it the set starts over.
 const KEPT_DOCUMENTS: usize = 512;
 
@@ -35,17 +37,96 @@ type Key = (String, Option<String>);
 
 /// The results of the documents that passed, by text, then by operation name: looked up
 /// by the request's own text, with no copy of it.
-type Passed = HashMap<String, Vec<(Option<String>, ValidationResult)>>;
+type PassedSet = HashMap<String, Vec<(Option<String>, ValidationResult)>, foldhash::fast::RandomState>;
 
 /// The extension: one per schema (validity depends on the schema), one instance per request.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Validated {
-    passed: Arc<Mutex<Passed>>,
+    kept: Arc<Kept>,
+}
+
+/// What the extension keeps across requests.
+#[derive(Default)]
+struct Kept {
+    passed: Mutex<PassedSet>,
+    /// The schema's registry and data, from the first validation that passed (an
+    /// extension's context is the only place async-graphql shows them).
+    schema: OnceLock<SchemaEnv>,
+}
+
+impl Validated {
+    fn passed(&self) -> std::sync::MutexGuard<'_, PassedSet> {
+        self.kept.passed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The schema's environment, once a document has passed validation.
+    pub(crate) fn schema(&self) -> Option<&SchemaEnv> {
+        self.kept.schema.get()
+    }
+
+    /// The result of validating `query`'s operation `name` before, if it passed and
+    /// `variables` surely conform to what it declares: it would pass again.
+    fn earlier(
+        &self,
+        registry: &Registry,
+        query: &str,
+        name: Option<&str>,
+        document: &ExecutableDocument,
+        variables: &Variables,
+    ) -> Option<ValidationResult> {
+        let earlier = self.passed().get(query).and_then(|operations| {
+            operations.iter().find(|(n, _)| n.as_deref() == name).map(|(_, result)| *result)
+        })?;
+        variables_conform(registry, document, name, variables).then_some(earlier)
+    }
+
+    /// What validating a request of `query` (parsed as `document`) would surely give
+    /// with these variables: it passed before and they conform.
+    pub(crate) fn passes(
+        &self,
+        query: &str,
+        name: Option<&str>,
+        document: &ExecutableDocument,
+        variables: &Variables,
+    ) -> Option<ValidationResult> {
+        if query.len() > KEPT_DOCUMENT_BYTES {
+            return None;
+        }
+        self.earlier(&self.schema()?.registry, query, name, document, variables)
+    }
+}
+
+/// Put in the data of a request that [`Validated::passes`]: what its validation gives.
+pub(crate) struct Passed(pub(crate) ValidationResult);
+
+/// The one extension of the [`crate::Executor`]'s bare schema: a request validated
+/// before is not validated again (async-graphql offers no other way to skip it; even its
+/// fast mode walks the whole document).
+pub(crate) struct Trusted;
+
+impl ExtensionFactory for Trusted {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Trusted)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for Trusted {
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        match ctx.data_opt::<Passed>() {
+            Some(Passed(result)) => Ok(*result),
+            None => next.run(ctx).await,
+        }
+    }
 }
 
 impl ExtensionFactory for Validated {
     fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(ValidatedRequest { passed: Arc::clone(&self.passed), request: Mutex::new(None) })
+        Arc::new(ValidatedRequest { validated: self.clone(), request: Mutex::new(None) })
     }
 }
 
@@ -60,14 +141,8 @@ enum Seen {
 }
 
 struct ValidatedRequest {
-    passed: Arc<Mutex<Passed>>,
+    validated: Validated,
     request: Mutex<Option<Seen>>,
-}
-
-impl ValidatedRequest {
-    fn passed(&self) -> std::sync::MutexGuard<'_, Passed> {
-        self.passed.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 #[async_trait::async_trait]
@@ -75,26 +150,21 @@ impl Extension for ValidatedRequest {
     async fn prepare_request(
         &self,
         ctx: &ExtensionContext<'_>,
-        mut request: Request,
+        request: Request,
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
         let seen = if request.query.len() > KEPT_DOCUMENT_BYTES {
             Seen::ValidateOnly
         } else {
-            let earlier = self.passed().get(request.query.as_str()).and_then(|operations| {
-                operations.iter().find(|(name, _)| *name == request.operation_name).map(|(_, result)| *result)
+            // The tree the request holds is a copy of the kept one.
+            let earlier = parsed_document(&request.query).ok().and_then(|document| {
+                let name = request.operation_name.as_deref();
+                let registry = &ctx.schema_env.registry;
+                self.validated.earlier(registry, &request.query, name, &document, &request.variables)
             });
-            let name = std::mem::take(&mut request.operation_name);
-            let variables = std::mem::take(&mut request.variables);
-            let conform = earlier.is_some()
-                && request.parsed_query().is_ok_and(|document| {
-                    variables_conform(&ctx.schema_env.registry, document, name.as_deref(), &variables)
-                });
-            request.variables = variables;
-            request.operation_name = name;
             match earlier {
-                Some(result) if conform => Seen::Passed(result),
-                _ => Seen::Validate((request.query.clone(), request.operation_name.clone())),
+                Some(result) => Seen::Passed(result),
+                None => Seen::Validate((request.query.clone(), request.operation_name.clone())),
             }
         };
         *self.request.lock().unwrap_or_else(PoisonError::into_inner) = Some(seen);
@@ -111,7 +181,8 @@ impl Extension for ValidatedRequest {
             Some(Seen::Passed(result)) => Ok(result),
             Some(Seen::Validate(key)) => {
                 let result = next.run(ctx).await?;
-                let mut passed = self.passed();
+                self.validated.kept.schema.get_or_init(|| ctx.schema_env.clone());
+                let mut passed = self.validated.passed();
                 if passed.len() >= KEPT_DOCUMENTS {
                     passed.clear();
                 }

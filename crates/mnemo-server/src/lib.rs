@@ -77,7 +77,7 @@ pub struct AppState {
 
 struct Inner {
     store: Arc<Store>,
-    schema: MnemoSchema,
+    graphql: mnemo_graphql::Executor,
     config: Config,
     metrics: Arc<Metrics>,
     /// One permit per GraphQL request working (`max_running_requests`).
@@ -100,14 +100,15 @@ impl AppState {
         let counter = Arc::clone(&metrics);
         store.on_commit(Arc::new(move |batch| counter.committed(batch.events.len())));
         let sparql = Arc::new(mnemo_rdf::Sparql::new(config.sparql_max_statements));
-        let schema =
-            mnemo_graphql::builder(Arc::clone(&store), config.limits).data(Arc::clone(&sparql)).finish();
+        let graphql = mnemo_graphql::Executor::new(Arc::clone(&store), config.limits, |schema| {
+            schema.data(Arc::clone(&sparql))
+        });
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
         AppState {
             inner: Arc::new(Inner {
                 store,
-                schema,
+                graphql,
                 config,
                 metrics,
                 permits,
@@ -193,9 +194,9 @@ impl AppState {
         &self.inner.store
     }
 
-    /// The GraphQL schema requests run against.
+    /// The GraphQL schema requests run against (through an [`mnemo_graphql::Executor`]).
     pub fn schema(&self) -> &MnemoSchema {
-        &self.inner.schema
+        self.inner.graphql.schema()
     }
 
     /// The configuration.
@@ -455,7 +456,7 @@ impl AppState {
     ) -> Result<(&'static str, Result<async_graphql::Response, (&'static str, String)>), ApiError> {
         let state = self;
         let (operation, point) = operation_type(&request);
-        let schema = state.inner.schema.clone();
+        let graphql = state.inner.graphql.clone();
         let runtime = tokio::runtime::Handle::current();
         let timeout = state.inner.config.request_timeout;
         let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
@@ -470,7 +471,7 @@ impl AppState {
             }
         };
         let running = Running::start(Arc::clone(&state.inner.metrics));
-        let execute = InScope { interrupt, work: Box::pin(async move { schema.execute(request).await }) };
+        let execute = InScope { interrupt, work: Box::pin(async move { graphql.execute(request).await }) };
         // A point read (one entity or slot, a small document) runs here: it costs less than
         // handing it to another thread and back (measured: 4.5 k/s against 3.7 k/s at 1 client,
         // 14.2 k/s against 12.4 k/s at 8, on 2 cores). Everything else — writes that wait for
@@ -617,7 +618,7 @@ async fn subscribe(state: AppState, request: Request) -> Result<Response, ApiErr
     if let Some(access) = from_header {
         data.insert(access);
     }
-    let schema = state.inner.schema.clone();
+    let schema = state.inner.graphql.schema().clone();
     let metrics = Arc::clone(&state.inner.metrics);
     Ok(upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
