@@ -460,6 +460,26 @@ async fn health_graphiql_and_metrics() {
     let state = server_state(TOKENS).await;
     let (status, body) = send(&state, Request::get("/healthz").body(Body::empty()).unwrap()).await;
     assert_eq!((status, body.as_slice()), (StatusCode::OK, b"ok\n".as_slice()));
+    // With ?indexing, how far search is over the open namespaces, summed, without a token
+    // (on a state of its own: the metrics below count this state's requests).
+    let searched = server_state(TOKENS).await;
+    for ns in ["alice", "bob"] {
+        let search = format!("{{ search(namespace: \"{ns}\", text: \"Paris\") {{ hits {{ score }} }} }}");
+        let (_, body) = post(&searched, Some("every-namespace-read-1"), &search).await;
+        assert!(body["errors"].is_null(), "{body}");
+    }
+    let (status, body) =
+        send(&searched, Request::get("/healthz?indexing").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let health: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(health["status"], "ok", "{health}");
+    let indexing = &health["indexing"];
+    assert!(indexing["openNamespaces"].as_u64().unwrap() >= 1, "{health}");
+    // The searches above waited for their namespaces' indexes.
+    assert_eq!(indexing["lagBatches"], 0, "{health}");
+    assert_eq!(indexing["namespacesBehind"], 0, "{health}");
+    assert_eq!(indexing["textsToEmbed"], 0, "{health}");
+    assert!(!String::from_utf8_lossy(&body).contains("alice"), "no namespace is named: {health}");
 
     let response =
         app(state.clone()).oneshot(Request::get("/graphql").body(Body::empty()).unwrap()).await.unwrap();

@@ -390,8 +390,35 @@ fn graphql_error(code: &str, message: String) -> Response {
     axum::Json(body).into_response()
 }
 
-async fn healthz() -> &'static str {
-    "ok\n"
+/// `ok` for probes. With `?indexing`, a JSON answer that adds how far the open
+/// namespaces' search indexes are, summed over them: none is named, as `/healthz` needs
+/// no token (`/metrics` has them one by one).
+async fn healthz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
+    if !uri.query().is_some_and(|q| q.split('&').any(|p| p == "indexing" || p.starts_with("indexing="))) {
+        return "ok\n".into_response();
+    }
+    let store = &state.inner.store;
+    let (mut open, mut behind, mut lag, mut to_embed, mut embedded) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for ns in store.namespaces() {
+        let Some(progress) = store.search_progress(&ns) else { continue };
+        let batches = progress.latest.0.saturating_sub(progress.indexed.0);
+        open += 1;
+        behind += u64::from(batches > 0);
+        lag = lag.saturating_add(batches);
+        to_embed = to_embed.saturating_add(progress.to_embed.saturating_sub(progress.embedded));
+        embedded = embedded.saturating_add(progress.embedded);
+    }
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "indexing": {
+            "openNamespaces": open,
+            "namespacesBehind": behind,
+            "lagBatches": lag,
+            "textsToEmbed": to_embed,
+            "textsEmbedded": embedded,
+        }
+    }))
+    .into_response()
 }
 
 /// The metrics name every namespace, so with tokens configured only a token granted
