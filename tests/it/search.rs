@@ -227,6 +227,45 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
 }
 
 #[test]
+fn a_question_that_asks_when_weighs_the_turns_that_state_a_time_more() {
+    // Two turns alike but for one saying when, in threads of their own so that neither is
+    // the other's context: they tie without the boost, the first recorded first.
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode("Jon: I went to the pottery class with Gina.", "2023-05-08T10:00:00Z", "a"),
+        episode("Jon: I went to the pottery class yesterday.", "2023-05-08T10:00:00Z", "b"),
+    ]);
+    let ranked = |q: &SearchQuery| {
+        // Read when they were said, so that neither has faded and only the ranks count.
+        let at = ReadAt { at: Some(t("2023-05-08T10:00:00Z")), ..ReadAt::latest() };
+        let found = fx.store.search(&fx.ns, q, at).unwrap();
+        found
+            .value
+            .hits
+            .iter()
+            .map(|h| {
+                let RecordRef::Episode(id) = h.record else { panic!("{found:?}") };
+                let text = fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.clone());
+                (text, h.explanation.time)
+            })
+            .collect::<Vec<_>>()
+    };
+    let q = text("When did Jon go to the pottery class?");
+    let boosted = ranked(&q);
+    assert_eq!(
+        boosted[0],
+        ("Jon: I went to the pottery class yesterday.".into(), 1.0 + mnemo_engine::DEFAULT_TIME_BOOST)
+    );
+    assert_eq!(boosted[1], ("Jon: I went to the pottery class with Gina.".into(), 1.0));
+    let plain = ranked(&SearchQuery { time_boost: 0.0, ..q });
+    assert_eq!(plain[0], ("Jon: I went to the pottery class with Gina.".into(), 1.0), "{plain:?}");
+    // A question that does not ask when boosts nothing, nor does "when" opening a clause.
+    for q in ["Who did Jon go to the pottery class with?", "When Jon went to the pottery class, who came?"] {
+        assert!(ranked(&text(q)).iter().all(|(_, time)| *time == 1.0), "{q}");
+    }
+}
+
+#[test]
 fn reads_see_only_what_was_known_and_filters_apply() {
     let fx = Fixture::new();
     chat(&fx);

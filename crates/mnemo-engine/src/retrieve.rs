@@ -66,6 +66,13 @@ pub const DEFAULT_DIVERSITY_LAMBDA: f64 = 0.9;
 /// between a statement and the other speaker's echo of it, not a filter (a question may
 /// name the wrong person).
 pub const DEFAULT_SPEAKER_BOOST: f64 = 0.1;
+/// How much more an episode that states a time weighs when the query asks when
+/// ([`SearchQuery::time_boost`]). With fusion at k = 20 a fifth more lifts a hit over
+/// at most about five places in the top ten (rank 10 to 5, 40 to 30): it reorders what
+/// the lists already agree on and does not pull in what they rank far down. Measured on
+/// LoCoMo (temporal recall@5 +0.038, MRR +0.051; 0.1: +0.013, +0.032) and no change on
+/// MemoryBank.
+pub const DEFAULT_TIME_BOOST: f64 = 0.2;
 /// Most hits a search returns.
 pub const MAX_SEARCH_LIMIT: usize = 200;
 /// Most topics a topic-first search may narrow to.
@@ -1097,6 +1104,9 @@ pub struct SearchQuery {
     pub without: Vec<Component>,
     /// How much more the turns of a speaker the query names weigh (0: no more).
     pub speaker_boost: f64,
+    /// How much more an episode that states a time (a date, "yesterday", "last June")
+    /// weighs when the query asks when ("When did…", "What year…"; 0: no more).
+    pub time_boost: f64,
 }
 
 impl Default for SearchQuery {
@@ -1120,6 +1130,7 @@ impl Default for SearchQuery {
             records: true,
             without: Vec::new(),
             speaker_boost: DEFAULT_SPEAKER_BOOST,
+            time_boost: DEFAULT_TIME_BOOST,
         }
     }
 }
@@ -1174,7 +1185,10 @@ pub struct Explanation {
     pub weight: f64,
     /// 1 + the speaker boost for a turn of a speaker the query names, else 1.
     pub speaker: f64,
-    /// fused × weight × speaker.
+    /// 1 + the time boost for an episode that states a time when the query asks when,
+    /// else 1.
+    pub time: f64,
+    /// fused × weight × speaker × time.
     pub relevance: f64,
     /// Its MMR value when it was picked.
     pub mmr: f64,
@@ -1614,6 +1628,16 @@ fn run_search(
         Some(text) if query.speaker_boost > 0.0 => name_words(text).collect(),
         _ => HashSet::new(),
     };
+    // A question that asks when is answered by an episode that states a time.
+    let asks_when =
+        query.time_boost > 0.0 && query.text.as_deref().is_some_and(mnemo_search::when::asks_when);
+    let tz = index.config().time_zone;
+    let states_time = |r: RecordRef| match r {
+        RecordRef::Episode(id) if asks_when => index
+            .episode(id)
+            .is_some_and(|e| mnemo_search::when::states_time(&e.text, tz.local_date(e.occurred_at))),
+        _ => false,
+    };
     let spoken_by_named = |r: RecordRef| match r {
         RecordRef::Episode(id) if !named.is_empty() => {
             index.episode(id).and_then(speaker).is_some_and(|who| name_words(who).any(|w| named.contains(&w)))
@@ -1638,7 +1662,8 @@ fn run_search(
                 .filter_map(|(r, (c, _))| r.map(|(rank, score)| ComponentRank { component: *c, rank, score }))
                 .collect();
             let speaker = if spoken_by_named(r) { 1.0 + query.speaker_boost } else { 1.0 };
-            let relevance = f.score * weight * speaker;
+            let time = if states_time(r) { 1.0 + query.time_boost } else { 1.0 };
+            let relevance = f.score * weight * speaker * time;
             Some((
                 f.key,
                 relevance,
@@ -1649,6 +1674,7 @@ fn run_search(
                     retention,
                     weight,
                     speaker,
+                    time,
                     relevance,
                     mmr: 0.0,
                     status,

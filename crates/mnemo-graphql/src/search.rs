@@ -110,6 +110,7 @@ pub(crate) fn query(
         wait_for_index: true,
         without: Vec::new(),
         speaker_boost: mnemo_engine::DEFAULT_SPEAKER_BOOST,
+        time_boost: mnemo_engine::DEFAULT_TIME_BOOST,
     })
 }
 
@@ -164,7 +165,10 @@ pub struct Explanation {
     /// 1.1 for a turn of a speaker the query names (its leading `Name:`, or its role),
     /// else 1.
     pub speaker: f64,
-    /// fused × weight × speaker.
+    /// 1.2 for an episode that states a time (a date, "yesterday", "last June") when the
+    /// query asks when ("When did…", "What year…", "How long…"), else 1.
+    pub time: f64,
+    /// fused × weight × speaker × time.
     pub relevance: f64,
     /// Its maximal-marginal-relevance value when picked.
     pub mmr: f64,
@@ -214,6 +218,7 @@ impl SearchHit {
             retention: e.retention,
             weight: e.weight,
             speaker: e.speaker,
+            time: e.time,
             relevance: e.relevance,
             mmr: e.mmr,
             status: e.status.map(Into::into),

@@ -85,6 +85,32 @@ pub fn query_terms(m: &Mention) -> Vec<String> {
     }
 }
 
+/// Whether a question asks for a time: it opens with "when" and an auxiliary ("When did…",
+/// "When is…"; "When I was in Paris, what…" only sets the scene), or asks "what/which
+/// date|day|week|weekend|month|year|time", or "how long". Its answer is a time, so the
+/// text that answers it most likely states one (a date, "yesterday", "last June").
+pub fn asks_when(question: &str) -> bool {
+    const AUXILIARIES: [&str; 19] = [
+        "did", "does", "do", "is", "was", "were", "are", "will", "would", "has", "have", "had", "can",
+        "could", "should", "shall", "may", "might", "must",
+    ];
+    let w: Vec<String> = words(question).into_iter().map(|w| w.text).collect();
+    (w.first().is_some_and(|first| first == "when")
+        && w.get(1).is_some_and(|second| AUXILIARIES.contains(&second.as_str())))
+        || w.windows(2).any(|pair| {
+            matches!(
+                (pair[0].as_str(), pair[1].as_str()),
+                ("what" | "which", "date" | "day" | "week" | "weekend" | "month" | "year" | "time")
+                    | ("how", "long")
+            )
+        })
+}
+
+/// Whether a text written on `day` states a time this module resolves.
+pub fn states_time(text: &str, day: NaiveDate) -> bool {
+    !mentions(text, day).is_empty()
+}
+
 struct Word<'a> {
     /// Lower case.
     text: String,
@@ -614,6 +640,37 @@ mod tests {
         assert_eq!((f[0].0, f[0].1), (d(2023, 4, 8), d(2023, 4, 9)));
         let f = found("the day after 5 June 2023", r);
         assert_eq!((f[0].0, f[0].1), (d(2023, 6, 6), d(2023, 6, 6)));
+    }
+
+    #[test]
+    fn questions_that_ask_for_a_time_and_texts_that_state_one() {
+        for q in [
+            "When did Caroline go to the support group?",
+            "when is the wedding",
+            "What year did Jon open his studio?",
+            "In which month did they move?",
+            "How long has Melanie been painting?",
+            "What date was the concert on?",
+        ] {
+            assert!(asks_when(q), "{q}");
+        }
+        for q in [
+            "What did Caroline research?",
+            "Where did Jon go when he was in Paris?",
+            "Which band does Gina like?",
+            "Why did he stop?",
+            "When I was studying in the library, I read a novel. What was its name?",
+            "When Jon was in Paris, what did he eat?",
+            "",
+        ] {
+            assert!(!asks_when(q), "{q}");
+        }
+        let day = d(2023, 5, 8);
+        assert!(states_time("Caroline: I went to a support group yesterday.", day));
+        assert!(states_time("We moved in June 2021.", day));
+        assert!(!states_time("Caroline: The support group was so powerful.", day));
+        // "may" the verb is not a month.
+        assert!(!states_time("You may like it.", day));
     }
 
     #[test]
