@@ -49,6 +49,8 @@ pub struct Options {
     pub without: Vec<Component>,
     /// No speaker boost.
     pub no_speaker: bool,
+    /// No time boost.
+    pub no_time_boost: bool,
 }
 
 /// Longest time to wait for one namespace's indexes.
@@ -93,9 +95,20 @@ impl Score {
     }
 }
 
-/// Parses `time,vector-in-time,…` into search components, and whether `speaker` (the
-/// speaker boost) is among them.
-pub fn components(list: &str) -> anyhow::Result<(Vec<Component>, bool)> {
+/// What `--without` leaves out: lists, and the speaker and time boosts.
+#[derive(Default)]
+pub struct Without {
+    /// Lists left out of the fusion.
+    pub lists: Vec<Component>,
+    /// No speaker boost (`speaker`).
+    pub speaker: bool,
+    /// No time boost (`when`).
+    pub when: bool,
+}
+
+/// Parses `time,vector-in-time,…` into search components and the boosts `speaker` and
+/// `when`.
+pub fn components(list: &str) -> anyhow::Result<Without> {
     let names = [
         ("text", Component::Text),
         ("text-in-context", Component::TextInContext),
@@ -106,18 +119,19 @@ pub fn components(list: &str) -> anyhow::Result<(Vec<Component>, bool)> {
         ("vector-in-time", Component::VectorInTime),
         ("neighbour", Component::Neighbour),
     ];
-    let (mut lists, mut speaker) = (Vec::new(), false);
+    let mut without = Without::default();
     for name in list.split(',').map(|s| s.trim().to_lowercase().replace('_', "-")).filter(|s| !s.is_empty()) {
         match names.iter().find(|(n, _)| *n == name) {
-            Some((_, c)) => lists.push(*c),
-            None if name == "speaker" => speaker = true,
+            Some((_, c)) => without.lists.push(*c),
+            None if name == "speaker" => without.speaker = true,
+            None if name == "when" => without.when = true,
             None => {
                 let known: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-                bail!("no search component {name:?} (known: {}, speaker)", known.join(", "));
+                bail!("no search component {name:?} (known: {}, speaker, when)", known.join(", "));
             }
         }
     }
-    Ok((lists, speaker))
+    Ok(without)
 }
 
 /// Waits until the namespace's indexes hold all its batches, showing how far embedding is.
@@ -257,6 +271,7 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             limit: depth,
             without: options.without.clone(),
             speaker_boost: if options.no_speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
+            time_boost: if options.no_time_boost { 0.0 } else { mnemo_engine::DEFAULT_TIME_BOOST },
             ..SearchQuery::default()
         };
         let found = match store.search(&ns, &query, read) {
@@ -295,9 +310,28 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
                     _ => serde_json::Value::Null,
                 })
                 .collect();
+            // Where each evidence episode that was found stands: its rank and its rank
+            // in each list that found it (to tell a miss that fusion could mend from one
+            // that no list finds).
+            let evidence: Vec<serde_json::Value> = found
+                .value
+                .hits
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| matches!(h.record, RecordRef::Episode(id) if gold.contains(&id)))
+                .map(|(i, h)| {
+                    let lists: serde_json::Map<String, serde_json::Value> = h
+                        .explanation
+                        .components
+                        .iter()
+                        .map(|c| (format!("{:?}", c.component), serde_json::json!(c.rank)))
+                        .collect();
+                    serde_json::json!({ "id": ranked[i], "rank": i + 1, "lists": lists })
+                })
+                .collect();
             let row = serde_json::json!({
                 "namespace": ns_name, "question": line.question, "tags": line.tags,
-                "gold": line.gold, "ranks": ranks, "ranked": ranked,
+                "gold": line.gold, "ranks": ranks, "ranked": ranked, "evidence": evidence,
             });
             writeln!(out, "{row}")?;
         }

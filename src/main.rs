@@ -151,12 +151,13 @@ enum Command {
         /// The decay clock of every question, instead of each line's `at`.
         #[arg(long, value_name = "TIME")]
         at: Option<String>,
-        /// Write each question's ranked external ids to FILE (JSONL).
+        /// Write each question's ranked external ids to FILE (JSONL), with the rank of each
+        /// evidence episode found in the answer and in each list that found it.
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
         /// Leave these search lists out, comma-separated (text, text-in-context, vector,
-        /// vector-in-context, graph, time, vector-in-time, neighbour), and `speaker` for the speaker
-        /// boost.
+        /// vector-in-context, graph, time, vector-in-time, neighbour), and `speaker`
+        /// and `when` for the speaker and time boosts.
         #[arg(long, value_name = "LISTS")]
         without: Option<String>,
     },
@@ -258,7 +259,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
-            let (without, no_speaker) = eval::components(without.as_deref().unwrap_or(""))?;
+            let without = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;
             let store = open_store(&dir, mnemo_engine::Residency::default())?;
             let options = eval::Options {
@@ -268,8 +269,9 @@ fn run(command: Command) -> anyhow::Result<bool> {
                 filter,
                 at,
                 dump,
-                without,
-                no_speaker,
+                without: without.lists,
+                no_speaker: without.speaker,
+                no_time_boost: without.when,
             };
             eval::eval(&store, &file, &options)
         }

@@ -11,8 +11,8 @@
 # embeds (~5 minutes for the five dev conversations on one core).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-data=${1:-$root/../shared/data/locomo-dev/locomo-dev.json}
-shift || true
+data=$root/../shared/data/locomo-dev/locomo-dev.json
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 target=${CARGO_TARGET_DIR:-$root/target}
 cargo build --release --manifest-path "$root/Cargo.toml" --quiet

@@ -286,6 +286,14 @@ fn import_wait_indexes_and_eval_reports_each_question() {
     assert!(dumped.iter().all(|d| d["ranked"].as_array().unwrap().len() <= 3));
     // The day the question names is the day "last weekend" spoke of: found first.
     assert_eq!(dumped[1]["ranked"][0], "D1:4", "{dumped:?}");
+    // Each evidence episode found, with its rank in the answer and in the lists that found it.
+    let evidence = &dumped[1]["evidence"][0];
+    assert_eq!(
+        (&evidence["id"], &evidence["rank"]),
+        (&serde_json::json!("D1:4"), &serde_json::json!(1)),
+        "{dumped:?}"
+    );
+    assert!(evidence["lists"]["Time"].as_u64().is_some_and(|r| r >= 1), "{dumped:?}");
     // Only one tag, and without a list.
     let out =
         run(&["eval", questions.to_str().unwrap(), "--filter", "single-hop", "--without", "time,speaker"]);
