@@ -261,7 +261,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
             let without = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;
-            let store = open_store(&dir, mnemo_engine::Residency::default())?;
+            let store = open_store(&dir, mnemo_engine::Residency::default(), all_cores())?;
             let options = eval::Options {
                 namespace,
                 verbose,
@@ -279,8 +279,14 @@ fn run(command: Command) -> anyhow::Result<bool> {
 }
 
 /// Opens a data directory with the built-in embedder (loaded, and fetched if need be,
-/// when first needed; `MNEMO_EMBEDDER=off` leaves it out).
-fn open_store(data: &Path, residency: mnemo_engine::Residency) -> anyhow::Result<Store> {
+/// when first needed; `MNEMO_EMBEDDER=off` leaves it out), run by `embed_workers`
+/// threads: one for a server, which keeps the other cores for requests, every core for a
+/// command that only waits for the indexes ([`all_cores`]).
+fn open_store(
+    data: &Path,
+    residency: mnemo_engine::Residency,
+    embed_workers: usize,
+) -> anyhow::Result<Store> {
     let mut options = StoreOptions { residency, ..StoreOptions::default() };
     if std::env::var("MNEMO_EMBEDDER").as_deref() != Ok("off") {
         let cache_dir = data.join("embeddings");
@@ -291,7 +297,8 @@ fn open_store(data: &Path, residency: mnemo_engine::Residency) -> anyhow::Result
             };
             let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &report)
                 .map_err(|e| e.to_string())?;
-            let model = mnemo_embed::MiniLm::load(&dir).map_err(|e| e.to_string())?;
+            let model =
+                mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?;
             let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
                 .map_err(|e| e.to_string())?;
             let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
@@ -300,6 +307,11 @@ fn open_store(data: &Path, residency: mnemo_engine::Residency) -> anyhow::Result
         options.embedder = Some(source);
     }
     Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))
+}
+
+/// The cores this process may use.
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()> {
@@ -320,7 +332,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
              --config with [[tokens]]"
         );
     }
-    let store = Arc::new(open_store(data, config.residency)?);
+    let store = Arc::new(open_store(data, config.residency, 1)?);
     let tokens = config.tokens.len();
     let state = AppState::new(Arc::clone(&store), config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -347,7 +359,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
 /// Serves MCP over stdio until the client closes it; the store's upkeep (due
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
 fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
-    let store = Arc::new(open_store(data, mnemo_engine::Residency::default())?);
+    let store = Arc::new(open_store(data, mnemo_engine::Residency::default(), 1)?);
     // The server's execution (permits, deadline, response limit) with its default settings.
     let runner = AppState::new(Arc::clone(&store), Config::default()).mcp_runner();
     let scope = mnemo_mcp::Scope { namespace, access: Access::Local };
@@ -430,7 +442,7 @@ async fn signal() {
 /// log, then checkpoints (which saves the vectors of namespaces indexed on disk).
 fn index_all(data: &Path) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
-    let store = open_store(data, mnemo_engine::Residency::default())?;
+    let store = open_store(data, mnemo_engine::Residency::default(), all_cores())?;
     let namespaces = store.namespaces();
     for ns in &namespaces {
         eval::wait_for_index(&store, ns)?;
@@ -686,7 +698,7 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
         }
         None => async_graphql::Variables::default(),
     };
-    let store = Arc::new(open_store(data, mnemo_engine::Residency::default())?);
+    let store = Arc::new(open_store(data, mnemo_engine::Residency::default(), 1)?);
     let schema = mnemo_graphql::schema(store, Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);

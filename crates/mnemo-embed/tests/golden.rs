@@ -118,3 +118,19 @@ fn long_texts_are_cut_to_the_same_vector() {
     let v = model.embed(&[long.as_str(), longer.as_str()]).unwrap();
     assert!(max_deviation(&v[0], &v[1]) < 1e-6);
 }
+
+#[test]
+fn two_workers_give_the_same_vectors_as_one() {
+    let dir = locate_or_fetch(&default_model_cache(), &|line| eprintln!("{line}")).unwrap();
+    let two = MiniLm::load_with_workers(&dir, 2).unwrap();
+    assert_eq!((two.workers(), model().workers()), (2, 1));
+    // Three batches of 32 and a few, of every length, so both workers encode some.
+    let texts: Vec<String> = (0..100)
+        .map(|i| format!("Turn {i}: {}", "the garden roses bloomed again this spring ".repeat(1 + i % 7)))
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let one = model().embed(&texts).unwrap();
+    assert_eq!(two.embed(&texts).unwrap(), one);
+    // Fewer texts than a batch run on one worker, as before.
+    assert_eq!(two.embed(&texts[..5]).unwrap(), model().embed(&texts[..5]).unwrap());
+}
