@@ -45,12 +45,8 @@ pub struct Options {
     pub at: Option<String>,
     /// Where to write each question's ranked external ids (JSONL).
     pub dump: Option<PathBuf>,
-    /// Lists left out of the fusion.
-    pub without: Vec<Component>,
-    /// No speaker boost.
-    pub no_speaker: bool,
-    /// No time boost.
-    pub no_time_boost: bool,
+    /// The lists and boosts left out.
+    pub without: Without,
 }
 
 /// Longest time to wait for one namespace's indexes.
@@ -269,9 +265,9 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             text: Some(line.question.clone()),
             kinds: vec![RecordKind::Episode],
             limit: depth,
-            without: options.without.clone(),
-            speaker_boost: if options.no_speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
-            time_boost: if options.no_time_boost { 0.0 } else { mnemo_engine::DEFAULT_TIME_BOOST },
+            without: options.without.lists.clone(),
+            speaker_boost: if options.without.speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
+            time_boost: if options.without.when { 0.0 } else { mnemo_engine::DEFAULT_TIME_BOOST },
             ..SearchQuery::default()
         };
         let found = match store.search(&ns, &query, read) {

@@ -262,17 +262,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
             let without = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;
             let store = open_store(&dir, mnemo_engine::Residency::default(), all_cores())?;
-            let options = eval::Options {
-                namespace,
-                verbose,
-                k: usize::from(k),
-                filter,
-                at,
-                dump,
-                without: without.lists,
-                no_speaker: without.speaker,
-                no_time_boost: without.when,
-            };
+            let options = eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without };
             eval::eval(&store, &file, &options)
         }
     }

@@ -29,7 +29,7 @@ const BATCH: usize = 32;
 /// all-MiniLM-L6-v2 (or any sentence-transformers BERT folder with mean pooling), run on the CPU.
 ///
 /// Inference runs on one thread of the model's own per worker (one unless
-/// [`MiniLm::with_workers`]), whatever the number of cores: measured on this model, a second
+/// [`MiniLm::load_with_workers`]), whatever the number of cores: measured on this model, a second
 /// thread inside one batch does not make it faster, while workers encoding batches of their
 /// own do; a fixed count keeps results and resource use the same on every machine.
 /// Concurrent calls of [`Embedder::embed`] take turns.
