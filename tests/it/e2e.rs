@@ -3,111 +3,15 @@
 //! stop it cleanly (exit 0).
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// A running server and its address.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Never leave a server behind, whatever the test did.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `mnemo serve` on an ephemeral loopback port and waits until /healthz answers.
-fn start(data: &Path) -> Server {
-    start_with(data, &[])
-}
-
-/// [`start`] with more environment variables.
-fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
-        .arg(data)
-        .env("MNEMO_LOG", "warn")
-        .envs(env.iter().map(|(k, v)| (*k, *v)))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    // The first line of stdout names the address; read it on a thread to bound the wait.
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the server printed no address");
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
-    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches("/graphql").parse().unwrap();
-    let server = Server { child, addr };
-    for _ in 0..100 {
-        if matches!(http(addr, "GET", "/healthz", ""), Ok((200, _))) {
-            return server;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("/healthz never answered");
-}
-
-/// One HTTP/1.1 request on its own connection; the status and body.
-fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no response head"))?;
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no status"))?;
-    let chunked = head.lines().any(|l| l.eq_ignore_ascii_case("transfer-encoding: chunked"));
-    Ok((status, if chunked { dechunk(body) } else { body.to_owned() }))
-}
-
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    out
-}
-
-fn graphql(addr: SocketAddr, query: &str, variables: Value) -> std::io::Result<Value> {
-    let (status, body) =
-        http(addr, "POST", "/graphql", &json!({ "query": query, "variables": variables }).to_string())?;
-    if status != 200 {
-        return Err(std::io::Error::other(format!("status {status}: {body}")));
-    }
-    serde_json::from_str(&body).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
+use crate::common::serve::{Server, graphql, start, start_with};
 
 const WRITE: &str = r#"mutation($subject: String!, $n: Int!) {
     assertFacts(namespace: "e2e", facts: [{subject: {name: $subject}, predicate: "n", object: {integer: $n}}]) { seq } }"#;

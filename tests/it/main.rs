@@ -30,6 +30,8 @@ mod recovery;
 mod sdl;
 mod search;
 mod server;
+mod sparql_fuzz;
+mod sparql_limits;
 mod subscription;
 mod topics;
 mod yago;

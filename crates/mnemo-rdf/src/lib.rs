@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod project;
+mod shape;
 mod sparql;
 
 use std::io::Write;
@@ -39,7 +40,11 @@ use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::GraphName;
 
 pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, statements, triple};
-pub use sparql::{DEFAULT_MAX_STATEMENTS, Form, Format, MAX_JOIN_RESULTS, Sparql, Written};
+pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_QUERY_BYTES};
+pub use sparql::{
+    DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, Form, Format,
+    MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
+};
 
 /// Why a projection, query or export failed.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +59,16 @@ pub enum RdfError {
     /// The query failed while it ran.
     #[error("the query failed: {0}")]
     Evaluation(String),
+    /// The query is longer, nests deeper or has more parts than a query may.
+    #[error("limit exceeded in `query`: {value} {what} (at most {max})")]
+    QueryTooComplex {
+        /// What was counted.
+        what: String,
+        /// How many the query has.
+        value: usize,
+        /// The limit.
+        max: usize,
+    },
     /// The view holds more statements than a projection may.
     #[error(
         "limit exceeded: this view holds more than {max} statements, the most a SPARQL projection may hold; \
@@ -69,6 +84,16 @@ pub enum RdfError {
          or narrow them"
     )]
     TooExpensive {
+        /// The limit.
+        max: u64,
+    },
+    /// The query kept more memory than a query may (strings, path closures, solutions
+    /// held to sort, deduplicate or group).
+    #[error(
+        "limit exceeded: the query kept more than {max} bytes while it ran (strings it built, property path \
+         closures, solutions held to sort, deduplicate or group); narrow its patterns or paths, or drop ORDER BY"
+    )]
+    TooMuchMemory {
         /// The limit.
         max: u64,
     },

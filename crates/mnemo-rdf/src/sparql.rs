@@ -31,8 +31,8 @@ use oxigraph::model::{GraphName, Quad};
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 
-use crate::RdfError;
 use crate::project::{Iris, View, statements};
+use crate::{RdfError, shape};
 
 /// Statements a projection may hold by default: about 450 MB of oxigraph store.
 pub const DEFAULT_MAX_STATEMENTS: usize = 1_000_000;
@@ -41,6 +41,35 @@ pub const DEFAULT_MAX_STATEMENTS: usize = 1_000_000;
 /// [`RdfError::TooExpensive`]. Joins multiply tuples in memory (about 100 bytes each), so
 /// this bounds both the time and the memory a query takes beyond its projection.
 pub const MAX_JOIN_RESULTS: u64 = 10_000_000;
+
+/// Bytes a query may keep while it runs by default (strings it builds, property path
+/// closures, solutions held to sort, deduplicate or group, hash join build sides): past
+/// it the query stops with [`RdfError::TooMuchMemory`].
+pub const DEFAULT_MAX_QUERY_MEMORY: u64 = 256 * 1024 * 1024;
+
+/// Longest answer by default: the server's default response limit.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+
+/// What a SPARQL service allows each query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparqlLimits {
+    /// Statements a projection may hold.
+    pub max_statements: usize,
+    /// Bytes a query may keep while it runs.
+    pub max_memory: u64,
+    /// Longest answer, written.
+    pub max_answer_bytes: usize,
+}
+
+impl Default for SparqlLimits {
+    fn default() -> Self {
+        SparqlLimits {
+            max_statements: DEFAULT_MAX_STATEMENTS,
+            max_memory: DEFAULT_MAX_QUERY_MEMORY,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+        }
+    }
+}
 
 /// Read points kept at once (several may share one store).
 const KEPT: usize = 3;
@@ -170,7 +199,7 @@ struct Kept {
 
 /// The SPARQL service: runs queries and keeps the projections they ran on.
 pub struct Sparql {
-    max_statements: usize,
+    limits: SparqlLimits,
     kept: Mutex<Vec<Kept>>,
     /// Held while a store is built, so that concurrent queries of one point build it once
     /// and never hold more than one store under construction.
@@ -182,13 +211,13 @@ pub struct Sparql {
 
 impl Default for Sparql {
     fn default() -> Self {
-        Sparql::new(DEFAULT_MAX_STATEMENTS)
+        Sparql::new(SparqlLimits::default())
     }
 }
 
 impl std::fmt::Debug for Sparql {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sparql").field("max_statements", &self.max_statements).finish_non_exhaustive()
+        f.debug_struct("Sparql").field("limits", &self.limits).finish_non_exhaustive()
     }
 }
 
@@ -225,10 +254,10 @@ impl std::fmt::Display for TooLong {
 impl std::error::Error for TooLong {}
 
 impl Sparql {
-    /// A service whose projections hold at most `max_statements` each.
-    pub fn new(max_statements: usize) -> Self {
+    /// A service holding every query to `limits`.
+    pub fn new(limits: SparqlLimits) -> Self {
         Sparql {
-            max_statements,
+            limits,
             kept: Mutex::new(Vec::new()),
             building: Mutex::new(()),
             hashers: (RandomState::new(), RandomState::new()),
@@ -241,13 +270,13 @@ impl Sparql {
         self.built.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The most statements a projection may hold.
-    pub fn max_statements(&self) -> usize {
-        self.max_statements
+    /// What each query is allowed.
+    pub fn limits(&self) -> SparqlLimits {
+        self.limits
     }
 
     /// Runs `query` on `view` of `ns` at `at` and writes its answer in the format `choose`
-    /// picks for its form, in at most `max_bytes`. The prefixes `e:`, `p:`, `prop:`, `f:`,
+    /// picks for its form, in at most the limits' `max_answer_bytes`. The prefixes `e:`, `p:`, `prop:`, `f:`,
     /// `ep:` (this namespace's entities, predicates, properties, facts and episodes),
     /// `mn:`, `rdf:`, `rdfs:` and `xsd:` are declared.
     #[allow(clippy::too_many_arguments)]
@@ -258,47 +287,82 @@ impl Sparql {
         at: ReadAt,
         view: View,
         query: &str,
-        choose: impl FnOnce(Form) -> Result<Format, RdfError>,
-        max_bytes: usize,
+        choose: impl FnOnce(Form) -> Result<Format, RdfError> + Send,
     ) -> Result<Answer<Written>, RdfError> {
-        let iris = Iris::new(ns);
+        // Bounded before anything is parsed or projected: a malformed or oversized query
+        // costs nothing.
+        shape::check_text(query)?;
         let token = CancellationToken::with_budget(MAX_JOIN_RESULTS);
-        let mut evaluator = SparqlEvaluator::new().with_cancellation_token(token.clone());
-        for (name, iri) in iris.prefixes() {
-            evaluator = evaluator.with_prefix(name, iri).map_err(|e| RdfError::Internal(e.to_string()))?;
-        }
-        // Parsed before anything is projected: a malformed query costs nothing.
-        let prepared = evaluator.parse_query(query).map_err(|e| RdfError::Syntax(e.to_string()))?;
-        let (basis, graph, statements) = self.projection(store, ns, at, view)?;
         let interrupt = Interrupt::current();
+        // Parsed and run on a thread of its own whose stack fits the query's brackets
+        // (see `shape`), while this one turns the request's deadline or cancellation into
+        // a cancel of the token, which the evaluator checks.
         let written = std::thread::scope(|scope| {
             let (finished, watch) = std::sync::mpsc::channel::<()>();
-            if let Some(interrupt) = &interrupt {
-                // The evaluator checks its token; this watch turns the request's deadline
-                // or cancellation into a cancel of the token. It ends as soon as the
-                // query does (the sender is dropped).
-                let token = &token;
-                scope.spawn(move || {
-                    while let Err(RecvTimeoutError::Timeout) = watch.recv_timeout(WATCH_EVERY) {
-                        if interrupt.reason().is_some() {
-                            token.cancel();
-                            return;
-                        }
+            let worker = std::thread::Builder::new()
+                .name("mnemo-sparql".into())
+                .stack_size(shape::stack_size(query))
+                .spawn_scoped(scope, || {
+                    let _finished = finished;
+                    let work = || self.parse_and_run(store, ns, at, view, query, &token, choose);
+                    match &interrupt {
+                        Some(interrupt) => interrupt.run(work),
+                        None => work(),
                     }
-                });
+                })
+                .map_err(|e| RdfError::Internal(format!("cannot start the query's thread: {e}")))?;
+            if let Some(interrupt) = &interrupt {
+                while let Err(RecvTimeoutError::Timeout) = watch.recv_timeout(WATCH_EVERY) {
+                    if interrupt.reason().is_some() {
+                        token.cancel();
+                        break;
+                    }
+                }
             }
-            let written = run(prepared.on_store(&graph).execute(), &iris, choose, max_bytes);
-            drop(finished);
-            written
+            worker.join().map_err(|_| RdfError::Internal("the query's thread failed".into()))?
         });
-        let written = written.map_err(|e| match e {
+        written.map_err(|e| match e {
             RdfError::Cancelled if token.is_exhausted() => RdfError::TooExpensive { max: MAX_JOIN_RESULTS },
             RdfError::Cancelled => RdfError::Interrupted {
                 reason: interrupt.as_ref().and_then(Interrupt::reason).unwrap_or("cancelled"),
             },
             other => other,
-        })?;
-        Ok(Answer { basis, value: Written { statements, ..written } })
+        })
+    }
+
+    /// Parses `query`, measures it, and runs it on its projection.
+    #[allow(clippy::too_many_arguments)]
+    fn parse_and_run(
+        &self,
+        store: &Store,
+        ns: &Namespace,
+        at: ReadAt,
+        view: View,
+        query: &str,
+        token: &CancellationToken,
+        choose: impl FnOnce(Form) -> Result<Format, RdfError>,
+    ) -> Result<Answer<Written>, RdfError> {
+        let iris = Iris::new(ns);
+        let mut parser = spargebra::SparqlParser::new();
+        for (name, iri) in iris.prefixes() {
+            parser = parser.with_prefix(name, iri).map_err(|e| RdfError::Internal(e.to_string()))?;
+        }
+        // Parsed and measured before anything is projected.
+        let parsed = parser.parse_query(query).map_err(|e| RdfError::Syntax(e.to_string()))?;
+        let measure = shape::Measure::of(&parsed)?;
+        let mut evaluator = SparqlEvaluator::new().with_cancellation_token(token.clone());
+        if !measure.optimizable() {
+            evaluator = evaluator.without_optimizations();
+        }
+        let prepared = evaluator.for_query(parsed);
+        let (basis, graph, statements) = self.projection(store, ns, at, view)?;
+        // Entered on this thread, which pulls every result: evaluation runs here.
+        let budget = spareval::MemoryBudget::enter(self.limits.max_memory);
+        let written = run(prepared.on_store(&graph).execute(), &iris, choose, self.limits.max_answer_bytes);
+        if budget.is_exhausted() {
+            return Err(RdfError::TooMuchMemory { max: self.limits.max_memory });
+        }
+        Ok(Answer { basis, value: Written { statements, ..written? } })
     }
 
     /// The store holding `view` of `ns` at `at`: a kept one of the same S whose window
@@ -324,7 +388,7 @@ impl Sparql {
             pinned.point(),
             view,
             GraphName::DefaultGraph,
-            self.max_statements,
+            self.limits.max_statements,
             &mut |q| {
                 quads.push(q);
                 Ok(())
@@ -496,15 +560,9 @@ mod tests {
         let sparql = Sparql::default();
         let count = |t: &str, view: View| {
             let answer = sparql
-                .query(
-                    &store,
-                    &ns,
-                    ReadAt::valid(year(t)),
-                    view,
-                    "SELECT * WHERE { ?s ?p ?o }",
-                    |_| Ok(Format::Csv),
-                    1 << 20,
-                )
+                .query(&store, &ns, ReadAt::valid(year(t)), view, "SELECT * WHERE { ?s ?p ?o }", |_| {
+                    Ok(Format::Csv)
+                })
                 .unwrap();
             String::from_utf8(answer.value.body).unwrap().lines().count() - 1
         };
@@ -518,15 +576,9 @@ mod tests {
         // The history view is another projection.
         assert_eq!(
             sparql
-                .query(
-                    &store,
-                    &ns,
-                    ReadAt::valid(year("2012")),
-                    View::History,
-                    "ASK {}",
-                    |_| Ok(Format::Json),
-                    1 << 20
-                )
+                .query(&store, &ns, ReadAt::valid(year("2012")), View::History, "ASK {}", |_| Ok(
+                    Format::Json
+                ),)
                 .unwrap()
                 .value
                 .form,
@@ -548,15 +600,7 @@ mod tests {
             let interrupt = Interrupt::new(Some(Instant::now() + deadline));
             let start = Instant::now();
             let result = interrupt.run(|| {
-                sparql.query(
-                    &store,
-                    &ns,
-                    ReadAt::latest(),
-                    View::InForce,
-                    query,
-                    |_| Ok(Format::Json),
-                    1 << 20,
-                )
+                sparql.query(&store, &ns, ReadAt::latest(), View::InForce, query, |_| Ok(Format::Json))
             });
             (result, start.elapsed())
         };

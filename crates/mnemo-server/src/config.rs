@@ -20,6 +20,7 @@
 //! max_page = 1000            # largest `first`
 //! max_neighbor_depth = 4     # largest `neighbors(depth:)`
 //! sparql_max_statements = 1000000  # statements a SPARQL view may hold (~450 bytes each)
+//! sparql_max_memory_bytes = 268435456  # what one SPARQL query may keep while it runs
 //!
 //! # Optional; these are the defaults (no memory budget).
 //! [namespaces]
@@ -147,6 +148,7 @@ struct RawLimits {
     max_page: Option<usize>,
     max_neighbor_depth: Option<u32>,
     sparql_max_statements: Option<usize>,
+    sparql_max_memory_bytes: Option<u64>,
 }
 
 /// One access token and what it may do.
@@ -184,6 +186,10 @@ pub struct Config {
     /// Most statements a SPARQL view of one namespace may hold; a larger view is refused
     /// with `LIMIT_EXCEEDED`. Each costs about 450 bytes while kept.
     pub sparql_max_statements: usize,
+    /// Bytes one SPARQL query may keep while it runs (strings it builds, property path
+    /// closures, solutions held to sort, deduplicate or group); past it the query is
+    /// refused with `LIMIT_EXCEEDED`.
+    pub sparql_max_memory_bytes: u64,
 }
 
 impl Default for Config {
@@ -198,6 +204,7 @@ impl Default for Config {
             max_running_requests: DEFAULT_MAX_RUNNING_REQUESTS,
             allowed_origins: Vec::new(),
             sparql_max_statements: mnemo_rdf::DEFAULT_MAX_STATEMENTS,
+            sparql_max_memory_bytes: mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY,
         }
     }
 }
@@ -281,6 +288,8 @@ impl Config {
         let max_response_bytes = l.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES);
         let max_running_requests = l.max_running_requests.unwrap_or(DEFAULT_MAX_RUNNING_REQUESTS);
         let sparql_max_statements = l.sparql_max_statements.unwrap_or(mnemo_rdf::DEFAULT_MAX_STATEMENTS);
+        let sparql_max_memory_bytes =
+            l.sparql_max_memory_bytes.unwrap_or(mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY);
         let timeout = l.request_timeout_seconds.unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_secs());
         if timeout > MAX_REQUEST_TIMEOUT_SECONDS {
             return Err(invalid(
@@ -300,6 +309,10 @@ impl Config {
             ("limits.max_page", limits.max_page),
             ("limits.max_neighbor_depth", limits.max_neighbor_depth as usize),
             ("limits.sparql_max_statements", sparql_max_statements),
+            (
+                "limits.sparql_max_memory_bytes",
+                usize::try_from(sparql_max_memory_bytes).unwrap_or(usize::MAX),
+            ),
         ];
         if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(invalid((*field).to_owned(), "must be at least 1"));
@@ -359,6 +372,7 @@ impl Config {
             allowed_origins,
             residency,
             sparql_max_statements,
+            sparql_max_memory_bytes,
         })
     }
 

@@ -99,7 +99,12 @@ impl AppState {
         // itself through its own listener, and never be dropped (nor its directory unlocked).
         let counter = Arc::clone(&metrics);
         store.on_commit(Arc::new(move |batch| counter.committed(batch.events.len())));
-        let sparql = Arc::new(mnemo_rdf::Sparql::new(config.sparql_max_statements));
+        // One answer limit for `/sparql` and GraphQL's `sparql`: the response limit.
+        let sparql = Arc::new(mnemo_rdf::Sparql::new(mnemo_rdf::SparqlLimits {
+            max_statements: config.sparql_max_statements,
+            max_memory: config.sparql_max_memory_bytes,
+            max_answer_bytes: config.max_response_bytes,
+        }));
         let graphql = mnemo_graphql::Executor::new(Arc::clone(&store), config.limits, |schema| {
             schema.data(Arc::clone(&sparql))
         });

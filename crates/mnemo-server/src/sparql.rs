@@ -14,8 +14,10 @@
 //!   `named-graph-uri` are refused (the dataset is the view), as are unknown parameters.
 //! - Errors are a status and the GraphQL error shape with `extensions.code`: 400
 //!   `INVALID_QUERY` or `INVALID_*` for the request, 403 `FORBIDDEN`, 406
-//!   `NOT_ACCEPTABLE`, 415 `BAD_REQUEST` for a body of another type, 503
-//!   `LIMIT_EXCEEDED` when a limit stopped it.
+//!   `NOT_ACCEPTABLE`, 415 `BAD_REQUEST` for a body of another type, 400
+//!   `LIMIT_EXCEEDED` for a query longer, deeper or larger than a query may be (see
+//!   `mnemo_rdf`'s limits), 503 `LIMIT_EXCEEDED` when a limit stopped it while it ran
+//!   (deadline, join results, memory).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -141,6 +143,8 @@ pub(crate) async fn sparql_post(
 fn refusal(error: RdfError) -> ApiError {
     let code = rdf_code(&error);
     let status = match code {
+        // A query too long, deep or large is refused whenever it is sent: not a 503.
+        _ if matches!(error, RdfError::QueryTooComplex { .. }) => StatusCode::BAD_REQUEST,
         code::NOT_ACCEPTABLE => StatusCode::NOT_ACCEPTABLE,
         code::LIMIT_EXCEEDED | code::NAMESPACE_DAMAGED => StatusCode::SERVICE_UNAVAILABLE,
         code::INTERNAL => return ApiError::Internal(error.to_string()),
@@ -203,19 +207,10 @@ async fn run(
     let permit = state.permit().await?.map_err(limit)?;
     let running = Running::start(Arc::clone(&state.inner.metrics));
     let sparql = Arc::clone(&state.inner.sparql);
-    let max_bytes = state.inner.config.max_response_bytes;
     let work = tokio::task::spawn_blocking(move || {
         let _running = (running, permit);
         interrupt.run(|| {
-            sparql.query(
-                &store,
-                &ns,
-                at,
-                view,
-                &query,
-                |form| Format::negotiate(accept.as_deref(), form),
-                max_bytes,
-            )
+            sparql.query(&store, &ns, at, view, &query, |form| Format::negotiate(accept.as_deref(), form))
         })
     });
     let answer = match tokio::time::timeout(timeout, work).await {

@@ -153,6 +153,8 @@ pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Inter
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
 pub mod fuzz;
+pub mod serve;
+pub mod sparql_fuzz;
 
 /// Runs a GraphQL operation as the local user; its data, which must come without errors.
 pub async fn gql(schema: &mnemo_graphql::MnemoSchema, query: &str) -> serde_json::Value {

@@ -309,6 +309,11 @@ pub struct InternalTuple<T> {
 }
 
 impl<T> InternalTuple<T> {
+    /// The bytes it keeps where it is held (patched in, for the memory budget).
+    pub(crate) fn weight(&self) -> usize {
+        crate::budget::entry(size_of::<Self>() + self.inner.capacity() * size_of::<Option<T>>())
+    }
+
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             inner: Vec::with_capacity(capacity),
@@ -1236,6 +1241,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                             None
                                         }
                                     })
+                                    // patched in: the build side is held.
+                                    .inspect(|tuple| {
+                                        crate::budget::charge(tuple.weight());
+                                    })
                                     .collect::<Vec<_>>();
                                 if built_values.is_empty() && errors.is_empty() {
                                     // We don't bother to execute the other side
@@ -1553,15 +1562,18 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     .collect::<Result<Vec<_>, QueryEvaluationError>>()?;
                 Rc::new(move |from| {
                     let mut errors = Vec::default();
-                    let mut values = child(from)
-                        .filter_map(|result| match result {
-                            Ok(result) => Some(result),
-                            Err(error) => {
-                                errors.push(Err(error));
-                                None
+                    let mut values = Vec::new();
+                    for result in child(from) {
+                        match result {
+                            // patched in: the solutions to sort are held.
+                            Ok(result) if crate::budget::charge(result.weight()) => values.push(result),
+                            Ok(_) => {
+                                errors.push(Err(QueryEvaluationError::Cancelled));
+                                break;
                             }
-                        })
-                        .collect::<Vec<_>>();
+                            Err(error) => errors.push(Err(error)),
+                        }
+                    }
                     values.sort_unstable_by(|a, b| {
                         for comp in &by {
                             match comp {
@@ -1592,7 +1604,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
                 stat_children.push(child_stats);
                 let child = child?;
-                Rc::new(move |from| Box::new(hash_deduplicate(child(from))))
+                Rc::new(move |from| Box::new(deduplicate_tuples(child(from))))
             }
             GraphPattern::Reduced { inner } => {
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
@@ -1721,7 +1733,13 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 .collect();
 
                             let key_accumulators =
-                                accumulators_for_group.entry(key).or_insert_with(|| {
+                                accumulators_for_group.entry(key).or_insert_with_key(|key| {
+                                    // patched in: each group is held until the end.
+                                    crate::budget::charge(crate::budget::entry(
+                                        key.len() * size_of::<Option<D::InternalTerm>>()
+                                            + accumulator_builders.len()
+                                                * size_of::<AccumulatorWrapper<'_, D::InternalTerm>>(),
+                                    ));
                                     accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>()
                                 });
                             for accumulator in key_accumulators {
@@ -2640,6 +2658,13 @@ impl Accumulator for GroupConcatAccumulator {
             self.concat = None;
             return;
         };
+        // patched in: the concatenation is held; past its bounds it is an error.
+        if !crate::budget::string_fits(concat.len() + self.separator.len() + value.len())
+            || !crate::budget::charge(self.separator.len() + value.len())
+        {
+            self.concat = None;
+            return;
+        }
         if let Some(lang) = &self.language {
             if *lang != e_language {
                 self.language = Some(None)
@@ -4234,10 +4259,10 @@ impl<'a, D: QueryableDataset<'a>> Iterator for DescribeIterator<'a, D> {
     }
 }
 
-fn transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>>(
-    start: impl IntoIterator<Item = Result<T, E>>,
+fn transitive_closure<T: Clone + Eq + Hash, NI: Iterator<Item = Result<T, QueryEvaluationError>>>(
+    start: impl IntoIterator<Item = Result<T, QueryEvaluationError>>,
     mut next: impl FnMut(T) -> NI,
-) -> impl Iterator<Item = Result<T, E>> {
+) -> impl Iterator<Item = Result<T, QueryEvaluationError>> {
     let mut errors = Vec::new();
     let mut todo = start
         .into_iter()
@@ -4250,11 +4275,16 @@ fn transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>
         })
         .collect::<Vec<_>>();
     let mut all = todo.iter().cloned().collect::<FxHashSet<_>>();
-    while let Some(e) = todo.pop() {
+    'closure: while let Some(e) = todo.pop() {
         for e in next(e) {
             match e {
                 Ok(e) => {
                     if all.insert(e.clone()) {
+                        // patched in: the closure is held (and its to-do list).
+                        if !crate::budget::charge(2 * crate::budget::entry(size_of::<T>())) {
+                            errors.push(QueryEvaluationError::Cancelled);
+                            break 'closure;
+                        }
                         todo.push(e)
                     }
                 }
@@ -4265,11 +4295,14 @@ fn transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>
     errors.into_iter().map(Err).chain(all.into_iter().map(Ok))
 }
 
-fn look_in_transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>>(
-    start: impl IntoIterator<Item = Result<T, E>>,
+fn look_in_transitive_closure<
+    T: Clone + Eq + Hash,
+    NI: Iterator<Item = Result<T, QueryEvaluationError>>,
+>(
+    start: impl IntoIterator<Item = Result<T, QueryEvaluationError>>,
     mut next: impl FnMut(T) -> NI,
     target: &T,
-) -> Result<bool, E> {
+) -> Result<bool, QueryEvaluationError> {
     let mut todo = start.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut all = todo.iter().cloned().collect::<FxHashSet<_>>();
     while let Some(e) = todo.pop() {
@@ -4279,6 +4312,10 @@ fn look_in_transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Resul
         for e in next(e) {
             let e = e?;
             if all.insert(e.clone()) {
+                // patched in: the closure is held (and its to-do list).
+                if !crate::budget::charge(2 * crate::budget::entry(size_of::<T>())) {
+                    return Err(QueryEvaluationError::Cancelled);
+                }
                 todo.push(e);
             }
         }
@@ -4286,21 +4323,34 @@ fn look_in_transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Resul
     Ok(false)
 }
 
-fn hash_deduplicate<T: Eq + Hash + Clone, E>(
-    iter: impl Iterator<Item = Result<T, E>>,
-) -> impl Iterator<Item = Result<T, E>> {
+fn hash_deduplicate<T: Eq + Hash + Clone>(
+    iter: impl Iterator<Item = Result<T, QueryEvaluationError>>,
+) -> impl Iterator<Item = Result<T, QueryEvaluationError>> {
+    deduplicate_weighing(iter, |_| crate::budget::entry(size_of::<T>()))
+}
+
+/// `DISTINCT` over solutions (patched in: each solution seen is held, by its weight).
+fn deduplicate_tuples<T: Eq + Hash + Clone>(
+    iter: impl Iterator<Item = Result<InternalTuple<T>, QueryEvaluationError>>,
+) -> impl Iterator<Item = Result<InternalTuple<T>, QueryEvaluationError>> {
+    deduplicate_weighing(iter, InternalTuple::weight)
+}
+
+/// Drops the items seen before, charging each one kept to the memory budget (patched
+/// in): past it, the items are errors.
+fn deduplicate_weighing<T: Eq + Hash + Clone>(
+    iter: impl Iterator<Item = Result<T, QueryEvaluationError>>,
+    weigh: impl Fn(&T) -> usize,
+) -> impl Iterator<Item = Result<T, QueryEvaluationError>> {
     let mut already_seen = FxHashSet::with_capacity_and_hasher(iter.size_hint().0, FxBuildHasher);
-    iter.filter(move |e| {
-        if let Ok(e) = e {
-            if already_seen.contains(e) {
-                false
-            } else {
-                already_seen.insert(e.clone());
-                true
-            }
-        } else {
-            true
+    iter.filter_map(move |e| match e {
+        Ok(e) if already_seen.contains(&e) => None,
+        Ok(e) if !crate::budget::charge(weigh(&e)) => Some(Err(QueryEvaluationError::Cancelled)),
+        Ok(e) => {
+            already_seen.insert(e.clone());
+            Some(Ok(e))
         }
+        Err(e) => Some(Err(e)),
     })
 }
 
@@ -4397,6 +4447,8 @@ impl<T> InternalTupleSet<T> {
 
 impl<T: Hash> InternalTupleSet<T> {
     fn insert(&mut self, tuple: InternalTuple<T>) {
+        // patched in: a build side is held; past the budget the next check stops the query.
+        crate::budget::charge(tuple.weight());
         self.map
             .entry(self.tuple_key(&tuple))
             .or_default()
@@ -4773,7 +4825,8 @@ impl CancellationToken {
     }
 
     fn ensure_alive(&self) -> Result<(), QueryEvaluationError> {
-        if self.is_cancelled() {
+        // patched in: a spent memory budget stops the query at its next check too.
+        if self.is_cancelled() || crate::budget::exhausted() {
             Err(QueryEvaluationError::Cancelled)
         } else {
             Ok(())

@@ -696,7 +696,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                     .map(|e| build_expression_evaluator(e, context))
                     .collect::<Result<Vec<_>, _>>()?;
                 Rc::new(move |tuple| {
-                    let mut result = String::default();
+                    let mut parts = Vec::with_capacity(l.len());
                     let mut language = None;
                     for e in &l {
                         let (value, e_language) = to_string_and_language(e(tuple)?)?;
@@ -707,9 +707,14 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                         } else {
                             language = Some(e_language)
                         }
-                        result += &value
+                        parts.push(value);
                     }
-                    Some(build_plain_literal(result, language.flatten()))
+                    // patched in: the result's length is bounded before it is built.
+                    let len = parts.iter().map(String::len).fold(0usize, usize::saturating_add);
+                    if !crate::budget::string(len) {
+                        return None;
+                    }
+                    Some(build_plain_literal(parts.concat(), language.flatten()))
                 })
             }
             Function::SubStr => {
@@ -762,10 +767,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                             return None;
                         };
                         Some(build_plain_literal(
-                            match regex.replace_all(&text, &replacement) {
-                                Cow::Owned(replaced) => replaced,
-                                Cow::Borrowed(_) => text,
-                            },
+                            replace_within_budget(&regex, text, &replacement)?,
                             language,
                         ))
                     })
@@ -793,10 +795,7 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                             return None;
                         };
                         Some(build_plain_literal(
-                            match regex.replace_all(&text, &replacement) {
-                                Cow::Owned(replaced) => replaced,
-                                Cow::Borrowed(_) => text,
-                            },
+                            replace_within_budget(&regex, text, &replacement)?,
                             language,
                         ))
                     })
@@ -806,6 +805,10 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 let e = build_expression_evaluator(&parameters[0], context)?;
                 Rc::new(move |tuple| {
                     let (value, language) = to_string_and_language(e(tuple)?)?;
+                    // patched in: case mapping can grow a string up to three times.
+                    if !crate::budget::string(value.len().saturating_mul(3)) {
+                        return None;
+                    }
                     Some(build_plain_literal(value.to_uppercase(), language))
                 })
             }
@@ -813,6 +816,10 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 let e = build_expression_evaluator(&parameters[0], context)?;
                 Rc::new(move |tuple| {
                     let (value, language) = to_string_and_language(e(tuple)?)?;
+                    // patched in: case mapping can grow a string up to three times.
+                    if !crate::budget::string(value.len().saturating_mul(3)) {
+                        return None;
+                    }
                     Some(build_plain_literal(value.to_lowercase(), language))
                 })
             }
@@ -829,6 +836,10 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 let ltrl = build_expression_evaluator(&parameters[0], context)?;
                 Rc::new(move |tuple| {
                     let (ltlr, _) = to_string_and_language(ltrl(tuple)?)?;
+                    // patched in: escaping can grow a string up to three times.
+                    if !crate::budget::string(ltlr.len().saturating_mul(3)) {
+                        return None;
+                    }
                     let mut result = Vec::with_capacity(ltlr.len());
                     for c in ltlr.bytes() {
                         match c {
@@ -2412,4 +2423,28 @@ mod tests {
             "{buffer} is not a valid UUID"
         );
     }
+}
+
+/// `text` with every match of `regex` replaced, or `None` when the result could be longer
+/// than a string may be (patched in): each match grows the text by at most the
+/// replacement's length plus, for each `$` reference in it, the match's own length (a
+/// group's text lies within the match).
+fn replace_within_budget(regex: &Regex, text: String, replacement: &str) -> Option<String> {
+    let references = replacement.bytes().filter(|b| *b == b'$').count();
+    let mut bound = text.len();
+    for m in regex.find_iter(&text) {
+        bound = bound
+            .saturating_add(replacement.len())
+            .saturating_add(references.saturating_mul(m.len()));
+        if !crate::budget::string_fits(bound) {
+            return None;
+        }
+    }
+    if !crate::budget::string(bound) {
+        return None;
+    }
+    Some(match regex.replace_all(&text, replacement) {
+        Cow::Owned(replaced) => replaced,
+        Cow::Borrowed(_) => text,
+    })
 }

@@ -48,9 +48,6 @@ pub struct SparqlAnswer {
     pub basis: Basis,
 }
 
-/// Longest answer this field writes; the server's response limit applies as well.
-const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
-
 #[Object]
 impl RdfQuery {
     /// Runs a SPARQL 1.1 query (read-only) over the namespace at one read point. The
@@ -79,8 +76,7 @@ impl RdfQuery {
             RdfView::History => View::History,
         };
         let choose = |form: Form| Ok(if form == Form::Graph { Format::NTriples } else { Format::Json });
-        let answer =
-            sparql.query(store, &ns, at, view, &query, choose, MAX_ANSWER_BYTES).map_err(rdf_error)?;
+        let answer = sparql.query(store, &ns, at, view, &query, choose).map_err(rdf_error)?;
         let written = answer.value;
         let (results, graph) = match written.form {
             Form::Graph => (
