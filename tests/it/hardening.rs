@@ -1,6 +1,7 @@
 //! The server against a hostile browser page and a hostile client: cross-site and DNS
 //! rebinding requests are refused and store nothing; fragment bombs, alias floods, list
-//! fan-out and mutation floods are refused before they run; requests stop at their
+//! fan-out and mutation floods are refused before they run; inputs nested or chained past
+//! any stack (fragment chains, selections, lists, JSON variables) are refused, not crashed; requests stop at their
 //! deadline; oversize inputs are `LIMIT_EXCEEDED` naming the field; WebSocket close codes
 //! follow graphql-transport-ws.
 
@@ -671,4 +672,57 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
     }
     assert!(refused >= 15, "most of the cases are errors: {refused}");
     assert!(executor.bare_runs() >= 24, "the good variables ran bare: {}", executor.bare_runs());
+}
+
+#[tokio::test]
+async fn inputs_nested_or_chained_past_any_stack_are_refused_not_crashed() {
+    let state = state("").await;
+    // 40,000 fragments, each spreading the next: shallow each, a chain across the document.
+    let mut chain = String::new();
+    for i in 0..40_000 {
+        chain.push_str(&format!("fragment F{i} on Entity {{ ...F{} }}\n", i + 1));
+    }
+    chain.push_str(
+        "fragment F40000 on Entity { id }\n{ entity(namespace: \"alice\", name: \"E1\") { ...F0 } }",
+    );
+    let body = graphql(&state, &chain).await;
+    assert_eq!(
+        codes(&body),
+        ["LIMIT_EXCEEDED"],
+        "{}",
+        body.to_string().chars().take(500).collect::<String>()
+    );
+    // Selections, lists and objects nested far past the parser's limit.
+    let deep_selection = format!(
+        "{{ entity(namespace: \"alice\", name: \"E1\") {}id{} }}",
+        "{ facts { subject ".repeat(5000),
+        " } }".repeat(5000)
+    );
+    let deep_list = format!(
+        "{{ entity(namespace: \"alice\", name: {}\"E1\"{}) {{ id }} }}",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    let deep_object =
+        format!("{{ entity(namespace: \"alice\", name: \"E1\") {{ id }} }} # {}", "{".repeat(10));
+    for query in [deep_selection, deep_list, deep_object] {
+        let body = graphql_any(&state, &json!({ "query": query }).to_string()).await;
+        assert!(!codes(&body).is_empty() || body["data"].is_object(), "{body}");
+    }
+    // Variables nested 100,000 deep (JSON): refused while the body is read.
+    let deep_variables = format!(
+        "{{\"query\": \"query($v: String) {{ __typename }}\", \"variables\": {{\"v\": {}1{}}}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let body = graphql_any(&state, &deep_variables).await;
+    assert!(!codes(&body).is_empty(), "{body}");
+    // And the server answers on.
+    let body = graphql(&state, "{ entity(namespace: \"alice\", name: \"E1\") { name } }").await;
+    assert_eq!(body["data"]["entity"]["name"], "E1");
+}
+
+async fn graphql_any(state: &AppState, body: &str) -> Value {
+    let (_, body) = send(state, post().body(Body::from(body.to_owned())).unwrap()).await;
+    body
 }

@@ -11,6 +11,8 @@
 //!   computed once and reused, so this check is linear in the document's size);
 //! - more than `max_aliases` aliased fields (each alias is a separate resolution);
 //! - more than `max_mutations` mutation fields (each is a separate batch);
+//! - fragments spreading fragments more than [`MAX_SPREAD_DEPTH`] deep (the walk follows
+//!   each spread, so a chain is as deep as it is long);
 //! - a complexity over `max_complexity`, where a field costs 1 plus its children's cost
 //!   multiplied by the number of items it may return: its `first` or `limit` argument (or
 //!   that argument's default page) for a listing, [`FANOUT`] for a list with no page
@@ -44,6 +46,10 @@ use crate::error::code;
 /// Items assumed for a list field that takes no page argument (`incoming`, `provenance`,
 /// `hits`…): such lists are usually short, but nested ones multiply.
 pub const FANOUT: u64 = 10;
+
+/// Deepest chain of fragments spreading fragments: each spread is a level of the walk,
+/// and a document of 2 MiB can chain 40,000 fragments, far past any thread's stack.
+pub const MAX_SPREAD_DEPTH: u64 = 64;
 
 /// Items assumed for a listing whose page argument is absent and has no default.
 const DEFAULT_PAGE: u64 = 50;
@@ -223,6 +229,9 @@ pub(crate) struct Cost {
     pub complexity: u64,
     /// Deepest nesting of fields, fragments expanded.
     pub depth: u64,
+    /// Deepest chain of fragment spreads (past [`MAX_SPREAD_DEPTH`] the walk stops and
+    /// this is the maximum).
+    pub spreads: u64,
 }
 
 impl Cost {
@@ -233,6 +242,7 @@ impl Cost {
             mutations: self.mutations.saturating_add(other.mutations),
             complexity: self.complexity.saturating_add(other.complexity),
             depth: self.depth.max(other.depth),
+            spreads: self.spreads.max(other.spreads),
         }
     }
 }
@@ -245,6 +255,7 @@ fn within(cost: Cost, limits: &Limits) -> ServerResult<()> {
         ("aliased fields", cost.aliases, limits.max_aliases as u64),
         ("mutations", cost.mutations, limits.max_mutations as u64),
         ("complexity", cost.complexity, limits.max_complexity as u64),
+        ("levels of fragments spreading fragments", cost.spreads, MAX_SPREAD_DEPTH),
     ];
     match over.iter().find(|(_, value, max)| value > max) {
         Some((what, value, max)) => {
@@ -275,6 +286,7 @@ pub(crate) fn measure(
         fragments: HashMap::new(),
         roots: HashMap::new(),
         read_variables: Cell::new(false),
+        spreading: 0,
     };
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(op) => vec![op],
@@ -322,6 +334,8 @@ struct Walker<'a> {
     roots: HashMap<&'a str, Option<u64>>,
     /// Whether a page was read from a variable.
     read_variables: Cell<bool>,
+    /// Fragments being measured, one inside the other: the walk's own depth.
+    spreading: u64,
 }
 
 impl<'a> Walker<'a> {
@@ -351,6 +365,7 @@ impl<'a> Walker<'a> {
                         mutations: 0,
                         complexity: children.complexity.saturating_mul(items).saturating_add(own),
                         depth: children.depth.saturating_add(1),
+                        spreads: children.spreads,
                     }
                 }
                 Selection::FragmentSpread(spread) => self.fragment(spread.node.fragment_name.node.as_str()),
@@ -374,9 +389,16 @@ impl<'a> Walker<'a> {
         let Some(def) = self.document.fragments.get(name) else {
             return Cost::default(); // unknown: validation refuses it
         };
+        if self.spreading >= MAX_SPREAD_DEPTH {
+            // Refused by its spreads; the walk goes no deeper.
+            return Cost { spreads: MAX_SPREAD_DEPTH + 1, ..Cost::default() };
+        }
         self.fragments.insert(name, None);
         let on = def.node.type_condition.node.on.node.as_str();
-        let cost = self.selection_set(&def.node.selection_set, Some(on));
+        self.spreading += 1;
+        let mut cost = self.selection_set(&def.node.selection_set, Some(on));
+        self.spreading -= 1;
+        cost.spreads = cost.spreads.saturating_add(1);
         self.fragments.insert(name, Some(cost));
         cost
     }
@@ -434,9 +456,13 @@ impl<'a> Walker<'a> {
                         Some(known) => known.unwrap_or(0),
                         None => match self.document.fragments.get(name) {
                             None => 0,
+                            // As deep as the cost's walk, which refuses the document.
+                            Some(_) if self.spreading >= MAX_SPREAD_DEPTH => 0,
                             Some(def) => {
                                 self.roots.insert(name, None);
+                                self.spreading += 1;
                                 let count = self.root_fields(&def.node.selection_set.node);
+                                self.spreading -= 1;
                                 self.roots.insert(name, Some(count));
                                 count
                             }
