@@ -308,8 +308,11 @@ fn same_batch_conflict_is_resolved_deterministically_and_flagged() {
     let h = fx.history(jo, "bornIn", at("2000"));
     let rv = h.iter().find(|f| f.fact.id == ro).unwrap();
     let pv = h.iter().find(|f| f.fact.id == p).unwrap();
-    assert_eq!((rv.status, rv.contradicts.clone()), (Status::Current, vec![p]));
-    assert_eq!((pv.status, pv.beaten_by, pv.contradicts.clone()), (Status::Contradicted, Some(ro), vec![ro]));
+    assert_eq!((rv.status, rv.contradicts.to_vec()), (Status::Current, vec![p]));
+    assert_eq!(
+        (pv.status, pv.beaten_by, pv.contradicts.to_vec()),
+        (Status::Contradicted, Some(ro), vec![ro])
+    );
     assert!(rv.reason.contains("contradicts"), "{}", rv.reason);
     // A rebuilt store resolves it the same way.
     let reopened = fx.reopen();

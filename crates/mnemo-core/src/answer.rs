@@ -6,6 +6,7 @@ use crate::decay::{RecordRef, TraceState};
 use crate::ids::{EntityId, EpisodeId, FactId, Seq};
 use crate::model::{Entity, Fact, Intention, Polarity};
 use crate::resolve::Status;
+use crate::ties::Contradicts;
 use crate::time::{Interval, Timestamp};
 use crate::value::Value;
 
@@ -33,8 +34,9 @@ pub struct FactView {
     pub status: Status,
     /// The fact that beat it at T (or corrected it), if any.
     pub beaten_by: Option<FactId>,
-    /// Competing facts with the same valid start (a contradiction), if any.
-    pub contradicts: Vec<FactId>,
+    /// Competing facts with the same valid start (a contradiction), if any: a view of
+    /// their group, listed in id order.
+    pub contradicts: Contradicts,
     /// Where it is in force over all valid time, as known at S (empty if retracted).
     pub effective: Vec<Interval>,
     /// The confidences of its live statements combined (noisy-or).

@@ -11,6 +11,7 @@ mod ids;
 mod model;
 mod resolve;
 mod segments;
+mod ties;
 mod time;
 mod value;
 
@@ -36,5 +37,6 @@ pub use model::{
     validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
+pub use ties::{Contradicts, TieGroup};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
 pub use value::{Literal, MAX_LITERAL_BYTES, Value, ValueType};

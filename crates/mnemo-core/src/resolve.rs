@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::ids::{FactId, Seq};
 use crate::model::{Cardinality, Polarity};
 use crate::segments::{End, Segments};
+use crate::ties::{Contradicts, TieGroup};
 use crate::time::{Interval, Timestamp};
 use crate::value::Value;
 
@@ -104,8 +105,9 @@ pub struct Verdict {
     /// The highest-ranked competing fact that holds at T and outranks it, if that is
     /// why it is not current.
     pub beaten_by: Option<FactId>,
-    /// Competing positive facts with the same valid start (rule 5), sorted.
-    pub contradicts: Vec<FactId>,
+    /// Competing positive facts with the same valid start (rule 5), in id order: one
+    /// group shared by all of them.
+    pub contradicts: Contradicts,
     /// Where it is in force, over all valid time: its interval minus those of the
     /// competing facts that outrank it. Sorted, disjoint.
     pub effective: Vec<Interval>,
@@ -358,53 +360,52 @@ pub fn resolve_current(
         removed.sort_by_key(|(s, _)| *s);
         let effective = complement(f.valid.from(), End(f.valid.to()), removed);
         // Rule 5: positive candidates of another value starting together (cardinality one).
-        let mut contradicts: Vec<FactId> = if card == Cardinality::One && f.polarity == Polarity::Asserted {
-            candidates
+        let contradicts = if card == Cardinality::One && f.polarity == Polarity::Asserted {
+            let tied = candidates
                 .iter()
-                .filter(|g| {
-                    g.polarity == Polarity::Asserted && g.valid.from() == f.valid.from() && g.value != f.value
-                })
-                .map(|g| g.id)
-                .collect()
+                .filter(|g| g.polarity == Polarity::Asserted && g.valid.from() == f.valid.from())
+                .map(|g| (g.id, g.value));
+            TieGroup::new(tied).map_or_else(Contradicts::none, |group| Contradicts::in_group(&group, f.id))
         } else {
-            Vec::new()
+            Contradicts::none()
         };
-        contradicts.sort();
         verdicts[i] = Some(Verdict { status: Status::Current, beaten_by: None, contradicts, effective });
     }
     verdicts
 }
 
 /// Rule 5, for every candidate at once: in a slot of cardinality one, the positive
-/// candidates that start together and say different values contradict each other.
-struct Contradictions<'a> {
-    /// By valid start: the positive candidates starting there, `(value, id)` sorted by id.
-    by_start: BTreeMap<Timestamp, Vec<(&'a Value, FactId)>>,
+/// candidates that start together and say different values contradict each other. Each
+/// instant's candidates form one shared group, so n tied values cost O(n log n), not n².
+struct Contradictions {
+    /// By valid start: the group of the positive candidates starting there, if they say
+    /// more than one value.
+    by_start: BTreeMap<Timestamp, std::sync::Arc<TieGroup>>,
 }
 
-impl<'a> Contradictions<'a> {
-    fn new(card: Cardinality, candidates: &[Candidate<'a>]) -> Self {
-        let mut by_start: BTreeMap<Timestamp, Vec<(&'a Value, FactId)>> = BTreeMap::new();
+impl Contradictions {
+    fn new(card: Cardinality, candidates: &[Candidate<'_>]) -> Self {
+        let mut starts: BTreeMap<Timestamp, Vec<(FactId, &Value)>> = BTreeMap::new();
         if card == Cardinality::One {
             for c in candidates.iter().filter(|c| c.polarity == Polarity::Asserted) {
-                by_start.entry(c.valid.from()).or_default().push((c.value, c.id));
-            }
-            for group in by_start.values_mut() {
-                group.sort_by_key(|(_, id)| *id);
+                starts.entry(c.valid.from()).or_default().push((c.id, c.value));
             }
         }
+        let by_start = starts
+            .into_iter()
+            .filter(|(_, members)| members.len() > 1)
+            .filter_map(|(from, members)| Some((from, TieGroup::new(members)?)))
+            .collect();
         Contradictions { by_start }
     }
 
-    fn of(&self, f: &Candidate<'a>) -> Vec<FactId> {
+    fn of(&self, f: &Candidate<'_>) -> Contradicts {
         if f.polarity != Polarity::Asserted {
-            return Vec::new();
+            return Contradicts::none();
         }
         match self.by_start.get(&f.valid.from()) {
-            Some(group) if group.len() > 1 => {
-                group.iter().filter(|(v, _)| *v != f.value).map(|(_, id)| *id).collect()
-            }
-            _ => Vec::new(),
+            Some(group) => Contradicts::in_group(group, f.id),
+            None => Contradicts::none(),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Output types. Every object carries the point it was read at (its [`Pin`]), so nested
 //! fields resolve at their parent's (validAt, knownAt).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
 use mnemo_core::{
@@ -15,15 +16,23 @@ use crate::memory::{DecayProfiles, ProfileInfo, TraceFields};
 use crate::scalars::DateTime;
 
 /// Where a response was read: the namespace, the pinned (T, S) and the basis reported.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Pin {
     pub(crate) ns: Namespace,
     pub(crate) basis: mnemo_engine::Basis,
+    /// Facts loaded by id under this pin, kept for the rest of the request: every nested
+    /// field reads at the same point, so a fact loaded once answers the same again. The
+    /// facts that many tied facts contradict are asked for by each of them.
+    loaded: Mutex<HashMap<FactId, FactView>>,
 }
 
 impl Pin {
     pub(crate) fn new(ns: Namespace, basis: mnemo_engine::Basis) -> Arc<Self> {
-        Arc::new(Pin { ns, basis })
+        Arc::new(Pin { ns, basis, loaded: Mutex::default() })
+    }
+
+    fn loaded(&self) -> std::sync::MutexGuard<'_, HashMap<FactId, FactView>> {
+        self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The same (T, S) for a nested read.
@@ -454,6 +463,26 @@ impl FactObject {
         let Ok(answer) = store.facts_by_id(&pin.ns, ids, pin.at()) else { return Vec::new() };
         answer.value.into_iter().map(|view| FactObject { pin: Arc::clone(pin), view }).collect()
     }
+
+    /// [`FactObject::load_many`] for facts' own ids (not a restatement's), keeping what it
+    /// loads in the pin for the rest of the request: many facts tied at one instant each
+    /// ask for the facts they contradict, mostly the same ones.
+    pub(crate) fn load_kept(store: &Store, pin: &Arc<Pin>, ids: &[FactId]) -> Vec<Self> {
+        let missing: Vec<FactId> = {
+            let loaded = pin.loaded();
+            ids.iter().copied().filter(|id| !loaded.contains_key(id)).collect()
+        };
+        if !missing.is_empty()
+            && let Ok(answer) = store.facts_by_id(&pin.ns, &missing, pin.at())
+        {
+            pin.loaded().extend(answer.value.into_iter().map(|view| (view.fact.id, view)));
+        }
+        let loaded = pin.loaded();
+        ids.iter()
+            .filter_map(|id| loaded.get(id))
+            .map(|view| FactObject { pin: Arc::clone(pin), view: view.clone() })
+            .collect()
+    }
 }
 
 #[Object(name = "Fact")]
@@ -510,10 +539,22 @@ impl FactObject {
         Ok(FactObject::load(store(ctx)?, &self.pin, id))
     }
 
-    /// Competing facts with the same start: a contradiction, resolved by rank.
-    async fn contradicts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
+    /// Competing facts with the same start: a contradiction, resolved by rank. The first
+    /// `first` by id (at most the server's page size); `contradictionCount` says how many
+    /// there are in all.
+    async fn contradicts(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        Ok(FactObject::load_many(store, &self.pin, &self.view.contradicts))
+        Ok(FactObject::load_kept(store, &self.pin, &self.view.contradicts.first(first)))
+    }
+
+    /// How many facts it contradicts.
+    async fn contradiction_count(&self) -> u64 {
+        self.view.contradicts.len() as u64
     }
 
     /// Confidence, with corroborations folded in.

@@ -16,7 +16,7 @@ use crate::NamespaceIndex;
 /// The first bytes of a checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"MNEMOCKP";
 /// The format of checkpoints written now; a file of any other is ignored.
-pub const CHECKPOINT_VERSION: u32 = 4;
+pub const CHECKPOINT_VERSION: u32 = 5;
 /// Bytes before the payload.
 pub const CHECKPOINT_HEADER_LEN: usize = 52;
 
@@ -137,8 +137,9 @@ pub fn decode(bytes: &[u8]) -> Result<(CheckpointHeader, NamespaceIndex), Checkp
     if crc32fast::hash(payload) != u32_at(bytes, 44) {
         return Err(CheckpointError::Checksum("payload"));
     }
-    let index: NamespaceIndex =
+    let mut index: NamespaceIndex =
         postcard::from_bytes(payload).map_err(|e| CheckpointError::Payload(e.to_string()))?;
+    index.rebuild_slot_starts();
     if index.last_seq() != head.seq {
         return Err(CheckpointError::Payload(format!(
             "the state ends at batch {}, the header says {}",

@@ -234,7 +234,7 @@ impl FactRecord {
 /// The key an object value is chained under: a hash, so different values may share a
 /// chain and readers compare the value itself. Never stored, so the hash function is
 /// free to change.
-fn object_key(value: &Value) -> u32 {
+pub(crate) fn object_key(value: &Value) -> u32 {
     // The high half: foldhash mixes every input bit into it.
     (foldhash::fast::FixedState::with_seed(0x6d6e_656d_6f00).hash_one(value) >> 32) as u32
 }

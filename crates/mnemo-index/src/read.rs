@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mnemo_core::{
-    Candidate, Cardinality, Entity, EntityId, Episode, EpisodeId, FactId, Interval, Polarity, Seq, Status,
-    Timestamp, Value, combine_confidence, normalize_name, resolve_current, resolve_slot,
+    Candidate, Cardinality, Contradicts, Entity, EntityId, Episode, EpisodeId, FactId, Interval, Polarity,
+    Seq, Status, Timestamp, Value, combine_confidence, normalize_name, resolve_current, resolve_slot,
 };
 
 use crate::facts::{FactRecord, Statement};
@@ -45,6 +45,20 @@ impl NamespaceIndex {
     /// Resolves one `(subject, predicate)` slot: every visible fact with its verdict,
     /// in assertion order. Retracted facts are included only for `Scope::All`.
     pub(crate) fn resolve(&self, slot: (EntityId, PredId), view: View, scope: Scope) -> Vec<FactView> {
+        self.resolve_only(slot, view, scope, None)
+    }
+
+    /// [`NamespaceIndex::resolve`], keeping only the facts in `only` (when given): the
+    /// slot is resolved whole, but only those are written out (their reasons, support,
+    /// provenance), so asking for a few facts of a slot of thousands costs the
+    /// resolution, not thousands of answers.
+    pub(crate) fn resolve_only(
+        &self,
+        slot: (EntityId, PredId),
+        view: View,
+        scope: Scope,
+        only: Option<&BTreeSet<FactId>>,
+    ) -> Vec<FactView> {
         let s = view.known_at;
         self.with_resolution(slot, view, scope, |resolution| {
             let Resolution { visible, live, values, merged, stood, mut verdict_of } = resolution;
@@ -52,15 +66,16 @@ impl NamespaceIndex {
             let mut views = Vec::with_capacity(visible.len());
             let mut next_live = 0;
             for r in visible {
+                let wanted = only.is_none_or(|ids| ids.contains(&r.id));
                 if r.is_retracted_at(s) {
-                    if scope == Scope::All {
+                    if scope == Scope::All && wanted {
                         views.push(self.retracted_view(r, view));
                     }
                     continue;
                 }
                 let i = next_live;
                 next_live += 1;
-                let Some((candidate, verdict)) = verdict_of[i].take() else {
+                let Some((candidate, verdict)) = verdict_of[i].take().filter(|_| wanted) else {
                     continue;
                 };
                 if scope == Scope::InForce
@@ -240,7 +255,7 @@ impl NamespaceIndex {
             asserted_at: self.system_time(r.seq).unwrap_or(Timestamp::MIN),
             status: Status::Retracted,
             beaten_by,
-            contradicts: Vec::new(),
+            contradicts: Contradicts::none(),
             effective: Vec::new(),
             confidence,
             corroborations,
@@ -461,7 +476,10 @@ impl NamespaceIndex {
         let id = self.canonical(id);
         let r = self.facts.get(&id).filter(|r| r.seq <= view.known_at)?;
         let subject = self.canonical_entity(r.subject, view.known_at);
-        self.resolve((subject, r.pred), view, Scope::All).into_iter().find(|f| f.fact.id == id)
+        let only = BTreeSet::from([id]);
+        self.resolve_only((subject, r.pred), view, Scope::All, Some(&only))
+            .into_iter()
+            .find(|f| f.fact.id == id)
     }
 
     /// Facts by id (a restatement's id gives the fact it restated) as seen from `view`,
@@ -479,10 +497,7 @@ impl NamespaceIndex {
         let mut found: BTreeMap<FactId, FactView> = BTreeMap::new();
         for (slot, ids) in wanted {
             found.extend(
-                self.resolve(slot, view, Scope::All)
-                    .into_iter()
-                    .filter(|f| ids.contains(&f.fact.id))
-                    .map(|f| (f.fact.id, f)),
+                self.resolve_only(slot, view, Scope::All, Some(&ids)).into_iter().map(|f| (f.fact.id, f)),
             );
         }
         ids.iter().filter_map(|id| found.get(&self.canonical(*id)).cloned()).collect()
@@ -624,15 +639,24 @@ fn combined(statements: &[Statement<'_>]) -> f64 {
     }
 }
 
+/// Facts a reason names of those a fact contradicts; the rest are counted.
+const REASON_NAMES: usize = 5;
+
 fn reason(
     status: Status,
     candidate: &Candidate<'_>,
     beaten_by: Option<FactId>,
-    contradicts: &[FactId],
+    contradicts: &Contradicts,
     index: &NamespaceIndex,
     record: &FactRecord,
 ) -> String {
-    let ids = |ids: &[FactId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let ids = |ids: &Contradicts| {
+        let named = ids.first(REASON_NAMES).iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        match ids.len().saturating_sub(REASON_NAMES) {
+            0 => named,
+            more => format!("{named} and {more} more"),
+        }
+    };
     let beater = beaten_by.map(|id| id.to_string()).unwrap_or_default();
     let beater_from =
         beaten_by.and_then(|id| index.facts.get(&id)).map(|r| r.valid.from().to_string()).unwrap_or_default();

@@ -10,13 +10,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use crate::facts::{FactRecord, FactTable, Restatement};
+use crate::facts::{FactRecord, FactTable, Restatement, object_key};
 
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
     FactId, Intention, IntentionId, MentionSource, NamespaceConfig, PredicateDef, RecordRef, Retraction,
     SegmentConfig, SegmentEnd, Seq, Timestamp, find_names, matchable_name, name_words, normalize_name,
 };
+
+/// A big slot's facts by (valid start, object key).
+pub(crate) type SlotStarts = HashMap<(Timestamp, u32), Vec<FactId>>;
 
 /// Interned predicate, dense from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -62,9 +65,13 @@ pub struct NamespaceIndex {
     pub(crate) aliases: HashMap<FactId, FactId>,
     /// `(subject, predicate)` → facts, in assertion order.
     pub(crate) slots: BTreeMap<(EntityId, PredId), Vec<FactId>>,
-    /// For slots of more than [`BIG_SLOT`] facts: their facts by valid start, so that
-    /// finding the fact a new assertion restates is a probe, not a scan of the slot.
-    pub(crate) slot_starts: HashMap<(EntityId, PredId), HashMap<Timestamp, Vec<FactId>>>,
+    /// For slots of more than [`BIG_SLOT`] facts: their facts by valid start and object
+    /// (its key), so that finding the fact a new assertion restates is a probe, not a scan
+    /// of the slot, even when thousands of values start at one instant. Keyed by a hash,
+    /// so never stored: rebuilt from the slots when a checkpoint loads
+    /// ([`NamespaceIndex::rebuild_slot_starts`]).
+    #[serde(skip)]
+    pub(crate) slot_starts: HashMap<(EntityId, PredId), SlotStarts>,
     /// Predicate → subjects having it.
     pub(crate) by_predicate: HashMap<PredId, BTreeSet<EntityId>>,
     /// Merges: entity → (batch, the entity it was merged into).
@@ -342,6 +349,24 @@ impl NamespaceIndex {
         self.entities.entry(entity.id).or_default().push((seq, entity.clone()));
     }
 
+    /// Builds the lookup of every big slot's facts by start and object (after a checkpoint
+    /// loads: it is not stored).
+    pub(crate) fn rebuild_slot_starts(&mut self) {
+        let facts = &self.facts;
+        self.slot_starts = self
+            .slots
+            .iter()
+            .filter(|(_, ids)| ids.len() > BIG_SLOT)
+            .map(|(slot, ids)| {
+                let mut starts = SlotStarts::new();
+                for (id, r) in ids.iter().filter_map(|id| Some((*id, facts.get(id)?))) {
+                    starts.entry((r.valid.from(), object_key(&r.object))).or_default().push(id);
+                }
+                (*slot, starts)
+            })
+            .collect();
+    }
+
     fn apply_fact(&mut self, seq: Seq, fact: &Fact) {
         if self.facts.contains_key(&fact.id) || self.aliases.contains_key(&fact.id) {
             return;
@@ -368,10 +393,9 @@ impl NamespaceIndex {
                         && r.valid_to_at(seq) == fact.valid.to()
                 })
         };
+        let key = (fact.valid.from(), object_key(&fact.object));
         let same = match self.slot_starts.get(&slot) {
-            Some(starts) => {
-                starts.get(&fact.valid.from()).and_then(|ids| ids.iter().copied().find(identical))
-            }
+            Some(starts) => starts.get(&key).and_then(|ids| ids.iter().copied().find(identical)),
             None => self.slots.get(&slot).and_then(|ids| ids.iter().copied().find(identical)),
         };
         if let Some(existing) = same
@@ -390,13 +414,13 @@ impl NamespaceIndex {
         let ids = self.slots.entry(slot).or_default();
         ids.push(fact.id);
         if let Some(starts) = self.slot_starts.get_mut(&slot) {
-            starts.entry(fact.valid.from()).or_default().push(fact.id);
+            starts.entry(key).or_default().push(fact.id);
         } else if ids.len() > BIG_SLOT {
             let facts = &self.facts;
-            let mut starts: HashMap<Timestamp, Vec<FactId>> = HashMap::new();
+            let mut starts = SlotStarts::new();
             for id in ids.iter() {
-                let from = facts.get(id).map_or(fact.valid.from(), |r| r.valid.from());
-                starts.entry(from).or_default().push(*id);
+                let key = facts.get(id).map_or(key, |r| (r.valid.from(), object_key(&r.object)));
+                starts.entry(key).or_default().push(*id);
             }
             self.slot_starts.insert(slot, starts);
         }
@@ -618,5 +642,46 @@ impl NamespaceIndex {
             facts: self.facts.len() as u64,
             predicates: self.predicates.len() as u64,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use mnemo_core::{Literal, Polarity, Value};
+
+    use super::*;
+
+    fn fact(id: u64, value: i64) -> Event {
+        Event::FactAsserted(Fact {
+            id: FactId(id),
+            subject: EntityId(1),
+            predicate: "p".into(),
+            object: Value::Literal(Literal::Integer(value)),
+            valid: mnemo_core::Interval::open(Timestamp::from_micros(1_000)),
+            confidence: 1.0,
+            polarity: Polarity::Asserted,
+            provenance: vec![],
+            supersedes: None,
+            importance: None,
+            correction: false,
+        })
+    }
+
+    #[test]
+    fn a_restatement_among_many_values_of_one_instant_is_found_by_a_probe() {
+        let mut index = NamespaceIndex::new();
+        let values: Vec<Event> = (1..=5_000).map(|i| fact(i as u64, i)).collect();
+        index.apply(Seq(1), Timestamp::from_micros(1), &values);
+        let starts = index.slot_starts.values().next().unwrap();
+        // One value per probe: finding what a new assertion restates reads one record,
+        // not the 5,000 that start at the same instant.
+        assert_eq!(starts.values().map(Vec::len).max(), Some(1));
+        index.apply(Seq(2), Timestamp::from_micros(2), &[fact(9_999, 4_321)]);
+        assert_eq!(index.aliases.get(&FactId(9_999)), Some(&FactId(4_321)), "a restatement of fact 4321");
+        // Loaded from a checkpoint, the lookup is built again.
+        let (_, loaded) = crate::checkpoint::decode(&crate::checkpoint::encode(&index)).unwrap();
+        assert_eq!(loaded, index);
     }
 }

@@ -419,8 +419,8 @@ fn fact(sink: &mut Sink<'_>, iris: &Iris, t: &Terms, view: View, f: &FactView) -
     if let Some(winner) = f.beaten_by {
         sink.put(r.clone(), t.beaten_by.clone(), iris.fact(winner))?;
     }
-    for other in &f.contradicts {
-        sink.put(r.clone(), t.contradicts.clone(), iris.fact(*other))?;
+    for other in f.contradicts.iter() {
+        sink.put(r.clone(), t.contradicts.clone(), iris.fact(other))?;
     }
     if let Some(retraction) = &f.retraction {
         sink.put(r.clone(), t.retracted_seq.clone(), seq_literal(retraction.seq))?;
