@@ -87,6 +87,74 @@ async fn ties(state: &AppState) {
     row("… again (the request's first pass warmed nothing)", graphql(state, page, json!({}))).await;
 }
 
+/// What a document costs by the budget: read from the refusal of a server that allows
+/// nothing.
+async fn cost(query: &str) -> String {
+    let config = Config::parse("[limits]\nmax_complexity = 1\n", "cost.toml").unwrap();
+    let state = AppState::new(Arc::new(Store::in_memory()), config);
+    let (_, body, _) = graphql(&state, query, json!({})).await;
+    let message = body["errors"][0]["message"].as_str().unwrap_or("");
+    message.split_whitespace().find(|w| w.chars().all(|c| c.is_ascii_digit())).unwrap_or("?").to_owned()
+}
+
+const RICH_FACT: &str =
+    "id predicate polarity object { entity { id name } string integer float boolean time }
+    valid { from to } effective { from to } status reason supersededBy { id object { string } }
+    contradicts { id } contradictionCount confidence corroborations assertedSeq assertedAt retractedSeq
+    correction importance subject { id name } provenance { id text occurredAt source role thread }";
+
+async fn lists(state: &AppState) {
+    let slot = format!(
+        r#"{{ now: facts(namespace: "t", subject: {{name: "Tied"}}, predicate: "value", first: 50) {{ nodes {{ {RICH_FACT} }} }}
+             history(namespace: "t", subject: {{name: "Tied"}}, predicate: "value", first: 50) {{ nodes {{ {RICH_FACT} }} }}
+             all: facts(namespace: "t", subject: {{name: "Tied"}}, predicate: "value", includeAll: true, first: 50) {{ nodes {{ {RICH_FACT} }} }} }}"#
+    );
+    let name = format!(
+        "one slot: facts, history, facts(includeAll), every field (complexity {} of 500,000)",
+        cost(&slot).await
+    );
+    row(&name, graphql(state, &slot, json!({}))).await;
+    let mut walk = "id".to_owned();
+    for _ in 0..4 {
+        walk = format!("incoming {{ subject {{ {walk} }} }}");
+    }
+    let walk = format!(r#"{{ entity(namespace: "t", name: "Tied") {{ {walk} }} }}"#);
+    let name = format!("incoming {{ subject {{ … }} }} four deep (complexity {})", cost(&walk).await);
+    row(&name, graphql(state, &walk, json!({}))).await;
+}
+
+async fn sparql(state: &AppState) {
+    let nested = format!("SELECT * WHERE {}?s ?p ?o{}", "{ ".repeat(1000), " }".repeat(1000));
+    row(
+        "SPARQL, groups nested 1,000 deep (4 KB)",
+        post(state, "/sparql?namespace=t", "application/sparql-query", nested),
+    )
+    .await;
+    let parens = format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}1{}) }}", "(".repeat(1000), ")".repeat(1000));
+    row(
+        "SPARQL, 1,000 parentheses in a FILTER",
+        post(state, "/sparql?namespace=t", "application/sparql-query", parens),
+    )
+    .await;
+    let doubling: String = (0..40).map(|i| format!("BIND(CONCAT(?s{i}, ?s{i}) AS ?s{}) ", i + 1)).collect();
+    let concat =
+        format!("SELECT (STRLEN(?s40) AS ?n) WHERE {{ BIND(\"aaaaaaaaaaaaaaaa\" AS ?s0) {doubling} }}");
+    row(
+        "SPARQL, a string doubled 40 times",
+        post(state, "/sparql?namespace=t", "application/sparql-query", concat),
+    )
+    .await;
+    for (name, q) in [
+        (
+            "SPARQL, value* over the tied slot's subject",
+            "SELECT (COUNT(*) AS ?n) WHERE { ?a (p:value|!p:value)* ?b }",
+        ),
+        ("SPARQL, a cross product sorted", "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a LIMIT 1"),
+    ] {
+        row(name, post(state, "/sparql?namespace=t", "application/sparql-query", q.to_owned())).await;
+    }
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
@@ -94,5 +162,7 @@ fn main() {
         println!("| request | time | peak RSS growth | answer |");
         println!("|---|---|---|---|");
         ties(&state).await;
+        lists(&state).await;
+        sparql(&state).await;
     });
 }

@@ -726,3 +726,65 @@ async fn graphql_any(state: &AppState, body: &str) -> Value {
     let (_, body) = send(state, post().body(Body::from(body.to_owned())).unwrap()).await;
     body
 }
+
+/// Everything a client may ask about a fact, lists included.
+const RICH_FACT: &str =
+    "id predicate polarity object { entity { id name } string integer float boolean time }
+    valid { from to } effective { from to } status reason supersededBy { id object { string } }
+    contradicts { id } contradictionCount confidence corroborations assertedSeq assertedAt retractedSeq
+    correction importance subject { id name } provenance { id text occurredAt source role thread }";
+
+#[tokio::test]
+async fn lists_cost_their_real_bound_so_a_slot_read_fits_and_a_walk_over_a_clique_does_not() {
+    let state = state("").await;
+    // One slot three ways, every field of each fact: well within the default budget.
+    let slot = format!(
+        r#"{{ now: facts(namespace: "alice", subject: {{name: "E1"}}, predicate: "knows") {{ nodes {{ {RICH_FACT} }} }}
+             history(namespace: "alice", subject: {{name: "E1"}}, predicate: "knows") {{ nodes {{ {RICH_FACT} }} }}
+             all: facts(namespace: "alice", subject: {{name: "E1"}}, predicate: "knows", includeAll: true) {{ nodes {{ {RICH_FACT} }} }} }}"#
+    );
+    let body = graphql(&state, &slot).await;
+    assert!(body["errors"].is_null(), "{body}");
+    assert_eq!(body["data"]["history"]["nodes"][0]["object"]["entity"]["name"], "E2");
+    // Four hops over `incoming`, each up to 100 facts: 10^8 subjects at worst (over a
+    // clique of 30 it ran to the deadline and held 425 MB): refused before it runs.
+    let mut walk = "id".to_owned();
+    for _ in 0..4 {
+        walk = format!("incoming {{ subject {{ {walk} }} }}");
+    }
+    let body =
+        graphql(&state, &format!(r#"{{ entity(namespace: "alice", name: "E1") {{ {walk} }} }}"#)).await;
+    assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
+    assert!(body["errors"][0]["message"].as_str().unwrap().contains("complexity"), "{body}");
+    // Asked for in small pages, the same walk is fine.
+    let mut small = "id".to_owned();
+    for _ in 0..4 {
+        small = format!("incoming(first: 5) {{ subject {{ {small} }} }}");
+    }
+    let body =
+        graphql(&state, &format!(r#"{{ entity(namespace: "alice", name: "E1") {{ {small} }} }}"#)).await;
+    assert!(body["errors"].is_null(), "{body}");
+    // A list below an object answers at most its page.
+    let body = graphql(
+        &state,
+        r#"{ entity(namespace: "alice", name: "E1") { facts(first: 1) { id } incoming(first: 1) { id } } }"#,
+    )
+    .await;
+    assert_eq!(body["data"]["entity"]["facts"].as_array().unwrap().len(), 1, "{body}");
+    // What a mutation wrote costs as much as it was given: a write of two facts may ask
+    // for a lot about each; one of a thousand may not.
+    let fact = |i: usize| {
+        format!(r#"{{ subject: {{ name: "W{i}" }}, predicate: "p", object: {{ integer: {i} }} }}"#)
+    };
+    let write = |n: usize| {
+        let facts: Vec<String> = (0..n).map(fact).collect();
+        format!(
+            r#"mutation {{ assertFacts(namespace: "alice", facts: [{}]) {{ facts {{ subject {{ incoming {{ subject {{ facts {{ id }} }} }} }} }} }} }}"#,
+            facts.join(", ")
+        )
+    };
+    assert!(graphql(&state, &write(2)).await["errors"].is_null());
+    let before = state.store().counts(&alice());
+    assert_eq!(codes(&graphql(&state, &write(1000)).await), ["LIMIT_EXCEEDED"]);
+    assert_eq!(state.store().counts(&alice()), before, "refused before it wrote");
+}

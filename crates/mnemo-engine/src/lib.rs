@@ -44,8 +44,8 @@ pub use mnemo_log::{LogError, LogFile, MemStorage, Storage, Truncation};
 pub use mnemo_search::HnswConfig;
 pub use retrieve::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, DEFAULT_SPEAKER_BOOST,
-    DEFAULT_TIME_BOOST, EmbedderSource, Explanation, Indexing, MAX_SEARCH_LIMIT, SEARCH_ON_DISK_BYTES,
-    SearchHit, SearchQuery, SearchResult, StoreOptions, TopicScore,
+    DEFAULT_TIME_BOOST, EmbedderSource, Explanation, Indexing, MAX_QUERY_ENTITIES, MAX_SEARCH_LIMIT,
+    MAX_TOPICS, SEARCH_ON_DISK_BYTES, SearchHit, SearchQuery, SearchResult, StoreOptions, TopicScore,
 };
 pub use segment::SegmentReport;
 pub use store::{

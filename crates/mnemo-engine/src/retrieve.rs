@@ -75,6 +75,10 @@ pub const DEFAULT_SPEAKER_BOOST: f64 = 0.1;
 pub const DEFAULT_TIME_BOOST: f64 = 0.2;
 /// Most hits a search returns.
 pub const MAX_SEARCH_LIMIT: usize = 200;
+
+/// Most entities a search text names that a search follows (and lists as matched): the
+/// first ones found.
+pub const MAX_QUERY_ENTITIES: usize = 64;
 /// Most topics a topic-first search may narrow to.
 pub const MAX_TOPICS: usize = 100;
 /// How long a read waits for the indexes to catch up before giving up.
@@ -1485,6 +1489,9 @@ fn run_search(
             let e = index.canonical_entity(k, view.known_at);
             if !matched.contains(&e) {
                 matched.push(e);
+            }
+            if matched.len() == MAX_QUERY_ENTITIES {
+                break;
             }
         }
     }

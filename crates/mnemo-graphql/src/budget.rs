@@ -15,11 +15,13 @@
 //!   each spread, so a chain is as deep as it is long);
 //! - a complexity over `max_complexity`, where a field costs 1 plus its children's cost
 //!   multiplied by the number of items it may return: its `first` or `limit` argument (or
-//!   that argument's default page) for a listing, [`FANOUT`] for a list with no page
-//!   argument, 1 otherwise. Items of a connection (`edges`, `nodes`) are already counted by
-//!   the connection's page. A page given by a variable the request does not set counts as
-//!   the operation's default for it, or the largest page when it has none. A few fields that compute a whole derived structure per call (an
-//!   entity's topic and associations: the topic network) cost [`NETWORK_COST`] each.
+//!   that argument's default page) for a listing; for a list with no page argument of its
+//!   own, the bound [`LIST_BOUNDS`] gives it (its root field's page or input, or a cap the
+//!   field enforces); 1 otherwise. Items of a connection (`edges`, `nodes`) are already
+//!   counted by the connection's page. A page given by a variable the request does not set
+//!   counts as the operation's default for it, or the largest page when it has none. A few
+//!   fields that compute a whole derived structure per call (an entity's topic and
+//!   associations: the topic network) cost [`NETWORK_COST`] each.
 //!
 //! Over a WebSocket ([`SubscriptionsOnly`] in the connection's data) only subscriptions
 //! are served: queries and mutations go over HTTP, where they get a deadline and a
@@ -43,9 +45,87 @@ use async_graphql::{Positioned, Request, ServerError, ServerResult, Value, Varia
 use crate::Limits;
 use crate::error::code;
 
-/// Items assumed for a list field that takes no page argument (`incoming`, `provenance`,
-/// `hits`…): such lists are usually short, but nested ones multiply.
-pub const FANOUT: u64 = 10;
+/// How many items a list field with no page argument of its own may return.
+#[derive(Clone, Copy, Debug)]
+enum Bound {
+    /// An argument of the root field it was reached through: a number (the root's page,
+    /// `default` when absent), or the length of a list (the input a mutation was given),
+    /// times `times`, divided by `per` (rounded up).
+    Root { arg: &'static str, default: u64, times: u64, per: u64 },
+    /// The sum of the lengths of every list argument of the root field (plus one): what a
+    /// mutation writes or names is what it was given.
+    Input { times: u64 },
+    /// A cap the field or the engine enforces.
+    Fixed(u64),
+    /// Values computed with their parent (intervals, properties, ranks, stretches): no
+    /// work per item, and no field below them reads anything; the response limit bounds
+    /// how many.
+    Data,
+}
+
+const fn root(arg: &'static str, default: u64) -> Bound {
+    Bound::Root { arg, default, times: 1, per: 1 }
+}
+
+/// The bound of every list field of the schema that has no page argument of its own and
+/// whose items are objects (`budget::tests` fails on one missing). Fields that list
+/// what the data holds without a page of their own (an entity's facts, a fact's
+/// provenance…) take a `first` of their own instead.
+const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
+    // Results of a root field, as many as its page.
+    ("SearchResult", "hits", root("limit", mnemo_engine::MAX_SEARCH_LIMIT as u64)),
+    ("SearchResult", "matchedEntities", Bound::Fixed(mnemo_engine::MAX_QUERY_ENTITIES as u64)),
+    ("SearchResult", "topics", Bound::Fixed(mnemo_engine::MAX_TOPICS as u64)),
+    ("Overlaps", "pairs", root("limit", 100)),
+    ("Changes", "top", root("top", 10)),
+    ("Aggregate", "groups", root("first", 100)),
+    ("Series", "groups", root("first", 100)),
+    ("Durations", "values", root("first", 100)),
+    ("Timeline", "lanes", root("first", 100)),
+    ("Lane", "held", root("first", 100)),
+    ("Neighborhood", "nodes", root("first", 100)),
+    ("Neighborhood", "edges", root("first", 100)),
+    ("RecordList", "items", root("first", 50)),
+    // A context block holds what fits its token budget, a line (at least four tokens) an
+    // item.
+    ("Context", "intentions", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    ("Context", "facts", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    ("Context", "episodes", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    ("Context", "entities", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    // What a mutation wrote, named or recalled: what it was given (an assertion may
+    // create its subject and its object).
+    ("WritePayload", "facts", Bound::Input { times: 1 }),
+    ("WritePayload", "createdEntities", Bound::Input { times: 2 }),
+    ("RecordEpisodePayload", "facts", Bound::Input { times: 1 }),
+    ("RecordEpisodePayload", "createdEntities", Bound::Input { times: 2 }),
+    ("RecordEpisodePayload", "entities", Bound::Fixed(mnemo_engine::MAX_MENTIONS as u64)),
+    ("RecallPayload", "records", Bound::Input { times: 1 }),
+    // Reports of upkeep, capped where they are listed.
+    ("FiringPayload", "fired", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
+    ("SegmentsPayload", "closed", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "merged", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "corroborated", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "dormant", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
+    ("ClosedSegment", "episodes", Bound::Fixed(crate::root::MAX_REPORTED_EPISODES as u64)),
+    // Small by construction.
+    ("Topic", "episodes", Bound::Fixed(3)),
+    ("Intention", "entities", Bound::Fixed(mnemo_engine::MAX_MENTIONS as u64)),
+    ("Entity", "properties", Bound::Data),
+    ("Fact", "effective", Bound::Data),
+    ("Explanation", "components", Bound::Data),
+    ("Namespace", "predicates", Bound::Data),
+    // Introspection: the schema's own lists, estimated as before until introspection has a
+    // budget of its own.
+    ("__Schema", "types", Bound::Fixed(10)),
+    ("__Schema", "directives", Bound::Fixed(10)),
+    ("__Type", "fields", Bound::Fixed(10)),
+    ("__Type", "inputFields", Bound::Fixed(10)),
+    ("__Type", "enumValues", Bound::Fixed(10)),
+    ("__Type", "interfaces", Bound::Fixed(10)),
+    ("__Type", "possibleTypes", Bound::Fixed(10)),
+    ("__Field", "args", Bound::Fixed(10)),
+    ("__Directive", "args", Bound::Fixed(10)),
+];
 
 /// Deepest chain of fragments spreading fragments: each spread is a level of the walk,
 /// and a document of 2 MiB can chain 40,000 fragments, far past any thread's stack.
@@ -54,8 +134,9 @@ pub const MAX_SPREAD_DEPTH: u64 = 64;
 /// Items assumed for a listing whose page argument is absent and has no default.
 const DEFAULT_PAGE: u64 = 50;
 
-/// The cost of one call of a field that builds the namespace's topic network.
-pub const NETWORK_COST: u64 = 500;
+/// The cost of one call of a field that builds the namespace's topic network (a few
+/// milliseconds: as much as thousands of fields).
+pub const NETWORK_COST: u64 = 5_000;
 
 /// Fields whose one call costs far more than a field: (type, field, cost).
 /// The analytics that read every slot of a predicate cost as much as the network.
@@ -287,6 +368,12 @@ pub(crate) fn measure(
         roots: HashMap::new(),
         read_variables: Cell::new(false),
         spreading: 0,
+        root_types: [
+            Some(registry.query_type.as_str()),
+            registry.mutation_type.as_deref(),
+            registry.subscription_type.as_deref(),
+        ],
+        root: None,
     };
     let operations: Vec<_> = match &document.operations {
         DocumentOperations::Single(op) => vec![op],
@@ -327,15 +414,20 @@ struct Walker<'a> {
     /// The current operation's variable defaults.
     defaults: HashMap<async_graphql::Name, Value>,
     max_page: u64,
-    /// Each fragment's cost on its type condition; `None` while it is being measured (a
-    /// cycle, which validation reports, then counts nothing).
-    fragments: HashMap<&'a str, Option<Cost>>,
+    /// Each fragment's cost on its type condition under a root field (by its address:
+    /// bounds read the root's arguments); `None` while it is being measured (a cycle,
+    /// which validation reports, then counts nothing).
+    fragments: HashMap<(&'a str, usize), Option<Cost>>,
     /// Each fragment's count of fields at its top level, likewise.
     roots: HashMap<&'a str, Option<u64>>,
     /// Whether a page was read from a variable.
     read_variables: Cell<bool>,
     /// Fragments being measured, one inside the other: the walk's own depth.
     spreading: u64,
+    /// The names of the operation types (a field of one is a root field).
+    root_types: [Option<&'a str>; 3],
+    /// The root field the walk is under.
+    root: Option<&'a async_graphql::parser::types::Field>,
 }
 
 impl<'a> Walker<'a> {
@@ -349,7 +441,12 @@ impl<'a> Walker<'a> {
                         .and_then(|p| self.registry.types.get(p))
                         .and_then(|t| t.field_by_name(f.name.node.as_str()));
                     let child = meta.map(|m| async_graphql::registry::MetaTypeName::concrete_typename(&m.ty));
+                    let outer = self.root;
+                    if parent.is_some() && self.root_types.contains(&parent) {
+                        self.root = Some(f);
+                    }
                     let children = self.selection_set(&f.selection_set, child);
+                    self.root = outer;
                     let items = match (parent, meta) {
                         (Some(p), Some(m)) => self.items(p, m, f),
                         _ => 1,
@@ -381,7 +478,8 @@ impl<'a> Walker<'a> {
     }
 
     fn fragment(&mut self, name: &'a str) -> Cost {
-        match self.fragments.get(name) {
+        let key = (name, self.root.map_or(0, |r| std::ptr::from_ref(r) as usize));
+        match self.fragments.get(&key) {
             Some(Some(cost)) => return *cost,
             Some(None) => return Cost::default(),
             None => {}
@@ -393,13 +491,13 @@ impl<'a> Walker<'a> {
             // Refused by its spreads; the walk goes no deeper.
             return Cost { spreads: MAX_SPREAD_DEPTH + 1, ..Cost::default() };
         }
-        self.fragments.insert(name, None);
+        self.fragments.insert(key, None);
         let on = def.node.type_condition.node.on.node.as_str();
         self.spreading += 1;
         let mut cost = self.selection_set(&def.node.selection_set, Some(on));
         self.spreading -= 1;
         cost.spreads = cost.spreads.saturating_add(1);
-        self.fragments.insert(name, Some(cost));
+        self.fragments.insert(key, Some(cost));
         cost
     }
 
@@ -410,7 +508,11 @@ impl<'a> Walker<'a> {
         meta: &async_graphql::registry::MetaField,
         field: &async_graphql::parser::types::Field,
     ) -> u64 {
-        for page in ["first", "limit"] {
+        let returns = async_graphql::registry::MetaTypeName::concrete_typename(&meta.ty);
+        let listing = meta.ty.contains('[') || returns.ends_with("Connection");
+        // A page argument of a field that returns one object (`aggregate(first:)`) bounds
+        // a list inside it, not the field.
+        for page in ["first", "limit"].into_iter().filter(|_| listing) {
             let Some(arg) = meta.args.get(page) else { continue };
             let Some(given) = field.get_argument(page) else {
                 // Absent: the resolver's default page.
@@ -440,7 +542,61 @@ impl<'a> Walker<'a> {
             MetaType::Object { name, .. } => name.ends_with("Connection") || name.ends_with("Edge"),
             _ => false,
         });
-        if is_list && !in_connection { FANOUT } else { 1 }
+        if !is_list || in_connection || field.selection_set.node.items.is_empty() {
+            // One item, a connection's page (counted by the connection), or values with
+            // nothing below them (the response limit bounds how many).
+            return 1;
+        }
+        let bound = LIST_BOUNDS.iter().find(|(t, f, _)| *t == parent && *f == meta.name).map(|(_, _, b)| *b);
+        match bound {
+            Some(Bound::Fixed(n)) => n.max(1),
+            Some(Bound::Data) => 1,
+            Some(Bound::Root { arg, default, times, per }) => {
+                let n = self.root_argument(arg).unwrap_or(default);
+                n.saturating_mul(times).div_ceil(per.max(1)).max(1)
+            }
+            Some(Bound::Input { times }) => self.root_input().saturating_mul(times).max(1),
+            // A list this table forgot (its test fails): the largest page.
+            None => self.max_page,
+        }
+    }
+
+    /// An argument of the root field as a count: a number, or the length of a list.
+    /// `None` when absent; a variable the request does not set counts as the operation's
+    /// default for it, or as the largest page.
+    fn root_argument(&self, arg: &str) -> Option<u64> {
+        let given = self.root?.get_argument(arg)?;
+        let value = given
+            .node
+            .clone()
+            .into_const_with(|name| {
+                self.read_variables.set(true);
+                self.variables.get(&name).or_else(|| self.defaults.get(&name)).cloned().ok_or(())
+            })
+            .ok();
+        Some(match value {
+            Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+            Some(Value::List(items)) => items.len() as u64,
+            _ => self.max_page,
+        })
+    }
+
+    /// One more than the total length of the root field's list arguments (literal, or
+    /// given by variables): what a mutation was given.
+    fn root_input(&self) -> u64 {
+        let Some(root) = self.root else { return self.max_page };
+        root.arguments.iter().fold(1u64, |n, (_, given)| {
+            let value = given.node.clone().into_const_with(|name| {
+                self.read_variables.set(true);
+                self.variables.get(&name).or_else(|| self.defaults.get(&name)).cloned().ok_or(())
+            });
+            match value {
+                Ok(Value::List(items)) => n.saturating_add(items.len() as u64),
+                Ok(_) => n,
+                // A variable left unset and without a default: as large as a page may be.
+                Err(()) => n.saturating_add(self.max_page),
+            }
+        })
     }
 
     /// Fields at the top level of a selection set, through fragments (each fragment
@@ -602,5 +758,65 @@ mod point_tests {
         assert!(is_point_read(&doc, Some("A")));
         assert!(!is_point_read(&doc, Some("B")));
         assert!(!is_point_read(&doc, None));
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use async_graphql::parser::parse_schema;
+    use async_graphql::parser::types::{BaseType, TypeKind, TypeSystemDefinition};
+
+    use super::*;
+
+    /// Every list of objects in the schema has a page of its own or a declared bound, and
+    /// every declared bound names a list that exists.
+    #[test]
+    fn every_list_is_paged_or_bounded() {
+        let doc = parse_schema(crate::sdl()).unwrap();
+        let objects: Vec<_> = doc
+            .definitions
+            .iter()
+            .filter_map(|d| match d {
+                TypeSystemDefinition::Type(t) => match &t.node.kind {
+                    TypeKind::Object(o) => Some((t.node.name.node.to_string(), o)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let is_object = |name: &str| objects.iter().any(|(n, _)| n == name);
+        let mut lists = Vec::new();
+        let mut unbounded = Vec::new();
+        for (name, object) in &objects {
+            if name.ends_with("Connection") || name.ends_with("Edge") {
+                continue;
+            }
+            for field in &object.fields {
+                let f = &field.node;
+                let BaseType::List(item) = &f.ty.node.base else { continue };
+                let BaseType::Named(item) = &item.base else { continue };
+                if !is_object(item.as_str()) {
+                    continue;
+                }
+                let field_name = f.name.node.to_string();
+                let paged =
+                    f.arguments.iter().any(|a| matches!(a.node.name.node.as_str(), "first" | "limit"));
+                let bounded = LIST_BOUNDS.iter().any(|(t, n, _)| t == name && *n == field_name);
+                if !paged && !bounded {
+                    unbounded.push(format!("{name}.{field_name}"));
+                }
+                lists.push(format!("{name}.{field_name}"));
+            }
+        }
+        assert!(unbounded.is_empty(), "lists with neither a page nor a bound: {unbounded:?}");
+        // (Introspection's types are not in the SDL.)
+        for (t, f, _) in LIST_BOUNDS.iter().filter(|(t, _, _)| !t.starts_with("__")) {
+            assert!(
+                lists.contains(&format!("{t}.{f}")),
+                "a bound for {t}.{f}, which is not a list of objects"
+            );
+        }
     }
 }

@@ -141,13 +141,15 @@ impl IntentionObject {
         self.view.added.0
     }
 
-    /// Its firings, in the order they were recorded.
-    async fn firings(&self, ctx: &Context<'_>) -> Result<Vec<Firing>> {
+    /// Its firings, in the order they were recorded (the first `first`).
+    async fn firings(&self, ctx: &Context<'_>, #[graphql(default = 100)] first: i32) -> Result<Vec<Firing>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(self
             .view
             .fired
             .iter()
+            .take(first)
             .map(|(seq, episode, at)| Firing {
                 seq: seq.0,
                 at: (*at).into(),

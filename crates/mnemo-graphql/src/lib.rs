@@ -28,8 +28,7 @@ use mnemo_engine::{CommittedBatch, Store};
 
 pub use access::{Access, Mode};
 pub use budget::{
-    FANOUT, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, parsed_document,
-    selected_operation,
+    NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document, parsed_document, selected_operation,
 };
 pub use error::{ErrorCodes, code, rdf_code, rdf_error};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
@@ -50,7 +49,7 @@ pub struct Limits {
     /// Deepest selection set.
     pub max_depth: usize,
     /// Highest complexity: a field costs 1 plus its children's cost times the items it may
-    /// return (its page size for a listing, [`FANOUT`] for another list).
+    /// return (its page size for a listing, the bound its field enforces for another list).
     pub max_complexity: usize,
     /// Most fields once fragments are expanded.
     pub max_fields: usize,
@@ -68,7 +67,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_depth: 16,
-            max_complexity: 50_000,
+            max_complexity: 500_000,
             max_fields: 2_000,
             max_aliases: 100,
             max_mutations: 20,

@@ -350,28 +350,50 @@ impl EntityObject {
     }
 
     /// Its facts (as subject) in force at the read's validAt, or every visible one with
-    /// `includeAll`; optionally of one predicate.
+    /// `includeAll`; optionally of one predicate. The first `first` by (predicate, id);
+    /// the root `facts` pages through all of them.
     async fn facts(
         &self,
         ctx: &Context<'_>,
         predicate: Option<String>,
         #[graphql(default = false)] include_all: bool,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: Some(self.entity.id), predicate, object: None };
-        facts_at(ctx, &self.pin, &filter, include_all)
+        facts_at(ctx, &self.pin, &filter, include_all, first)
     }
 
-    /// Facts in force that point at it (as object).
-    async fn incoming(&self, ctx: &Context<'_>, predicate: Option<String>) -> Result<Vec<FactObject>> {
+    /// Facts in force that point at it (as object): the first `first`; the root `facts`
+    /// with `object` pages through all of them.
+    async fn incoming(
+        &self,
+        ctx: &Context<'_>,
+        predicate: Option<String>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: None, predicate, object: Some(Value::Entity(self.entity.id)) };
-        facts_at(ctx, &self.pin, &filter, false)
+        facts_at(ctx, &self.pin, &filter, false, first)
     }
 
-    /// Every version of one of its predicates, with statuses at the read's point.
-    async fn history(&self, ctx: &Context<'_>, predicate: String) -> Result<Vec<FactObject>> {
+    /// Every version of one of its predicates, with statuses at the read's point: the
+    /// first `first` in assertion order; the root `history` pages through all of them.
+    async fn history(
+        &self,
+        ctx: &Context<'_>,
+        predicate: String,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let views =
             store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
-        Ok(views.value.into_iter().map(|view| FactObject { pin: Arc::clone(&self.pin), view }).collect())
+        Ok(views
+            .value
+            .into_iter()
+            .take(first)
+            .map(|view| FactObject { pin: Arc::clone(&self.pin), view })
+            .collect())
     }
 
     /// Entities associated with it in the topic network (mentioned with it in closed
@@ -438,10 +460,11 @@ pub(crate) fn facts_at(
     pin: &Arc<Pin>,
     filter: &FactFilter,
     include_all: bool,
+    first: usize,
 ) -> Result<Vec<FactObject>> {
     let scope = if include_all { Scope::All } else { Scope::InForce };
     let views = store(ctx)?.facts(&pin.ns, filter, pin.at(), scope).map_err(engine)?;
-    Ok(views.value.into_iter().map(|view| FactObject { pin: Arc::clone(pin), view }).collect())
+    Ok(views.value.into_iter().take(first).map(|view| FactObject { pin: Arc::clone(pin), view }).collect())
 }
 
 /// A fact as seen from the read's (validAt, knownAt).
@@ -567,10 +590,21 @@ impl FactObject {
         self.view.corroborations
     }
 
-    /// The episodes it comes from.
-    async fn provenance(&self, ctx: &Context<'_>) -> Result<Vec<EpisodeObject>> {
+    /// The episodes it comes from (the first `first` by id).
+    async fn provenance(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<EpisodeObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        Ok(self.view.provenance.iter().filter_map(|id| EpisodeObject::load(store, &self.pin, *id)).collect())
+        Ok(self
+            .view
+            .provenance
+            .iter()
+            .filter_map(|id| EpisodeObject::load(store, &self.pin, *id))
+            .take(first)
+            .collect())
     }
 
     /// The batch that asserted it.
@@ -687,8 +721,13 @@ impl EpisodeObject {
     }
 
     /// The entities it mentions, each once, as they read at the read's point: those the
-    /// client gave, then those whose name or alias its text contains.
-    async fn mentions(&self, ctx: &Context<'_>) -> Result<Vec<Mention>> {
+    /// client gave, then those whose name or alias its text contains (the first `first`).
+    async fn mentions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<Mention>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         let found = store.mentions_of(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
         Ok(found
@@ -696,13 +735,21 @@ impl EpisodeObject {
             .filter_map(|(id, source)| {
                 Some(Mention { entity: EntityObject::load(store, &self.pin, id)?, source: source.into() })
             })
+            .take(first)
             .collect())
     }
 
-    /// The facts stated with it as provenance, with their status at the read's point.
-    async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
+    /// The facts stated with it as provenance, with their status at the read's point (the
+    /// first `first` in the order they were stated).
+    async fn facts(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        let ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
+        let mut ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
+        ids.truncate(first);
         Ok(FactObject::load_many(store, &self.pin, &ids))
     }
 

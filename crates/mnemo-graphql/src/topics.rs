@@ -42,15 +42,22 @@ impl TopicObject {
         &self.topic.terms
     }
 
-    /// Its members, most central first.
-    async fn members(&self) -> Vec<TopicMember> {
-        self.topic
+    /// Its members, most central first (the first `first`).
+    async fn members(
+        &self,
+        ctx: &async_graphql::Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> async_graphql::Result<Vec<TopicMember>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
+        Ok(self
+            .topic
             .members
             .iter()
             .filter_map(|(e, c)| {
                 Some(TopicMember { entity: EntityObject::load(&self.store, &self.pin, *e)?, centrality: *c })
             })
-            .collect()
+            .take(first)
+            .collect())
     }
 
     /// Episodes that mention most of its members (up to three).

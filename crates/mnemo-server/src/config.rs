@@ -13,7 +13,7 @@
 //! request_timeout_seconds = 30   # past it the work stops, LIMIT_EXCEEDED
 //! max_running_requests = 64      # GraphQL requests working at once; others wait their turn
 //! max_depth = 16             # selection depth
-//! max_complexity = 50000     # fields, lists counted by page size
+//! max_complexity = 500000    # fields, lists counted by the items they may return
 //! max_fields = 2000          # fields once fragments are expanded
 //! max_aliases = 100          # aliased fields
 //! max_mutations = 20         # mutations (batches) per request

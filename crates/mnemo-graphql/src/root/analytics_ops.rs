@@ -125,9 +125,11 @@ impl Held {
         self.ids.iter().map(|f| ID(f.0.to_string())).collect()
     }
 
-    /// The facts behind it, as read at the same point.
-    async fn facts(&self, ctx: &Context<'_>) -> Result<Vec<FactObject>> {
-        Ok(FactObject::load_many(store(ctx)?, &self.pin, &self.ids))
+    /// The facts behind it, as read at the same point (the first `first` by id; a
+    /// stretch has a few, so a timeline of many stretches costs little).
+    async fn facts(&self, ctx: &Context<'_>, #[graphql(default = 10)] first: i32) -> Result<Vec<FactObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
+        Ok(FactObject::load_many(store(ctx)?, &self.pin, &self.ids[..first.min(self.ids.len())]))
     }
 }
 
@@ -284,7 +286,8 @@ fn step(text: &str) -> Result<Step> {
 impl AnalyticsQuery {
     /// An entity's timeline: per predicate (those named, or all it has), the values in
     /// force over all valid time as known at knownAt, after supersession, ends,
-    /// negations and retractions, with the facts behind each stretch.
+    /// negations and retractions, with the facts behind each stretch. At most `first`
+    /// lanes, and `first` stretches a lane (the earliest).
     #[allow(clippy::too_many_arguments)]
     async fn timeline(
         &self,
@@ -296,7 +299,9 @@ impl AnalyticsQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Timeline> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
@@ -307,11 +312,13 @@ impl AnalyticsQuery {
         let lanes = answer
             .value
             .into_iter()
+            .take(first)
             .map(|lane| Lane {
                 predicate: lane.predicate,
                 held: lane
                     .held
                     .into_iter()
+                    .take(first)
                     .map(|h| Held {
                         value: value(&pin, h.value),
                         valid: interval(&h.valid),
@@ -325,7 +332,8 @@ impl AnalyticsQuery {
     }
 
     /// How long each value of one slot held within `[from, to)` (default: all time before
-    /// validAt), longest first: "how long did Alice live in each city".
+    /// validAt), longest first: "how long did Alice live in each city". The `first`
+    /// longest.
     #[allow(clippy::too_many_arguments)]
     async fn durations(
         &self,
@@ -339,7 +347,9 @@ impl AnalyticsQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Durations> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
@@ -353,6 +363,7 @@ impl AnalyticsQuery {
         let values = answer
             .value
             .into_iter()
+            .take(first)
             .map(|d| HeldFor {
                 value: value(&pin, d.value),
                 seconds: d.micros as f64 / 1e6,
@@ -367,7 +378,8 @@ impl AnalyticsQuery {
     /// from `from` up to `to`, as known at knownAt: "how many customers were on the
     /// premium plan each month of 2024". `step` is an ISO 8601 duration (`P1M`, `P1Y`,
     /// `P7D`, `PT1H`); months and days follow the namespace's time zone. At most 10,000
-    /// steps. `groupBy: VALUE` counts each value apart ("how many lived in each city").
+    /// steps. `groupBy: VALUE` counts each value apart ("how many lived in each city"):
+    /// the first `first` groups.
     #[allow(clippy::too_many_arguments)]
     async fn in_force_series(
         &self,
@@ -381,7 +393,9 @@ impl AnalyticsQuery {
         #[graphql(default)] group_by: SeriesGroupBy,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Series> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, None)?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
@@ -401,6 +415,7 @@ impl AnalyticsQuery {
                 .value
                 .groups
                 .into_iter()
+                .take(first)
                 .map(|g| SeriesGroup { value: g.value.map(|v| self::value(&pin, v)), counts: g.counts })
                 .collect(),
         })
@@ -511,7 +526,7 @@ impl AnalyticsQuery {
     }
 
     /// Facts in force at validAt as known at knownAt (of `predicate`, or all), counted in
-    /// groups, most first.
+    /// groups, most first: the first `first` groups.
     #[allow(clippy::too_many_arguments)]
     async fn aggregate(
         &self,
@@ -522,7 +537,9 @@ impl AnalyticsQuery {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Aggregate> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
         let answer =
@@ -532,6 +549,7 @@ impl AnalyticsQuery {
         let groups = answer
             .value
             .into_iter()
+            .take(first)
             .map(|g| AggregateGroup {
                 subject: g.subject.and_then(|id| EntityObject::load(store, &pin, id)),
                 predicate: g.predicate,

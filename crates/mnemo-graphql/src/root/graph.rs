@@ -180,7 +180,9 @@ impl GraphQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Neighborhood> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let max = limits(ctx)?.max_neighbor_depth;
         if depth > max {
@@ -200,6 +202,7 @@ impl GraphQuery {
                 .value
                 .nodes
                 .into_iter()
+                .take(first)
                 .filter_map(|(id, distance)| {
                     EntityObject::load(store, &pin, id).map(|entity| Neighbor { entity, distance })
                 })
@@ -208,6 +211,7 @@ impl GraphQuery {
                 .value
                 .edges
                 .into_iter()
+                .take(first)
                 .map(|view| FactObject { pin: Arc::clone(&pin), view })
                 .collect(),
         })

@@ -10,6 +10,7 @@ pub struct IntentionQuery;
 impl IntentionQuery {
     /// Intentions (prospective memory) as known at knownAt: pending ones, or all with
     /// `includeInactive` (fired once, cancelled, expired at `at`); by id.
+    #[allow(clippy::too_many_arguments)]
     async fn intentions(
         &self,
         ctx: &Context<'_>,
@@ -18,17 +19,25 @@ impl IntentionQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<IntentionObject>> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
         let answer = store.intentions(&ns, at, include_inactive).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
-        Ok(answer.value.into_iter().map(|view| IntentionObject { pin: Arc::clone(&pin), view }).collect())
+        Ok(answer
+            .value
+            .into_iter()
+            .take(first)
+            .map(|view| IntentionObject { pin: Arc::clone(&pin), view })
+            .collect())
     }
 
     /// The pending intentions due at `at` (default: now) for a message: those whose time
     /// has come, whose entities the message names, or whose cue it is close to; by
     /// priority. Reads only: firings are recorded by writes and `fireDueIntentions`.
+    #[allow(clippy::too_many_arguments)]
     async fn due_intentions(
         &self,
         ctx: &Context<'_>,
@@ -37,10 +46,13 @@ impl IntentionQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<DueIntention>> {
+        let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.due_intentions(&ns, message.as_deref(), at).map_err(engine)?;
+        let mut answer = store.due_intentions(&ns, message.as_deref(), at).map_err(engine)?;
+        answer.value.truncate(first);
         let pin = Pin::new(ns, answer.basis);
         Ok(intentions::due(store, &pin, answer.value))
     }
@@ -106,7 +118,7 @@ impl IntentionMutation {
         let Some(seq) = firings.seq else {
             return Ok(FiringPayload { seq: None, fired: Vec::new() });
         };
-        let fired: Vec<_> = firings.fired.iter().map(|(id, _, _)| *id).collect();
+        let fired: Vec<_> = firings.fired.iter().take(MAX_REPORTED).map(|(id, _, _)| *id).collect();
         let answer = store
             .intentions_by_id(
                 &ns,

@@ -38,7 +38,8 @@ impl MemoryQuery {
         })
     }
 
-    /// Records that turn dormant between `from` and `to` unless recalled, and when.
+    /// Records that turn dormant between `from` and `to` unless recalled, and when (the
+    /// first `first`).
     #[allow(clippy::too_many_arguments)]
     async fn forecast(
         &self,
@@ -50,7 +51,9 @@ impl MemoryQuery {
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
+        first: Option<i32>,
     ) -> Result<RecordList> {
+        let first = page_size(ctx, first)?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let from = time(store, &ns, "from", &from)?;
         let to = time(store, &ns, "to", &to)?;
@@ -61,6 +64,7 @@ impl MemoryQuery {
         let items = answer
             .value
             .into_iter()
+            .take(first)
             .map(|f| RecordItem { pin: Arc::clone(&pin), record: f.record, dormant_at: Some(f.dormant_at) })
             .collect();
         Ok(RecordList { basis: (&answer.basis).into(), items })
@@ -156,6 +160,7 @@ impl MemoryMutation {
             merged: report
                 .merged
                 .iter()
+                .take(MAX_REPORTED)
                 .filter_map(|(from, into)| {
                     Some(Merge {
                         from: EntityObject::load(store, &before, *from)?,
@@ -166,6 +171,7 @@ impl MemoryMutation {
             corroborated: report
                 .corroborated
                 .iter()
+                .take(MAX_REPORTED)
                 .filter_map(|(id, n)| {
                     Some(Corroborated { fact: FactObject::load(store, &pin, *id)?, statements: *n })
                 })
@@ -173,6 +179,7 @@ impl MemoryMutation {
             dormant: report
                 .dormant
                 .iter()
+                .take(MAX_REPORTED)
                 .map(|f| RecordItem {
                     pin: Arc::clone(&pin),
                     record: f.record,

@@ -99,6 +99,14 @@ mod topic_ops;
 use paging::fact_page;
 pub(crate) use paging::{episode_cursor, page_size};
 
+/// Most items a report of upkeep lists (intentions fired, segments closed and their
+/// episodes, entities merged, facts corroborated, records gone dormant); the work is
+/// done whatever is listed.
+pub const MAX_REPORTED: usize = 1_000;
+
+/// Most episodes listed for one segment closed.
+pub const MAX_REPORTED_EPISODES: usize = 100;
+
 /// The queries.
 #[derive(MergedObject, Default)]
 pub struct Query(

@@ -78,12 +78,14 @@ impl TopicMutation {
         let closed = report
             .closed
             .into_iter()
+            .take(MAX_REPORTED)
             .map(|(thread, episodes, end)| {
                 let (end, distance) = topics::end_kind(end);
                 ClosedSegment {
                     thread,
                     episodes: episodes
                         .into_iter()
+                        .take(MAX_REPORTED_EPISODES)
                         .filter_map(|e| EpisodeObject::load(&store, &pin, e))
                         .collect(),
                     end,
