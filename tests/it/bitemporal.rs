@@ -401,9 +401,12 @@ fn reassertion_is_corroboration_not_a_new_version() {
     assert_eq!(h[0].provenance, vec![e1, e2]);
     let then = fx.history(ned, "livesIn", ReadAt::bitemporal(t("2022"), s1));
     assert_eq!((then[0].corroborations, then[0].confidence), (1, 0.5));
-    // The restatement is a statement of its own: ending it withdraws it alone, and the
-    // fact stands as the first statement says.
-    fx.append(vec![Change::EndFact { fact: b, valid_to: t("2023") }]);
+    // The restatement is a statement of its own: ending it alone is refused (its validity
+    // is its fact's) and writes nothing; withdrawing it takes it alone, and the fact stands
+    // as the first statement says.
+    let ended = fx.store.append(&fx.ns, vec![Change::EndFact { fact: b, valid_to: t("2023") }]).unwrap_err();
+    assert!(matches!(ended.root(), EngineError::NotAFact { .. }), "{ended}");
+    fx.append(vec![Change::WithdrawStatement { statement: b, reason: None }]);
     let h = fx.history(ned, "livesIn", at("2024"));
     assert_eq!((h[0].fact.id, h[0].status, h[0].corroborations), (a, Status::Current, 1));
     assert_eq!((h[0].confidence, h[0].provenance.clone()), (0.5, vec![e1]));

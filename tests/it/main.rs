@@ -32,6 +32,7 @@ mod search;
 mod server;
 mod sparql_fuzz;
 mod sparql_limits;
+mod statements;
 mod subscription;
 mod topics;
 mod yago;

@@ -58,6 +58,27 @@ impl FactView {
     }
 }
 
+/// One statement of a fact as seen from a [`View`]: an assertion of it, with its own
+/// batch, confidence and provenance, and its withdrawal if it was withdrawn by S.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatementView {
+    /// The id its assertion was given (a fact's own id for its first statement).
+    pub id: FactId,
+    /// The fact it states.
+    pub fact: FactId,
+    /// The batch that asserted it.
+    pub seq: Seq,
+    /// The system time of that batch.
+    pub asserted_at: Timestamp,
+    /// Its confidence.
+    pub confidence: f64,
+    /// The episodes it was stated from.
+    pub provenance: Vec<EpisodeId>,
+    /// How it stopped supporting the fact, if it did by S: withdrawn alone, or with the
+    /// whole fact.
+    pub withdrawn: Option<RetractionView>,
+}
+
 /// A visible retraction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetractionView {

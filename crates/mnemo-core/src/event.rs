@@ -124,4 +124,14 @@ pub enum Event {
         /// Embedded or not.
         embed: bool,
     },
+    /// One statement of a fact was taken back: it no longer supports the fact, which
+    /// stands while another statement does. `statement` is the id its assertion was given:
+    /// a fact's own id names its first statement here (where `FactRetracted` of it
+    /// retracts the whole fact).
+    StatementWithdrawn {
+        /// The statement.
+        statement: FactId,
+        /// Why, for people.
+        reason: Option<String>,
+    },
 }

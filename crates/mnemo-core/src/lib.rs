@@ -22,7 +22,7 @@ pub use analytics::{
 pub use answer::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
-    SnapshotPage, View,
+    SnapshotPage, StatementView, View,
 };
 pub use decay::{
     DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,

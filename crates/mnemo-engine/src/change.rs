@@ -131,7 +131,7 @@ pub enum Change {
     /// Assert or deny a fact.
     AssertFact(NewFact),
     /// End a fact's validity at `valid_to`: an update in valid time. A restatement's id
-    /// withdraws that statement only.
+    /// is refused ([`EngineError::NotAFact`]): a statement's validity is its fact's.
     EndFact {
         /// The fact.
         fact: FactId,
@@ -143,6 +143,15 @@ pub enum Change {
     RetractFact {
         /// The fact.
         fact: FactId,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// Withdraw one statement: the source takes back what it said, and the fact stands
+    /// while another statement supports it. The id its assertion was given: a fact's own id
+    /// names its first statement.
+    WithdrawStatement {
+        /// The statement.
+        statement: FactId,
         /// Why.
         reason: Option<String>,
     },

@@ -63,6 +63,17 @@ pub enum EngineError {
         /// The fact.
         value: String,
     },
+    /// The id names a statement (a restatement) where a fact is needed.
+    #[error(
+        "`{field}` names a statement ({value}), not a fact: a statement's validity is its fact's, so it cannot \
+         be ended alone; end the fact, or withdraw the statement"
+    )]
+    NotAFact {
+        /// The input field.
+        field: String,
+        /// The statement.
+        value: String,
+    },
     /// Another episode already has this external id.
     #[error("duplicate external id in `{field}`: {value:?}")]
     DuplicateExternalId {
@@ -188,6 +199,7 @@ impl EngineError {
             | EngineError::UnknownFact { field, .. }
             | EngineError::WrongValueType { field, .. }
             | EngineError::AlreadyRetracted { field, .. }
+            | EngineError::NotAFact { field, .. }
             | EngineError::DuplicateExternalId { field, .. }
             | EngineError::LimitExceeded { field, .. } => Some(field),
             EngineError::InChange { error, .. } => error.field(),

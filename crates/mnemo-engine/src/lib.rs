@@ -38,7 +38,7 @@ pub use mnemo_core as core;
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
-    SnapshotPage, View,
+    SnapshotPage, StatementView, View,
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage, Truncation};
 pub use mnemo_search::HnswConfig;

@@ -4,7 +4,7 @@
 
 use mnemo_core::{
     EmbeddingMode, Entity, EntityId, Episode, EpisodeId, FactId, IntentionId, MentionSource, Namespace,
-    NamespaceConfig, PredicateDef, SegmentConfig, Seq,
+    NamespaceConfig, PredicateDef, SegmentConfig, Seq, StatementView,
 };
 use mnemo_index::{Counts, EntityFilter, EpisodeCursor, FactView, IntentionView, Page};
 
@@ -123,6 +123,17 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<Option<FactView>>, EngineError> {
         self.read_at(ns, at, |index, view| index.fact_at(id, view))
+    }
+
+    /// The statements of the fact `id` names (a statement's id names its fact), visible at
+    /// `at`'s S, in log order.
+    pub fn statements(
+        &self,
+        ns: &Namespace,
+        id: FactId,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<StatementView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.statements_at(id, view))
     }
 
     /// Facts by id as seen from `at`, in the order asked, leaving out those not known

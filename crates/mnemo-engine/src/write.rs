@@ -243,6 +243,7 @@ pub(crate) fn prepare(
             Change::AssertFact(f) => batch.assert_fact(f),
             Change::EndFact { fact, valid_to } => batch.end_fact(fact, valid_to),
             Change::RetractFact { fact, reason } => batch.retract_fact(fact, reason),
+            Change::WithdrawStatement { statement, reason } => batch.withdraw_statement(statement, reason),
             Change::DefinePredicate(def) => batch.define_predicate(def),
             Change::ConfigureNamespace(config) => batch.configure_namespace(config),
             Change::MergeEntities { from, into } => batch.merge_entities(from, into),
@@ -519,9 +520,25 @@ impl Batch<'_> {
             .into());
         }
         if self.index.is_restatement(fact) {
-            self.effects.withdrawn.insert(fact);
+            // Its validity is the fact's: narrowing it alone would make it another fact.
+            return Err(EngineError::NotAFact { field: field("fact").to_string(), value: fact.to_string() });
         }
         self.events.push(Event::FactEnded { fact, valid_to });
+        Ok(None)
+    }
+
+    fn withdraw_statement(
+        &mut self,
+        statement: FactId,
+        reason: Option<String>,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
+        if let Some(r) = &reason {
+            CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
+        }
+        self.live_fact(statement, field("statement"), Level::Statement)?;
+        self.effects.withdrawn.insert(statement);
+        self.events.push(Event::StatementWithdrawn { statement, reason });
         Ok(None)
     }
 
@@ -1165,9 +1182,19 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 importance: f.importance,
                 correction: f.correction,
             })),
+            // A restatement ended on its own was withdrawn (ending a statement is refused now).
+            Event::FactEnded { fact, valid_to } if index.is_restatement(*fact) => {
+                Some(Change::WithdrawStatement {
+                    statement: *fact,
+                    reason: Some(format!("ended at {valid_to}")),
+                })
+            }
             Event::FactEnded { fact, valid_to } => Some(Change::EndFact { fact: *fact, valid_to: *valid_to }),
             Event::FactRetracted { fact, reason } => {
                 Some(Change::RetractFact { fact: *fact, reason: reason.clone() })
+            }
+            Event::StatementWithdrawn { statement, reason } => {
+                Some(Change::WithdrawStatement { statement: *statement, reason: reason.clone() })
             }
             Event::PredicateDefined(def) => Some(Change::DefinePredicate(def.clone())),
             Event::NamespaceConfigured(config) => {

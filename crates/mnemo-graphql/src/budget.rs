@@ -97,6 +97,8 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("WritePayload", "facts", Bound::Input { times: 1 }),
     ("WritePayload", "createdEntities", Bound::Input { times: 2 }),
     ("RecordEpisodePayload", "facts", Bound::Input { times: 1 }),
+    ("RecordEpisodePayload", "statements", Bound::Input { times: 1 }),
+    ("WritePayload", "statements", Bound::Input { times: 1 }),
     ("RecordEpisodePayload", "createdEntities", Bound::Input { times: 2 }),
     ("RecordEpisodePayload", "entities", Bound::Fixed(mnemo_engine::MAX_MENTIONS as u64)),
     ("RecallPayload", "records", Bound::Input { times: 1 }),

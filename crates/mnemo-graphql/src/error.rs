@@ -28,6 +28,8 @@ pub mod code {
     pub const WRONG_VALUE_TYPE: &str = "WRONG_VALUE_TYPE";
     /// The fact was already retracted.
     pub const ALREADY_RETRACTED: &str = "ALREADY_RETRACTED";
+    /// A statement's id where a fact's is needed (`endFact` of a statement).
+    pub const NOT_A_FACT: &str = "NOT_A_FACT";
     /// Another episode has this external id.
     pub const DUPLICATE_EXTERNAL_ID: &str = "DUPLICATE_EXTERNAL_ID";
     /// `knownAt` is past the last committed batch.
@@ -116,6 +118,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::UnknownFact { .. } => code::UNKNOWN_FACT,
         EngineError::WrongValueType { .. } => code::WRONG_VALUE_TYPE,
         EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
+        EngineError::NotAFact { .. } => code::NOT_A_FACT,
         EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,

@@ -209,6 +209,36 @@ pub(crate) fn fact_id(field: impl Display, id: &ID) -> Result<FactId> {
     parse_id(field, id).map(FactId)
 }
 
+/// What an id given to `retractFact` or `endFact` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FactOrStatement {
+    /// A fact (`12`), or a restatement by the number its assertion was given.
+    Fact(FactId),
+    /// One statement (`s12`): a fact's first statement has the fact's number.
+    Statement(FactId),
+}
+
+/// Reads a fact id (`12`) or a statement id (`s12`).
+pub(crate) fn fact_or_statement(field: impl Display, id: &ID) -> Result<FactOrStatement> {
+    let text = id.as_str().trim();
+    match text.strip_prefix('s') {
+        Some(n) => n.parse::<u64>().map(|n| FactOrStatement::Statement(FactId(n))).map_err(|_| {
+            invalid(
+                field,
+                format!("{text:?}"),
+                "expected a fact id (a number) or a statement id (s and a number)",
+            )
+        }),
+        None => text.parse::<u64>().map(|n| FactOrStatement::Fact(FactId(n))).map_err(|_| {
+            invalid(
+                field,
+                format!("{text:?}"),
+                "expected a fact id (a number) or a statement id (s and a number)",
+            )
+        }),
+    }
+}
+
 // The conversions below take the input's name as something to display, written out only
 // where it may be needed: an import converts millions of facts, and naming each part of
 // each up front cost more than the rest of the conversion.

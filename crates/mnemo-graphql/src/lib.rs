@@ -220,6 +220,8 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
                 Event::FactAsserted(f) => ("FactAsserted", id(f.subject.0), id(f.id.0), None, None),
                 Event::FactEnded { fact, .. } => ("FactEnded", None, id(fact.0), None, None),
                 Event::FactRetracted { fact, .. } => ("FactRetracted", None, id(fact.0), None, None),
+                // The statement's id is in `data`; its fact is not known here.
+                Event::StatementWithdrawn { .. } => ("StatementWithdrawn", None, None, None, None),
                 Event::PredicateDefined(_) => ("PredicateDefined", None, None, None, None),
                 Event::NamespaceConfigured(_) => ("NamespaceConfigured", None, None, None, None),
                 Event::Reinforced { .. } => ("Reinforced", None, None, None, None),

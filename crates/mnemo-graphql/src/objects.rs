@@ -637,6 +637,26 @@ impl FactObject {
         self.view.fact.correction
     }
 
+    /// Its statements visible at knownAt, in the order they were made (the first
+    /// `first`): each assertion of it, with its own id (`s…`), batch, confidence and
+    /// provenance, and its withdrawal. Retracting or ending the fact's own id acts on the
+    /// whole fact; retracting a statement's id withdraws that statement alone.
+    async fn statements(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<StatementObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
+        let answer =
+            store(ctx)?.statements(&self.pin.ns, self.view.fact.id, self.pin.at()).map_err(engine)?;
+        Ok(answer
+            .value
+            .into_iter()
+            .take(first)
+            .map(|view| StatementObject { pin: Arc::clone(&self.pin), view })
+            .collect())
+    }
+
     #[graphql(flatten)]
     async fn trace(&self) -> TraceFields {
         TraceFields { pin: Arc::clone(&self.pin), record: RecordRef::Fact(self.view.fact.id) }
@@ -644,6 +664,100 @@ impl FactObject {
 }
 
 /// An observation, verbatim.
+/// One statement of a fact: an assertion of it.
+pub struct StatementObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) view: mnemo_core::StatementView,
+}
+
+impl StatementObject {
+    /// Statement `id` as seen from the pin, if it was made by then.
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: FactId) -> Option<Self> {
+        let answer = store.statements(&pin.ns, id, pin.at()).ok()?;
+        let view = answer.value.into_iter().find(|s| s.id == id)?;
+        Some(StatementObject { pin: Arc::clone(pin), view })
+    }
+}
+
+/// A statement's id: `s` and the id its assertion was given, so that it never reads as a
+/// fact's (a fact's first statement has the fact's number).
+pub(crate) fn statement_id(id: FactId) -> ID {
+    ID(format!("s{}", id.0))
+}
+
+#[Object(name = "Statement")]
+impl StatementObject {
+    /// Its id (`s` and a number): give it to `retractFact` to withdraw this statement
+    /// alone.
+    async fn id(&self) -> ID {
+        statement_id(self.view.id)
+    }
+
+    /// The fact it states, as read at the same point.
+    async fn fact(&self, ctx: &Context<'_>) -> Result<Option<FactObject>> {
+        Ok(FactObject::load(store(ctx)?, &self.pin, self.view.fact))
+    }
+
+    /// The batch that made it.
+    async fn seq(&self) -> u64 {
+        self.view.seq.0
+    }
+
+    /// When the store learned it.
+    async fn asserted_at(&self) -> DateTime {
+        self.view.asserted_at.into()
+    }
+
+    /// Its confidence.
+    async fn confidence(&self) -> f64 {
+        self.view.confidence
+    }
+
+    /// The episodes it was stated from (the first `first`).
+    async fn provenance(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<EpisodeObject>> {
+        let first = crate::root::page_size(ctx, Some(first))?;
+        let store = store(ctx)?;
+        Ok(self
+            .view
+            .provenance
+            .iter()
+            .filter_map(|id| EpisodeObject::load(store, &self.pin, *id))
+            .take(first)
+            .collect())
+    }
+
+    /// Whether it still supports its fact at knownAt.
+    async fn live(&self) -> bool {
+        self.view.withdrawn.is_none()
+    }
+
+    /// The batch that withdrew it (alone, or with its whole fact), if one did by knownAt.
+    async fn withdrawn_seq(&self) -> Option<u64> {
+        self.view.withdrawn.as_ref().map(|w| w.seq.0)
+    }
+
+    /// When it was withdrawn.
+    async fn withdrawn_at(&self, ctx: &Context<'_>) -> Result<Option<DateTime>> {
+        let Some(w) = &self.view.withdrawn else { return Ok(None) };
+        let at = ReadAt { known_at: mnemo_engine::KnownAt::Seq(w.seq), ..ReadAt::default() };
+        Ok(store(ctx)?.basis(&self.pin.ns, at).map_err(engine)?.system_time.map(DateTime::from))
+    }
+
+    /// How it was withdrawn: the reason given, or the fact that corrected it.
+    async fn withdrawn_because(&self) -> Option<String> {
+        self.view.withdrawn.as_ref().map(|w| match &w.kind {
+            mnemo_core::Retraction::Retracted { reason: Some(r) } => r.clone(),
+            mnemo_core::Retraction::Retracted { reason: None } => "retracted".to_owned(),
+            mnemo_core::Retraction::CorrectedBy(by) => format!("corrected by {}", by.0),
+            mnemo_core::Retraction::Ended(to) => format!("ended at {to}"),
+        })
+    }
+}
+
 pub struct EpisodeObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) episode: Episode,

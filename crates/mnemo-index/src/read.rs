@@ -482,6 +482,30 @@ impl NamespaceIndex {
             .find(|f| f.fact.id == id)
     }
 
+    /// The statements of the fact `id` names (a statement's id names its fact) visible at
+    /// S, in log order; empty when the fact is not known then.
+    pub fn statements_at(&self, id: FactId, view: View) -> Vec<mnemo_core::StatementView> {
+        let s = view.known_at;
+        let Some(r) = self.facts.get(&self.canonical(id)).filter(|r| r.seq <= s) else { return Vec::new() };
+        let whole = r.retraction_at(s).filter(|_| r.is_retracted_whole());
+        r.visible_at(s)
+            .map(|st| mnemo_core::StatementView {
+                id: st.id,
+                fact: r.id,
+                seq: st.seq,
+                asserted_at: self.system_time(st.seq).unwrap_or(Timestamp::MIN),
+                confidence: st.confidence,
+                provenance: st.provenance.to_vec(),
+                withdrawn: st
+                    .withdrawn
+                    .filter(|(w, _)| *w <= s)
+                    .cloned()
+                    .or_else(|| whole.clone())
+                    .map(|(seq, kind)| RetractionView { seq, kind }),
+            })
+            .collect()
+    }
+
     /// Facts by id (a restatement's id gives the fact it restated) as seen from `view`,
     /// in the order asked, leaving out those not known at S. Each slot they touch is
     /// resolved once, however many of its facts are asked for.

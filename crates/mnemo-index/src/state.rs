@@ -221,6 +221,9 @@ impl NamespaceIndex {
                 }
             }
             Event::FactRetracted { fact, reason } => self.apply_retraction(seq, *fact, reason.clone()),
+            Event::StatementWithdrawn { statement, reason } => {
+                self.withdraw(seq, *statement, Retraction::Retracted { reason: reason.clone() });
+            }
             Event::PredicateDefined(def) => {
                 let pred = self.intern(&def.name);
                 self.predicates[pred.0 as usize].versions.push((seq, def.clone()));

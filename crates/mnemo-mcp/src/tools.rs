@@ -238,7 +238,7 @@ pub struct AssertFactArgs {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EndFactArgs {
-    /// The fact's id.
+    /// The fact's id (a number; a statement's `s…` id is refused).
     pub fact: String,
     /// When it stopped holding in the world.
     pub valid_to: String,
@@ -247,7 +247,9 @@ pub struct EndFactArgs {
 /// Arguments of `retract_fact`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RetractFactArgs {
-    /// The fact's id (or one statement's, to withdraw only that source's claim).
+    /// The fact's id (a number) to retract it with every statement of it; or one
+    /// statement's id (`s` and a number, as `assert_fact` returns it) to withdraw only
+    /// that source's claim.
     pub fact: String,
     /// Why, kept with the retraction.
     #[serde(default)]
@@ -425,7 +427,7 @@ const CONTEXT: &str = concat!(
 
 const ASSERT_FACT: &str = concat!(
     "mutation($namespace: String!, $facts: [FactInput!]!) { result: assertFacts(namespace: $namespace, \
-     facts: $facts) { seq systemTime createdEntities { id name } facts { ",
+     facts: $facts) { seq systemTime createdEntities { id name } statements { id fact { id } } facts { ",
     fact_fields!(),
     " } } }"
 );

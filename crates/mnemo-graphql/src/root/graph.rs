@@ -357,6 +357,7 @@ impl GraphMutation {
             facts: written_facts(store, &pin, &receipt),
             created_entities: created(store, &pin, &receipt),
             basis: (&pin.basis).into(),
+            written: Written::of(&pin, &receipt),
         })
     }
 
@@ -387,13 +388,14 @@ impl GraphMutation {
             facts: written_facts(store, &pin, &receipt),
             created_entities: created(store, &pin, &receipt),
             basis: (&pin.basis).into(),
+            written: Written::of(&pin, &receipt),
         })
     }
 
     /// Ends a fact's validity at `validTo`: it held until then (an update in valid time).
-    /// Given the fact's own id, this ends the fact; given the id of a restatement (an
-    /// identical assertion, counted as a statement of the same fact), it withdraws that
-    /// statement only, and the fact stands as its other statements say.
+    /// `fact` is a fact's id; a statement's (`s12`, or a restatement's number) is refused
+    /// with `NOT_A_FACT`: a statement's validity is its fact's. To take one statement back,
+    /// retract it.
     async fn end_fact(
         &self,
         ctx: &Context<'_>,
@@ -402,15 +404,24 @@ impl GraphMutation {
         valid_to: DateTime,
     ) -> Result<WritePayload> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
-        let id = fact_id("fact", &fact)?;
+        let id = match fact_or_statement("fact", &fact)? {
+            FactOrStatement::Fact(id) => id,
+            FactOrStatement::Statement(id) => {
+                return Err(engine_error(mnemo_engine::EngineError::NotAFact {
+                    field: "fact".into(),
+                    value: statement_id(id).to_string(),
+                }));
+            }
+        };
         let valid_to = time(store, &ns, "validTo", &valid_to)?;
         let receipt = commit(store, &ns, vec![Change::EndFact { fact: id, valid_to }], &[String::new()])?;
         fact_payload(store, &ns, &receipt, id)
     }
 
     /// Retracts a fact: it was never true (a correction in system time). Reads pinned
-    /// before this write still see it. Given the fact's own id, this retracts the fact
-    /// with every statement of it; given the id of a restatement, it withdraws that one
+    /// before this write still see it. Given a fact's id (`12`), this retracts the fact with
+    /// every statement of it; given a statement's id (`s12`, as `statements` lists them,
+    /// the first statement included; or a restatement's number), it withdraws that one
     /// statement (one source taking back what it said), and the fact stands while another
     /// statement supports it.
     async fn retract_fact(
@@ -421,8 +432,11 @@ impl GraphMutation {
         reason: Option<String>,
     ) -> Result<WritePayload> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
-        let id = fact_id("fact", &fact)?;
-        let receipt = commit(store, &ns, vec![Change::RetractFact { fact: id, reason }], &[String::new()])?;
+        let (id, change) = match fact_or_statement("fact", &fact)? {
+            FactOrStatement::Fact(id) => (id, Change::RetractFact { fact: id, reason }),
+            FactOrStatement::Statement(id) => (id, Change::WithdrawStatement { statement: id, reason }),
+        };
+        let receipt = commit(store, &ns, vec![change], &[String::new()])?;
         fact_payload(store, &ns, &receipt, id)
     }
 

@@ -20,14 +20,14 @@ use tokio_stream::wrappers::BroadcastStream;
 use crate::access::{Access, Mode};
 use crate::error::{code, coded, engine_error};
 use crate::input::{
-    EmbeddingInput, EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput, existing_entity,
-    fact_id, invalid, new_fact, object_value, parse_id, time,
+    EmbeddingInput, EntityInput, EntityRefInput, EpisodeInput, FactInput, FactOrStatement, ValueInput,
+    existing_entity, fact_id, fact_or_statement, invalid, new_fact, object_value, parse_id, time,
 };
 use crate::intentions::{self, DueIntention, FiringPayload, IntentionObject, TriggerInput};
 use crate::memory::{self, DecayInput, ProfileInput, RecordItem, RecordKind, RecordList};
 use crate::objects::{
     Basis, Cardinality, EntityObject, EpisodeObject, EventNotice, FactObject, Listing, NamespaceInfo,
-    Neighbor, Neighborhood, Pin, Predicate, ValueType, engine, store,
+    Neighbor, Neighborhood, Pin, Predicate, StatementObject, ValueType, engine, statement_id, store,
 };
 use crate::scalars::DateTime;
 use crate::search::{self, ContextObject, RememberPayload, Search, SearchFilter};
@@ -122,21 +122,65 @@ pub struct Query(
 
 /// What a write committed, read back at its own batch.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct WritePayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
     /// Its system time.
     pub system_time: DateTime,
-    /// The facts it wrote (or ended, or retracted), as seen right after it, at now.
+    /// The facts it wrote (or ended, or retracted), as seen right after it, at now. An
+    /// assertion identical to a live fact is another statement of that fact: the fact is
+    /// listed, and `statements` has the new statement.
     pub facts: Vec<FactObject>,
     /// Entities created because a fact named one nobody had.
     pub created_entities: Vec<EntityObject>,
     /// The point the payload was read at.
     pub basis: Basis,
+    #[graphql(skip)]
+    pub(crate) written: Written,
+}
+
+/// The statements a write made, to list on demand.
+#[derive(Default)]
+pub(crate) struct Written {
+    pin: Option<Arc<Pin>>,
+    statements: Vec<FactId>,
+}
+
+impl Written {
+    /// The statements `receipt`'s assertions made, read at `pin`.
+    fn of(pin: &Arc<Pin>, receipt: &Receipt) -> Written {
+        let statements = receipt
+            .ids
+            .iter()
+            .filter_map(|id| match id {
+                Some(RecordId::Fact(f)) => Some(*f),
+                _ => None,
+            })
+            .collect();
+        Written { pin: Some(Arc::clone(pin)), statements }
+    }
+
+    fn statements(&self, ctx: &Context<'_>) -> Result<Vec<StatementObject>> {
+        let Some(pin) = &self.pin else { return Ok(Vec::new()) };
+        let store = crate::objects::store(ctx)?;
+        Ok(self.statements.iter().filter_map(|id| StatementObject::load(store, pin, *id)).collect())
+    }
+}
+
+#[async_graphql::ComplexObject]
+impl WritePayload {
+    /// The statement each assertion made, in the order given (`statement { id }` beside
+    /// `fact { id }`): a new fact's first statement has the fact's number; a restatement
+    /// is a statement of the fact it repeats.
+    async fn statements(&self, ctx: &Context<'_>) -> Result<Vec<StatementObject>> {
+        self.written.statements(ctx)
+    }
 }
 
 /// What `recordEpisode` committed.
 #[derive(SimpleObject)]
+#[graphql(complex)]
 pub struct RecordEpisodePayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
@@ -152,6 +196,16 @@ pub struct RecordEpisodePayload {
     pub created_entities: Vec<EntityObject>,
     /// The point the payload was read at.
     pub basis: Basis,
+    #[graphql(skip)]
+    pub(crate) written: Written,
+}
+
+#[async_graphql::ComplexObject]
+impl RecordEpisodePayload {
+    /// The statement each of its facts made, in the order given.
+    async fn statements(&self, ctx: &Context<'_>) -> Result<Vec<StatementObject>> {
+        self.written.statements(ctx)
+    }
 }
 
 /// Two entities found to be one.
@@ -308,6 +362,7 @@ fn fact_payload(
         facts: FactObject::load(store, &pin, id).into_iter().collect(),
         created_entities: Vec::new(),
         basis: (&pin.basis).into(),
+        written: Written::default(),
     })
 }
 
