@@ -277,6 +277,7 @@ fn open_store(
     residency: mnemo_engine::Residency,
     embed_workers: usize,
 ) -> anyhow::Result<Store> {
+    let residency = within_descriptors(residency);
     let mut options = StoreOptions { residency, ..StoreOptions::default() };
     if std::env::var("MNEMO_EMBEDDER").as_deref() != Ok("off") {
         let cache_dir = data.join("embeddings");
@@ -297,6 +298,34 @@ fn open_store(
         options.embedder = Some(source);
     }
     Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))
+}
+
+/// File descriptors an open namespace may hold: its log, and a file opened for a while
+/// as it checkpoints or its indexes write.
+const DESCRIPTORS_PER_NAMESPACE: u64 = 2;
+
+/// Descriptors kept for everything else: connections, the embedding cache, libraries.
+const DESCRIPTORS_RESERVED: u64 = 512;
+
+/// `residency` with at most as many namespaces open as the process's descriptors allow:
+/// the soft limit is raised toward the hard one first (a default of 1,024 is common), and
+/// `max_open` lowered, with a warning, when even that is too few.
+fn within_descriptors(mut residency: mnemo_engine::Residency) -> mnemo_engine::Residency {
+    let needed = (residency.max_open as u64).saturating_mul(DESCRIPTORS_PER_NAMESPACE) + DESCRIPTORS_RESERVED;
+    let Ok(limit) = rlimit::increase_nofile_limit(needed) else { return residency };
+    if limit < needed {
+        let fits = usize::try_from(limit.saturating_sub(DESCRIPTORS_RESERVED) / DESCRIPTORS_PER_NAMESPACE)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        tracing::warn!(
+            max_open = residency.max_open,
+            descriptors = limit,
+            open_at_most = fits,
+            "the process may open too few files for namespaces.max_open; keeping fewer open (raise `ulimit -n`)"
+        );
+        residency.max_open = fits;
+    }
+    residency
 }
 
 /// The cores this process may use.
@@ -340,11 +369,17 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
     // Work still on the blocking pool was told to stop; it is not waited for past the
     // grace period (the watchdog ends the process by then in any case).
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    // No request runs any more: what is left is derived, and safe to cut short.
+    REQUESTS_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
     // The next start loads these instead of replaying the logs.
     let written = store.checkpoint_all();
     tracing::info!(checkpoints = written, "stopped");
     served
 }
+
+/// Set once no request runs any more (only checkpoints are being written): a watchdog
+/// firing then exits 0, as nothing acknowledged or in flight is lost.
+static REQUESTS_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Serves MCP over stdio until the client closes it; the store's upkeep (due
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
@@ -392,15 +427,28 @@ async fn shutdown_signal() {
                 std::process::exit(1);
             }
         };
-        runtime.block_on(async {
+        let requests_done = || REQUESTS_DONE.load(std::sync::atomic::Ordering::SeqCst);
+        let code = runtime.block_on(async {
             tokio::select! {
-                _ = signal() => tracing::warn!("second signal: exiting now"),
+                _ = signal() => {
+                    tracing::warn!("second signal: exiting now");
+                    1
+                }
                 _ = tokio::time::sleep(SHUTDOWN_GRACE) => {
-                    tracing::warn!(grace_seconds = SHUTDOWN_GRACE.as_secs(), "requests still running after the grace period: exiting now")
+                    if requests_done() {
+                        tracing::warn!(
+                            grace_seconds = SHUTDOWN_GRACE.as_secs(),
+                            "checkpoints still being written after the grace period: exiting now (they are derived; the next start replays what they miss)"
+                        );
+                        0
+                    } else {
+                        tracing::warn!(grace_seconds = SHUTDOWN_GRACE.as_secs(), "requests still running after the grace period: exiting now");
+                        1
+                    }
                 }
             }
         });
-        std::process::exit(1);
+        std::process::exit(code);
     });
     if let Err(e) = watchdog {
         tracing::warn!(error = %e, "cannot start the shutdown watchdog");

@@ -207,3 +207,25 @@ fn sigterm_during_a_long_request_exits_within_the_grace_period_and_a_restart_suc
     assert_eq!(stored(server.addr), expected);
     stop(server, "TERM");
 }
+
+#[test]
+fn sigterm_with_a_thousand_open_namespaces_exits_0_at_once_within_its_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    let off = std::ffi::OsStr::new("off");
+    let server = start_with(dir.path(), &[("MNEMO_EMBEDDER", off)]);
+    let write =
+        r#"mutation($ns: String!) { recordEpisode(namespace: $ns, episode: {text: "hello"}) { seq } }"#;
+    for i in 0..1000 {
+        let body = graphql(server.addr, write, json!({ "ns": format!("n{i}") })).unwrap();
+        assert!(body["errors"].is_null(), "{body}");
+    }
+    // A log each, and a few more: within what max_open (1,024 by default) allows.
+    let descriptors = std::fs::read_dir(format!("/proc/{}/fd", server.child.id())).unwrap().count();
+    assert!(descriptors < 1000 + 128, "{descriptors} descriptors for 1,000 namespaces");
+    let started = Instant::now();
+    stop(server, "TERM");
+    // Nothing was running: no wait for the grace period, and exit 0 (`stop` checks it).
+    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    // The next start reads every namespace from its checkpoint.
+    assert_eq!(std::fs::read_dir(dir.path().join("checkpoints")).unwrap().count(), 1000);
+}

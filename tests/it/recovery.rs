@@ -205,3 +205,36 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     assert!(!ok, "inspect exits 1 when a namespace is damaged");
     assert!(text.contains("DAMAGED"), "{text}");
 }
+
+#[test]
+fn the_data_directory_stays_locked_when_its_lock_file_is_deleted() {
+    let dir = data_dir(&["alice"], 1);
+    let store = Store::open(dir.path()).unwrap();
+    std::fs::remove_file(dir.path().join("LOCK")).unwrap();
+    // The lock is held on the directory: a second store is refused, not let in to write
+    // beside the first.
+    match Store::open(dir.path()) {
+        Err(EngineError::Locked { .. }) => {}
+        other => panic!("a second store opened: {:?}", other.map(|_| ())),
+    }
+    store.append(&ns("alice"), episode("the first store writes on")).unwrap();
+    drop(store);
+    let reopened = Store::open(dir.path()).unwrap();
+    assert_eq!(reopened.counts(&ns("alice")).batches, 2);
+}
+
+#[test]
+fn a_directory_where_a_log_belongs_is_damage_not_an_empty_namespace() {
+    let dir = data_dir(&["alice", "bob"], 2);
+    let bob = log_file(dir.path(), "bob");
+    std::fs::remove_file(&bob).unwrap();
+    std::fs::create_dir(&bob).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let damaged: Vec<(String, String)> =
+        store.damaged().iter().map(|(ns, why)| (ns.to_string(), why.clone())).collect();
+    assert_eq!(damaged.len(), 1, "{damaged:?}");
+    assert_eq!(damaged[0].0, "bob");
+    assert!(damaged[0].1.contains("not a regular file"), "{damaged:?}");
+    assert!(matches!(store.append(&ns("bob"), episode("x")), Err(EngineError::Damaged { .. })));
+    assert_eq!(store.counts(&ns("alice")).batches, 2);
+}

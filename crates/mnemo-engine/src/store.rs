@@ -233,8 +233,9 @@ pub struct Store {
     pub(crate) schedule: crate::maintain::Schedule,
     /// Where checkpoints go; none for a store without a data directory.
     checkpoints: Option<Checkpoints>,
-    /// Held while the store is open: one process per data directory.
-    _dir_lock: Option<std::fs::File>,
+    /// Held while the store is open: one process per data directory (the directory and
+    /// its `LOCK` file, both locked).
+    _dir_lock: Option<(std::fs::File, std::fs::File)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -258,19 +259,30 @@ impl Store {
         let dir = dir.as_ref();
         let io = |source: std::io::Error| EngineError::Io { path: dir.display().to_string(), source };
         std::fs::create_dir_all(dir).map_err(io)?;
+        // The lock is held on the directory itself, which cannot be swapped under a running
+        // store as a file can: with `LOCK` deleted, a second process would create and lock
+        // a new one. `LOCK` is locked too, so a build that locks only it is kept out.
+        let locked = |file: &std::fs::File| match file.try_lock() {
+            Ok(()) => Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                Err(EngineError::Locked { path: dir.display().to_string() })
+            }
+            Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => Ok(()),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+        };
+        let dir_file = std::fs::File::open(dir).map_err(io)?;
+        locked(&dir_file)?;
         let lock_file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(dir.join("LOCK"))
             .map_err(io)?;
-        if lock_file.try_lock().is_err() {
-            return Err(EngineError::Locked { path: dir.display().to_string() });
-        }
+        locked(&lock_file)?;
         let storage = FileStorage::new(dir.join("logs"))
             .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         let mut store = Self::with_storage_and_options(Arc::new(storage), system_clock(), options)?;
-        store._dir_lock = Some(lock_file);
+        store._dir_lock = Some((dir_file, lock_file));
         store.checkpoints = Some(Checkpoints::new(dir.join("checkpoints")));
         Ok(store)
     }
@@ -644,7 +656,26 @@ impl Store {
     /// [`Store::checkpoint`] of every open namespace; failures are logged, not returned
     /// (a checkpoint is never needed). Returns how many were written.
     pub fn checkpoint_all(&self) -> usize {
-        self.open_namespace_names().iter().filter(|ns| self.checkpoint_or_warn(ns)).count()
+        // Each checkpoint waits for its own fsync: a thousand namespaces one after the
+        // other took seconds of a shutdown's grace, so a few are written at once.
+        let names = self.open_namespace_names();
+        let workers = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).clamp(1, 4);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let written = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..workers.min(names.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(ns) = names.get(i) else { break };
+                        if self.checkpoint_or_warn(ns) {
+                            written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        written.into_inner()
     }
 
     fn checkpoint_or_warn(&self, ns: &Namespace) -> bool {

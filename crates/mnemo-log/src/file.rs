@@ -47,6 +47,7 @@ impl FileStorage {
 impl Storage for FileStorage {
     fn open(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
         let path = self.path_of(name)?;
+        regular_or_absent(&path)?;
         // Append mode: every write lands at the end of the file whatever the read position.
         let created = OpenOptions::new().read(true).append(true).create_new(true).open(&path);
         let file = match created {
@@ -75,6 +76,7 @@ impl Storage for FileStorage {
 
     fn open_read_only(&self, name: &str) -> Result<Box<dyn LogFile>, LogError> {
         let path = self.path_of(name)?;
+        regular_or_absent(&path)?;
         // Read access only, no create, no lock: inspection must work beside a running writer
         // and must not leave a file (or a directory entry) behind.
         let file = OpenOptions::new().read(true).open(&path)?;
@@ -85,9 +87,8 @@ impl Storage for FileStorage {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let entry = entry?;
-            if !entry.file_type()?.is_file() {
-                continue;
-            }
+            // Anything named like a log is listed, files or not: a directory or a device in
+            // a log's place is damage to report, not a namespace that seems empty.
             let file_name = entry.file_name();
             let Some(name) = file_name.to_str().and_then(|n| n.strip_suffix(EXTENSION)) else {
                 continue;
@@ -98,6 +99,19 @@ impl Storage for FileStorage {
         }
         names.sort();
         Ok(names)
+    }
+}
+
+/// Refuses a path that exists but is not a regular file (a directory or a device where a
+/// log belongs), following symbolic links.
+fn regular_or_absent(path: &Path) -> Result<(), LogError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(LogError::Io(io::Error::other(format!(
+            "{} is not a regular file (a {}), where a log belongs",
+            path.display(),
+            if meta.is_dir() { "directory" } else { "special file" }
+        )))),
+        _ => Ok(()),
     }
 }
 
