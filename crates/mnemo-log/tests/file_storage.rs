@@ -29,6 +29,8 @@ fn names_are_validated() {
 
 #[test]
 fn list_shows_logs_sorted_and_ignores_other_files() {
+    // A directory named like a log is listed (it is damage to report when opened, not an
+    // absent namespace); files not named like logs are ignored.
     let dir = tempfile::tempdir().unwrap();
     let storage = FileStorage::new(dir.path().join("nested/logs")).unwrap();
     assert!(storage.list().unwrap().is_empty());
@@ -38,7 +40,9 @@ fn list_shows_logs_sorted_and_ignores_other_files() {
     std::fs::write(storage.dir().join("notes.txt"), b"x").unwrap();
     std::fs::write(storage.dir().join(".hidden.log"), b"x").unwrap();
     std::fs::create_dir(storage.dir().join("dir.log")).unwrap();
-    assert_eq!(storage.list().unwrap(), vec!["a", "b", "c.d"]);
+    assert_eq!(storage.list().unwrap(), vec!["a", "b", "c.d", "dir"]);
+    let refused = storage.open("dir").err().expect("a directory in a log's place opened");
+    assert!(refused.to_string().contains("not a regular file"), "{refused}");
     assert_eq!(storage.path_of("a").unwrap(), dir.path().join("nested/logs/a.log"));
 }
 
