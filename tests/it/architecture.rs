@@ -1,8 +1,20 @@
-//! The engine's API boundary, checked on the sources: the protocol crates (GraphQL, the
-//! server and the RDF projection) reach the store only through its typed methods — no
-//! index type, no closure over the index — none of them links the embedding model, and
-//! only `mnemo-rdf` knows oxigraph.
+//! The architecture, checked on the sources.
+//!
+//! The engine's API boundary: the protocol crates (GraphQL, the server and the RDF
+//! projection) reach the store only through its typed methods — no index type, no closure
+//! over the index — none of them links the embedding model, and only `mnemo-rdf` knows
+//! oxigraph.
+//!
+//! The code's rooms: no file of a crate imports a file that imports it back (through any
+//! chain), no file holds more than 800 lines of non-test code, and no function more than
+//! 150 lines, outside the exceptions listed here with their reason. An import is any path
+//! to another module of the same crate: `use crate::a::…`, `crate::a::f(…)` inline,
+//! `super::…` (relative to the file's module), `self::x::…` or a bare `x::…` naming a
+//! child module. A name the crate root re-exports (`crate::Store`) counts as an import of
+//! the module it comes from; the crate root itself, which only declares and re-exports, is
+//! not a room. Test modules (from `#[cfg(test)]` on) are not read.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -110,4 +122,390 @@ fn only_the_rdf_crate_knows_oxigraph() {
     }
     assert!(seen > 50, "the check must see the sources ({seen} files)");
     assert!(found.is_empty(), "oxigraph outside mnemo-rdf:\n{}", found.join("\n"));
+}
+
+/// Most lines of non-test code a file may hold.
+const MAX_FILE_LINES: usize = 800;
+/// Most lines a function may span.
+const MAX_FN_LINES: usize = 150;
+
+/// Circles allowed, by crate and files, with the reason. A circle found must lie within one.
+const ALLOWED_CIRCLES: &[(&str, &[&str], &str)] = &[(
+    "mnemo-graphql",
+    &["objects", "topics"],
+    "GraphQL's output types answer each other's fields (Entity.topic is a Topic, whose \
+     members are Entities): a recursive type graph is declared by files that name each \
+     other's types; everything above them (the operations) and below (context, paging, \
+     enums, inputs) is layered",
+)];
+
+/// Files allowed past [`MAX_FILE_LINES`], with the reason.
+const LONG_FILES: &[(&str, &str)] = &[
+    ("src/main.rs", "the import pipeline still lives beside the command line; it moves to a library"),
+    ("crates/mnemo-engine/src/write.rs", "validation of every change kind; to be split by change kind"),
+    ("crates/mnemo-graphql/src/objects.rs", "the recursive output types; the non-recursive ones move out"),
+];
+/// Functions allowed past [`MAX_FN_LINES`] (`file::name`), with the reason.
+const LONG_FUNCTIONS: &[(&str, &str)] = &[
+    ("src/eval.rs::eval", "the evaluation report, one section after another"),
+    (
+        "crates/mnemo-engine/src/retrieve/rank.rs::run_search",
+        "the ranking pipeline; to be cut into named stages",
+    ),
+    ("crates/mnemo-engine/src/topics.rs::network", "the topic network's construction"),
+    ("crates/mnemo-server/src/config.rs::parse", "one match arm per configuration key"),
+    ("crates/mnemo-server/src/metrics.rs::render", "one block per metric family"),
+];
+
+/// Every Rust source of a crate's `src`, with its module path (`a::b`; the root is "").
+fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let join = |n: &str| if prefix.is_empty() { n.to_owned() } else { format!("{prefix}::{n}") };
+            if path.is_dir() {
+                walk(&path, &join(&name), out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let module = match name.as_str() {
+                    "lib" | "main" if prefix.is_empty() => String::new(),
+                    "mod" => prefix.to_owned(),
+                    _ => join(&name),
+                };
+                out.insert(module, path);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(src, "", &mut out);
+    out
+}
+
+/// A file's text before its test module.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// The module paths a file refers to (`crate::…` and `super::…`), as written, with the
+/// names after them: `a::b::{c, d}` gives `a::b::c` and `a::b::d`.
+fn references(module: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let parent = |m: &str| m.rsplit_once("::").map_or(String::new(), |(p, _)| p.to_owned());
+    // Comments and strings could name paths that are not imports; only code lines count.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .filter(|l| !l.trim_start().starts_with('*'))
+        .collect();
+    let text = lines.join("\n");
+    let bytes = text.as_bytes();
+    for start in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(start) {
+            let at = from + at;
+            from = at + start.len();
+            // A path starts here only after a non-identifier character.
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let mut base = if start == "crate::" { String::new() } else { parent(module) };
+            let mut rest = &text[at + start.len()..];
+            // super::super::…
+            while let Some(r) = rest.strip_prefix("super::") {
+                base = parent(&base);
+                rest = r;
+            }
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':' || *c == '{' || *c == '*')
+                .collect();
+            let path = path.trim_end_matches(':').trim_end_matches('{').trim_end_matches("::");
+            let full = |p: &str| {
+                if base.is_empty() {
+                    p.to_owned()
+                } else if p.is_empty() {
+                    base.clone()
+                } else {
+                    format!("{base}::{p}")
+                }
+            };
+            if let Some(open) = rest
+                .find('{')
+                .filter(|&o| rest[..o].chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':'))
+            {
+                // A group: each name in it, one level deep.
+                let close = rest[open..].find('}').map_or(rest.len(), |c| open + c);
+                let head = rest[..open].trim_end_matches("::");
+                for item in rest[open + 1..close].split(',') {
+                    let item =
+                        item.split_whitespace().next().unwrap_or("").trim_matches(|c| c == '{' || c == '}');
+                    if !item.is_empty() && item != "self" {
+                        out.push(full(&format!("{head}::{item}")));
+                    } else if item == "self" {
+                        out.push(full(head));
+                    }
+                }
+            } else {
+                out.push(full(path.trim_end_matches("::*")));
+            }
+        }
+    }
+    // `self::x::…` and a bare `x::…` where `x` is a child module of this file (paths are
+    // relative to the current module since the 2018 edition).
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+        let word = word.strip_prefix("self::").unwrap_or(word);
+        if let Some((head, _)) = word.split_once("::")
+            && !head.is_empty()
+            && word.as_bytes().first().is_some_and(|b| b.is_ascii_lowercase())
+            && !matches!(head, "crate" | "super" | "self" | "std" | "core" | "alloc")
+        {
+            out.push(if module.is_empty() { format!("@{head}") } else { format!("@{module}::{head}") });
+        }
+    }
+    out
+}
+
+/// The crate root's re-exports: a name → the module it comes from.
+fn reexports(root_text: &str, known: &BTreeMap<String, PathBuf>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let text: String =
+        root_text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    for stmt in text.split(';') {
+        let stmt = stmt.trim();
+        let Some(rest) = stmt.strip_prefix("pub use ").or_else(|| stmt.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("crate::").trim_start_matches("self::");
+        let (head, names) = match rest.split_once('{') {
+            Some((head, names)) => (head.trim_end_matches("::").trim(), names.trim_end_matches('}')),
+            None => match rest.rsplit_once("::") {
+                Some((head, name)) => (head, name),
+                None => continue,
+            },
+        };
+        if !known.contains_key(head) {
+            continue;
+        }
+        for name in names.split(',') {
+            let name = name.split_whitespace().last().unwrap_or("").trim();
+            if !name.is_empty() {
+                out.insert(name.to_owned(), head.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The module a referred path lands in: the longest known module prefix, or the module a
+/// root re-export comes from.
+fn resolve(
+    path: &str,
+    known: &BTreeMap<String, PathBuf>,
+    exported: &BTreeMap<String, String>,
+) -> Option<String> {
+    if let Some(child) = path.strip_prefix('@') {
+        return known.contains_key(child).then(|| child.to_owned());
+    }
+    let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty() && *p != "*").collect();
+    for n in (1..=parts.len()).rev() {
+        let candidate = parts[..n].join("::");
+        if known.contains_key(&candidate) {
+            return Some(candidate);
+        }
+    }
+    parts.first().and_then(|first| exported.get(*first).cloned())
+}
+
+/// The import graph of one crate's files (the root left out).
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let known = modules(src);
+    let root_text = known.get("").map(|p| std::fs::read_to_string(p).unwrap()).unwrap_or_default();
+    let exported = reexports(&root_text, &known);
+    let mut out = BTreeMap::new();
+    for (module, path) in known.iter().filter(|(m, _)| !m.is_empty()) {
+        let mut to = BTreeSet::new();
+        for reference in references(module, &code(path)) {
+            if let Some(target) = resolve(&reference, &known, &exported)
+                && !target.is_empty()
+                && target != *module
+            {
+                to.insert(target);
+            }
+        }
+        out.insert(module.clone(), to);
+    }
+    out
+}
+
+/// Groups of modules that import each other (strongly connected, more than one).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|m| (m, reach(m))).collect();
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    let mut placed = BTreeSet::new();
+    for m in graph.keys() {
+        if placed.contains(m) {
+            continue;
+        }
+        let group: Vec<String> = graph
+            .keys()
+            .filter(|o| *o == m || (reached[m].contains(*o) && reached[*o].contains(m)))
+            .cloned()
+            .collect();
+        if group.len() > 1 {
+            placed.extend(group.iter().cloned());
+            groups.push(group);
+        }
+    }
+    groups
+}
+
+fn crates() -> Vec<(String, PathBuf)> {
+    let mut out = vec![("mnemo".to_owned(), root().join("src"))];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("src").is_dir() {
+            out.push((dir.file_name().unwrap().to_string_lossy().into_owned(), dir.join("src")));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_file_imports_a_file_that_imports_it_back() {
+    let mut found = Vec::new();
+    for (name, src) in crates() {
+        let g = graph(&src);
+        for group in cycles(&g) {
+            let allowed = ALLOWED_CIRCLES
+                .iter()
+                .any(|(krate, files, _)| *krate == name && group.iter().all(|m| files.contains(&m.as_str())));
+            if allowed {
+                continue;
+            }
+            found.push(format!("{name}: {}", group.join(" ↔ ")));
+            // The edges inside the circle, so that it can be cut where it is thinnest.
+            for from in &group {
+                let inside: Vec<&str> =
+                    g[from].iter().filter(|t| group.contains(t)).map(String::as_str).collect();
+                found.push(format!("    {from} → {}", inside.join(", ")));
+            }
+        }
+    }
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+#[test]
+fn files_and_functions_stay_small() {
+    let mut found = Vec::new();
+    for (name, src) in crates() {
+        for path in modules(&src).values() {
+            let relative = path.strip_prefix(root()).unwrap().display().to_string();
+            let text = code(path);
+            let lines = text.lines().count();
+            if lines > MAX_FILE_LINES && !LONG_FILES.iter().any(|(f, _)| *f == relative) {
+                found.push(format!("{relative}: {lines} lines of non-test code (at most {MAX_FILE_LINES})"));
+            }
+            for (function, length) in functions(&text) {
+                let key = format!("{relative}::{function}");
+                if length > MAX_FN_LINES && !LONG_FUNCTIONS.iter().any(|(f, _)| *f == key) {
+                    found.push(format!("{key}: {length} lines (at most {MAX_FN_LINES})"));
+                }
+            }
+        }
+        let _ = name;
+    }
+    assert!(found.is_empty(), "too large:\n{}", found.join("\n"));
+}
+
+/// Each function of a file's code with the lines it spans, from its `fn` to its closing
+/// brace (braces in strings and chars are rare enough in this code to count as code).
+fn functions(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(at) = trimmed.find("fn ") else { continue };
+        let before = &trimmed[..at];
+        let is_decl = before.is_empty()
+            || before.split_whitespace().all(|w| {
+                matches!(w, "pub" | "pub(crate)" | "pub(super)" | "async" | "const" | "unsafe" | "extern")
+            });
+        if !is_decl || trimmed.starts_with("//") {
+            continue;
+        }
+        let name: String =
+            trimmed[at + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if name.is_empty() {
+            continue;
+        }
+        // From the first `{` on this or a later line to its match.
+        let mut depth = 0i64;
+        let mut opened = false;
+        let mut end = i;
+        'scan: for (j, l) in lines.iter().enumerate().skip(i) {
+            for c in l.split("//").next().unwrap_or("").chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    ';' if !opened => break 'scan,
+                    _ => {}
+                }
+                if opened && depth == 0 {
+                    end = j;
+                    break 'scan;
+                }
+            }
+        }
+        if opened {
+            out.push((name, end - i + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_checks_see_what_they_check() {
+    // A circle through a re-export and a `super::*`, and a long function, are found.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir(src.join("root")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod root;\npub use a::Thing;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::root::page;\npub struct Thing;\n").unwrap();
+    std::fs::write(src.join("root/mod.rs"), "mod graph;\npub fn page() {}\n").unwrap();
+    std::fs::write(src.join("root/graph.rs"), "use super::*;\nfn f() -> crate::Thing { crate::Thing }\n")
+        .unwrap();
+    let g = graph(src);
+    assert_eq!(g["root::graph"], BTreeSet::from(["a".to_owned(), "root".to_owned()]));
+    assert_eq!(g["a"], BTreeSet::from(["root".to_owned()]));
+    assert!(cycles(&g).is_empty());
+    std::fs::write(
+        src.join("root/mod.rs"),
+        "mod graph;\nuse graph::x;\nuse crate::a::Thing;\npub fn page() {}\n",
+    )
+    .unwrap();
+    // `use graph::x` names the child module: mod.rs and graph.rs now import each other too.
+    assert_eq!(cycles(&graph(src)), vec![vec!["a".to_owned(), "root".to_owned(), "root::graph".to_owned()]]);
+    let long = format!("fn long() {{\n{}}}\nfn short() {{}}\n", "    let x = 1;\n".repeat(200));
+    assert_eq!(functions(&long), vec![("long".to_owned(), 202), ("short".to_owned(), 1)]);
 }

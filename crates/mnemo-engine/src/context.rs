@@ -9,8 +9,10 @@ use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
 use crate::error::EngineError;
-use crate::retrieve::{SearchQuery, SearchResult, fact_sentence};
-use crate::store::{Answer, ReadAt, Store};
+use crate::read_point::{Answer, ReadAt};
+use crate::retrieve::docs::fact_sentence;
+use crate::retrieve::query::{SearchQuery, SearchResult};
+use crate::store::Store;
 
 /// Largest budget a context may ask for.
 pub const MAX_CONTEXT_TOKENS: usize = 100_000;

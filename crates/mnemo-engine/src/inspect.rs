@@ -10,7 +10,7 @@ use mnemo_index::{Counts, NamespaceIndex};
 use mnemo_log::{FileStorage, Log, Storage, Truncation};
 
 use crate::EngineError;
-use crate::store::decode;
+use crate::codec::decode;
 
 /// What one namespace's log holds.
 #[derive(Clone, Debug, PartialEq, Eq)]

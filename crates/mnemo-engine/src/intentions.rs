@@ -15,7 +15,8 @@ use mnemo_index::IntentionView;
 
 use crate::change::Change;
 use crate::error::EngineError;
-use crate::store::{Answer, ReadAt, Store};
+use crate::read_point::{Answer, ReadAt};
+use crate::store::Store;
 
 /// Why an intention is due.
 #[derive(Clone, Debug, PartialEq)]

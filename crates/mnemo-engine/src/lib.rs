@@ -4,19 +4,30 @@
 #![deny(missing_docs)]
 
 mod analytics;
+mod append;
 mod change;
 mod checkpoint;
+mod codec;
+mod consolidate;
 mod context;
 mod error;
 mod inspect;
 mod intentions;
 mod interrupt;
+mod limits;
 mod lookup;
 mod maintain;
+mod options;
+mod read_point;
+mod reads;
 mod retrieve;
 mod saved_vectors;
+mod schedule;
 mod segment;
+mod shard;
 mod store;
+mod sweeps;
+mod sync;
 mod topics;
 mod write;
 
@@ -32,9 +43,14 @@ pub use inspect::{CheckpointFile, NamespaceReport, inspect_dir, inspect_storage}
 pub use intentions::{Due, DueBecause, Firings};
 pub use interrupt::Interrupt;
 pub use lookup::Settings;
-pub use maintain::{IDLE_AFTER_MICROS, Maintenance, Residency};
+pub use maintain::Maintenance;
 pub use mnemo_core as core;
+pub use options::{EmbedderSource, Residency, SEARCH_ON_DISK_BYTES, StoreOptions};
+pub use schedule::IDLE_AFTER_MICROS;
 // Answers are the core's plain data: nothing of the index crosses this API.
+pub use append::Submitted;
+pub use consolidate::ConsolidationReport;
+pub use limits::{MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES};
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
@@ -42,15 +58,15 @@ pub use mnemo_core::{
 };
 pub use mnemo_log::{LogError, LogFile, MemStorage, Storage, Truncation};
 pub use mnemo_search::HnswConfig;
-pub use retrieve::{
+pub use read_point::{Answer, Basis, Clock, KnownAt, ReadAt, system_clock};
+pub use retrieve::index::Indexing;
+pub use retrieve::query::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, DEFAULT_SPEAKER_BOOST,
-    DEFAULT_TIME_BOOST, EmbedderSource, Explanation, Indexing, MAX_QUERY_ENTITIES, MAX_SEARCH_LIMIT,
-    MAX_TOPICS, SEARCH_ON_DISK_BYTES, SearchHit, SearchQuery, SearchResult, StoreOptions, TopicScore,
+    DEFAULT_TIME_BOOST, Explanation, MAX_QUERY_ENTITIES, MAX_SEARCH_LIMIT, MAX_TOPICS, SearchHit,
+    SearchQuery, SearchResult, TopicScore,
 };
 pub use segment::SegmentReport;
-pub use store::{
-    Answer, Basis, Clock, CommitListener, CommittedBatch, ConsolidationReport, KnownAt, MAX_BATCH_CHANGES,
-    MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES, ReadAt, Store, Submitted, system_clock,
-};
+pub use shard::{CommitListener, CommittedBatch};
+pub use store::Store;
 pub use topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};
 pub use write::{MAX_ALIASES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_PROPERTIES, MAX_REASON_BYTES};

@@ -9,7 +9,8 @@ use mnemo_core::{
 use mnemo_index::{Counts, EntityFilter, EpisodeCursor, FactView, IntentionView, Page};
 
 use crate::error::EngineError;
-use crate::store::{Answer, ReadAt, Store};
+use crate::read_point::{Answer, ReadAt};
+use crate::store::Store;
 
 /// A namespace's settings and size at the latest batch.
 #[derive(Clone, Debug, PartialEq)]

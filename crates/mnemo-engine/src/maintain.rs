@@ -3,87 +3,12 @@
 //! whose time has come (or whose cue an embedded episode met), segments of threads that
 //! moved on or went quiet, and idle consolidation where a namespace asks for it.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use mnemo_core::{Namespace, Timestamp, Trigger};
+use mnemo_core::{Namespace, Timestamp};
 use mnemo_index::NamespaceIndex;
 
-use crate::store::{ConsolidationReport, Store};
-
-/// Which namespaces a store keeps open: those used in the last `idle_after_micros`, at
-/// most `max_open` of them, and as many as fit in `max_state_bytes` (the least recently
-/// used close first). A closed namespace holds no memory beyond its name, and reopens on
-/// its next use from its checkpoint and the log after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Residency {
-    /// A namespace unused for this long (by the store's clock) is closed by upkeep.
-    pub idle_after_micros: i64,
-    /// Most namespaces open at once, as upkeep leaves them.
-    pub max_open: usize,
-    /// The memory budget of the open namespaces' state (their estimated resident bytes,
-    /// search indexes not included); `None`: no budget. Upkeep closes the least recently
-    /// used until they fit; one namespace in use stays open even if it alone is larger.
-    pub max_state_bytes: Option<u64>,
-}
-
-impl Default for Residency {
-    fn default() -> Self {
-        Residency { idle_after_micros: 5 * 60_000_000, max_open: 1024, max_state_bytes: None }
-    }
-}
-
-/// When upkeep must next look at a namespace that is closing: its earliest pending
-/// timed intention, the moment its quietest open thread has been idle long enough for
-/// its segment to close, or its next consolidation; `None` if nothing will be due.
-pub(crate) fn wake_at(
-    index: &NamespaceIndex,
-    now: Timestamp,
-    last_consolidated: Option<i64>,
-) -> Option<Timestamp> {
-    let last = index.last_seq();
-    let mut wake: Option<Timestamp> = None;
-    let mut at = |t: Timestamp| wake = Some(wake.map_or(t, |w| w.min(t)));
-    for view in index.intentions(last) {
-        if let Trigger::At(t) = view.intention.trigger
-            && view.pending_at(now)
-            && t > now
-        {
-            at(t);
-        }
-    }
-    let gap = index.segment_config(last).max_gap_micros;
-    for thread in index.thread_names() {
-        if let Some(newest) = index.open_episodes(thread).last() {
-            at(Timestamp::from_micros(newest.occurred_at.as_micros().saturating_add(gap).saturating_add(1))
-                .max(now));
-        }
-    }
-    if let Some(every) = index.config().consolidate_every_seconds {
-        let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
-        at(Timestamp::from_micros(last_consolidated.map_or(now.as_micros(), |t| t.saturating_add(every)))
-            .max(now));
-    }
-    wake
-}
-
-impl Schedule {
-    /// When upkeep last consolidated `ns` (µs by the store's clock).
-    pub(crate) fn last_consolidated(&self, ns: &Namespace) -> Option<i64> {
-        self.consolidated.lock().unwrap_or_else(|e| e.into_inner()).get(ns).copied()
-    }
-}
-
-/// A namespace with no commit for this long is idle, and may be consolidated.
-pub const IDLE_AFTER_MICROS: i64 = 60_000_000;
-
-/// When each namespace was last consolidated by [`Store::maintain`] (by the store's
-/// clock, microseconds). Derived, not truth: lost on restart, which only means one early
-/// consolidation, and consolidation is idempotent.
-#[derive(Debug, Default)]
-pub(crate) struct Schedule {
-    consolidated: Mutex<HashMap<Namespace, i64>>,
-}
+use crate::consolidate::ConsolidationReport;
+use crate::schedule::IDLE_AFTER_MICROS;
+use crate::store::Store;
 
 /// What one [`Store::maintain`] call recorded, per namespace.
 #[derive(Debug, Default)]
@@ -112,7 +37,7 @@ impl Store {
     /// Closed namespaces are left closed unless something falls due in them; then those
     /// unused for a while are closed (see [`Residency`]).
     pub fn maintain(&self, now: Timestamp) -> Maintenance {
-        crate::store::as_upkeep(|| self.maintain_all(now))
+        crate::shard::as_upkeep(|| self.maintain_all(now))
     }
 
     fn maintain_all(&self, now: Timestamp) -> Maintenance {

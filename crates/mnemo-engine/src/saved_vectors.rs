@@ -25,10 +25,9 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use mnemo_core::EmbeddingMode;
+use mnemo_core::{EmbeddingMode, Seq, Timestamp};
+use mnemo_index::NamespaceIndex;
 use mnemo_search::{HnswConfig, VectorIndex};
-
-use crate::retrieve::Stamp;
 
 const MAGIC: &[u8; 8] = b"MNEMOVEC";
 const VERSION: u32 = 1;
@@ -158,8 +157,8 @@ pub(crate) fn header_batch(path: &Path) -> Option<u64> {
 
 /// A writer that checksums what goes through it.
 struct Crc<W> {
-    inner: W,
-    crc: crc32fast::Hasher,
+    pub(crate) inner: W,
+    pub(crate) crc: crc32fast::Hasher,
 }
 
 impl<W: std::io::Write> std::io::Write for Crc<W> {
@@ -175,11 +174,11 @@ impl<W: std::io::Write> std::io::Write for Crc<W> {
 }
 
 struct Reader<'a> {
-    bytes: &'a [u8],
+    pub(crate) bytes: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.bytes.len() {
             return Err("cut short".into());
         }
@@ -188,16 +187,53 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    fn u32(&mut self) -> Result<u32, String> {
+    pub(crate) fn u32(&mut self) -> Result<u32, String> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u64(&mut self) -> Result<u64, String> {
+    pub(crate) fn u64(&mut self) -> Result<u64, String> {
         let b = self.take(8)?;
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
+    }
+}
+
+/// What a persistent text index holds: every document of batches up to `seq`, of the
+/// log whose batch `seq` and first batch have these system times. It is the payload of
+/// each of its commits, and is checked against the log when the namespace opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) seq: u64,
+    pub(crate) time: i64,
+    pub(crate) first: i64,
+}
+
+impl Stamp {
+    pub(crate) fn of(index: &NamespaceIndex, seq: Seq) -> Stamp {
+        let time = |s: Seq| index.system_time(s).map_or(i64::MIN, Timestamp::as_micros);
+        Stamp { seq: seq.0, time: time(seq), first: time(Seq(1)) }
+    }
+
+    pub(crate) fn encode(self) -> String {
+        format!("mnemo-text-1 {} {} {}", self.seq, self.time, self.first)
+    }
+
+    pub(crate) fn decode(payload: &str) -> Option<Stamp> {
+        let mut parts = payload.split(' ');
+        if parts.next()? != "mnemo-text-1" {
+            return None;
+        }
+        let mut n = || parts.next().and_then(|p| p.parse::<i64>().ok());
+        let (seq, time, first) = (u64::try_from(n()?).ok()?, n()?, n()?);
+        Some(Stamp { seq, time, first })
+    }
+
+    /// Whether it stands for the first batches of the log folded into `index` (whose
+    /// batch times are the log's).
+    pub(crate) fn fits(self, index: &NamespaceIndex) -> bool {
+        self == Stamp::of(index, Seq(self.seq)) && Seq(self.seq) <= index.last_seq()
     }
 }
 

@@ -14,6 +14,7 @@ use mnemo_topics::{CloseReason, Segmenter, SegmenterConfig};
 use crate::change::Change;
 use crate::error::EngineError;
 use crate::store::Store;
+use crate::topics::centroid;
 
 /// What one segmentation run closed.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,25 +40,6 @@ fn end_of(reason: CloseReason) -> SegmentEnd {
         CloseReason::Gap { micros } => SegmentEnd::Gap { micros },
         CloseReason::Forced => SegmentEnd::Forced,
     }
-}
-
-/// The mean of the vectors given, each scaled to unit length first, as a unit vector
-/// (`None` without any usable one).
-pub(crate) fn centroid<'v>(vectors: impl Iterator<Item = &'v Vec<f32>>) -> Option<Vec<f32>> {
-    let mut sum: Option<Vec<f64>> = None;
-    for v in vectors {
-        let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
-        if !(norm.is_finite() && norm > 0.0) {
-            continue;
-        }
-        let s = sum.get_or_insert_with(|| vec![0.0; v.len()]);
-        if s.len() == v.len() {
-            s.iter_mut().zip(v).for_each(|(s, x)| *s += f64::from(*x) / norm);
-        }
-    }
-    let s = sum?;
-    let norm = s.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (norm > 0.0).then(|| s.iter().map(|x| (x / norm) as f32).collect())
 }
 
 impl Store {

@@ -107,10 +107,8 @@ pub fn network(
             }
         }
     }
-    let centroids: BTreeMap<EntityId, Vec<f32>> = by_entity
-        .into_iter()
-        .filter_map(|(e, cs)| Some((e, crate::segment::centroid(cs.into_iter())?)))
-        .collect();
+    let centroids: BTreeMap<EntityId, Vec<f32>> =
+        by_entity.into_iter().filter_map(|(e, cs)| Some((e, centroid(cs.into_iter())?))).collect();
     let similarity = |a: EntityId, b: EntityId| mnemo_topics::cosine(centroids.get(&a)?, centroids.get(&b)?);
     let mut similar: BTreeMap<(EntityId, EntityId), f32> = BTreeMap::new();
     if centroids.len() <= SIMILARITY_MAX_ENTITIES {
@@ -207,9 +205,8 @@ pub fn network(
                 .filter(|t| !named.contains(t))
                 .take(5)
                 .collect();
-            let centroid = crate::segment::centroid(
-                segments.iter().filter_map(|n| index.segment(*n, known_at)?.centroid.as_ref()),
-            );
+            let centroid =
+                centroid(segments.iter().filter_map(|n| index.segment(*n, known_at)?.centroid.as_ref()));
             // Representative episodes: those mentioning the most members, earliest first.
             let mut scored: Vec<(usize, Timestamp, EpisodeId)> = segments
                 .iter()
@@ -249,16 +246,21 @@ pub fn network(
     Ok(TopicNetwork { edges, topics, topic_of })
 }
 
-impl crate::store::Store {
-    /// The topic network of a namespace read at `at`, from the segments closed there.
-    /// Reading writes nothing: segments close by [`Store::segment`] (the `closeSegments`
-    /// mutation), consolidation, and [`Store::maintain`].
-    pub fn topic_network(
-        &self,
-        ns: &mnemo_core::Namespace,
-        at: crate::store::ReadAt,
-    ) -> Result<crate::store::Answer<TopicNetwork>, crate::error::EngineError> {
-        let answer = self.read_search(ns, at, |index, basis| network(index, basis.known_at, basis.at))?;
-        Ok(crate::store::Answer { basis: answer.basis, value: answer.value? })
+/// The mean of the vectors given, each scaled to unit length first, as a unit vector
+/// (`None` without any usable one).
+pub(crate) fn centroid<'v>(vectors: impl Iterator<Item = &'v Vec<f32>>) -> Option<Vec<f32>> {
+    let mut sum: Option<Vec<f64>> = None;
+    for v in vectors {
+        let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+        if !(norm.is_finite() && norm > 0.0) {
+            continue;
+        }
+        let s = sum.get_or_insert_with(|| vec![0.0; v.len()]);
+        if s.len() == v.len() {
+            s.iter_mut().zip(v).for_each(|(s, x)| *s += f64::from(*x) / norm);
+        }
     }
+    let s = sum?;
+    let norm = s.iter().map(|x| x * x).sum::<f64>().sqrt();
+    (norm > 0.0).then(|| s.iter().map(|x| (x / norm) as f32).collect())
 }

@@ -21,7 +21,7 @@ use crate::change::{
     NoteEntity, ObjectRef, RecordId, SegmentationPatch,
 };
 use crate::error::EngineError;
-use crate::store::MAX_TEXT_BYTES;
+use crate::limits::MAX_TEXT_BYTES;
 
 /// What a committed-but-unapplied batch changes that later validation must see.
 #[derive(Debug, Default)]

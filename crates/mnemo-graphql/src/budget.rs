@@ -103,12 +103,12 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("RecordEpisodePayload", "entities", Bound::Fixed(mnemo_engine::MAX_MENTIONS as u64)),
     ("RecallPayload", "records", Bound::Input { times: 1 }),
     // Reports of upkeep, capped where they are listed.
-    ("FiringPayload", "fired", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
-    ("SegmentsPayload", "closed", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "merged", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "corroborated", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "dormant", Bound::Fixed(crate::root::MAX_REPORTED as u64)),
-    ("ClosedSegment", "episodes", Bound::Fixed(crate::root::MAX_REPORTED_EPISODES as u64)),
+    ("FiringPayload", "fired", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
+    ("SegmentsPayload", "closed", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "merged", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "corroborated", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "dormant", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
+    ("ClosedSegment", "episodes", Bound::Fixed(crate::payloads::MAX_REPORTED_EPISODES as u64)),
     // Small by construction.
     ("Topic", "episodes", Bound::Fixed(3)),
     ("Intention", "entities", Bound::Fixed(mnemo_engine::MAX_MENTIONS as u64)),

@@ -8,8 +8,9 @@ use mnemo_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
 use mnemo_engine::{Change, EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
 use serde::Deserialize;
 
+use crate::enums::Polarity;
+use crate::error::engine_error as engine;
 use crate::error::{code, coded};
-use crate::objects::{Polarity, engine};
 use crate::scalars::DateTime;
 
 /// An entity by id, or by canonical name or alias: exactly one of the two (`@oneOf`). In

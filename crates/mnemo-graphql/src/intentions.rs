@@ -6,8 +6,9 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use mnemo_core::Trigger;
 use mnemo_engine::{Due, DueBecause, IntentionView, NewTrigger, Store};
 
+use crate::context::{Pin, store};
 use crate::input::{EntityRefInput, entity_ref, invalid};
-use crate::objects::{EntityObject, EpisodeObject, Pin, store};
+use crate::objects::{EntityObject, EpisodeObject};
 use crate::scalars::DateTime;
 
 /// Something the agent means to do later.
@@ -143,7 +144,7 @@ impl IntentionObject {
 
     /// Its firings, in the order they were recorded (the first `first`).
     async fn firings(&self, ctx: &Context<'_>, #[graphql(default = 100)] first: i32) -> Result<Vec<Firing>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(self
             .view
@@ -246,7 +247,7 @@ impl TriggerInput {
         let threshold = self.threshold.map_or(DEFAULT_CUE_THRESHOLD, |t| t as f32);
         let vector = match &self.cue_vector {
             Some(v) => v.iter().map(|x| *x as f32).collect(),
-            None => store.cue_vector(ns, &text).map_err(crate::objects::engine)?,
+            None => store.cue_vector(ns, &text).map_err(crate::context::engine)?,
         };
         Ok(NewTrigger::Cue { text, vector, threshold })
     }

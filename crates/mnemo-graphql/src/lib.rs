@@ -8,12 +8,17 @@
 
 mod access;
 mod budget;
+mod context;
+mod enums;
 mod error;
 mod input;
 mod intentions;
 mod memory;
 mod objects;
 pub mod ops;
+mod paging;
+mod payloads;
+mod retention;
 mod root;
 mod scalars;
 mod search;
@@ -32,8 +37,8 @@ pub use budget::{
 };
 pub use error::{ErrorCodes, code, rdf_code, rdf_error};
 pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
-pub use memory::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
 pub use mnemo_rdf::Sparql;
+pub use retention::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
 pub use root::{Mutation, Query, Subscription};
 pub use scalars::DateTime;
 

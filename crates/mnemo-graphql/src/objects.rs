@@ -1,8 +1,7 @@
 //! Output types. Every object carries the point it was read at (its [`Pin`]), so nested
 //! fields resolve at their parent's (validAt, knownAt).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
 use mnemo_core::{
@@ -11,141 +10,22 @@ use mnemo_core::{
 };
 use mnemo_engine::{FactFilter, FactView, ReadAt, Scope, Store};
 
-use crate::error::{code, coded, engine_error};
-use crate::memory::{DecayProfiles, ProfileInfo, TraceFields};
+use crate::context::Pin;
+use crate::context::engine;
+use crate::context::store;
+use crate::enums::Cardinality;
+use crate::enums::FactStatus;
+use crate::enums::Polarity;
+use crate::enums::ValueType;
+use crate::input::invalid;
+use crate::input::parse_id;
+use crate::paging::Basis;
+use crate::paging::Listing;
+use crate::paging::Page;
+use crate::retention::{DecayProfiles, ProfileInfo, TraceFields};
 use crate::scalars::DateTime;
-
-/// Where a response was read: the namespace, the pinned (T, S) and the basis reported.
-#[derive(Debug)]
-pub(crate) struct Pin {
-    pub(crate) ns: Namespace,
-    pub(crate) basis: mnemo_engine::Basis,
-    /// Facts loaded by id under this pin, kept for the rest of the request: every nested
-    /// field reads at the same point, so a fact loaded once answers the same again. The
-    /// facts that many tied facts contradict are asked for by each of them.
-    loaded: Mutex<HashMap<FactId, FactView>>,
-}
-
-impl Pin {
-    pub(crate) fn new(ns: Namespace, basis: mnemo_engine::Basis) -> Arc<Self> {
-        Arc::new(Pin { ns, basis, loaded: Mutex::default() })
-    }
-
-    fn loaded(&self) -> std::sync::MutexGuard<'_, HashMap<FactId, FactView>> {
-        self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The same (T, S) for a nested read.
-    pub(crate) fn at(&self) -> ReadAt {
-        self.basis.point()
-    }
-}
-
-pub(crate) fn store<'a>(ctx: &Context<'a>) -> Result<&'a Arc<Store>> {
-    ctx.data::<Arc<Store>>().map_err(|_| coded(code::INTERNAL, "no store in the schema"))
-}
-
-pub(crate) fn engine(e: mnemo_engine::EngineError) -> async_graphql::Error {
-    engine_error(e)
-}
-
-/// What an answer was computed from; pass `seq` as `knownAtSeq` (and `validAt`) to get
-/// the same answer again.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Basis {
-    /// The last batch visible to the read.
-    pub seq: u64,
-    /// That batch's system time (null before the first batch).
-    pub system_time: Option<DateTime>,
-    /// The valid time the read resolved at.
-    pub valid_at: DateTime,
-    /// The server's clock when the read ran.
-    pub clock: DateTime,
-    /// The clock retention was read at (the `at` argument; default: now).
-    pub at: DateTime,
-}
-
-impl From<&mnemo_engine::Basis> for Basis {
-    fn from(b: &mnemo_engine::Basis) -> Self {
-        Basis {
-            seq: b.known_at.0,
-            system_time: b.system_time.map(DateTime::from),
-            valid_at: b.valid_at.into(),
-            clock: b.clock.into(),
-            at: b.at.into(),
-        }
-    }
-}
-
-/// The fields every listing adds to its connection.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Listing {
-    /// What the listing was computed from.
-    pub basis: Basis,
-}
-
-/// Where a fact stands at (validAt, knownAt).
-#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
-#[graphql(remote = "mnemo_core::Status")]
-pub enum FactStatus {
-    /// In force (for a negation: the denial holds).
-    Current,
-    /// validAt is before its start.
-    NotYetValid,
-    /// validAt is at or after its end.
-    Ended,
-    /// A later value of a cardinality-one predicate holds.
-    Superseded,
-    /// A negation of its value holds (or, for a negation, a restatement).
-    Negated,
-    /// A competing fact with the same start ranks above it.
-    Contradicted,
-    /// It was retracted as of knownAt.
-    Retracted,
-}
-
-/// Whether a fact states or denies its triple.
-#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[graphql(remote = "mnemo_core::Polarity")]
-pub enum Polarity {
-    /// It holds.
-    #[default]
-    Asserted,
-    /// It does not hold (removes the same value where it ranks above it).
-    Negated,
-}
-
-/// One value at a time, or several.
-#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
-#[graphql(remote = "mnemo_core::Cardinality")]
-pub enum Cardinality {
-    /// A new value supersedes the old one from its start.
-    One,
-    /// Values coexist.
-    Many,
-}
-
-/// The type of a value.
-#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
-#[graphql(remote = "mnemo_core::ValueType")]
-pub enum ValueType {
-    /// Anything (predicates only).
-    #[default]
-    Any,
-    /// An entity.
-    Entity,
-    /// Text.
-    String,
-    /// A 64-bit integer.
-    Integer,
-    /// A float.
-    Float,
-    /// A boolean.
-    Boolean,
-    /// An instant.
-    Time,
-}
+use async_graphql::connection::Connection;
+use async_graphql::connection::Edge;
 
 /// A half-open interval `[from, to)`; `to` null means "until further notice".
 #[derive(SimpleObject, Clone, Debug)]
@@ -359,7 +239,7 @@ impl EntityObject {
         #[graphql(default = false)] include_all: bool,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: Some(self.entity.id), predicate, object: None };
         facts_at(ctx, &self.pin, &filter, include_all, first)
     }
@@ -372,7 +252,7 @@ impl EntityObject {
         predicate: Option<String>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: None, predicate, object: Some(Value::Entity(self.entity.id)) };
         facts_at(ctx, &self.pin, &filter, false, first)
     }
@@ -385,7 +265,7 @@ impl EntityObject {
         predicate: String,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let views =
             store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
         Ok(views
@@ -404,7 +284,7 @@ impl EntityObject {
         #[graphql(default = 10)] first: i32,
     ) -> Result<Vec<crate::topics::Related>> {
         let store = store(ctx)?;
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?;
         Ok(crate::topics::related(store, &self.pin, &net.value, self.entity.id, first))
     }
@@ -424,11 +304,11 @@ impl EntityObject {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<crate::root::Page<EpisodeObject>> {
+    ) -> Result<crate::paging::Page<EpisodeObject>> {
         use async_graphql::connection::{Connection, Edge};
         let store = store(ctx)?;
-        let first = crate::root::page_size(ctx, first)?;
-        let after = after.as_deref().map(crate::root::episode_cursor).transpose()?;
+        let first = crate::paging::page_size(ctx, first)?;
+        let after = after.as_deref().map(crate::paging::episode_cursor).transpose()?;
         let page = store.mentioning(&self.pin.ns, self.entity.id, self.pin.basis.known_at, after, first);
         let mut out = Connection::with_additional_fields(
             after.is_some(),
@@ -570,7 +450,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(FactObject::load_kept(store, &self.pin, &self.view.contradicts.first(first)))
     }
@@ -596,7 +476,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<EpisodeObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(self
             .view
@@ -646,7 +526,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<StatementObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let answer =
             store(ctx)?.statements(&self.pin.ns, self.view.fact.id, self.pin.at()).map_err(engine)?;
         Ok(answer
@@ -719,7 +599,7 @@ impl StatementObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<EpisodeObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(self
             .view
@@ -841,7 +721,7 @@ impl EpisodeObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<Mention>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         let found = store.mentions_of(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
         Ok(found
@@ -860,7 +740,7 @@ impl EpisodeObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         let mut ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
         ids.truncate(first);
@@ -1004,4 +884,35 @@ pub struct EventNotice {
     pub intention: Option<ID>,
     /// The event itself.
     pub data: Json<serde_json::Value>,
+}
+
+/// Pages a fully ordered list of facts by fact id cursors.
+pub(crate) fn fact_page(
+    pin: &Arc<Pin>,
+    views: Vec<mnemo_engine::FactView>,
+    after: Option<String>,
+    first: usize,
+) -> Result<Page<FactObject>> {
+    let start = match after {
+        None => 0,
+        Some(cursor) => {
+            let id = parse_id("after", &ID(cursor.clone()))?;
+            views
+                .iter()
+                .position(|v| v.fact.id.0 == id)
+                .map(|p| p + 1)
+                .ok_or_else(|| invalid("after", format!("{cursor:?}"), "not a cursor of this listing"))?
+        }
+    };
+    let more = views.len() > start + first;
+    let mut page =
+        Connection::with_additional_fields(start > 0, more, Listing { basis: (&pin.basis).into() });
+    page.edges.extend(
+        views
+            .into_iter()
+            .skip(start)
+            .take(first)
+            .map(|view| Edge::new(view.fact.id.0.to_string(), FactObject { pin: Arc::clone(pin), view })),
+    );
+    Ok(page)
 }

@@ -282,7 +282,7 @@ fn submit_facts<'s>(
     facts: Vec<crate::input::FactInput>,
 ) -> Result<Submitted<'s>, Rejection> {
     let ns =
-        Namespace::new("namespace", namespace).map_err(|e| rejection(crate::objects::engine(e.into())))?;
+        Namespace::new("namespace", namespace).map_err(|e| rejection(crate::context::engine(e.into())))?;
     if facts.is_empty() {
         return Err(rejection(crate::input::invalid("facts", "[]", "give at least one fact")));
     }
@@ -293,12 +293,14 @@ fn submit_facts<'s>(
             .map_err(rejection)?;
         changes.push(mnemo_engine::Change::AssertFact(fact));
     }
-    store.submit(&ns, changes).map_err(|e| rejection(crate::root::named_error(e, |n| format!("facts[{n}]"))))
+    store
+        .submit(&ns, changes)
+        .map_err(|e| rejection(crate::context::named_error(e, |n| format!("facts[{n}]"))))
 }
 
 /// The second half of [`assert_facts`]: durable, applied, and answered as the mutation.
 fn finish_facts(submitted: Submitted<'_>) -> Result<Value, Rejection> {
-    let receipt = submitted.finish().map_err(|e| rejection(crate::objects::engine(e)))?;
+    let receipt = submitted.finish().map_err(|e| rejection(crate::context::engine(e)))?;
     let facts: Vec<Value> = receipt
         .ids
         .iter()
@@ -359,7 +361,7 @@ pub async fn start_read<'s>(schema: &MnemoSchema, store: &'s Store, read: ReadLi
 pub fn finish_started(started: Started<'_>) -> Result<(), Rejection> {
     match started {
         Started::Queued(submitted) => {
-            submitted.finish().map(drop).map_err(|e| rejection(crate::objects::engine(e)))
+            submitted.finish().map(drop).map_err(|e| rejection(crate::context::engine(e)))
         }
         Started::Done(done) => done.map(drop),
     }

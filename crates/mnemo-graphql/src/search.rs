@@ -7,9 +7,12 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use mnemo_core::RecordRef;
 use mnemo_engine::{ContextBlock, SearchQuery, SearchResult, Store};
 
+use crate::context::{Pin, store};
+use crate::enums::FactStatus;
 use crate::input::{invalid, parse_id, time};
-use crate::memory::RecordKind;
-use crate::objects::{Basis, EntityObject, EpisodeObject, FactObject, FactStatus, Pin, store};
+use crate::objects::{EntityObject, EpisodeObject, FactObject};
+use crate::paging::Basis;
+use crate::retention::RecordKind;
 use crate::scalars::DateTime;
 
 /// Filters and tuning of a search.
@@ -352,7 +355,7 @@ impl ContextObject {
         &self,
         ctx: &async_graphql::Context<'_>,
     ) -> async_graphql::Result<Vec<crate::intentions::DueIntention>> {
-        let store = crate::objects::store(ctx)?;
+        let store = crate::context::store(ctx)?;
         Ok(crate::intentions::due(store, &self.pin, self.block.intentions.clone()))
     }
 

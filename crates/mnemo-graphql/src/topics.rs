@@ -7,7 +7,8 @@ use async_graphql::{ID, InputObject, Object, SimpleObject};
 use mnemo_core::{EntityId, SegmentConfig, SegmentEnd};
 use mnemo_engine::{Association, Store, Topic, TopicNetwork};
 
-use crate::objects::{EntityObject, EpisodeObject, Pin};
+use crate::context::Pin;
+use crate::objects::{EntityObject, EpisodeObject};
 
 /// A topic: a community of the topic network, which only closed segments feed.
 pub struct TopicObject {
@@ -48,7 +49,7 @@ impl TopicObject {
         ctx: &async_graphql::Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> async_graphql::Result<Vec<TopicMember>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         Ok(self
             .topic
             .members

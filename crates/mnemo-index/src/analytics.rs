@@ -22,8 +22,9 @@ use mnemo_core::{
     count_at_points, join,
 };
 
+use crate::facts::PredId;
 use crate::read::Resolution;
-use crate::state::{NamespaceIndex, PredId};
+use crate::state::NamespaceIndex;
 
 /// An aggregate's group: (subject, predicate, value), each set only when grouped by it.
 type GroupKey = (Option<EntityId>, Option<PredId>, Option<Value>);

@@ -20,7 +20,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use mnemo_core::{EntityId, EpisodeId, Fact, FactId, Interval, Polarity, Retraction, Seq, Timestamp, Value};
 
-use crate::state::PredId;
+/// Interned predicate, dense from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub(crate) struct PredId(pub(crate) u32);
 
 /// A record's position in the table.
 type Pos = u32;
@@ -407,7 +409,7 @@ impl FactTable {
         self.chunks.len() * CHUNK * std::mem::size_of::<FactRecord>()
             + self.chunks.capacity() * std::mem::size_of::<Vec<FactRecord>>()
             + self.dense.capacity() * std::mem::size_of::<Pos>()
-            + crate::size::hash(&self.sparse)
+            + crate::heap::hash(&self.sparse)
             + self.objects.get().map_or(0, ObjectIndex::bytes)
     }
 

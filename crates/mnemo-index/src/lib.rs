@@ -6,6 +6,7 @@
 mod analytics;
 pub mod checkpoint;
 mod facts;
+mod heap;
 mod merge;
 mod progress;
 mod read;

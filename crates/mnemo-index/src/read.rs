@@ -9,8 +9,9 @@ use mnemo_core::{
     Seq, Status, Timestamp, Value, combine_confidence, normalize_name, resolve_current, resolve_slot,
 };
 
+use crate::facts::PredId;
 use crate::facts::{FactRecord, Statement};
-use crate::state::{NamespaceIndex, PredId};
+use crate::state::NamespaceIndex;
 use mnemo_core::{
     EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Neighborhood, Page,
     Retraction, RetractionView, Scope, SnapshotCursor, SnapshotPage, View,

@@ -3,28 +3,13 @@
 //! beside the allocator's own count (it came within 10 % of it on the peer workload's
 //! facts, entities and episodes).
 
-use std::collections::HashMap;
 use std::mem::size_of;
 
 use mnemo_core::{Entity, Episode, Literal, Value};
 
 use crate::facts::{FactMore, FactRecord, FactTable, Restatement};
+use crate::heap::{btree, hash, vec};
 use crate::state::NamespaceIndex;
-
-/// A hash map's table: buckets (capacity × 8/7) of one entry and one control byte each.
-pub(crate) fn hash<K, V, S>(map: &HashMap<K, V, S>) -> usize {
-    map.capacity() * 8 / 7 * (size_of::<(K, V)>() + 1)
-}
-
-/// A B-tree's nodes: about half full after inserts in key order (the common case: ids
-/// and times grow), with the node overhead.
-fn btree<K, V>(len: usize) -> usize {
-    len * (size_of::<K>() + size_of::<V>()) * 2
-}
-
-fn vec<T>(v: &Vec<T>) -> usize {
-    v.capacity() * size_of::<T>()
-}
 
 fn value(v: &Value) -> usize {
     match v {

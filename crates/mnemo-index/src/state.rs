@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use crate::facts::{FactRecord, FactTable, Restatement, object_key};
+use crate::facts::{FactRecord, FactTable, PredId, Restatement, object_key};
 
 use mnemo_core::{
     Counts, EmbeddingMode, EmbeddingPolicy, Entity, EntityId, Episode, EpisodeId, Event, Fact, FactEmbedding,
@@ -20,10 +20,6 @@ use mnemo_core::{
 
 /// A big slot's facts by (valid start, object key).
 pub(crate) type SlotStarts = HashMap<(Timestamp, u32), Vec<FactId>>;
-
-/// Interned predicate, dense from 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub(crate) struct PredId(pub(crate) u32);
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PredicateEntry {

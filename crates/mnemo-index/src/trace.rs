@@ -124,7 +124,7 @@ impl NamespaceIndex {
 
     /// When an entity was first experienced: the earliest experience of a fact naming it.
     fn entity_born(&self, id: EntityId, known_at: Seq) -> Option<Timestamp> {
-        let outgoing = self.slots.range((id, crate::state::PredId(0))..=(id, crate::state::PredId(u32::MAX)));
+        let outgoing = self.slots.range((id, crate::facts::PredId(0))..=(id, crate::facts::PredId(u32::MAX)));
         let object = Value::Entity(id);
         let incoming = self.facts.with_object(&object);
         outgoing

@@ -31,12 +31,14 @@ mod file;
 mod format;
 mod log;
 mod mem;
+mod record;
 mod recovery;
 mod storage;
 
 pub use error::LogError;
 pub use file::FileStorage;
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
-pub use log::{Clock, Committed, Log, Record, Recovery, Ticket, Truncation, system_clock};
+pub use log::{Clock, Log, Ticket, system_clock};
 pub use mem::MemStorage;
+pub use record::{Committed, Record, Recovery, Truncation};
 pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

@@ -1,7 +1,21 @@
 //! A namespace's settings and size.
 
-use super::*;
+use async_graphql::{Context, Object, Result};
 
+use crate::access::Mode;
+use crate::context::Start;
+use crate::context::commit;
+use crate::context::engine;
+use crate::context::namespace;
+use crate::context::start;
+use crate::context::store;
+use crate::input::EmbeddingInput;
+use crate::objects::NamespaceInfo;
+use crate::retention::DecayInput;
+use crate::retention::ProfileInput;
+use crate::topics::SegmentationInput;
+use mnemo_engine::Change;
+use mnemo_engine::NamespacePatch;
 /// Queries: a namespace's settings and size.
 #[derive(Default)]
 pub struct AdminQuery;

@@ -2,12 +2,33 @@
 //! change counts, interval relations and aggregates, each at one pinned read point and
 //! resolved by the same rules as every other read.
 
-use async_graphql::Enum;
-use mnemo_core::{GroupBy, Side, Step};
+use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
 
-use super::*;
-use crate::objects::{Interval, ValueObject, interval};
-
+use crate::access::Mode;
+use crate::context::Pin;
+use crate::context::Start;
+use crate::context::engine;
+use crate::context::read_at;
+use crate::context::start;
+use crate::context::store;
+use crate::input::EntityRefInput;
+use crate::input::ValueInput;
+use crate::input::existing_entity;
+use crate::input::object_value;
+use crate::input::time;
+use crate::objects::EntityObject;
+use crate::objects::FactObject;
+use crate::objects::Interval;
+use crate::objects::ValueObject;
+use crate::objects::interval;
+use crate::paging::Basis;
+use crate::paging::page_size;
+use crate::scalars::DateTime;
+use mnemo_core::FactId;
+use mnemo_core::GroupBy;
+use mnemo_core::Side;
+use mnemo_core::Step;
+use std::sync::Arc;
 /// Queries: analytics over the histories of entities.
 #[derive(Default)]
 pub struct AnalyticsQuery;
@@ -128,7 +149,7 @@ impl Held {
     /// The facts behind it, as read at the same point (the first `first` by id; a
     /// stretch has a few, so a timeline of many stretches costs little).
     async fn facts(&self, ctx: &Context<'_>, #[graphql(default = 10)] first: i32) -> Result<Vec<FactObject>> {
-        let first = crate::root::page_size(ctx, Some(first))?;
+        let first = crate::paging::page_size(ctx, Some(first))?;
         Ok(FactObject::load_many(store(ctx)?, &self.pin, &self.ids[..first.min(self.ids.len())]))
     }
 }

@@ -1,7 +1,32 @@
 //! Prospective memory: intentions and their firings.
 
-use super::*;
+use crate::intentions;
+use async_graphql::{Context, ID, Object, Result};
 
+use crate::access::Mode;
+use crate::context::Pin;
+use crate::context::Start;
+use crate::context::commit;
+use crate::context::engine;
+use crate::context::read_at;
+use crate::context::start;
+use crate::error::code;
+use crate::error::coded;
+use crate::input::parse_id;
+use crate::input::time;
+use crate::intentions::DueIntention;
+use crate::intentions::FiringPayload;
+use crate::intentions::IntentionObject;
+use crate::intentions::TriggerInput;
+use crate::paging::page_size;
+use crate::payloads::MAX_REPORTED;
+use crate::payloads::intention_after;
+use crate::scalars::DateTime;
+use mnemo_engine::Change;
+use mnemo_engine::KnownAt;
+use mnemo_engine::NewIntention;
+use mnemo_engine::ReadAt;
+use std::sync::Arc;
 /// Queries: prospective memory: intentions and their firings.
 #[derive(Default)]
 pub struct IntentionQuery;

@@ -1,7 +1,38 @@
 //! Memory dynamics: what is recallable or fading, recalls and consolidation.
 
-use super::*;
+use async_graphql::{Context, ID, Object, Result};
 
+use crate::access::Mode;
+use crate::context::Pin;
+use crate::context::Start;
+use crate::context::commit;
+use crate::context::engine;
+use crate::context::pin_after;
+use crate::context::read_at;
+use crate::context::start;
+use crate::input::fact_id;
+use crate::input::invalid;
+use crate::input::parse_id;
+use crate::input::time;
+use crate::memory::RecordItem;
+use crate::memory::RecordList;
+use crate::objects::EntityObject;
+use crate::objects::FactObject;
+use crate::paging::page_size;
+use crate::payloads::ConsolidationPayload;
+use crate::payloads::Corroborated;
+use crate::payloads::MAX_REPORTED;
+use crate::payloads::Merge;
+use crate::payloads::RecallPayload;
+use crate::retention::RecordKind;
+use crate::scalars::DateTime;
+use mnemo_core::RecordRef;
+use mnemo_core::Seq;
+use mnemo_core::Timestamp;
+use mnemo_engine::Change;
+use mnemo_engine::KnownAt;
+use mnemo_engine::ReadAt;
+use std::sync::Arc;
 /// Queries: memory dynamics: what is recallable or fading, recalls and consolidation.
 #[derive(Default)]
 pub struct MemoryQuery;
@@ -26,7 +57,7 @@ impl MemoryQuery {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.recallable(&ns, read, &memory::kinds(kinds), first).map_err(engine)?;
+        let answer = store.recallable(&ns, read, &crate::retention::kinds(kinds), first).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(RecordList {
             basis: (&answer.basis).into(),
@@ -59,7 +90,7 @@ impl MemoryQuery {
         let to = time(store, &ns, "to", &to)?;
         let mut read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
         read.at = Some(from);
-        let answer = store.forecast(&ns, from, to, read, &memory::kinds(kinds)).map_err(engine)?;
+        let answer = store.forecast(&ns, from, to, read, &crate::retention::kinds(kinds)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let items = answer
             .value

@@ -1,12 +1,24 @@
 //! The memory as RDF: SPARQL 1.1 over a namespace's projection at one pinned read point,
 //! for clients that speak only GraphQL (the server also answers `/sparql`).
 
-use async_graphql::{Enum, Json};
-use mnemo_rdf::{Form, Format, RdfError, Sparql, View};
+use async_graphql::{Context, Enum, Object, Result, SimpleObject};
 
-use super::*;
+use crate::access::Mode;
+use crate::context::Start;
+use crate::context::read_at;
+use crate::context::start;
+use crate::error::code;
+use crate::error::coded;
 use crate::error::rdf_error;
-
+use crate::paging::Basis;
+use crate::scalars::DateTime;
+use async_graphql::Json;
+use mnemo_rdf::Form;
+use mnemo_rdf::Format;
+use mnemo_rdf::RdfError;
+use mnemo_rdf::Sparql;
+use mnemo_rdf::View;
+use std::sync::Arc;
 /// Queries over the RDF projection.
 #[derive(Default)]
 pub struct RdfQuery;

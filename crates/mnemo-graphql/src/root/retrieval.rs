@@ -1,7 +1,19 @@
 //! Recall: hybrid search, context blocks, and remember (search plus recall).
 
-use super::*;
+use crate::search;
+use async_graphql::{Context, Object, Result};
 
+use crate::access::Mode;
+use crate::context::Pin;
+use crate::context::Start;
+use crate::context::engine;
+use crate::context::read_at;
+use crate::context::start;
+use crate::scalars::DateTime;
+use crate::search::ContextObject;
+use crate::search::RememberPayload;
+use crate::search::Search;
+use crate::search::SearchFilter;
 /// Queries: recall: hybrid search, context blocks, and remember (search plus recall).
 #[derive(Default)]
 pub struct RetrievalQuery;

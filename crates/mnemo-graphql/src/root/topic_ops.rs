@@ -1,7 +1,26 @@
 //! The topic network and segmentation.
 
-use super::*;
+use crate::topics;
+use async_graphql::{Context, ID, Object, Result};
 
+use crate::access::Mode;
+use crate::context::Pin;
+use crate::context::engine;
+use crate::context::namespace;
+use crate::context::read_at;
+use crate::context::store;
+use crate::input::parse_id;
+use crate::objects::EpisodeObject;
+use crate::paging::page_size;
+use crate::payloads::MAX_REPORTED;
+use crate::payloads::MAX_REPORTED_EPISODES;
+use crate::scalars::DateTime;
+use crate::topics::ClosedSegment;
+use crate::topics::SegmentsPayload;
+use crate::topics::TopicObject;
+use mnemo_engine::KnownAt;
+use mnemo_engine::ReadAt;
+use std::sync::Arc;
 /// Queries: the topic network and segmentation.
 #[derive(Default)]
 pub struct TopicQuery;

@@ -1,0 +1,243 @@
+//! The write path: a batch validated and given ids under the namespace's writer lock
+//! (`prepare`), queued on the log, then made durable, applied in log order and
+//! acknowledged; and the same path for a batch replayed from an export.
+
+use std::sync::{Arc, PoisonError};
+
+use mnemo_core::{EntityId, Event, Namespace, Seq, Timestamp};
+use mnemo_index::NamespaceIndex;
+
+use crate::change::{Change, Receipt};
+use crate::codec::{decode, encode};
+use crate::error::EngineError;
+use crate::limits::MAX_BATCH_CHANGES;
+use crate::retrieve::indexer::{Job, Retrieval};
+use crate::shard::Listeners;
+use crate::shard::{CommitListener, CommittedBatch, Shard};
+use crate::store::Store;
+use crate::sync::{lock, read};
+use crate::write::{Writer, changes_of, prepare};
+
+impl Store {
+    /// Validates a batch, gives its records ids, appends it durably and applies it.
+    /// On `Ok` the batch is durable and visible to every later read. On a validation
+    /// error nothing of it is stored. On a log error ([`EngineError::Log`]) the outcome
+    /// is unknown: the namespace refuses writes until the store is reopened, and the
+    /// batch may or may not be found then (whole, if at all).
+    pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
+        self.append_checked(ns, changes, None)
+    }
+
+    /// [`Store::append`], refusing the batch unless its events come out as `expected`.
+    fn append_checked(
+        &self,
+        ns: &Namespace,
+        changes: Vec<Change>,
+        expected: Option<(Seq, &[Event])>,
+    ) -> Result<Receipt, EngineError> {
+        self.submit_checked(ns, changes, expected)?.finish()
+    }
+
+    /// The first half of [`Store::append`]: validates the batch, gives its records ids and
+    /// queues it on the log, without waiting for it to be durable. The next batch can be
+    /// validated at once (it sees this one's names and ids, as a concurrent writer would),
+    /// and batches queued meanwhile share one fsync. The batch is acknowledged, and
+    /// applied, by [`Submitted::finish`]; dropping a `Submitted` finishes it too, since a
+    /// batch on the log must be applied before any later one is.
+    pub fn submit(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Submitted<'_>, EngineError> {
+        self.submit_checked(ns, changes, None)
+    }
+
+    fn submit_checked(
+        &self,
+        ns: &Namespace,
+        changes: Vec<Change>,
+        expected: Option<(Seq, &[Event])>,
+    ) -> Result<Submitted<'_>, EngineError> {
+        let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
+        self.check_damaged(ns)?;
+        if changes.len() > MAX_BATCH_CHANGES {
+            return Err(EngineError::LimitExceeded {
+                field: "changes".into(),
+                value: changes.len() as u64,
+                max: MAX_BATCH_CHANGES as u64,
+            });
+        }
+        let shard = match self.shard(ns)? {
+            Some(shard) => shard,
+            None => {
+                // A refused first batch must not leave an empty namespace behind.
+                let dry = prepare(
+                    &mut Writer::after(&NamespaceIndex::new()),
+                    &NamespaceIndex::new(),
+                    changes.clone(),
+                    expected.is_none(),
+                )?;
+                if let Some((seq, events)) = expected
+                    && (seq != Seq(1) || dry.events != events)
+                {
+                    return Err(mismatch(format!("batch {seq} would be batch 1 of a new namespace")));
+                }
+                self.shard_or_create(ns)?
+            }
+        };
+        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        let (ticket, events, ids) = {
+            let mut writer = lock(&shard.writer);
+            let prepared = {
+                let index = read(&shard.index);
+                prepare(&mut writer, &index, changes, expected.is_none())?
+            };
+            if let Some((seq, events)) = expected {
+                // Under the writer lock nobody else submits, so the next seq is exact.
+                let next = shard.log.next_seq();
+                if seq.0 != next {
+                    return Err(mismatch(format!("batch {seq} would be batch {next} here")));
+                }
+                if prepared.events != events {
+                    return Err(mismatch("its ids do not follow this namespace's".into()));
+                }
+            }
+            let payload = encode(&prepared.events)?;
+            let ticket = shard.log.submit(&payload).map_err(log_err)?;
+            writer.submitted(ticket.committed().seq, prepared.effects);
+            (ticket, prepared.events, (prepared.ids, prepared.created))
+        };
+        Ok(Submitted { store: self, pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids }) })
+    }
+
+    /// Calls `listener` with every batch committed from now on, in log order per namespace.
+    pub fn on_commit(&self, listener: CommitListener) {
+        self.listeners.write().unwrap_or_else(PoisonError::into_inner).push(listener);
+    }
+
+    /// Every batch of a namespace's log, read back from durable storage, in order.
+    pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
+        let Some(shard) = self.shard(ns)? else {
+            return Ok(Vec::new());
+        };
+        let records =
+            shard.log.records().map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        records
+            .into_iter()
+            .map(|r| {
+                Ok(CommittedBatch {
+                    namespace: ns.clone(),
+                    seq: Seq(r.seq),
+                    system_time: Timestamp::from_micros(r.system_time),
+                    events: decode(ns, r.seq, &r.payload)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Appends an exported batch again with the same ids, as the next batch of `ns`: the
+    /// events go through the same validation as any write and must come out identical,
+    /// which holds when a whole export is replayed, in order, into an empty namespace.
+    /// The store gives the batch a new system time.
+    pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, EngineError> {
+        let changes = self.with_index(ns, |index| changes_of(index, events));
+        self.append_checked(ns, changes, Some((seq, events)))
+    }
+}
+
+/// A batch [`Store::submit`] queued on the log: finish it to have it acknowledged.
+#[must_use = "a submitted batch is acknowledged only by `finish`"]
+pub struct Submitted<'s> {
+    store: &'s Store,
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    ns: Namespace,
+    shard: Arc<Shard>,
+    ticket: mnemo_log::Ticket,
+    events: Vec<Event>,
+    ids: (Vec<Option<crate::RecordId>>, Vec<EntityId>),
+}
+
+impl Submitted<'_> {
+    /// Waits until the batch is durable (leading a group commit of every batch queued
+    /// by then), applies it in log order and acknowledges it, as [`Store::append`] does.
+    pub fn finish(mut self) -> Result<Receipt, EngineError> {
+        let Some(pending) = self.pending.take() else {
+            // Unreachable: `finish` takes the batch by value, and only `drop` runs after it.
+            return Err(EngineError::Index("a submitted batch was finished twice".into()));
+        };
+        self.store.finish(pending)
+    }
+}
+
+impl Drop for Submitted<'_> {
+    fn drop(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            // Its outcome has nobody to go to; a log error already fails the namespace.
+            let _ = self.store.finish(pending);
+        }
+    }
+}
+
+impl Store {
+    fn finish(&self, pending: Pending) -> Result<Receipt, EngineError> {
+        let Pending { ns, shard, ticket, events, ids } = pending;
+        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        // Outside the writer lock, so that concurrent batches share one fsync.
+        let committed = shard.log.wait(ticket).map_err(log_err)?;
+        let system_time = Timestamp::from_micros(committed.system_time);
+        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        let (ids, created) = ids;
+        Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
+    }
+}
+
+impl Shard {
+    /// Applies a durable batch in log order, then waits until it is visible. Batches
+    /// committed by a group may come back out of order; each waits for its
+    /// predecessors, and whoever holds the lock applies every batch that is ready.
+    pub(crate) fn publish(
+        self: &Arc<Self>,
+        seq: u64,
+        system_time: Timestamp,
+        events: Vec<Event>,
+        listeners: &Listeners,
+        retrieval: &Retrieval,
+    ) {
+        let mut pending = lock(&self.pending);
+        pending.insert(seq, (system_time, events));
+        let mut applied_now = Vec::new();
+        {
+            let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                let next = index.last_seq().0 + 1;
+                let Some((time, events)) = pending.remove(&next) else {
+                    break;
+                };
+                index.apply(Seq(next), time, &events);
+                applied_now.push(CommittedBatch {
+                    namespace: self.name.clone(),
+                    seq: Seq(next),
+                    system_time: time,
+                    events,
+                });
+            }
+        }
+        // Still under `pending`: listeners see batches in log order, once each.
+        let listeners = read(listeners).clone();
+        for batch in &applied_now {
+            for listener in &listeners {
+                listener(batch);
+            }
+        }
+        for batch in applied_now {
+            retrieval.submit(Job::Batch(Arc::clone(self), batch.seq, batch.events));
+        }
+        let applied = read(&self.index).last_seq().0;
+        lock(&self.writer).applied(applied);
+        self.applied.notify_all();
+        // The log fails every later append once one fails, so a gap before `seq` is
+        // always a batch that is durable and about to be published.
+        while read(&self.index).last_seq().0 < seq {
+            pending = self.applied.wait(pending).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}

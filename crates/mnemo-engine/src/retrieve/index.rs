@@ -1,0 +1,220 @@
+//! A namespace's search indexes: full text (alone and in context) and vectors, with how
+//! far they have caught up with the log.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use mnemo_core::{EmbeddingMode, EpisodeId, RecordRef, Seq};
+use mnemo_index::NamespaceIndex;
+use mnemo_search::{TextIndex, VectorIndex};
+
+use crate::error::EngineError;
+use crate::retrieve::keys::key;
+use crate::saved_vectors::Stamp;
+use crate::sync::lock;
+
+/// How long a read waits for the indexes to catch up before giving up.
+pub const INDEX_WAIT: Duration = Duration::from_secs(120);
+
+/// The vectors of one namespace in one embedding mode.
+pub(crate) struct Vectors {
+    pub(crate) mode: EmbeddingMode,
+    pub(crate) alone: VectorIndex,
+    pub(crate) context: VectorIndex,
+}
+
+pub(crate) struct Progress {
+    /// Every batch up to this one is searchable.
+    pub(crate) indexed: u64,
+    /// Why vectors are missing, if they are.
+    pub(crate) warning: Option<String>,
+    /// The vectors hold every text of the batches up to this one (none when embedding
+    /// stopped short, failed, or is off).
+    pub(crate) vectors_upto: Option<u64>,
+    /// Texts embedded, and to embed, in the run of the indexer now going on.
+    pub(crate) embedding: (u64, u64),
+}
+
+/// How far a namespace's search indexes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Indexing {
+    /// Every batch up to this one is searchable.
+    pub indexed: Seq,
+    /// The namespace's last batch.
+    pub latest: Seq,
+    /// Texts embedded so far in the indexer's current run over this namespace.
+    pub embedded: u64,
+    /// Texts that run embeds (0 when none is going on).
+    pub to_embed: u64,
+}
+
+/// A thread's latest episode as the indexer saw it: when the next one comes, the two make
+/// its second context document.
+#[derive(Clone)]
+pub(crate) struct Latest {
+    pub(crate) id: EpisodeId,
+    /// The text of the episode before it in the thread.
+    pub(crate) before: Option<String>,
+    pub(crate) text: String,
+}
+
+/// Search state of one namespace.
+pub(crate) struct SearchIndex {
+    pub(crate) text: TextIndex,
+    pub(crate) context_text: TextIndex,
+    pub(crate) vectors: RwLock<Option<Arc<Vectors>>>,
+    /// Per thread, its latest episode (the indexer's own state).
+    pub(crate) previous: Mutex<HashMap<String, Latest>>,
+    pub(crate) progress: Mutex<Progress>,
+    pub(crate) caught_up: Condvar,
+    /// Whether the text indexes live in a directory, where each commit records the
+    /// batch it covers ([`Stamp`]).
+    pub(crate) persistent: bool,
+    /// What the text indexes held when opened from their directory.
+    pub(crate) stamp: Option<Stamp>,
+    /// The directory of the persistent indexes, where the vectors are saved too.
+    pub(crate) dir: Option<std::path::PathBuf>,
+    /// The batch of the vectors last saved there.
+    pub(crate) vectors_saved: Mutex<u64>,
+}
+
+impl SearchIndex {
+    /// The search indexes of a namespace: the text indexes in `dir` if given (kept
+    /// across opens; a directory that cannot be opened is removed and made anew), else
+    /// in RAM.
+    pub(crate) fn open(dir: Option<&std::path::Path>) -> Result<Self, EngineError> {
+        let Some(dir) = dir else { return Self::new() };
+        let open = || -> Result<Self, mnemo_search::SearchError> {
+            let (text, a) = TextIndex::open_in(&dir.join("text"))?;
+            let (context_text, b) = TextIndex::open_in(&dir.join("context"))?;
+            // Both are committed with the same stamp; a crash between the two commits
+            // leaves them unequal, and then neither is trusted.
+            let stamp = match (a, b) {
+                (Some(a), Some(b)) if a == b => Stamp::decode(&a),
+                _ => None,
+            };
+            let mut search = Self::with(text, context_text);
+            search.persistent = true;
+            search.stamp = stamp;
+            search.dir = Some(dir.to_path_buf());
+            Ok(search)
+        };
+        match open() {
+            Ok(search) => Ok(search),
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "search index unusable; building it anew");
+                let _ = std::fs::remove_dir_all(dir);
+                open().or_else(|_| Self::new())
+            }
+        }
+    }
+
+    pub(crate) fn new() -> Result<Self, EngineError> {
+        Ok(Self::with(TextIndex::new().map_err(search_err)?, TextIndex::new().map_err(search_err)?))
+    }
+
+    pub(crate) fn with(text: TextIndex, context_text: TextIndex) -> Self {
+        SearchIndex {
+            text,
+            context_text,
+            vectors: RwLock::new(None),
+            previous: Mutex::new(HashMap::new()),
+            progress: Mutex::new(Progress {
+                indexed: 0,
+                warning: None,
+                vectors_upto: None,
+                embedding: (0, 0),
+            }),
+            caught_up: Condvar::new(),
+            persistent: false,
+            stamp: None,
+            dir: None,
+            vectors_saved: Mutex::new(0),
+        }
+    }
+
+    pub(crate) fn vectors_path(&self) -> Option<std::path::PathBuf> {
+        self.dir.as_ref().map(|d| d.join("vectors"))
+    }
+
+    /// Saves the vectors beside the persistent text indexes if they hold batches the
+    /// saved ones lack, so that reopening does not embed everything again. `index` is the
+    /// namespace's state (for the batches' times). A failure is logged: the file is
+    /// never needed.
+    pub(crate) fn save_vectors(&self, namespace: &mnemo_core::Namespace, index: &NamespaceIndex) {
+        let Some(path) = self.vectors_path() else { return };
+        // The vectors may hold texts of a batch after `upto` that the indexer is adding
+        // now: reopening indexes the batches after `upto` again, which puts the same
+        // vectors under the same keys.
+        let (upto, vectors) = {
+            let progress = lock(&self.progress);
+            (progress.vectors_upto, self.vectors())
+        };
+        let (Some(upto), Some(vectors)) = (upto, vectors) else { return };
+        let mut saved = lock(&self.vectors_saved);
+        if upto <= *saved || Seq(upto) > index.last_seq() {
+            return;
+        }
+        let stamp = Stamp::of(index, Seq(upto));
+        match crate::saved_vectors::save(&path, stamp, vectors.mode, &vectors.alone, &vectors.context) {
+            Ok(()) => *saved = upto,
+            Err(e) => tracing::warn!(namespace = %namespace, error = %e, "search vectors not saved"),
+        }
+    }
+
+    /// The batch the vectors saved on disk hold (0: none saved).
+    pub(crate) fn vectors_saved(&self) -> Seq {
+        Seq(*lock(&self.vectors_saved))
+    }
+
+    pub(crate) fn indexed(&self) -> Seq {
+        Seq(lock(&self.progress).indexed)
+    }
+
+    /// Texts embedded and to embed in the indexer's current run.
+    pub(crate) fn embedding(&self) -> (u64, u64) {
+        lock(&self.progress).embedding
+    }
+
+    /// The entities whose names or aliases `text` contains as whole words, in text order.
+    pub(crate) fn name_matches(&self, index: &NamespaceIndex, text: &str) -> Vec<mnemo_core::EntityId> {
+        let mut found = Vec::new();
+        for (e, _) in index.names_in(text) {
+            if !found.contains(&e) {
+                found.push(e);
+            }
+        }
+        found
+    }
+
+    /// An episode's own vector, once indexed (built-in or client-given).
+    pub(crate) fn episode_vector(&self, id: mnemo_core::EpisodeId) -> Option<Vec<f32>> {
+        self.vectors()?.alone.get(key(RecordRef::Episode(id)))
+    }
+
+    pub(crate) fn vectors(&self) -> Option<Arc<Vectors>> {
+        self.vectors.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Waits until batch `seq` is searchable.
+    pub(crate) fn wait_for(&self, seq: Seq) -> Result<(), EngineError> {
+        let deadline = Instant::now() + INDEX_WAIT;
+        let mut progress = lock(&self.progress);
+        while progress.indexed < seq.0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(EngineError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });
+            }
+            // Wake at least every 100 ms to see whether the caller gave up.
+            crate::interrupt::check("waiting for the search indexes")?;
+            let left = left.min(std::time::Duration::from_millis(100));
+            progress = self.caught_up.wait_timeout(progress, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        Ok(())
+    }
+}
+
+fn search_err(e: mnemo_search::SearchError) -> EngineError {
+    EngineError::Index(e.to_string())
+}

@@ -1,0 +1,541 @@
+//! The indexer: a background thread that feeds each namespace's search indexes off the
+//! write path, rebuilds them when a namespace opens, and saves its vectors.
+
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use mnemo_core::{EmbeddingMode, Event, RecordRef, Seq};
+use mnemo_search::Embedder;
+use mnemo_search::{TextIndex, VectorIndex};
+
+use crate::options::{SEARCH_ON_DISK_BYTES, StoreOptions};
+use crate::retrieve::docs::Docs;
+use crate::retrieve::docs::fact_sentence;
+use crate::retrieve::docs::record_text;
+use crate::retrieve::index::SearchIndex;
+use crate::retrieve::index::Vectors;
+use crate::retrieve::keys::KIND_EPISODE;
+use crate::retrieve::keys::key;
+use crate::retrieve::query::EMBED_BATCH;
+use crate::retrieve::query::INDEXER_STOP_WAIT;
+use crate::saved_vectors::Stamp;
+use crate::shard::Shard;
+use crate::sync::lock;
+
+/// Runs a closure when dropped.
+struct Reset<F: Fn()>(F);
+
+impl<F: Fn()> Drop for Reset<F> {
+    fn drop(&mut self) {
+        (self.0)();
+    }
+}
+
+/// A batch for the indexer.
+pub(crate) enum Job {
+    /// Index everything the namespace holds now (after opening its log).
+    Rebuild(Arc<Shard>),
+    /// Index one committed batch.
+    Batch(Arc<Shard>, Seq, Vec<Event>),
+}
+
+/// The store's retrieval runtime: the indexer's state, and the channel to its thread.
+/// Dropping it (with the store) stops the indexer and waits for it, so that nothing of
+/// the store outlives it.
+pub(crate) struct Retrieval {
+    pub(crate) indexer: Arc<Indexer>,
+    pub(crate) jobs: Mutex<Option<(Sender<Job>, std::thread::JoinHandle<()>)>>,
+}
+
+/// What the indexer thread works with: options and the embedder once loaded.
+pub(crate) struct Indexer {
+    pub(crate) options: StoreOptions,
+    pub(crate) embedder: OnceLock<Result<Arc<dyn Embedder>, String>>,
+    pub(crate) closing: std::sync::atomic::AtomicBool,
+}
+
+impl Retrieval {
+    pub(crate) fn new(options: StoreOptions) -> Arc<Self> {
+        Arc::new(Retrieval {
+            indexer: Arc::new(Indexer {
+                options,
+                embedder: OnceLock::new(),
+                closing: std::sync::atomic::AtomicBool::new(false),
+            }),
+            jobs: Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
+        self.indexer.embedder()
+    }
+
+    pub(crate) fn residency(&self) -> crate::options::Residency {
+        self.indexer.options.residency
+    }
+
+    pub(crate) fn search_on_disk_from(&self) -> u64 {
+        self.indexer.options.search_on_disk_from_bytes.unwrap_or(SEARCH_ON_DISK_BYTES)
+    }
+
+    /// Whether this store builds no search index ([`StoreOptions::defer_search`]).
+    pub(crate) fn defers_search(&self) -> bool {
+        self.indexer.options.defer_search
+    }
+
+    /// Hands a job to the indexer thread, starting it on first use.
+    pub(crate) fn submit(&self, job: Job) {
+        if self.indexer.options.defer_search {
+            return;
+        }
+        let mut jobs = lock(&self.jobs);
+        if jobs.is_none() {
+            let (tx, rx) = channel();
+            let indexer = Arc::clone(&self.indexer);
+            match std::thread::Builder::new().name("mnemo-indexer".into()).spawn(move || indexer.run(rx)) {
+                Ok(handle) => *jobs = Some((tx, handle)),
+                Err(_) => {
+                    // No thread to be had: index on this one.
+                    drop(jobs);
+                    self.indexer.process(vec![job]);
+                    return;
+                }
+            }
+        }
+        let sent = jobs.as_ref().map(|(tx, _)| tx.send(job));
+        if let Some(Err(std::sync::mpsc::SendError(job))) = sent {
+            // The indexer died (it never should); index on this thread instead.
+            *jobs = None;
+            drop(jobs);
+            self.indexer.process(vec![job]);
+        }
+    }
+}
+
+impl Drop for Retrieval {
+    fn drop(&mut self) {
+        self.indexer.closing.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some((tx, handle)) = lock(&self.jobs).take() {
+            drop(tx);
+            // The indexer finishes its current batch and stops; one stuck (an embedder
+            // that hangs while loading) is left behind rather than holding up the exit:
+            // everything it holds is derived from the log.
+            let give_up = Instant::now() + INDEXER_STOP_WAIT;
+            while !handle.is_finished() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if handle.is_finished() {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+impl Indexer {
+    pub(crate) fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
+        let source = self.options.embedder.as_ref()?;
+        Some(self.embedder.get_or_init(|| source()).clone())
+    }
+
+    pub(crate) fn closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub(crate) fn run(self: Arc<Self>, rx: Receiver<Job>) {
+        while let Ok(first) = rx.recv() {
+            if self.closing() {
+                // The store is going away: drop what is left (it is rebuilt on open).
+                continue;
+            }
+            let mut jobs = vec![first];
+            while jobs.len() < 256 {
+                match rx.try_recv() {
+                    Ok(job) => jobs.push(job),
+                    Err(_) => break,
+                }
+            }
+            self.process(jobs);
+        }
+    }
+
+    /// Indexes jobs, grouping consecutive batches of one namespace.
+    pub(crate) fn process(&self, jobs: Vec<Job>) {
+        let mut group: Vec<(Seq, Vec<Event>)> = Vec::new();
+        let mut group_shard: Option<Arc<Shard>> = None;
+        for job in jobs {
+            match job {
+                Job::Rebuild(shard) => {
+                    if let Some(s) = group_shard.take() {
+                        self.index_batches(&s, std::mem::take(&mut group));
+                    }
+                    // What the namespace builds on first use, built here, off the
+                    // request that opened it.
+                    shard.index.read().unwrap_or_else(PoisonError::into_inner).warm();
+                    self.rebuild(&shard, None);
+                }
+                Job::Batch(shard, seq, events) => {
+                    if let Some(s) = &group_shard
+                        && !Arc::ptr_eq(s, &shard)
+                    {
+                        self.index_batches(s, std::mem::take(&mut group));
+                    }
+                    group.push((seq, events));
+                    group_shard = Some(shard);
+                }
+            }
+        }
+        if let Some(s) = group_shard {
+            self.index_batches(&s, group);
+        }
+    }
+
+    /// Indexes everything the namespace holds: text and vectors after it opened (its
+    /// indexes are empty then), or with `vectors_only: Some(text_upto)` the vectors alone,
+    /// when what is embedded changed and the text indexes hold the batches up to
+    /// `text_upto`. Only those are marked searchable then: batches applied since are
+    /// still to come as jobs and would otherwise be skipped as indexed, their text never
+    /// added (their vectors are upserted again under the same keys).
+    pub(crate) fn rebuild(&self, shard: &Shard, vectors_only: Option<Seq>) {
+        let search = &shard.search;
+        if vectors_only.is_none() && search.persistent {
+            if self.catch_up(shard) {
+                return;
+            }
+            // Not this log's, or of an unknown extent: from nothing (committed at once, so
+            // that none of it stays visible should the rebuild add nothing).
+            let stamp = Stamp { seq: 0, time: i64::MIN, first: i64::MIN }.encode();
+            let cleared = search
+                .text
+                .clear()
+                .and_then(|()| search.text.commit_with(&stamp))
+                .and_then(|()| search.context_text.clear())
+                .and_then(|()| search.context_text.commit_with(&stamp));
+            if let Err(e) = cleared {
+                tracing::warn!(namespace = %shard.name, error = %e, "search index not cleared");
+            }
+        }
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        let upto = index.last_seq();
+        let mut docs = Docs::default();
+        {
+            // From the first episode of each thread on, as if nothing had been indexed.
+            // Only a rebuild of the text too moves the indexer's own record of each
+            // thread's latest episode: after a rebuild of the vectors alone, the text
+            // indexes hold the batches up to `text_upto`, and the batches applied since
+            // are still to come as jobs, which must find that record as those batches
+            // left it (their context documents are made from it). Moving it here, to
+            // episodes not yet indexed, gave their turns wrong contexts, depending on how
+            // many batches were applied by the time this ran.
+            let mut shared = lock(&search.previous);
+            let mut own = HashMap::new();
+            let previous = if vectors_only.is_some() { &mut own } else { &mut *shared };
+            previous.clear();
+            let tz = index.config().time_zone;
+            for (_, e) in index.all_episodes() {
+                docs.episode(previous, e, &tz);
+            }
+        }
+        let policy = index.embedding_policy();
+        for (_, f) in index.all_facts() {
+            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, &f), Vec::new(), index.fact_embedded(&f));
+        }
+        for (_, e) in index.all_entities() {
+            if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
+                docs.push(RecordRef::Entity(e.id), t, Vec::new(), policy.entities);
+            }
+        }
+        docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
+        docs.vectors_only = vectors_only.is_some();
+        docs.full = true;
+        let mode = index.embedding_mode();
+        drop(index);
+        let upto = vectors_only.map_or(upto, |text_upto| text_upto.min(upto));
+        self.write_docs(shard, docs, mode, upto, upto);
+    }
+
+    /// Brings persistent text indexes that hold the log up to their stamp up to the
+    /// namespace's last batch, indexing only the batches after it, then the vectors;
+    /// `false` when their stamp is not of this log.
+    pub(crate) fn catch_up(&self, shard: &Shard) -> bool {
+        let search = &shard.search;
+        let Some(stamp) = search.stamp else { return false };
+        let (fits, upto) = {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            (stamp.fits(&index), index.last_seq())
+        };
+        if !fits {
+            tracing::warn!(namespace = %shard.name, batch = stamp.seq, "search index of another log; building it anew");
+            return false;
+        }
+        // The log is read again only for batches the index lacks (none after a clean stop).
+        let mut tail = Vec::new();
+        if stamp.seq < upto.0 {
+            let Ok(records) = shard.log.records() else { return false };
+            for r in records.into_iter().filter(|r| r.seq > stamp.seq && r.seq <= upto.0) {
+                match crate::codec::decode(&shard.name, r.seq, &r.payload) {
+                    Ok(events) => tail.push(events),
+                    Err(_) => return false,
+                }
+            }
+        }
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        // Each commit is stamped with the batch it covers, so the index holds no document
+        // of a later batch: these are added as the live indexer adds them.
+        let mut docs = Docs::default();
+        {
+            let mut previous = lock(&search.previous);
+            previous.clear();
+            // The text of each thread's latest episode as of the stamp, as the indexer
+            // had it then.
+            let mut before = Docs::default();
+            let tz = index.config().time_zone;
+            for (seq, e) in index.all_episodes() {
+                if seq.0 <= stamp.seq {
+                    before.episode(&mut previous, e, &tz);
+                }
+            }
+            for event in tail.iter().flatten() {
+                docs.of_event(&index, &mut previous, event);
+            }
+        }
+        let mode = index.embedding_mode();
+        drop(index);
+        tracing::info!(namespace = %shard.name, from = stamp.seq, to = upto.0, "search index caught up from disk");
+        if mode == EmbeddingMode::Off {
+            self.write_docs(shard, docs, mode, upto, upto);
+        } else if let Some(vectors) = self.saved_vectors(shard, stamp, mode) {
+            // The saved vectors hold the texts up to the stamp: the tail is embedded as
+            // the live indexer embeds it, and search answers (by exact scan) before any
+            // HNSW graph is built.
+            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&vectors));
+            lock(&search.progress).vectors_upto = Some(stamp.seq);
+            self.write_docs(shard, docs, mode, upto, upto);
+            vectors.alone.build_if_large();
+            vectors.context.build_if_large();
+        } else {
+            // Text first (not yet marked searchable), then every vector as a rebuild.
+            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
+            self.rebuild(shard, Some(upto));
+        }
+        true
+    }
+
+    /// The vectors saved beside the text indexes, if they hold at least the batches of
+    /// the text indexes' `stamp`, of this log, in `mode` and of the embedder's length.
+    pub(crate) fn saved_vectors(
+        &self,
+        shard: &Shard,
+        stamp: Stamp,
+        mode: EmbeddingMode,
+    ) -> Option<Arc<Vectors>> {
+        let path = shard.search.vectors_path()?;
+        let saved = match crate::saved_vectors::load(&path, self.options.hnsw) {
+            Ok(saved) => saved?,
+            Err(why) => {
+                tracing::warn!(namespace = %shard.name, reason = %why, "saved search vectors ignored; embedding again");
+                return None;
+            }
+        };
+        let fits = saved.stamp.seq >= stamp.seq
+            && saved.stamp.fits(&shard.index.read().unwrap_or_else(PoisonError::into_inner));
+        let dim = match mode {
+            EmbeddingMode::Builtin => self.embedder()?.ok()?.dim(),
+            EmbeddingMode::Client { dim } => dim as usize,
+            EmbeddingMode::Off => return None,
+        };
+        if !fits || saved.mode != mode || saved.alone.dim() != dim || saved.context.dim() != dim {
+            tracing::info!(namespace = %shard.name, batch = saved.stamp.seq, "saved search vectors are of other settings or batches; embedding again");
+            return None;
+        }
+        *lock(&shard.search.vectors_saved) = saved.stamp.seq;
+        Some(Arc::new(Vectors { mode, alone: saved.alone, context: saved.context }))
+    }
+
+    pub(crate) fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
+        let search = &shard.search;
+        let done = search.indexed();
+        let batches: Vec<(Seq, Vec<Event>)> = batches.into_iter().filter(|(s, _)| *s > done).collect();
+        let Some(upto) = batches.last().map(|(s, _)| *s) else {
+            return;
+        };
+        // What is embedded changed: the vectors are rebuilt as the new settings say, so
+        // that they hold what a rebuild from the log would (derived state never depends
+        // on when it was built).
+        let reembed = batches.iter().flat_map(|(_, events)| events).any(|e| {
+            matches!(
+                e,
+                Event::EmbeddingConfigured(_)
+                    | Event::EmbeddingPolicySet(_)
+                    | Event::PredicateEmbedding { .. }
+            )
+        });
+        let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+        let mut docs = Docs::default();
+        {
+            let mut previous = lock(&search.previous);
+            for event in batches.iter().flat_map(|(_, events)| events) {
+                docs.of_event(&index, &mut previous, event);
+            }
+        }
+        let mode = index.embedding_mode();
+        drop(index);
+        if reembed {
+            // These batches' text, then every vector again as the new settings say.
+            *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
+            self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
+            self.rebuild(shard, Some(upto));
+            return;
+        }
+        self.write_docs(shard, docs, mode, upto, upto);
+    }
+
+    /// Adds documents to the text and vector indexes, then marks `upto` searchable; a
+    /// persistent text index is stamped as holding the batches up to `text_upto`.
+    pub(crate) fn write_docs(
+        &self,
+        shard: &Shard,
+        docs: Docs,
+        mode: EmbeddingMode,
+        upto: Seq,
+        text_upto: Seq,
+    ) {
+        let search = &shard.search;
+        let mut warning = None;
+        fn text_doc<'a>((r, t): &'a (RecordRef, String), tags: &'a [String]) -> mnemo_search::Doc<'a> {
+            (key(*r), key(*r) & 3, t.as_str(), tags)
+        }
+        let text = if docs.vectors_only {
+            Ok(())
+        } else {
+            let split = |replace: bool| {
+                docs.alone
+                    .iter()
+                    .zip(&docs.tags)
+                    .zip(&docs.replace)
+                    .filter(move |(_, r)| **r == replace)
+                    .map(|((d, tags), _)| text_doc(d, tags))
+            };
+            let context = || docs.context.iter().map(|(k, t)| (*k, KIND_EPISODE, t.as_str(), &[][..]));
+            let stamp =
+                (search.persistent && !(docs.alone.is_empty() && docs.context.is_empty())).then(|| {
+                    Stamp::of(&shard.index.read().unwrap_or_else(PoisonError::into_inner), text_upto).encode()
+                });
+            let commit = |text: &TextIndex| match &stamp {
+                Some(stamp) => text.commit_with(stamp),
+                None => text.commit(),
+            };
+            search
+                .text
+                .add(split(false))
+                .and_then(|()| search.text.upsert(split(true)))
+                .and_then(|()| commit(&search.text))
+                .and_then(|()| search.context_text.add(context()))
+                .and_then(|()| commit(&search.context_text))
+        };
+        if let Err(e) = text {
+            warning = Some(format!("full-text indexing failed: {e}"));
+        }
+        let complete = match self.write_vectors(shard, &docs, mode) {
+            Ok(complete) => complete,
+            Err(w) => {
+                warning = Some(w);
+                false
+            }
+        };
+        let mut progress = lock(&search.progress);
+        // Whole when these vectors were all written and follow on whole ones (or are all
+        // of them).
+        let follows = docs.full || progress.vectors_upto.is_some_and(|v| v >= progress.indexed);
+        progress.vectors_upto = (complete && follows).then(|| upto.0.max(progress.vectors_upto.unwrap_or(0)));
+        progress.indexed = progress.indexed.max(upto.0);
+        if warning.is_some() {
+            progress.warning = warning;
+        }
+        drop(progress);
+        search.caught_up.notify_all();
+    }
+
+    /// Writes the documents' vectors; `Ok(false)` when it stopped short (the store is
+    /// closing, or what is embedded changed) or there is no embedder to write them.
+    pub(crate) fn write_vectors(
+        &self,
+        shard: &Shard,
+        docs: &Docs,
+        mode: EmbeddingMode,
+    ) -> Result<bool, String> {
+        let search = &shard.search;
+        // A change of what is embedded stops a long run at its next chunk: the batch that
+        // made it rebuilds the vectors as the new settings say.
+        let policy = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_policy();
+        let changed = || {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            index.embedding_mode() != mode || index.embedding_policy() != policy
+        };
+        let vectors = match mode {
+            EmbeddingMode::Off => {
+                *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
+                return Ok(false);
+            }
+            EmbeddingMode::Client { dim } => self.vectors_for(search, mode, dim as usize),
+            EmbeddingMode::Builtin => {
+                let Some(embedder) = self.embedder() else {
+                    return Ok(false);
+                };
+                let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
+                let vectors = self.vectors_for(search, mode, embedder.dim());
+                let alone: Vec<(u64, String)> = docs
+                    .alone
+                    .iter()
+                    .zip(&docs.embedded)
+                    .filter(|(_, embedded)| **embedded)
+                    .map(|((r, t), _)| (key(*r), t.clone()))
+                    .collect();
+                let total = (alone.len() + docs.context.len()) as u64;
+                let mut done = 0u64;
+                let report = |done: u64| lock(&search.progress).embedding = (done, total);
+                report(0);
+                let _reset = Reset(|| report(0));
+                for (list, target) in [(&alone, &vectors.alone), (&docs.context, &vectors.context)] {
+                    for chunk in list.chunks(EMBED_BATCH) {
+                        if self.closing() || changed() {
+                            return Ok(false);
+                        }
+                        done += chunk.len() as u64;
+                        let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+                        let embedded =
+                            embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
+                        let items: Vec<(u64, Vec<f32>)> =
+                            chunk.iter().map(|(k, _)| *k).zip(embedded).collect();
+                        target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
+                        report(done);
+                    }
+                }
+                return Ok(true);
+            }
+        };
+        let items: Vec<(u64, Vec<f32>)> =
+            docs.client.iter().map(|(id, v)| (key(RecordRef::Episode(*id)), v.clone())).collect();
+        vectors.alone.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
+        Ok(true)
+    }
+
+    /// The namespace's vector indexes for `mode`, replacing those of another mode (their
+    /// vectors are not comparable).
+    pub(crate) fn vectors_for(&self, search: &SearchIndex, mode: EmbeddingMode, dim: usize) -> Arc<Vectors> {
+        let mut slot = search.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some(v) if v.mode == mode && v.alone.dim() == dim => Arc::clone(v),
+            _ => {
+                let v = Arc::new(Vectors {
+                    mode,
+                    alone: VectorIndex::new(dim, self.options.hnsw),
+                    context: VectorIndex::new(dim, self.options.hnsw),
+                });
+                *slot = Some(Arc::clone(&v));
+                v
+            }
+        }
+    }
+}
