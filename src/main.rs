@@ -22,7 +22,7 @@ mod eval;
 /// 1.16 s for 505 k facts, a point read spent a tenth of its time in malloc and free.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use mnemo_graphql::ops::{self, ReplayLine};
+use mnemo_graphql::ops::ReplayLine;
 use mnemo_graphql::{Access, Limits};
 use mnemo_server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
@@ -506,9 +506,6 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
     let store =
         Arc::new(Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))?);
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -519,88 +516,13 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
         progress.set_style(style);
     }
 
-    // Three stages, each on its own thread, lines in file order throughout: reading and
-    // parsing (needs nothing of the store); validating a batch and queueing it on the log
-    // (each batch sees the names of the ones before it); making queued batches durable
-    // — those queued meanwhile share one fsync — and applying them. A line that cites
-    // records by id, and every op but `assertFacts`, waits until the earlier ones are
-    // applied.
-    let (tx, rx) =
-        std::sync::mpsc::sync_channel::<(usize, std::io::Result<(u64, Option<ops::ReadLine>)>)>(16);
-    let (queue, queued) = std::sync::mpsc::sync_channel::<Stage<'_>>(IMPORT_QUEUE);
-    let store_ref: &Store = &store;
-    // Lines reach the applying stage in file order, so the rejections come out in it.
-    let (accepted, rejected) = std::thread::scope(|scope| -> anyhow::Result<(u64, Vec<_>)> {
-        scope.spawn(move || {
-            let mut reader = reader;
-            // One buffer for every line: a line of facts is parsed from it, not kept.
-            let mut buffer = String::new();
-            for n in 0.. {
-                buffer.clear();
-                let item = match reader.read_line(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(len) => {
-                        let line = buffer.strip_suffix('\n').unwrap_or(&buffer);
-                        let line = line.strip_suffix('\r').unwrap_or(line);
-                        Ok((len as u64, (!line.trim().is_empty()).then(|| ops::read_str(line))))
-                    }
-                    Err(e) => Err(e),
-                };
-                let failed = item.is_err();
-                if tx.send((n, item)).is_err() || failed {
-                    break;
-                }
-            }
-        });
-        let shown = progress.clone();
-        let finisher = scope.spawn(move || {
-            let mut accepted = 0u64;
-            let mut rejected = Vec::new();
-            for stage in queued {
-                match stage {
-                    Stage::Line(n, started) => {
-                        match ops::finish_started(started) {
-                            Ok(_) => accepted += 1,
-                            Err(rejection) => {
-                                tracing::debug!(line = n + 1, code = %rejection.code, message = %rejection.message, "rejected");
-                                rejected.push((n + 1, rejection));
-                            }
-                        }
-                        shown.set_message(format!("{accepted} accepted, {} rejected", rejected.len()));
-                    }
-                    Stage::Settled(done) => {
-                        let _ = done.send(());
-                    }
-                }
-            }
-            (accepted, rejected)
-        });
-        let settle = || {
-            let (done, settled) = std::sync::mpsc::sync_channel(1);
-            if queue.send(Stage::Settled(done)).is_ok() {
-                let _ = settled.recv();
-            }
-        };
-        let read_lines = || -> anyhow::Result<()> {
-            for (n, item) in rx {
-                let (len, read) = item.with_context(|| format!("{}: line {}", file.display(), n + 1))?;
-                progress.inc(len);
-                let Some(read) = read else { continue };
-                if !read.queues() {
-                    settle();
-                }
-                let started = runtime.block_on(ops::start_read(&schema, store_ref, read));
-                if queue.send(Stage::Line(n, started)).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        };
-        let read = read_lines();
-        drop(queue);
-        let finished = finisher.join().map_err(|_| anyhow::anyhow!("the import's applying thread failed"))?;
-        read.map(|()| finished)
-    })?;
+    let shown = progress.clone();
+    let imported = mnemo_graphql::import::import(&store, reader, &move |bytes, accepted, rejected| {
+        shown.set_position(bytes);
+        shown.set_message(format!("{accepted} accepted, {rejected} rejected"));
+    })
+    .with_context(|| format!("importing {}", file.display()))?;
+    let (accepted, rejected) = (imported.accepted, imported.rejected);
     progress.finish_and_clear();
     // Every accepted batch is durable already. Freeing an index of millions of facts
     // record by record takes seconds; the process is about to end, and its memory goes
@@ -608,7 +530,6 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     // A checkpoint now, so that serving this data does not begin by replaying it all.
     let written = store.checkpoint_all();
     tracing::debug!(written, "checkpoints written");
-    drop(schema);
     if let Ok(store) = Arc::try_unwrap(store) {
         if leak {
             std::mem::forget(store);
@@ -623,17 +544,6 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     }
     Ok(rejected.is_empty())
 }
-
-/// What the import's validating stage hands to the applying one, in file order.
-enum Stage<'s> {
-    /// A line started: queued on the log, or done already.
-    Line(usize, ops::Started<'s>),
-    /// Answered once every line before it is applied.
-    Settled(std::sync::mpsc::SyncSender<()>),
-}
-
-/// How many lines may be validated ahead of the one being applied.
-const IMPORT_QUEUE: usize = 8;
 
 /// What `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

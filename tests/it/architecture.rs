@@ -140,19 +140,10 @@ const ALLOWED_CIRCLES: &[(&str, &[&str], &str)] = &[(
 )];
 
 /// Files allowed past [`MAX_FILE_LINES`], with the reason.
-const LONG_FILES: &[(&str, &str)] = &[
-    ("src/main.rs", "the import pipeline still lives beside the command line; it moves to a library"),
-    ("crates/mnemo-engine/src/write.rs", "validation of every change kind; to be split by change kind"),
-    ("crates/mnemo-graphql/src/objects.rs", "the recursive output types; the non-recursive ones move out"),
-];
+const LONG_FILES: &[(&str, &str)] = &[];
 /// Functions allowed past [`MAX_FN_LINES`] (`file::name`), with the reason.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("src/eval.rs::eval", "the evaluation report, one section after another"),
-    (
-        "crates/mnemo-engine/src/retrieve/rank.rs::run_search",
-        "the ranking pipeline; to be cut into named stages",
-    ),
-    ("crates/mnemo-engine/src/topics.rs::network", "the topic network's construction"),
     ("crates/mnemo-server/src/config.rs::parse", "one match arm per configuration key"),
     ("crates/mnemo-server/src/metrics.rs::render", "one block per metric family"),
 ];
@@ -415,22 +406,38 @@ fn no_file_imports_a_file_that_imports_it_back() {
 #[test]
 fn files_and_functions_stay_small() {
     let mut found = Vec::new();
-    for (name, src) in crates() {
+    // Exceptions still needed: one that no longer is must be dropped from the list.
+    let mut needed = BTreeSet::new();
+    for (_, src) in crates() {
         for path in modules(&src).values() {
             let relative = path.strip_prefix(root()).unwrap().display().to_string();
             let text = code(path);
             let lines = text.lines().count();
-            if lines > MAX_FILE_LINES && !LONG_FILES.iter().any(|(f, _)| *f == relative) {
-                found.push(format!("{relative}: {lines} lines of non-test code (at most {MAX_FILE_LINES})"));
+            if lines > MAX_FILE_LINES {
+                if LONG_FILES.iter().any(|(f, _)| *f == relative) {
+                    needed.insert(relative.clone());
+                } else {
+                    found.push(format!(
+                        "{relative}: {lines} lines of non-test code (at most {MAX_FILE_LINES})"
+                    ));
+                }
             }
             for (function, length) in functions(&text) {
                 let key = format!("{relative}::{function}");
-                if length > MAX_FN_LINES && !LONG_FUNCTIONS.iter().any(|(f, _)| *f == key) {
-                    found.push(format!("{key}: {length} lines (at most {MAX_FN_LINES})"));
+                if length > MAX_FN_LINES {
+                    if LONG_FUNCTIONS.iter().any(|(f, _)| *f == key) {
+                        needed.insert(key);
+                    } else {
+                        found.push(format!("{key}: {length} lines (at most {MAX_FN_LINES})"));
+                    }
                 }
             }
         }
-        let _ = name;
+    }
+    for (listed, _) in LONG_FILES.iter().chain(LONG_FUNCTIONS) {
+        if !needed.contains(*listed) {
+            found.push(format!("{listed}: listed as an exception, but within the limit now"));
+        }
     }
     assert!(found.is_empty(), "too large:\n{}", found.join("\n"));
 }

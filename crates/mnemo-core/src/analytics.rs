@@ -19,7 +19,7 @@ pub const MAX_STEPS: usize = 10_000;
 /// Most pairs of stretches `overlaps` compares before it stops and says so.
 pub const MAX_PAIR_CHECKS: u64 = 20_000_000;
 
-/// One side of [`NamespaceIndex::overlaps`]: facts of a predicate, of one subject or
+/// One side of `NamespaceIndex::overlaps`: facts of a predicate, of one subject or
 /// all, with one value or any.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Side {

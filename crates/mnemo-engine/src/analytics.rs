@@ -9,11 +9,9 @@ use mnemo_core::{
 
 use crate::error::EngineError;
 use crate::limits::MAX_PAGE;
+use crate::limits::MAX_TOP;
 use crate::read_point::{Answer, ReadAt};
 use crate::store::Store;
-
-/// Most subjects [`Store::changes`] ranks.
-pub const MAX_TOP: usize = 1_000;
 
 /// Points of a series and its groups.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,7 +150,7 @@ impl Store {
     }
 
     /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
-    /// A count in all is read from the stretches in force at S ([`Sweeps`]): the first
+    /// A count in all is read from the stretches in force at S (`Sweeps`): the first
     /// count at an S resolves every slot once, later ones at any T cost two binary
     /// searches.
     pub fn aggregate(

@@ -6,17 +6,20 @@ use std::sync::{Arc, PoisonError};
 
 use mnemo_core::{EntityId, Event, Namespace, Seq, Timestamp};
 use mnemo_index::NamespaceIndex;
+use mnemo_log::LogError;
 
 use crate::change::{Change, Receipt};
 use crate::codec::{decode, encode};
 use crate::error::EngineError;
-use crate::limits::MAX_BATCH_CHANGES;
+use crate::limits::{MAX_BATCH_CHANGES, MAX_CONFLICT_RETRIES};
+use crate::replay::changes_of;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::Listeners;
 use crate::shard::{CommitListener, CommittedBatch, Shard};
 use crate::store::Store;
 use crate::sync::{lock, read};
-use crate::write::{Writer, changes_of, prepare};
+use crate::write::prepare;
+use crate::writer::Writer;
 
 impl Store {
     /// Validates a batch, gives its records ids, appends it durably and applies it.
@@ -82,15 +85,24 @@ impl Store {
             }
         };
         let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
-        let (ticket, events, ids) = {
+        // Only a log that other writers append to can refuse a batch as stale; each retry
+        // prepares the batch again, so it needs a copy of the changes.
+        let mut spare = (!shard.log.exclusive()).then(|| changes.clone());
+        let mut changes = changes;
+        let mut conflicts = 0;
+        let (ticket, events, ids) = loop {
             let mut writer = lock(&shard.writer);
             let prepared = {
                 let index = read(&shard.index);
+                if writer.last_seen() < index.last_seq().0 {
+                    // Another writer's batches were applied since: ids follow theirs.
+                    *writer = Writer::after(&index);
+                }
                 prepare(&mut writer, &index, changes, expected.is_none())?
             };
             if let Some((seq, events)) = expected {
-                // Under the writer lock nobody else submits, so the next seq is exact.
-                let next = shard.log.next_seq();
+                // Under the writer lock nobody else here submits, so the next seq is exact.
+                let next = writer.last_seen() + 1;
                 if seq.0 != next {
                     return Err(mismatch(format!("batch {seq} would be batch {next} here")));
                 }
@@ -99,11 +111,56 @@ impl Store {
                 }
             }
             let payload = encode(&prepared.events)?;
-            let ticket = shard.log.submit(&payload).map_err(log_err)?;
-            writer.submitted(ticket.committed().seq, prepared.effects);
-            (ticket, prepared.events, (prepared.ids, prepared.created))
+            match shard.log.submit(&payload, writer.last_seen()) {
+                Ok(ticket) => {
+                    writer.submitted(ticket.committed().seq, prepared.effects);
+                    break (ticket, prepared.events, (prepared.ids, prepared.created));
+                }
+                Err(LogError::Conflict { expected: seen, found }) => {
+                    drop(writer);
+                    conflicts += 1;
+                    let again = spare.take().filter(|_| conflicts <= MAX_CONFLICT_RETRIES);
+                    let Some(again) = again else {
+                        return Err(EngineError::Conflict {
+                            namespace: ns.to_string(),
+                            expected: seen,
+                            found,
+                        });
+                    };
+                    tracing::debug!(namespace = %ns, seen, found, "another writer appended first; catching up");
+                    spare = Some(again.clone());
+                    changes = again;
+                    self.catch_up_shard(&shard)?;
+                }
+                Err(e) => return Err(log_err(e)),
+            }
         };
         Ok(Submitted { store: self, pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids }) })
+    }
+
+    /// Applies what other writers appended to a namespace's log since its index was built
+    /// (and what this store appended but has not applied yet): a store that shares its
+    /// log with others reads their batches here. Returns the last batch now applied.
+    pub fn catch_up(&self, ns: &Namespace) -> Result<Seq, EngineError> {
+        match self.shard(ns)? {
+            Some(shard) => self.catch_up_shard(&shard),
+            None => Ok(Seq(0)),
+        }
+    }
+
+    pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+        let ns = &shard.name;
+        let after = read(&shard.index).last_seq().0;
+        let records = shard
+            .log
+            .read_after(after)
+            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        for record in records {
+            let events = decode(ns, record.seq, &record.payload)?;
+            let time = Timestamp::from_micros(record.system_time);
+            shard.publish(record.seq, time, events, &self.listeners, &self.retrieval);
+        }
+        Ok(read(&shard.index).last_seq())
     }
 
     /// Calls `listener` with every batch committed from now on, in log order per namespace.
@@ -116,8 +173,10 @@ impl Store {
         let Some(shard) = self.shard(ns)? else {
             return Ok(Vec::new());
         };
-        let records =
-            shard.log.records().map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        let records = shard
+            .log
+            .read_after(0)
+            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
         records
             .into_iter()
             .map(|r| {
@@ -203,6 +262,11 @@ impl Shard {
         retrieval: &Retrieval,
     ) {
         let mut pending = lock(&self.pending);
+        if seq <= read(&self.index).last_seq().0 {
+            // Applied already: a batch of this writer that catching up read back from the
+            // log before its own acknowledgement got here.
+            return;
+        }
         pending.insert(seq, (system_time, events));
         let mut applied_now = Vec::new();
         {

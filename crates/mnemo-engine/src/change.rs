@@ -131,7 +131,7 @@ pub enum Change {
     /// Assert or deny a fact.
     AssertFact(NewFact),
     /// End a fact's validity at `valid_to`: an update in valid time. A restatement's id
-    /// is refused ([`EngineError::NotAFact`]): a statement's validity is its fact's.
+    /// is refused ([`EngineError::NotAFact`](crate::EngineError::NotAFact)): a statement's validity is its fact's.
     EndFact {
         /// The fact.
         fact: FactId,
@@ -204,7 +204,7 @@ pub enum Change {
     Mention {
         /// The episode.
         episode: EpisodeRef,
-        /// The entities, at least one, at most [`MAX_MENTIONS`].
+        /// The entities, at least one, at most [`MAX_MENTIONS`](crate::MAX_MENTIONS).
         entities: Vec<EntityRef>,
         /// Who says so: [`MentionSource::Client`] unless replaying an export.
         source: MentionSource,
@@ -242,9 +242,6 @@ pub enum Change {
     },
 }
 
-/// Most entities one `Mention` may name.
-pub const MAX_MENTIONS: usize = 1_000;
-
 /// Something the agent means to do later.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewIntention {
@@ -265,7 +262,7 @@ pub struct NewIntention {
 pub enum NewTrigger {
     /// A time is reached.
     At(Timestamp),
-    /// An episode mentions one of these entities (at least one, at most [`MAX_MENTIONS`]).
+    /// An episode mentions one of these entities (at least one, at most [`MAX_MENTIONS`](crate::MAX_MENTIONS)).
     Mentions(Vec<EntityRef>),
     /// An episode is close in meaning to a cue.
     Cue {

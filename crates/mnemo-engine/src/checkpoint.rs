@@ -1,28 +1,21 @@
 //! Checkpoint files: a namespace's folded state at one batch, so that opening it replays
 //! only the log after that batch. They are derived and never needed: one that is missing,
 //! damaged, of another format or of another log is ignored with a warning, and the state
-//! is rebuilt from the log; deleting them changes no answer. Each is written whole to a
-//! temporary file, synced, then renamed over the previous one, so a crash leaves the old
-//! checkpoint or the new one, never a torn file under the real name.
+//! is rebuilt from the log; deleting them changes no answer. They are kept by the log
+//! backend, whole or not at all (the file backend writes a temporary file, syncs it and
+//! renames it over the previous one).
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mnemo_core::{Namespace, Seq, Timestamp};
 use mnemo_index::NamespaceIndex;
 use mnemo_index::checkpoint::{self, CheckpointError};
-use mnemo_log::Record;
+use mnemo_log::{LogBackend, LogError, Record};
 
 /// Write a checkpoint once this many batches were applied since the last one.
 pub const CHECKPOINT_EVERY_BATCHES: u64 = 2_000;
 /// … or once the log grew by this many bytes since the last one.
 pub const CHECKPOINT_EVERY_BYTES: u64 = 64 << 20;
-
-/// Where a store keeps its checkpoints: `<data dir>/checkpoints/<namespace>.ckpt`.
-#[derive(Debug)]
-pub(crate) struct Checkpoints {
-    dir: PathBuf,
-}
 
 /// What writing a checkpoint did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,58 +26,47 @@ pub struct Checkpointed {
     pub bytes: u64,
 }
 
-impl Checkpoints {
-    pub(crate) fn new(dir: PathBuf) -> Self {
-        Checkpoints { dir }
-    }
-
-    /// The data directory these checkpoints are in.
-    pub(crate) fn data_dir(&self) -> Option<&Path> {
-        self.dir.parent()
-    }
-
-    pub(crate) fn path(&self, ns: &Namespace) -> PathBuf {
-        self.dir.join(format!("{}.ckpt", ns.as_str()))
-    }
-
-    /// The state of the newest usable checkpoint of `ns` for a log holding `records`,
-    /// or `None` (and a warning saying why) when there is none to use.
-    pub(crate) fn load(&self, ns: &Namespace, records: &[Record]) -> Option<NamespaceIndex> {
-        let path = self.path(ns);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(e) => {
-                tracing::warn!(namespace = %ns, path = %path.display(), error = %e, "checkpoint unreadable; replaying the whole log");
-                return None;
-            }
-        };
-        match usable(&bytes, records) {
-            Ok(index) => Some(index),
-            Err(why) => {
-                tracing::warn!(namespace = %ns, path = %path.display(), reason = %why, "checkpoint ignored; replaying the whole log");
-                None
-            }
+/// The state of the newest usable checkpoint of `ns` for a log holding `records`, or
+/// `None` (and a warning saying why) when there is none to use.
+pub(crate) fn load(backend: &dyn LogBackend, ns: &Namespace, records: &[Record]) -> Option<NamespaceIndex> {
+    let bytes = match backend.load_checkpoint(ns.as_str()) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::warn!(namespace = %ns, error = %e, "checkpoint unreadable; replaying the whole log");
+            return None;
+        }
+    };
+    match usable(&bytes, records) {
+        Ok(index) => Some(index),
+        Err(why) => {
+            tracing::warn!(namespace = %ns, reason = %why, "checkpoint ignored; replaying the whole log");
+            None
         }
     }
+}
 
-    /// Writes the checkpoint of `index`, replacing the previous one.
-    pub(crate) fn write(&self, ns: &Namespace, index: &NamespaceIndex) -> std::io::Result<Checkpointed> {
-        std::fs::create_dir_all(&self.dir)?;
-        let bytes = checkpoint::encode(index);
-        replace_file(&self.path(ns), |file| file.write_all(&bytes))?;
-        Ok(Checkpointed { seq: index.last_seq(), bytes: bytes.len() as u64 })
-    }
+/// Saves the checkpoint of `index`, replacing the previous one; `None` when the backend
+/// keeps no checkpoints.
+pub(crate) fn write(
+    backend: &dyn LogBackend,
+    ns: &Namespace,
+    index: &NamespaceIndex,
+) -> Result<Option<Checkpointed>, LogError> {
+    let bytes = checkpoint::encode(index);
+    let saved = backend.save_checkpoint(ns.as_str(), &bytes)?;
+    Ok(saved.then(|| Checkpointed { seq: index.last_seq(), bytes: bytes.len() as u64 }))
+}
 
-    /// The header of the checkpoint of `ns`, if it has a readable one.
-    pub(crate) fn header(&self, ns: &Namespace) -> Option<(checkpoint::CheckpointHeader, u64)> {
-        use std::io::Read as _;
-        let mut file = std::fs::File::open(self.path(ns)).ok()?;
-        let len = file.metadata().ok()?.len();
-        let mut head = vec![0u8; checkpoint::CHECKPOINT_HEADER_LEN];
-        file.read_exact(&mut head).ok()?;
-        checkpoint::header(&head).ok().map(|h| (h, len))
-    }
+/// The header of the checkpoint file at `path`, and its length, if it has a readable one
+/// (for `inspect`, which reads a data directory's files).
+pub(crate) fn file_header(path: &Path) -> Option<(checkpoint::CheckpointHeader, u64)> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut head = vec![0u8; checkpoint::CHECKPOINT_HEADER_LEN];
+    file.read_exact(&mut head).ok()?;
+    checkpoint::header(&head).ok().map(|h| (h, len))
 }
 
 /// Why a checkpoint's bytes cannot stand for the first batches of `records`.
@@ -116,36 +98,4 @@ fn usable(bytes: &[u8], records: &[Record]) -> Result<NamespaceIndex, Unusable> 
     }
     let (_, index) = checkpoint::decode(bytes)?;
     Ok(index)
-}
-
-/// Replaces the file at `path` with what `write` writes, atomically: into a temporary
-/// file beside it (`<path>.tmp`), synced, then renamed over it, the directory synced. A
-/// crash leaves the old file or the new one, never a torn one under the real name.
-pub(crate) fn replace_file(
-    path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut file = std::fs::File::create(&tmp)?;
-        write(&mut file)?;
-        file.sync_data()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    match path.parent() {
-        Some(dir) => sync_dir(dir),
-        None => Ok(()),
-    }
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> std::io::Result<()> {
-    Ok(())
 }

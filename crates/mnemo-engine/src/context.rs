@@ -9,13 +9,12 @@ use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
 use crate::error::EngineError;
+use crate::limits::MAX_CONTEXT_TOKENS;
 use crate::read_point::{Answer, ReadAt};
 use crate::retrieve::docs::fact_sentence;
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
-/// Largest budget a context may ask for.
-pub const MAX_CONTEXT_TOKENS: usize = 100_000;
 /// Candidates a context is chosen from.
 const CONTEXT_CANDIDATES: usize = 40;
 

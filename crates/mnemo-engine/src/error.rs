@@ -143,6 +143,20 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// Other writers kept appending to the namespace's log before this batch: it was
+    /// prepared again after each, and refused after the last try. Nothing of it was
+    /// written; retrying the request is safe.
+    #[error(
+        "namespace {namespace:?}: other writers appended first (the log ended at batch {found}, not {expected}); nothing was written, retry"
+    )]
+    Conflict {
+        /// The namespace.
+        namespace: String,
+        /// The last batch this writer had seen.
+        expected: u64,
+        /// The log's last batch.
+        found: u64,
+    },
     /// Encoding a batch failed (a bug rather than bad input).
     #[error("cannot encode a batch: {0}")]
     Encode(String),

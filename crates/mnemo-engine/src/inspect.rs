@@ -58,21 +58,22 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
     let storage =
         FileStorage::new(&logs).map_err(|source| EngineError::Log { namespace: String::new(), source })?;
     let mut reports = inspect_storage(&storage)?;
-    let checkpoints = crate::checkpoint::Checkpoints::new(dir.join("checkpoints"));
+    let checkpoint_path = |ns: &Namespace| dir.join("checkpoints").join(format!("{}.ckpt", ns.as_str()));
     for report in &mut reports {
         let Ok(ns) = Namespace::new("namespace", &report.namespace) else { continue };
         let search = dir.join("search").join(ns.as_str());
         report.text_index_batch = text_index_batch(&search.join("text").join("meta.json"));
         report.vectors_batch = crate::saved_vectors::header_batch(&search.join("vectors"));
-        report.checkpoint = checkpoints.header(&ns).map(|(head, bytes)| CheckpointFile {
-            seq: head.seq,
-            bytes,
-            age_seconds: std::fs::metadata(checkpoints.path(&ns))
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .map(|d| d.as_secs()),
-        });
+        report.checkpoint =
+            crate::checkpoint::file_header(&checkpoint_path(&ns)).map(|(head, bytes)| CheckpointFile {
+                seq: head.seq,
+                bytes,
+                age_seconds: std::fs::metadata(checkpoint_path(&ns))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|m| m.elapsed().ok())
+                    .map(|d| d.as_secs()),
+            });
     }
     Ok(reports)
 }

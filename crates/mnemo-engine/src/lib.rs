@@ -19,7 +19,9 @@ mod lookup;
 mod maintain;
 mod options;
 mod read_point;
+mod reader;
 mod reads;
+mod replay;
 mod retrieve;
 mod saved_vectors;
 mod schedule;
@@ -30,14 +32,17 @@ mod sweeps;
 mod sync;
 mod topics;
 mod write;
+mod write_records;
+mod write_settings;
+mod writer;
 
-pub use analytics::{Changes, MAX_TOP, Overlaps, Series};
+pub use analytics::{Changes, Overlaps, Series};
 pub use change::{
-    Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, MAX_MENTIONS, NamespacePatch, NewEntity, NewEpisode,
-    NewFact, NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,
+    Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, NamespacePatch, NewEntity, NewEpisode, NewFact,
+    NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,
 };
 pub use checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
-pub use context::{ContextBlock, MAX_CONTEXT_TOKENS, estimate_tokens};
+pub use context::{ContextBlock, estimate_tokens};
 pub use error::EngineError;
 pub use inspect::{CheckpointFile, NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
@@ -50,23 +55,28 @@ pub use schedule::IDLE_AFTER_MICROS;
 // Answers are the core's plain data: nothing of the index crosses this API.
 pub use append::Submitted;
 pub use consolidate::ConsolidationReport;
-pub use limits::{MAX_BATCH_CHANGES, MAX_DEPTH, MAX_PAGE, MAX_TEXT_BYTES};
+pub use limits::{
+    MAX_ALIASES, MAX_BATCH_CHANGES, MAX_CONFLICT_RETRIES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_CONTEXT_TOKENS,
+    MAX_DEPTH, MAX_DIM, MAX_MENTIONS, MAX_PAGE, MAX_PROPERTIES, MAX_QUERY_ENTITIES, MAX_REASON_BYTES,
+    MAX_SEARCH_LIMIT, MAX_TEXT_BYTES, MAX_TOP, MAX_TOPICS,
+};
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
     SnapshotPage, StatementView, View,
 };
-pub use mnemo_log::{LogError, LogFile, MemStorage, Storage, Truncation};
+pub use mnemo_log::{
+    LogBackend, LogError, LogFile, MemStorage, RecordLog, SharedBackend, Storage, StorageBackend, Truncation,
+};
 pub use mnemo_search::HnswConfig;
 pub use read_point::{Answer, Basis, Clock, KnownAt, ReadAt, system_clock};
+pub use reader::Reader;
 pub use retrieve::index::Indexing;
 pub use retrieve::query::{
     Component, ComponentRank, DEFAULT_DIVERSITY_LAMBDA, DEFAULT_RETENTION_FLOOR, DEFAULT_SPEAKER_BOOST,
-    DEFAULT_TIME_BOOST, Explanation, MAX_QUERY_ENTITIES, MAX_SEARCH_LIMIT, MAX_TOPICS, SearchHit,
-    SearchQuery, SearchResult, TopicScore,
+    DEFAULT_TIME_BOOST, Explanation, SearchHit, SearchQuery, SearchResult, TopicScore,
 };
 pub use segment::SegmentReport;
 pub use shard::{CommitListener, CommittedBatch};
 pub use store::Store;
 pub use topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};
-pub use write::{MAX_ALIASES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_PROPERTIES, MAX_REASON_BYTES};

@@ -9,3 +9,46 @@ pub const MAX_TEXT_BYTES: usize = 1 << 20;
 pub const MAX_PAGE: usize = 10_000;
 /// Deepest neighbourhood.
 pub const MAX_DEPTH: u32 = 8;
+/// How many times a batch refused because another writer appended first is prepared
+/// again (after catching up) before the write fails with `Conflict`.
+pub const MAX_CONFLICT_RETRIES: u32 = 8;
+
+/// Longest vector a namespace may configure.
+pub const MAX_DIM: u32 = 4096;
+
+/// Checks every change and turns the batch into events with fresh ids; with
+/// `match_names`, known entity names found in the new episodes' texts are recorded as
+/// their mentions (a replay has them recorded already). On error the writer is left as
+/// it was.
+/// Most aliases one entity may have (its declarations together).
+pub const MAX_ALIASES: usize = 1_000;
+
+/// Most properties one entity declaration may carry.
+pub const MAX_PROPERTIES: usize = 1_000;
+
+/// Longest free-text note (a retraction's or cancellation's reason, a predicate's
+/// description), in bytes.
+pub const MAX_REASON_BYTES: usize = 16 * 1024;
+
+/// Longest idle-consolidation period: ten years, so the period in microseconds fits an
+/// `i64` with room to spare.
+pub const MAX_CONSOLIDATE_EVERY_SECONDS: u64 = 10 * 366 * 86_400;
+
+/// Most subjects [`Store::changes`](crate::Store::changes) ranks.
+pub const MAX_TOP: usize = 1_000;
+
+/// Most entities one `Mention` may name.
+pub const MAX_MENTIONS: usize = 1_000;
+
+/// Largest budget a context may ask for.
+pub const MAX_CONTEXT_TOKENS: usize = 100_000;
+
+/// Most hits a search returns.
+pub const MAX_SEARCH_LIMIT: usize = 200;
+
+/// Most entities a search text names that a search follows (and lists as matched): the
+/// first ones found.
+pub const MAX_QUERY_ENTITIES: usize = 64;
+
+/// Most topics a topic-first search may narrow to.
+pub const MAX_TOPICS: usize = 100;

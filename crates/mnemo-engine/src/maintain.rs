@@ -35,7 +35,7 @@ impl Store {
     /// last run. Each namespace's failure is reported and the others go on.
     ///
     /// Closed namespaces are left closed unless something falls due in them; then those
-    /// unused for a while are closed (see [`Residency`]).
+    /// unused for a while are closed (see [`Residency`](crate::Residency)).
     pub fn maintain(&self, now: Timestamp) -> Maintenance {
         crate::shard::as_upkeep(|| self.maintain_all(now))
     }

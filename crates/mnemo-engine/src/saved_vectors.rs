@@ -61,7 +61,7 @@ pub(crate) fn save(
 ) -> std::io::Result<()> {
     let Some(tag) = mode_tag(mode) else { return Ok(()) };
     let dim = u32::try_from(alone.dim()).map_err(std::io::Error::other)?;
-    crate::checkpoint::replace_file(path, |file| {
+    mnemo_log::replace_file(path, |file| {
         let mut out = Crc {
             inner: std::io::BufWriter::with_capacity(1 << 20, &mut *file),
             crc: crc32fast::Hasher::new(),

@@ -8,13 +8,13 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use mnemo_core::{Event, Namespace, Seq, Timestamp};
 use mnemo_index::NamespaceIndex;
-use mnemo_log::Log;
+use mnemo_log::RecordLog;
 
 use crate::retrieve::index::SearchIndex;
 use crate::sweeps::Sweeps;
 use crate::sync::lock;
 use crate::sync::read;
-use crate::write::Writer;
+use crate::writer::Writer;
 
 thread_local! {
     /// Set while background upkeep runs on this thread: what it reads and writes does
@@ -55,7 +55,7 @@ pub(crate) type Listeners = RwLock<Vec<CommitListener>>;
 /// never taken while `index` is held.
 pub(crate) struct Shard {
     pub(crate) name: Namespace,
-    pub(crate) log: Log,
+    pub(crate) log: Box<dyn RecordLog>,
     pub(crate) index: RwLock<NamespaceIndex>,
     /// Full-text and vector indexes, fed by the indexer.
     pub(crate) search: SearchIndex,

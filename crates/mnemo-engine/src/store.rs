@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 
 use mnemo_core::{Namespace, Seq, Timestamp};
-use mnemo_log::{FileStorage, Log, LogError, MemStorage, Record, Storage, Truncation};
+use mnemo_log::{FileStorage, LogBackend, LogError, MemStorage, Record, Storage, StorageBackend, Truncation};
 
-use crate::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed, Checkpoints};
+use crate::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
 use crate::codec::decode;
 use crate::error::EngineError;
 use crate::options::{Residency, StoreOptions};
@@ -20,7 +20,7 @@ use crate::retrieve::index::SearchIndex;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::{Listeners, Shard, UPKEEP};
 use crate::sync::{lock, read};
-use crate::write::Writer;
+use crate::writer::Writer;
 
 impl Drop for Store {
     /// A clean close checkpoints every open namespace, so the next open replays nothing.
@@ -31,7 +31,8 @@ impl Drop for Store {
 
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
 pub struct Store {
-    pub(crate) storage: Arc<dyn Storage>,
+    /// Where the namespaces' logs and checkpoints are kept.
+    pub(crate) backend: Arc<dyn LogBackend>,
     pub(crate) clock: Clock,
     /// The open namespaces. The others with a log are in `known` only, and open on use.
     pub(crate) shards: RwLock<HashMap<Namespace, Arc<Shard>>>,
@@ -51,8 +52,8 @@ pub struct Store {
     pub(crate) truncations: Mutex<BTreeMap<Namespace, Truncation>>,
     /// When background upkeep last ran what it runs on a period.
     pub(crate) schedule: crate::schedule::Schedule,
-    /// Where checkpoints go; none for a store without a data directory.
-    pub(crate) checkpoints: Option<Checkpoints>,
+    /// The data directory (search indexes live under it); none for a store in memory.
+    pub(crate) data_dir: Option<std::path::PathBuf>,
     /// Held while the store is open: one process per data directory (the directory and
     /// its `LOCK` file, both locked).
     pub(crate) _dir_lock: Option<(std::fs::File, std::fs::File)>,
@@ -91,16 +92,17 @@ impl Store {
         locked(&lock_file)?;
         let storage = FileStorage::new(dir.join("logs"))
             .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
-        let mut store = Self::with_storage_and_options(Arc::new(storage), system_clock(), options)?;
+        let backend = StorageBackend::new(Arc::new(storage), Some(dir.join("checkpoints")));
+        let mut store = Self::with_backend(Arc::new(backend), system_clock(), options)?;
         store._dir_lock = Some((dir_file, lock_file));
-        store.checkpoints = Some(Checkpoints::new(dir.join("checkpoints")));
+        store.data_dir = Some(dir.to_owned());
         Ok(store)
     }
 
     /// A store that lives in memory only.
     pub fn in_memory() -> Self {
         Store {
-            storage: Arc::new(MemStorage::new()),
+            backend: Arc::new(StorageBackend::new(Arc::new(MemStorage::new()), None)),
             clock: system_clock(),
             shards: RwLock::default(),
             known: RwLock::default(),
@@ -111,7 +113,7 @@ impl Store {
             damaged: RwLock::default(),
             truncations: Mutex::default(),
             schedule: Default::default(),
-            checkpoints: None,
+            data_dir: None,
             _dir_lock: None,
         }
     }
@@ -127,8 +129,18 @@ impl Store {
         clock: Clock,
         options: StoreOptions,
     ) -> Result<Self, EngineError> {
+        Self::with_backend(Arc::new(StorageBackend::new(storage, None)), clock, options)
+    }
+
+    /// A store over any log backend (the file log, a replicated stream, logs in memory
+    /// shared by several stores), with an injected clock; checks every log found.
+    pub fn with_backend(
+        backend: Arc<dyn LogBackend>,
+        clock: Clock,
+        options: StoreOptions,
+    ) -> Result<Self, EngineError> {
         let store = Store {
-            storage,
+            backend,
             clock,
             shards: RwLock::default(),
             known: RwLock::default(),
@@ -139,11 +151,11 @@ impl Store {
             damaged: RwLock::default(),
             truncations: Mutex::default(),
             schedule: Default::default(),
-            checkpoints: None,
+            data_dir: None,
             _dir_lock: None,
         };
         let names =
-            store.storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+            store.backend.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
         // No namespace is opened here: each is checked (read through once, as opening
         // would, without building anything) so that damage and torn tails are known from
         // the start, and opened on first use.
@@ -151,8 +163,7 @@ impl Store {
         let mut damaged = BTreeMap::new();
         for name in names {
             let ns = Namespace::new("namespace", &name)?;
-            let checked =
-                store.storage.open_read_only(ns.as_str()).and_then(|file| Log::check(&*file, ns.as_str()));
+            let checked = store.backend.check(ns.as_str());
             match checked {
                 Ok(cut) => {
                     if let Some(cut) = cut {
@@ -180,10 +191,9 @@ impl Store {
     fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
         let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
         let started = std::time::Instant::now();
-        let file = self.storage.open(ns.as_str()).map_err(log_err)?;
         let clock = Arc::clone(&self.clock);
         let (log, recovery) =
-            Log::open(file, ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
+            self.backend.open(ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
         if let Some(cut) = recovery.truncation {
             tracing::warn!(
                 namespace = %ns,
@@ -196,8 +206,7 @@ impl Store {
             lock(&self.truncations).insert(ns.clone(), cut);
         }
         let read_took = started.elapsed();
-        let mut index =
-            self.checkpoints.as_ref().and_then(|c| c.load(ns, &recovery.records)).unwrap_or_default();
+        let mut index = crate::checkpoint::load(&*self.backend, ns, &recovery.records).unwrap_or_default();
         let skip = usize::try_from(index.last_seq().0).unwrap_or(usize::MAX);
         // Log bytes up to the checkpoint's batch: what later checkpoints count growth from.
         let tail: u64 = recovery.records.iter().skip(skip).map(Record::frame_len).sum();
@@ -387,17 +396,17 @@ impl Store {
     }
 
     fn write_checkpoint(&self, shard: &Shard) -> Result<Option<Checkpointed>, EngineError> {
-        let Some(checkpoints) = &self.checkpoints else { return Ok(None) };
         let mut done = lock(&shard.checkpointed);
         let index = read(&shard.index);
         shard.search.save_vectors(&shard.name, &index);
         if index.last_seq() <= done.0 {
             return Ok(None);
         }
-        let written = checkpoints.write(&shard.name, &index).map_err(|source| EngineError::Io {
-            path: checkpoints.path(&shard.name).display().to_string(),
-            source,
-        })?;
+        let Some(written) = crate::checkpoint::write(&*self.backend, &shard.name, &index)
+            .map_err(|source| EngineError::Log { namespace: shard.name.to_string(), source })?
+        else {
+            return Ok(None);
+        };
         *done = (written.seq, shard.log.size_bytes());
         Ok(Some(written))
     }
@@ -406,7 +415,7 @@ impl Store {
     /// if it has them already or its log (of `log_bytes`) is large enough to want them;
     /// none for a store without a data directory, or one that defers search.
     fn search_dir(&self, ns: &Namespace, log_bytes: u64) -> Option<std::path::PathBuf> {
-        let data = self.checkpoints.as_ref()?.data_dir()?;
+        let data = self.data_dir.as_ref()?;
         let dir = data.join("search").join(ns.as_str());
         let wanted = dir.exists() || log_bytes >= self.retrieval.search_on_disk_from();
         (wanted && !self.retrieval.defers_search()).then_some(dir)

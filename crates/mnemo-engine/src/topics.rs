@@ -151,19 +151,34 @@ pub fn network(
         .filter(|a| a.weight > 0.0)
         .collect();
 
-    // Communities.
+    let mut topics = communities(index, known_at, &seg_entities, &edges)?;
+    topics.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then(a.id.cmp(&b.id)));
+    let topic_of =
+        topics.iter().enumerate().flat_map(|(i, t)| t.members.iter().map(move |(e, _)| (*e, i))).collect();
+    Ok(TopicNetwork { edges, topics, topic_of })
+}
+
+/// The topics: Louvain communities of the association graph, each with its members by
+/// weighted degree, its characteristic words, centroid and representative episodes.
+fn communities(
+    index: &NamespaceIndex,
+    known_at: Seq,
+    seg_entities: &[(usize, BTreeSet<EntityId>, Timestamp)],
+    edges: &[Association],
+) -> Result<Vec<Topic>, crate::error::EngineError> {
+    const DURING: &str = "the topic network";
     let nodes: Vec<EntityId> =
         edges.iter().flat_map(|a| [a.pair.0, a.pair.1]).collect::<BTreeSet<_>>().into_iter().collect();
     let position: HashMap<EntityId, usize> = nodes.iter().enumerate().map(|(i, e)| (*e, i)).collect();
     let mut g: UnGraph<EntityId, f64> = UnGraph::with_capacity(nodes.len(), edges.len());
     let ix: Vec<_> = nodes.iter().map(|e| g.add_node(*e)).collect();
-    for a in &edges {
+    for a in edges {
         g.add_edge(ix[position[&a.pair.0]], ix[position[&a.pair.1]], a.weight);
     }
     crate::interrupt::check(DURING)?;
     let community = mnemo_topics::louvain(&g, 1.0);
     let mut degree: HashMap<EntityId, f64> = HashMap::new();
-    for a in &edges {
+    for a in edges {
         *degree.entry(a.pair.0).or_default() += a.weight;
         *degree.entry(a.pair.1).or_default() += a.weight;
     }
@@ -177,7 +192,7 @@ pub fn network(
         .flat_map(|s| s.episodes.iter())
         .filter_map(|e| index.episode_at(*e, known_at).map(|e| e.text.as_str()))
         .collect();
-    let mut topics: Vec<Topic> = groups
+    let topics: Vec<Topic> = groups
         .into_values()
         .map(|members| {
             let set: BTreeSet<EntityId> = members.iter().copied().collect();
@@ -240,10 +255,7 @@ pub fn network(
             }
         })
         .collect();
-    topics.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then(a.id.cmp(&b.id)));
-    let topic_of =
-        topics.iter().enumerate().flat_map(|(i, t)| t.members.iter().map(move |(e, _)| (*e, i))).collect();
-    Ok(TopicNetwork { edges, topics, topic_of })
+    Ok(topics)
 }
 
 /// The mean of the vectors given, each scaled to unit length first, as a unit vector

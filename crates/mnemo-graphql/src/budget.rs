@@ -648,8 +648,8 @@ const POINT_DEPTH: usize = 5;
 
 /// Whether the operation `name` of `document` is a point read: a query whose root fields
 /// are each one entity (`entity`), one slot (`history`) or the facts of one subject
-/// (`facts` with a `subject`), in a small document (at most [`POINT_FIELDS`] fields,
-/// [`POINT_DEPTH`] levels, no fragments, none of [`WIDE_FIELDS`] below the root). Its
+/// (`facts` with a `subject`), in a small document (at most `POINT_FIELDS` fields,
+/// `POINT_DEPTH` levels, no fragments, none of `WIDE_FIELDS` below the root). Its
 /// cost is bounded by the size of one entity, so a server may run it where it received
 /// it instead of handing it to another thread.
 pub fn is_point_read(document: &ExecutableDocument, name: Option<&str>) -> bool {

@@ -42,6 +42,9 @@ pub mod code {
     pub const BAD_REQUEST: &str = "BAD_REQUEST";
     /// Something failed inside the server; details are in its log.
     pub const INTERNAL: &str = "INTERNAL";
+    /// Other writers (other nodes of a cluster) kept appending to the namespace first:
+    /// nothing was written, and the same request may be sent again.
+    pub const WRITE_CONFLICT: &str = "WRITE_CONFLICT";
     /// The search indexes did not catch up with the read in time (retry later).
     pub const INDEX_BEHIND: &str = "INDEX_BEHIND";
     /// The namespace's log is damaged: the namespace is refused until its log is restored
@@ -123,6 +126,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
         EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
+        EngineError::Conflict { .. } => code::WRITE_CONFLICT,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
         _ => return None,

@@ -11,6 +11,8 @@ mod budget;
 mod context;
 mod enums;
 mod error;
+pub mod import;
+mod info;
 mod input;
 mod intentions;
 mod memory;
@@ -213,7 +215,7 @@ pub fn sdl() -> String {
 }
 
 /// One notice per event of a batch.
-fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
+fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
     batch
         .events
         .iter()
@@ -246,7 +248,7 @@ fn notices(batch: &CommittedBatch) -> Vec<objects::EventNotice> {
                     ("IntentionFired", None, None, episode.and_then(|e| id(e.0)), id(i.0))
                 }
             };
-            objects::EventNotice {
+            info::EventNotice {
                 namespace: batch.namespace.to_string(),
                 seq: batch.seq.0,
                 system_time: batch.system_time.into(),

@@ -3,183 +3,27 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Enum, ID, Json, Object, Result, SimpleObject};
-use mnemo_core::{
-    Entity, EntityId, Episode, EpisodeId, FactId, Interval as CoreInterval, Literal, Namespace, PredicateDef,
-    RecordKind as CoreKind, RecordRef, Value,
-};
+use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
+use mnemo_core::{Entity, EntityId, Episode, EpisodeId, FactId, Literal, RecordRef, Value};
 use mnemo_engine::{FactFilter, FactView, ReadAt, Scope, Store};
 
 use crate::context::Pin;
 use crate::context::engine;
 use crate::context::store;
-use crate::enums::Cardinality;
 use crate::enums::FactStatus;
 use crate::enums::Polarity;
 use crate::enums::ValueType;
+use crate::info::Interval;
+use crate::info::interval;
 use crate::input::invalid;
 use crate::input::parse_id;
 use crate::paging::Basis;
 use crate::paging::Listing;
 use crate::paging::Page;
-use crate::retention::{DecayProfiles, ProfileInfo, TraceFields};
+use crate::retention::TraceFields;
 use crate::scalars::DateTime;
 use async_graphql::connection::Connection;
 use async_graphql::connection::Edge;
-
-/// A half-open interval `[from, to)`; `to` null means "until further notice".
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Interval {
-    /// Start, included.
-    pub from: DateTime,
-    /// End, excluded.
-    pub to: Option<DateTime>,
-}
-
-pub(crate) fn interval(i: &CoreInterval) -> Interval {
-    Interval { from: i.from().into(), to: i.to().map(DateTime::from) }
-}
-
-/// A predicate's declaration.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Predicate {
-    /// Its name.
-    pub name: String,
-    /// One value at a time or several.
-    pub cardinality: Cardinality,
-    /// The values it takes.
-    pub value_type: ValueType,
-    /// What it means.
-    pub description: Option<String>,
-    /// How its facts fade, when it overrides the namespace's fact profile.
-    pub decay: Option<ProfileInfo>,
-    /// Whether the built-in embedder embeds its facts (when the namespace embeds
-    /// `DECLARED` facts).
-    pub embed: bool,
-}
-
-impl From<PredicateDef> for Predicate {
-    fn from(d: PredicateDef) -> Self {
-        Predicate {
-            name: d.name,
-            cardinality: d.cardinality.into(),
-            value_type: d.value_type.into(),
-            description: d.description,
-            decay: d.decay.map(ProfileInfo::from),
-            embed: false,
-        }
-    }
-}
-
-/// Record counts of a namespace.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Counts {
-    /// Committed batches.
-    pub batches: u64,
-    /// Episodes.
-    pub episodes: u64,
-    /// Entities.
-    pub entities: u64,
-    /// Distinct facts (a re-assertion counts on the fact it restated).
-    pub facts: u64,
-    /// Predicates used or declared.
-    pub predicates: u64,
-}
-
-/// A namespace: its settings, predicates and size.
-#[derive(SimpleObject, Clone, Debug)]
-#[graphql(name = "Namespace")]
-pub struct NamespaceInfo {
-    /// Its name.
-    pub name: String,
-    /// Where dates without an offset are placed.
-    pub time_zone: String,
-    /// Predicates used or declared, by name.
-    pub predicates: Vec<Predicate>,
-    /// How much it holds.
-    pub counts: Counts,
-    /// Size of its log in bytes.
-    pub log_bytes: u64,
-    /// How its records fade.
-    pub decay: DecayProfiles,
-    /// How often consolidation runs when the server is idle (seconds; null: never).
-    pub consolidate_every_seconds: Option<u64>,
-    /// Where its vectors come from.
-    pub embedding: EmbeddingInfo,
-    /// How its threads are cut into segments.
-    pub segmentation: crate::topics::Segmentation,
-}
-
-/// Where a namespace's vectors come from.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct EmbeddingInfo {
-    /// Built in, sent by clients, or none.
-    pub mode: crate::input::EmbeddingModeKind,
-    /// The vectors' length when clients send them.
-    pub dimensions: Option<u32>,
-    /// Which facts the built-in embedder embeds.
-    pub facts: crate::input::FactEmbeddingKind,
-    /// Whether it embeds entities.
-    pub entities: bool,
-}
-
-impl NamespaceInfo {
-    pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
-        let mnemo_engine::Settings {
-            config,
-            predicates,
-            counts: c,
-            embedding: mode,
-            embedding_policy: policy,
-            embedded_predicates,
-            segmentation,
-        } = store.settings(ns);
-        let (mode, dimensions) = match mode {
-            mnemo_core::EmbeddingMode::Builtin => (crate::input::EmbeddingModeKind::Builtin, None),
-            mnemo_core::EmbeddingMode::Client { dim } => (crate::input::EmbeddingModeKind::Client, Some(dim)),
-            mnemo_core::EmbeddingMode::Off => (crate::input::EmbeddingModeKind::Off, None),
-        };
-        let embedding =
-            EmbeddingInfo { mode, dimensions, facts: policy.facts.into(), entities: policy.entities };
-        let time_zone = config.time_zone;
-        NamespaceInfo {
-            name: ns.to_string(),
-            time_zone: time_zone.to_string(),
-            predicates: predicates
-                .into_iter()
-                .map(|d| {
-                    let embed = embedded_predicates.contains(&d.name);
-                    Predicate { embed, ..Predicate::from(d) }
-                })
-                .collect(),
-            counts: Counts {
-                batches: c.batches,
-                episodes: c.episodes,
-                entities: c.entities,
-                facts: c.facts,
-                predicates: c.predicates,
-            },
-            log_bytes: store.log_size(ns),
-            consolidate_every_seconds: config.consolidate_every_seconds,
-            embedding,
-            segmentation: segmentation.into(),
-            decay: DecayProfiles {
-                episode: config.decay.profile(CoreKind::Episode).into(),
-                entity: config.decay.profile(CoreKind::Entity).into(),
-                fact: config.decay.profile(CoreKind::Fact).into(),
-            },
-        }
-    }
-}
-
-/// A property of an entity.
-#[derive(SimpleObject)]
-pub struct Property {
-    /// Its key.
-    pub key: String,
-    /// Its value.
-    pub value: ValueObject,
-}
 
 /// Something talked about, as known at the read's knownAt.
 pub struct EntityObject {
@@ -863,29 +707,6 @@ pub struct Neighborhood {
     pub edges: Vec<FactObject>,
 }
 
-/// One committed change, as the `events` subscription delivers it.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct EventNotice {
-    /// Its namespace.
-    pub namespace: String,
-    /// Its batch.
-    pub seq: u64,
-    /// The batch's system time.
-    pub system_time: DateTime,
-    /// The kind of event (`EpisodeRecorded`, `FactAsserted`, …).
-    pub kind: String,
-    /// The entity it declares, if any.
-    pub entity: Option<ID>,
-    /// The fact it asserts, ends or retracts, if any.
-    pub fact: Option<ID>,
-    /// The episode it records, mentions from, or fired at, if any.
-    pub episode: Option<ID>,
-    /// The intention it adds, cancels or fires, if any.
-    pub intention: Option<ID>,
-    /// The event itself.
-    pub data: Json<serde_json::Value>,
-}
-
 /// Pages a fully ordered list of facts by fact id cursors.
 pub(crate) fn fact_page(
     pin: &Arc<Pin>,
@@ -915,4 +736,13 @@ pub(crate) fn fact_page(
             .map(|view| Edge::new(view.fact.id.0.to_string(), FactObject { pin: Arc::clone(pin), view })),
     );
     Ok(page)
+}
+
+/// A property of an entity.
+#[derive(SimpleObject)]
+pub struct Property {
+    /// Its key.
+    pub key: String,
+    /// Its value.
+    pub value: ValueObject,
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_graphql::{ID, InputObject, Object, SimpleObject};
-use mnemo_core::{EntityId, SegmentConfig, SegmentEnd};
+use mnemo_core::{EntityId, SegmentEnd};
 use mnemo_engine::{Association, Store, Topic, TopicNetwork};
 
 use crate::context::Pin;
@@ -156,35 +156,6 @@ impl SegmentationInput {
             min_len: self.min_length,
         }
     }
-}
-
-/// A namespace's segmentation settings.
-#[derive(SimpleObject, Clone, Debug)]
-pub struct Segmentation {
-    /// Distance threshold.
-    pub threshold: f64,
-    /// Hysteresis.
-    pub hysteresis: f64,
-    /// Longest pause within a segment, in seconds.
-    pub max_gap_seconds: i64,
-    /// Shortest segment a shift may close.
-    pub min_length: u32,
-}
-
-impl From<SegmentConfig> for Segmentation {
-    fn from(c: SegmentConfig) -> Self {
-        Segmentation {
-            threshold: round6(c.threshold),
-            hysteresis: round6(c.hysteresis),
-            max_gap_seconds: c.max_gap_micros / 1_000_000,
-            min_length: c.min_len,
-        }
-    }
-}
-
-/// An `f32` setting as written (0.6, not 0.6000000238418579).
-fn round6(x: f32) -> f64 {
-    (f64::from(x) * 1e6).round() / 1e6
 }
 
 /// A segment that closed.

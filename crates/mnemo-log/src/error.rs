@@ -69,4 +69,13 @@ pub enum LogError {
     /// reached `i64::MAX`).
     #[error("sequence number or system time would overflow")]
     Overflow,
+    /// Another writer appended to the log first: the batch was to follow `expected`, and
+    /// the log's last batch is `found`. Nothing was written; catch up and prepare again.
+    #[error("another writer appended first: expected the log to end at batch {expected}, it ends at {found}")]
+    Conflict {
+        /// The last batch the writer had seen.
+        expected: u64,
+        /// The log's last batch.
+        found: u64,
+    },
 }

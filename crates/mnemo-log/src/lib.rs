@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod atomic;
 mod error;
 mod file;
 mod format;
@@ -33,12 +34,17 @@ mod log;
 mod mem;
 mod record;
 mod recovery;
+mod seam;
+mod shared;
 mod storage;
 
+pub use atomic::replace_file;
 pub use error::LogError;
 pub use file::FileStorage;
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
 pub use log::{Clock, Log, Ticket, system_clock};
 pub use mem::MemStorage;
 pub use record::{Committed, Record, Recovery, Truncation};
+pub use seam::{LogBackend, RecordLog, StorageBackend};
+pub use shared::SharedBackend;
 pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

@@ -36,6 +36,12 @@ pub fn system_clock() -> Clock {
 pub struct Ticket(Committed);
 
 impl Ticket {
+    /// The ticket of a batch queued with this seq and system time: for backends of
+    /// [`RecordLog`](crate::RecordLog) to hand out.
+    pub fn new(committed: Committed) -> Self {
+        Ticket(committed)
+    }
+
     /// The seq and system time the batch will have once durable.
     pub fn committed(&self) -> Committed {
         self.0
@@ -148,6 +154,17 @@ impl Log {
     /// [`Log::wait`], so that group commit still shares one fsync among concurrent writers.
     /// Every ticket must be waited for: a batch is acknowledged only by `wait`.
     pub fn submit(&self, payload: &[u8]) -> Result<Ticket, LogError> {
+        self.submit_expecting(payload, None)
+    }
+
+    /// [`Log::submit`], refused with [`LogError::Conflict`] unless the last batch queued
+    /// is `expected` (0: none), so that a writer that has not seen the log's end cannot
+    /// append after it.
+    pub fn submit_after(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError> {
+        self.submit_expecting(payload, Some(expected))
+    }
+
+    fn submit_expecting(&self, payload: &[u8], expected: Option<u64>) -> Result<Ticket, LogError> {
         if payload.len() > MAX_PAYLOAD_LEN {
             return Err(LogError::TooLarge { len: payload.len(), max: MAX_PAYLOAD_LEN });
         }
@@ -157,6 +174,12 @@ impl Log {
         let mut st = self.lock();
         if st.failure.is_some() {
             return Err(LogError::Poisoned);
+        }
+        let found = st.next_seq - 1;
+        if let Some(expected) = expected
+            && expected != found
+        {
+            return Err(LogError::Conflict { expected, found });
         }
         // Seq and time are assigned under the lock, so both follow queue order, which is file
         // order.

@@ -60,7 +60,7 @@ impl std::io::Write for ByteCount {
 
 impl AppState {
     /// The MCP tools' [`Runner`] over this state: each call runs through
-    /// [`AppState::execute`] and the response limit, as on `/mcp` (`mnemo mcp` serves it
+    /// `AppState::execute` and the response limit, as on `/mcp` (`mnemo mcp` serves it
     /// over stdio).
     pub fn mcp_runner(&self) -> Arc<dyn Runner> {
         Arc::new(ServerRunner(self.clone()))

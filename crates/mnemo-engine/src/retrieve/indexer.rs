@@ -272,7 +272,7 @@ impl Indexer {
         // The log is read again only for batches the index lacks (none after a clean stop).
         let mut tail = Vec::new();
         if stamp.seq < upto.0 {
-            let Ok(records) = shard.log.records() else { return false };
+            let Ok(records) = shard.log.read_after(0) else { return false };
             for r in records.into_iter().filter(|r| r.seq > stamp.seq && r.seq <= upto.0) {
                 match crate::codec::decode(&shard.name, r.seq, &r.payload) {
                     Ok(events) => tail.push(events),

@@ -25,14 +25,7 @@ pub const DEFAULT_SPEAKER_BOOST: f64 = 0.1;
 /// LoCoMo (temporal recall@5 +0.038, MRR +0.051; 0.1: +0.013, +0.032) and no change on
 /// MemoryBank.
 pub const DEFAULT_TIME_BOOST: f64 = 0.2;
-/// Most hits a search returns.
-pub const MAX_SEARCH_LIMIT: usize = 200;
 
-/// Most entities a search text names that a search follows (and lists as matched): the
-/// first ones found.
-pub const MAX_QUERY_ENTITIES: usize = 64;
-/// Most topics a topic-first search may narrow to.
-pub const MAX_TOPICS: usize = 100;
 /// How long dropping a store waits for the indexer to stop.
 pub(crate) const INDEXER_STOP_WAIT: Duration = Duration::from_secs(5);
 /// Whose thread neighbours make the `Neighbour` list: the best this many episodes of the

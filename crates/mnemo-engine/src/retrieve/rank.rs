@@ -11,6 +11,9 @@ use mnemo_search::Embedder;
 use mnemo_search::{RRF_K, cue_strength, mmr, retention_weight, rrf};
 
 use crate::error::EngineError;
+use crate::limits::MAX_QUERY_ENTITIES;
+use crate::limits::MAX_SEARCH_LIMIT;
+use crate::limits::MAX_TOPICS;
 use crate::read_point::{Answer, Basis, ReadAt};
 use crate::retrieve::docs::name_words;
 use crate::retrieve::docs::record_text;
@@ -25,11 +28,8 @@ use crate::retrieve::keys::record;
 use crate::retrieve::query::Component;
 use crate::retrieve::query::ComponentRank;
 use crate::retrieve::query::Explanation;
-use crate::retrieve::query::MAX_QUERY_ENTITIES;
 use crate::retrieve::query::MAX_QUERY_TAGS;
-use crate::retrieve::query::MAX_SEARCH_LIMIT;
 use crate::retrieve::query::MAX_TAGGED;
-use crate::retrieve::query::MAX_TOPICS;
 use crate::retrieve::query::NEIGHBOUR_SEEDS;
 use crate::retrieve::query::SearchHit;
 use crate::retrieve::query::SearchQuery;
@@ -267,7 +267,9 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
     crate::read_point::check_window("occurredFrom..occurredTo", q.occurred_from, q.occurred_to)
 }
 
-/// The search proper, under the namespace's read lock.
+/// The search proper, under the namespace's read lock: the entities the query names, the
+/// topics in scope, the ranked lists of candidates, their fused and weighted scores, and
+/// a diverse pick of the best.
 fn run_search(
     index: &NamespaceIndex,
     basis: &Basis,
@@ -282,7 +284,39 @@ fn run_search(
         warnings.push(format!("indexes hold batches up to {indexed} of {}", basis.known_at));
     }
     let pool = (query.limit * 5).max(50);
-    let (mut facts_allowed, mut episodes_allowed) = allowed(index, view, query);
+    let (facts_allowed, episodes_allowed) = allowed(index, view, query);
+    let matched = matched_entities(index, view, query);
+    let (topics, scope) =
+        topics_in_scope(index, basis, query, query_vector, &matched, (facts_allowed, episodes_allowed))?;
+    if !query.records {
+        return Ok(SearchResult {
+            hits: Vec::new(),
+            matched_entities: matched,
+            indexed_seq: indexed,
+            warnings,
+            topics,
+        });
+    }
+    let (facts_allowed, episodes_allowed, entities_allowed) = scope;
+    let admit = Admit {
+        index,
+        view,
+        query,
+        kinds: query.kinds.iter().map(|k| kind_code(*k)).collect(),
+        facts_allowed,
+        episodes_allowed,
+        entities_allowed,
+        cache: Mutex::new(HashMap::new()),
+    };
+    let lists = candidate_lists(basis, search, &admit, query_vector, &matched, pool, &mut warnings);
+    let scored = score(basis, &admit, &lists, pool);
+    let hits = diversify(index, search, query, scored);
+    Ok(SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics })
+}
+
+/// The entities the query's text names, as they read at the view (at most
+/// `MAX_QUERY_ENTITIES`).
+fn matched_entities(index: &NamespaceIndex, view: View, query: &SearchQuery) -> Vec<EntityId> {
     let mut matched: Vec<EntityId> = Vec::new();
     if let Some(text) = query.text.as_deref() {
         for (k, _) in index.names_in(text) {
@@ -295,10 +329,27 @@ fn run_search(
             }
         }
     }
+    matched
+}
+
+/// Which records a search may return: the facts and episodes its filters allow, narrowed
+/// to its best topics when it asks for them (with those topics' entities); and the topics
+/// ranked against it.
+type Allowed = (Option<HashSet<FactId>>, Option<HashSet<EpisodeId>>, Option<HashSet<EntityId>>);
+
+fn topics_in_scope(
+    index: &NamespaceIndex,
+    basis: &Basis,
+    query: &SearchQuery,
+    query_vector: Option<&[f32]>,
+    matched: &[EntityId],
+    (mut facts_allowed, mut episodes_allowed): (Option<HashSet<FactId>>, Option<HashSet<EpisodeId>>),
+) -> Result<(Vec<TopicScore>, Allowed), EngineError> {
+    let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
     let mut topics = Vec::new();
     let mut entities_allowed = None;
     if query.topics > 0 || query.rank_topics {
-        topics = rank_topics(index, basis, &matched, query_vector)?;
+        topics = rank_topics(index, basis, matched, query_vector)?;
         if query.topics > 0 {
             topics.truncate(query.topics);
             let (f, e, n) = topic_scope(index, view, &topics, query.include_not_in_force);
@@ -313,25 +364,22 @@ fn run_search(
             entities_allowed = Some(n);
         }
     }
-    if !query.records {
-        return Ok(SearchResult {
-            hits: Vec::new(),
-            matched_entities: matched,
-            indexed_seq: indexed,
-            warnings,
-            topics,
-        });
-    }
-    let admit = Admit {
-        index,
-        view,
-        query,
-        kinds: query.kinds.iter().map(|k| kind_code(*k)).collect(),
-        facts_allowed,
-        episodes_allowed,
-        entities_allowed,
-        cache: Mutex::new(HashMap::new()),
-    };
+    Ok((topics, (facts_allowed, episodes_allowed, entities_allowed)))
+}
+
+/// The ranked lists a search fuses, one per component: full text (alone and in
+/// context), vectors (alone and in context), the days the query names, the graph around
+/// the entities it names, and the turns around the best hits so far.
+fn candidate_lists(
+    basis: &Basis,
+    search: &SearchIndex,
+    admit: &Admit<'_>,
+    query_vector: Option<&[f32]>,
+    matched: &[EntityId],
+    pool: usize,
+    warnings: &mut Vec<String>,
+) -> Vec<(Component, Vec<(u64, f32)>)> {
+    let (index, view, query) = (admit.index, admit.view, admit.query);
     let keep = |k: u64| admit.check(k).is_some();
     let mut lists: Vec<(Component, Vec<(u64, f32)>)> = Vec::new();
     let push = |lists: &mut Vec<(Component, Vec<(u64, f32)>)>,
@@ -349,18 +397,18 @@ fn run_search(
     if let Some(text) = query.text.as_deref() {
         // Full text over-fetches: visibility and filters are applied after.
         let kinds: Vec<u64> = admit.kinds.clone();
-        push(&mut lists, Component::Text, search.text.search(text, &kinds, pool * 4), &mut warnings);
+        push(&mut lists, Component::Text, search.text.search(text, &kinds, pool * 4), warnings);
         if admit.kind_ok(KIND_EPISODE) {
             push(
                 &mut lists,
                 Component::TextInContext,
                 as_episodes(search.context_text.search(text, &[], pool * 4)),
-                &mut warnings,
+                warnings,
             );
         }
     }
     if let (Some(v), Some(vectors)) = (query_vector, search.vectors()) {
-        push(&mut lists, Component::Vector, vectors.alone.search(v, pool, &keep), &mut warnings);
+        push(&mut lists, Component::Vector, vectors.alone.search(v, pool, &keep), warnings);
         if admit.kind_ok(KIND_EPISODE) && !vectors.context.is_empty() {
             // Two documents an episode: twice the hits, to keep `pool` episodes.
             let keep_episode = |k: u64| keep(episode_key(k));
@@ -368,7 +416,7 @@ fn run_search(
                 &mut lists,
                 Component::VectorInContext,
                 as_episodes(vectors.context.search(v, pool * 2, &keep_episode)),
-                &mut warnings,
+                warnings,
             );
         }
     }
@@ -386,7 +434,7 @@ fn run_search(
         days.truncate(MAX_QUERY_TAGS);
         if !days.is_empty() {
             let time = search.text.search_tagged(text, &[KIND_EPISODE], &days, pool * 4);
-            push(&mut lists, Component::Time, time, &mut warnings);
+            push(&mut lists, Component::Time, time, warnings);
             if let (Some(v), Some(vectors)) = (query_vector, search.vectors())
                 && !query.without.contains(&Component::VectorInTime)
             {
@@ -394,14 +442,14 @@ fn run_search(
                     Ok(within) => {
                         let among = |k: u64| within.contains(&k) && keep(k);
                         let hits = vectors.alone.search(v, pool, &among);
-                        push(&mut lists, Component::VectorInTime, hits, &mut warnings);
+                        push(&mut lists, Component::VectorInTime, hits, warnings);
                     }
                     Err(e) => warnings.push(format!("VectorInTime search failed: {e}")),
                 }
             }
         }
     }
-    let mut seeds = matched.clone();
+    let mut seeds = matched.to_vec();
     if let Some(e) = query.entity {
         let e = index.canonical_entity(e, view.known_at);
         if !seeds.contains(&e) {
@@ -410,7 +458,7 @@ fn run_search(
     }
     if !seeds.is_empty() {
         let graph = graph_list(index, view, &seeds, query.include_not_in_force);
-        push(&mut lists, Component::Graph, Ok(graph), &mut warnings);
+        push(&mut lists, Component::Graph, Ok(graph), warnings);
     }
 
     // Evidence in a conversation spans turns: the turns before and after the best
@@ -426,8 +474,20 @@ fn run_search(
                 }
             }
         }
-        push(&mut lists, Component::Neighbour, Ok(near), &mut warnings);
+        push(&mut lists, Component::Neighbour, Ok(near), warnings);
     }
+    lists
+}
+
+/// The fused candidates, each weighted by retention (or its cue), speaker and whether it
+/// states a time for a question that asks when; best first, with their explanations.
+fn score(
+    basis: &Basis,
+    admit: &Admit<'_>,
+    lists: &[(Component, Vec<(u64, f32)>)],
+    pool: usize,
+) -> Vec<(u64, f64, Explanation)> {
+    let (index, view, query) = (admit.index, admit.view, admit.query);
     let ranked: Vec<Vec<(u64, f32)>> = lists.iter().map(|(_, l)| l.clone()).collect();
     let fused = rrf(&ranked, RRF_K);
     // The words of the query, against which each episode's speaker is read.
@@ -465,7 +525,7 @@ fn run_search(
             let components = f
                 .ranks
                 .iter()
-                .zip(&lists)
+                .zip(lists)
                 .filter_map(|(r, (c, _))| r.map(|(rank, score)| ComponentRank { component: *c, rank, score }))
                 .collect();
             let speaker = if spoken_by_named(r) { 1.0 + query.speaker_boost } else { 1.0 };
@@ -493,7 +553,17 @@ fn run_search(
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     scored.truncate((query.limit * 3).max(30));
 
-    // Diversify: cosine between vectors where there are some, else overlap of terms.
+    scored
+}
+
+/// A diverse pick of the best scored candidates (MMR): cosine between vectors where
+/// there are some, else overlap of terms.
+fn diversify(
+    index: &NamespaceIndex,
+    search: &SearchIndex,
+    query: &SearchQuery,
+    scored: Vec<(u64, f64, Explanation)>,
+) -> Vec<SearchHit> {
     let vectors = search.vectors();
     let embedded: Vec<Option<Vec<f32>>> =
         scored.iter().map(|(k, _, _)| vectors.as_ref().and_then(|v| v.alone.get(*k))).collect();
@@ -515,15 +585,14 @@ fn run_search(
     };
     let relevance: Vec<f64> = scored.iter().map(|s| s.1).collect();
     let picked = mmr(&relevance, query.limit, query.diversity_lambda, sim);
-    let hits = picked
+    picked
         .into_iter()
         .map(|(i, value)| {
             let (k, score, mut explanation) = scored[i].clone();
             explanation.mmr = value;
             SearchHit { record: record(k), score, explanation }
         })
-        .collect();
-    Ok(SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics })
+        .collect()
 }
 
 /// The topics of the network at the read, scored against the query: centroid similarity

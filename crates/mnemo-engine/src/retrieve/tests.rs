@@ -76,7 +76,7 @@ fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
     let shard = store.shard(&ns).unwrap().unwrap();
     let mut batches: Vec<Job> = shard
         .log
-        .records()
+        .read_after(0)
         .unwrap()
         .into_iter()
         .map(|r| {

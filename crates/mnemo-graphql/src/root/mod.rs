@@ -13,7 +13,7 @@ use crate::Events;
 use crate::access::Mode;
 use crate::context::namespace;
 use crate::error::{code, coded};
-use crate::objects::EventNotice;
+use crate::info::EventNotice;
 
 mod admin;
 mod analytics_ops;

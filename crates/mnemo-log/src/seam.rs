@@ -1,0 +1,159 @@
+//! The record-level seam: what a store needs of durable storage, one level above bytes.
+//!
+//! A store keeps each namespace's batches in a log of records and its derived state in
+//! checkpoint blobs. [`LogBackend`] is where those live; [`RecordLog`] is one
+//! namespace's log. The file log ([`StorageBackend`] over a [`Storage`], with
+//! [`Log`] inside) is one implementation; a replicated stream is another. What every
+//! implementation promises:
+//!
+//! - An append names the last batch its writer has seen (`expected`). When the log has
+//!   moved past it — another writer got there first — the append is refused with
+//!   [`LogError::Conflict`] and nothing is written: a stale writer is refused, never
+//!   silently ordered after a batch it did not validate against.
+//! - Records come back exactly as appended, numbered 1, 2, … with strictly increasing
+//!   system times; a submitted batch is acknowledged only once `wait` returns `Ok`.
+//! - Checkpoints are derived: a backend may lose one (loading returns `None`), never hand
+//!   back another log's or a torn one as valid bytes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::LogError;
+use crate::atomic::replace_file;
+use crate::log::{Clock, Log, Ticket};
+use crate::record::{Committed, Record, Recovery, Truncation};
+use crate::storage::{Storage, validate_name};
+
+/// Where a store's namespaces keep their logs and checkpoints.
+pub trait LogBackend: Send + Sync {
+    /// The names of the logs that exist, sorted.
+    fn list(&self) -> Result<Vec<String>, LogError>;
+    /// What opening `name` would cut off its end (a torn tail), found without opening it
+    /// for writing; `Ok(None)` when it is whole. A backend that cannot tell without
+    /// opening answers an I/O error of kind `Unsupported`.
+    fn check(&self, name: &str) -> Result<Option<Truncation>, LogError>;
+    /// Opens the log `name` (creating it when absent): the records it holds, and a handle
+    /// that appends after them. System times come from `clock`, never below the last one.
+    fn open(&self, name: &str, clock: Clock) -> Result<(Box<dyn RecordLog>, Recovery), LogError>;
+    /// The newest checkpoint blob saved for `name`, if any.
+    fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError>;
+    /// Saves `blob` as the newest checkpoint of `name`, whole or not at all. A backend
+    /// without a place for checkpoints answers `Ok(false)`.
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<bool, LogError>;
+}
+
+/// One namespace's log of records.
+pub trait RecordLog: Send + Sync {
+    /// Queues `payload` as the batch after `expected` (the last batch this writer has
+    /// seen; 0: none), giving it its seq and system time; [`LogError::Conflict`] when the
+    /// log's last batch is another. Acknowledged only by [`RecordLog::wait`].
+    fn submit(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError>;
+    /// Returns once the submitted batch is durable.
+    fn wait(&self, ticket: Ticket) -> Result<Committed, LogError>;
+    /// Every durable record after batch `after`, in order.
+    fn read_after(&self, after: u64) -> Result<Vec<Record>, LogError>;
+    /// The records after `after`, waiting up to `timeout` for one when there is none yet
+    /// (empty when none came): how a reader follows what other writers append.
+    fn follow(&self, after: u64, timeout: Duration) -> Result<Vec<Record>, LogError>;
+    /// The last batch queued on this log (0: none).
+    fn last_seq(&self) -> u64;
+    /// The log's durable size in bytes, as its backend counts it.
+    fn size_bytes(&self) -> u64;
+    /// Whether this handle is the log's only writer (the file log, locked by its process),
+    /// so that a writer that saw every batch of its own can never be refused as stale.
+    fn exclusive(&self) -> bool {
+        false
+    }
+}
+
+impl RecordLog for Log {
+    fn submit(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError> {
+        self.submit_after(payload, expected)
+    }
+
+    fn wait(&self, ticket: Ticket) -> Result<Committed, LogError> {
+        Log::wait(self, ticket)
+    }
+
+    fn read_after(&self, after: u64) -> Result<Vec<Record>, LogError> {
+        let mut records = self.records()?;
+        records.retain(|r| r.seq > after);
+        Ok(records)
+    }
+
+    fn follow(&self, after: u64, _timeout: Duration) -> Result<Vec<Record>, LogError> {
+        // The file is locked by this process: every record after `after` was appended
+        // through this handle, so there is nothing to wait for.
+        if self.last().is_some_and(|c| c.seq > after) { self.read_after(after) } else { Ok(Vec::new()) }
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.next_seq() - 1
+    }
+
+    fn size_bytes(&self) -> u64 {
+        Log::size_bytes(self)
+    }
+
+    fn exclusive(&self) -> bool {
+        true
+    }
+}
+
+/// The file log as a [`LogBackend`]: each log a [`Log`] in a file of `storage`, each
+/// checkpoint a file `<name>.ckpt` in `checkpoints`, replaced atomically (none kept
+/// without a directory).
+pub struct StorageBackend {
+    storage: Arc<dyn Storage>,
+    checkpoints: Option<PathBuf>,
+}
+
+impl StorageBackend {
+    /// Logs in `storage`, checkpoints in the directory `checkpoints` (if any).
+    pub fn new(storage: Arc<dyn Storage>, checkpoints: Option<PathBuf>) -> Self {
+        StorageBackend { storage, checkpoints }
+    }
+
+    /// The checkpoint file of `name`, if checkpoints are kept.
+    pub fn checkpoint_path(&self, name: &str) -> Option<PathBuf> {
+        self.checkpoints.as_ref().map(|dir| dir.join(format!("{name}.ckpt")))
+    }
+}
+
+impl LogBackend for StorageBackend {
+    fn list(&self) -> Result<Vec<String>, LogError> {
+        self.storage.list()
+    }
+
+    fn check(&self, name: &str) -> Result<Option<Truncation>, LogError> {
+        let file = self.storage.open_read_only(name)?;
+        Log::check(&*file, name)
+    }
+
+    fn open(&self, name: &str, clock: Clock) -> Result<(Box<dyn RecordLog>, Recovery), LogError> {
+        let file = self.storage.open(name)?;
+        let (log, recovery) = Log::open(file, name, clock)?;
+        Ok((Box::new(log), recovery))
+    }
+
+    fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        validate_name(name)?;
+        let Some(path) = self.checkpoint_path(name) else { return Ok(None) };
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(LogError::Io(e)),
+        }
+    }
+
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<bool, LogError> {
+        validate_name(name)?;
+        let (Some(dir), Some(path)) = (&self.checkpoints, self.checkpoint_path(name)) else {
+            return Ok(false);
+        };
+        std::fs::create_dir_all(dir)?;
+        replace_file(&path, |file| std::io::Write::write_all(file, blob))?;
+        Ok(true)
+    }
+}
