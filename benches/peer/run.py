@@ -98,7 +98,9 @@ class Postgres:
         shutil.chown(self.dir, "nobody") if os.geteuid() == 0 else None
         self.run(["initdb", "-D", self.dir, "-U", "postgres", "-A", "trust"], quiet=True)
         self.run(["pg_ctl", "-D", self.dir, "-l", os.path.join(self.dir, "log"), "-o",
-                  f"-c listen_addresses=127.0.0.1 -p {self.port} -c shared_buffers=1GB", "-w", "start"], quiet=True)
+                  f"-c listen_addresses=127.0.0.1 -p {self.port} -c shared_buffers=1GB"
+                  # Its socket beside its data: Debian's default directory is not nobody's.
+                  f" -c unix_socket_directories={self.dir}", "-w", "start"], quiet=True)
         version = self.psql("SHOW server_version;").strip()
         self.version = version.split()[0]
 
