@@ -31,7 +31,8 @@ use mnemo_engine::{KnownAt, ReadAt};
 use mnemo_graphql::{Access, Mode, code, rdf_code};
 use mnemo_rdf::{Format, RdfError, View};
 
-use crate::{ApiError, AppState, CancelOnDrop, Running};
+use crate::execute::{CancelOnDrop, Running};
+use crate::{ApiError, AppState};
 
 /// What a SPARQL request asks.
 #[derive(Default)]
