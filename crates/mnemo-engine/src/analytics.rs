@@ -153,6 +153,26 @@ impl Store {
     /// A count in all is read from the stretches in force at S (`Sweeps`): the first
     /// count at an S resolves every slot once, later ones at any T cost two binary
     /// searches.
+    /// ```
+    /// use mnemo_engine::core::{GroupBy, Interval, Namespace, TimeZone, Timestamp};
+    /// use mnemo_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let at = |t: &str| Timestamp::parse("validFrom", t, &TimeZone::Utc);
+    /// let lives_in = |who: &str, city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
+    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
+    ///     let valid = Interval::new("validFrom", at(from)?, None)?;
+    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name(who.into()), "livesIn", city, valid)))
+    /// };
+    /// store.append(&ns, vec![lives_in("Ada", "Lyon", "2008-01-01")?, lives_in("Bob", "Lyon", "2020-01-01")?])?;
+    /// // How many facts of `livesIn` held in 2010, and in 2021.
+    /// let in_2010 = ReadAt::valid(at("2010-06-01")?);
+    /// let in_2021 = ReadAt::valid(at("2021-06-01")?);
+    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2010)?.value[0].count, 1);
+    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2021)?.value[0].count, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn aggregate(
         &self,
         ns: &Namespace,

@@ -27,6 +27,26 @@ impl Store {
     /// error nothing of it is stored. On a log error ([`EngineError::Log`]) the outcome
     /// is unknown: the namespace refuses writes until the store is reopened, and the
     /// batch may or may not be found then (whole, if at all).
+    /// ```
+    /// use mnemo_engine::core::{EntityId, Namespace, Timestamp};
+    /// use mnemo_engine::{Change, NewEpisode, RecordId, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let said = NewEpisode {
+    ///     text: "Ada: I moved to Berlin last spring.".into(),
+    ///     occurred_at: Timestamp::from_micros(1_700_000_000_000_000),
+    ///     ..NewEpisode::default()
+    /// };
+    /// let receipt = store.append(&ns, vec![Change::RecordEpisode(said)])?;
+    /// assert_eq!(receipt.seq.0, 1);
+    /// assert!(matches!(receipt.ids[0], Some(RecordId::Episode(_))));
+    /// // A refused batch stores nothing: there are no entities 98 and 99 to merge.
+    /// let merge = Change::MergeEntities { from: EntityId(98), into: EntityId(99) };
+    /// assert!(store.append(&ns, vec![merge]).is_err());
+    /// assert_eq!(store.counts(&ns).batches, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
         self.append_checked(ns, changes, None)
     }

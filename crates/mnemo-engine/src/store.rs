@@ -61,6 +61,22 @@ pub struct Store {
 
 impl Store {
     /// Opens (or creates) a store in a directory, replaying every namespace's log.
+    /// ```
+    /// use mnemo_engine::core::Namespace;
+    /// use mnemo_engine::{Change, NewEntity, Store};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// {
+    ///     let store = Store::open(dir.path())?;
+    ///     let ada = NewEntity { name: "Ada".into(), ..NewEntity::default() };
+    ///     store.append(&ns, vec![Change::DeclareEntity(ada)])?;
+    /// }
+    /// // Opened again, the store holds every acknowledged batch.
+    /// let store = Store::open(dir.path())?;
+    /// assert_eq!(store.counts(&ns).entities, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {
         Self::open_with(dir, StoreOptions::default())
     }
