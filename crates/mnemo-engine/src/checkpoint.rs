@@ -46,16 +46,16 @@ pub(crate) fn load(backend: &dyn LogBackend, ns: &Namespace, records: &[Record])
     }
 }
 
-/// Saves the checkpoint of `index`, replacing the previous one; `None` when the backend
-/// keeps no checkpoints.
+/// Saves the checkpoint of `index`, replacing the previous one (only called for a
+/// backend that keeps checkpoints).
 pub(crate) fn write(
     backend: &dyn LogBackend,
     ns: &Namespace,
     index: &NamespaceIndex,
-) -> Result<Option<Checkpointed>, LogError> {
+) -> Result<Checkpointed, LogError> {
     let bytes = checkpoint::encode(index);
-    let saved = backend.save_checkpoint(ns.as_str(), &bytes)?;
-    Ok(saved.then(|| Checkpointed { seq: index.last_seq(), bytes: bytes.len() as u64 }))
+    backend.save_checkpoint(ns.as_str(), &bytes)?;
+    Ok(Checkpointed { seq: index.last_seq(), bytes: bytes.len() as u64 })
 }
 
 /// The header of the checkpoint file at `path`, and its length, if it has a readable one

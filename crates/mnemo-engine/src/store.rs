@@ -412,17 +412,17 @@ impl Store {
     }
 
     fn write_checkpoint(&self, shard: &Shard) -> Result<Option<Checkpointed>, EngineError> {
+        if !self.backend.keeps_checkpoints() {
+            return Ok(None);
+        }
         let mut done = lock(&shard.checkpointed);
         let index = read(&shard.index);
         shard.search.save_vectors(&shard.name, &index);
         if index.last_seq() <= done.0 {
             return Ok(None);
         }
-        let Some(written) = crate::checkpoint::write(&*self.backend, &shard.name, &index)
-            .map_err(|source| EngineError::Log { namespace: shard.name.to_string(), source })?
-        else {
-            return Ok(None);
-        };
+        let written = crate::checkpoint::write(&*self.backend, &shard.name, &index)
+            .map_err(|source| EngineError::Log { namespace: shard.name.to_string(), source })?;
         *done = (written.seq, shard.log.size_bytes());
         Ok(Some(written))
     }

@@ -10,7 +10,6 @@ use crate::access::Access;
 use crate::access::Mode;
 use crate::error::code;
 use crate::error::coded;
-use crate::error::engine_error;
 use crate::input::invalid;
 use crate::input::time;
 use crate::scalars::DateTime;
@@ -56,9 +55,8 @@ pub(crate) fn store<'a>(ctx: &Context<'a>) -> Result<&'a Arc<Store>> {
     ctx.data::<Arc<Store>>().map_err(|_| coded(code::INTERNAL, "no store in the schema"))
 }
 
-pub(crate) fn engine(e: mnemo_engine::EngineError) -> async_graphql::Error {
-    engine_error(e)
-}
+/// An engine error as the request's (its code from its kind).
+pub(crate) use crate::error::engine_error as engine;
 pub(crate) fn limits<'a>(ctx: &Context<'a>) -> Result<&'a Limits> {
     ctx.data::<Limits>().map_err(|_| coded(code::INTERNAL, "no limits in the schema"))
 }
@@ -136,8 +134,8 @@ pub(crate) fn named_error(
     path: impl Fn(usize) -> String,
 ) -> async_graphql::Error {
     match e {
-        mnemo_engine::EngineError::InChange { change, error } => engine_error(error.within(&path(change))),
-        other => engine_error(other),
+        mnemo_engine::EngineError::InChange { change, error } => engine(error.within(&path(change))),
+        other => engine(other),
     }
 }
 

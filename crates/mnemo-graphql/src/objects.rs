@@ -320,15 +320,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<EpisodeObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
-        let store = store(ctx)?;
-        Ok(self
-            .view
-            .provenance
-            .iter()
-            .filter_map(|id| EpisodeObject::load(store, &self.pin, *id))
-            .take(first)
-            .collect())
+        episodes(ctx, &self.pin, &self.view.provenance, first)
     }
 
     /// The batch that asserted it.
@@ -443,15 +435,7 @@ impl StatementObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<EpisodeObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
-        let store = store(ctx)?;
-        Ok(self
-            .view
-            .provenance
-            .iter()
-            .filter_map(|id| EpisodeObject::load(store, &self.pin, *id))
-            .take(first)
-            .collect())
+        episodes(ctx, &self.pin, &self.view.provenance, first)
     }
 
     /// Whether it still supports its fact at knownAt.
@@ -480,6 +464,14 @@ impl StatementObject {
             mnemo_core::Retraction::Ended(to) => format!("ended at {to}"),
         })
     }
+}
+
+/// The first `first` of the episodes `ids` that exist at `pin` (a fact's or a
+/// statement's provenance).
+fn episodes(ctx: &Context<'_>, pin: &Arc<Pin>, ids: &[EpisodeId], first: i32) -> Result<Vec<EpisodeObject>> {
+    let first = crate::paging::page_size(ctx, Some(first))?;
+    let store = store(ctx)?;
+    Ok(ids.iter().filter_map(|id| EpisodeObject::load(store, pin, *id)).take(first).collect())
 }
 
 pub struct EpisodeObject {

@@ -36,11 +36,13 @@ pub trait LogBackend: Send + Sync {
     /// Opens the log `name` (creating it when absent): the records it holds, and a handle
     /// that appends after them. System times come from `clock`, never below the last one.
     fn open(&self, name: &str, clock: Clock) -> Result<(Box<dyn RecordLog>, Recovery), LogError>;
+    /// Whether it keeps checkpoints at all (a store skips making them when not).
+    fn keeps_checkpoints(&self) -> bool;
     /// The newest checkpoint blob saved for `name`, if any.
     fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError>;
-    /// Saves `blob` as the newest checkpoint of `name`, whole or not at all. A backend
-    /// without a place for checkpoints answers `Ok(false)`.
-    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<bool, LogError>;
+    /// Saves `blob` as the newest checkpoint of `name`, whole or not at all; an error
+    /// of kind `Unsupported` from a backend that keeps none.
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError>;
 }
 
 /// One namespace's log of records.
@@ -77,6 +79,9 @@ impl RecordLog for Log {
     }
 
     fn read_after(&self, after: u64) -> Result<Vec<Record>, LogError> {
+        if self.last().is_none_or(|c| c.seq <= after) {
+            return Ok(Vec::new());
+        }
         let mut records = self.records()?;
         records.retain(|r| r.seq > after);
         Ok(records)
@@ -85,7 +90,7 @@ impl RecordLog for Log {
     fn follow(&self, after: u64, _timeout: Duration) -> Result<Vec<Record>, LogError> {
         // The file is locked by this process: every record after `after` was appended
         // through this handle, so there is nothing to wait for.
-        if self.last().is_some_and(|c| c.seq > after) { self.read_after(after) } else { Ok(Vec::new()) }
+        self.read_after(after)
     }
 
     fn last_seq(&self) -> u64 {
@@ -137,6 +142,10 @@ impl LogBackend for StorageBackend {
         Ok((Box::new(log), recovery))
     }
 
+    fn keeps_checkpoints(&self) -> bool {
+        self.checkpoints.is_some()
+    }
+
     fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         validate_name(name)?;
         let Some(path) = self.checkpoint_path(name) else { return Ok(None) };
@@ -147,13 +156,16 @@ impl LogBackend for StorageBackend {
         }
     }
 
-    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<bool, LogError> {
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         validate_name(name)?;
         let (Some(dir), Some(path)) = (&self.checkpoints, self.checkpoint_path(name)) else {
-            return Ok(false);
+            return Err(LogError::Io(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store keeps no checkpoints",
+            )));
         };
         std::fs::create_dir_all(dir)?;
         replace_file(&path, |file| std::io::Write::write_all(file, blob))?;
-        Ok(true)
+        Ok(())
     }
 }

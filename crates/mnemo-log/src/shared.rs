@@ -108,13 +108,17 @@ impl LogBackend for SharedBackend {
         Ok((Box::new(Handle { log, clock }), recovery))
     }
 
+    fn keeps_checkpoints(&self) -> bool {
+        true
+    }
+
     fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         Ok(lock(&self.inner.checkpoints).get(name).cloned())
     }
 
-    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<bool, LogError> {
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         lock(&self.inner.checkpoints).insert(name.to_owned(), blob.to_vec());
-        Ok(true)
+        Ok(())
     }
 }
 
