@@ -15,6 +15,7 @@ use mnemo_core::Namespace;
 use mnemo_embed::Embedder;
 use mnemo_engine::{EmbedderSource, Store, StoreOptions};
 
+mod cluster;
 mod eval;
 
 /// mimalloc rather than the system allocator: the index is millions of small
@@ -168,6 +169,12 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
+    /// Lay out a NATS JetStream cluster for Mnemo's logs (shard streams, checkpoint
+    /// store), or check that it is laid out; safe to run again.
+    Cluster {
+        #[command(subcommand)]
+        action: cluster::ClusterAction,
+    },
     /// Read every namespace's log and print what it holds (batches, episodes, entities,
     /// facts, log size), the torn tail recovery would cut and any damage. Changes nothing
     /// unless `--repair`. Exits 1 if a namespace is damaged.
@@ -184,9 +191,14 @@ enum Command {
 #[derive(clap::Args)]
 struct DataDir {
     /// Data directory [default: the user's data directory + /mnemo, e.g.
-    /// ~/.local/share/mnemo; ./mnemo-data where there is none].
+    /// ~/.local/share/mnemo; ./mnemo-data where there is none]. With `--cluster` it keeps
+    /// only this node's caches.
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
+    /// Keep the logs on this NATS JetStream cluster (comma-separated URLs) instead of the
+    /// data directory (see `mnemo cluster init`).
+    #[arg(long, value_name = "URLS")]
+    cluster: Option<String>,
 }
 
 impl DataDir {
@@ -201,7 +213,7 @@ impl DataDir {
     /// somewhere because of a typo.
     fn existing(&self) -> anyhow::Result<PathBuf> {
         let dir = self.path();
-        if !dir.is_dir() {
+        if !dir.is_dir() && !cluster::selected() {
             bail!("no data directory at {}", dir.display());
         }
         Ok(dir)
@@ -237,7 +249,22 @@ fn init_logs(format: LogFormat) {
 
 /// Runs a command; `Ok(false)` is a run that completed but must exit non-zero.
 fn run(command: Command) -> anyhow::Result<bool> {
+    let flag = match &command {
+        Command::Serve { data, .. }
+        | Command::Mcp { data, .. }
+        | Command::Import { data, .. }
+        | Command::Export { data, .. }
+        | Command::Query { data, .. }
+        | Command::Eval { data, .. }
+        | Command::Checkpoint { data }
+        | Command::Inspect { data, .. } => data.cluster.as_deref(),
+        Command::Cluster { .. } => None,
+    };
+    if let Some(urls) = flag {
+        cluster::select(&cluster::settings_from_flag(urls));
+    }
     match command {
+        Command::Cluster { action } => cluster::run(action).map(|()| true),
         Command::Serve { data, listen, config } => {
             serve(&data.path(), &listen, config.as_deref()).map(|()| true)
         }
@@ -297,7 +324,7 @@ fn open_store(
         });
         options.embedder = Some(source);
     }
-    Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))
+    cluster::open(data, options)
 }
 
 /// File descriptors an open namespace may hold: its log, and a file opened for a while
@@ -338,6 +365,10 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
+    // `--cluster` was chosen already; else the config's `[cluster]`, if any.
+    if let Some(settings) = &config.cluster {
+        cluster::select(settings);
+    }
     let addrs: Vec<SocketAddr> =
         listen.to_socket_addrs().with_context(|| format!("cannot resolve --listen {listen:?}"))?.collect();
     let Some(addr) = addrs.first().copied() else {
@@ -352,6 +383,8 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         );
     }
     let store = Arc::new(open_store(data, config.residency, 1)?);
+    // On a cluster: apply other nodes' writes as they come.
+    store.follow_others();
     let tokens = config.tokens.len();
     let state = AppState::new(Arc::clone(&store), config);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -360,7 +393,11 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
         // Tests and scripts read this line to find the port when listening on port 0.
-        println!("mnemo: serving http://{local}/graphql (GraphiQL in a browser), data in {}", data.display());
+        let logs = if cluster::selected() { "logs on the cluster, caches" } else { "data" };
+        println!(
+            "mnemo: serving http://{local}/graphql (GraphiQL in a browser), {logs} in {}",
+            data.display()
+        );
         std::io::stdout().flush()?;
         tracing::info!(address = %local, data = %data.display(), tokens, "serving");
         mnemo_server::serve(listener, state, shutdown_signal()).await?;
@@ -504,8 +541,7 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     // An import searches nothing: its search indexes are built when the data is next
     // opened to serve, not batch by batch while it loads.
     let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
-    let store =
-        Arc::new(Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))?);
+    let store = Arc::new(cluster::open(data, options)?);
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -583,7 +619,7 @@ fn export(
             "--history, --valid-at, --known-at and --known-at-seq are for RDF exports (--format nquads or turtle); JSONL is the whole log"
         );
     }
-    let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;
+    let store = cluster::open(data, StoreOptions::default())?;
     let namespaces = match namespace {
         Some(name) => {
             let ns = Namespace::new("--namespace", name)?;
@@ -657,7 +693,7 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
 
 fn checkpoint(data: &Path) -> anyhow::Result<()> {
     let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
-    let store = Store::open_with(data, options).with_context(|| format!("opening {}", data.display()))?;
+    let store = cluster::open(data, options)?;
     for ns in store.namespaces() {
         match store.checkpoint_after_open(&ns)? {
             Some(done) => {
@@ -670,6 +706,11 @@ fn checkpoint(data: &Path) -> anyhow::Result<()> {
 }
 
 fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
+    if cluster::selected() {
+        bail!(
+            "inspect reads a data directory's files; a cluster's logs are checked by reading them (every node verifies each record's checksum)"
+        );
+    }
     if repair {
         // Opening recovers every log: torn tails are cut (and logged), damage is refused.
         let store = Store::open(data).with_context(|| format!("opening {}", data.display()))?;

@@ -10,6 +10,7 @@ mod architecture;
 mod browser;
 mod checkpoint;
 mod cli;
+mod cluster;
 mod concurrency;
 mod durability;
 mod e2e;

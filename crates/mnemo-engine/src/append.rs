@@ -104,7 +104,7 @@ impl Store {
                 self.shard_or_create(ns)?
             }
         };
-        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        let log_err = |source| EngineError::of_log(ns, source);
         // Only a log that other writers append to can refuse a batch as stale; each retry
         // prepares the batch again, so it needs a copy of the changes.
         let mut spare = (!shard.log.exclusive()).then(|| changes.clone());
@@ -114,8 +114,9 @@ impl Store {
             let mut writer = lock(&shard.writer);
             let prepared = {
                 let index = read(&shard.index);
-                if writer.last_seen() < index.last_seq().0 {
-                    // Another writer's batches were applied since: ids follow theirs.
+                if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
+                    // Another writer's batches were applied since, or batches this writer
+                    // queued were refused: ids follow what the log holds.
                     *writer = Writer::after(&index);
                 }
                 prepare(&mut writer, &index, changes, expected.is_none())?
@@ -148,6 +149,7 @@ impl Store {
                         });
                     };
                     tracing::debug!(namespace = %ns, seen, found, "another writer appended first; catching up");
+                    backoff(conflicts);
                     spare = Some(again.clone());
                     changes = again;
                     self.catch_up_shard(&shard)?;
@@ -155,7 +157,11 @@ impl Store {
                 Err(e) => return Err(log_err(e)),
             }
         };
-        Ok(Submitted { store: self, pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids }) })
+        let retry = spare.map(|changes| Retry { changes, conflicts, replay: expected.is_some() });
+        Ok(Submitted {
+            store: self,
+            pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids, retry }),
+        })
     }
 
     /// Applies what other writers appended to a namespace's log since its index was built
@@ -171,10 +177,7 @@ impl Store {
     pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
         let ns = &shard.name;
         let after = read(&shard.index).last_seq().0;
-        let records = shard
-            .log
-            .read_after(after)
-            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+        let records = shard.log.read_after(after).map_err(|source| EngineError::of_log(ns, source))?;
         for record in records {
             let events = decode(ns, record.seq, &record.payload)?;
             let time = Timestamp::from_micros(record.system_time);
@@ -233,6 +236,17 @@ struct Pending {
     ticket: mnemo_log::Ticket,
     events: Vec<Event>,
     ids: (Vec<Option<crate::RecordId>>, Vec<EntityId>),
+    /// On a log other writers share: what to prepare again if the batch is refused.
+    retry: Option<Retry>,
+}
+
+/// A batch's changes, kept to prepare it again when a shared log refuses it.
+struct Retry {
+    changes: Vec<Change>,
+    /// Refusals so far.
+    conflicts: u32,
+    /// A replayed batch must come out as exported: it is not prepared again.
+    replay: bool,
 }
 
 impl Submitted<'_> {
@@ -258,10 +272,37 @@ impl Drop for Submitted<'_> {
 
 impl Store {
     fn finish(&self, pending: Pending) -> Result<Receipt, EngineError> {
-        let Pending { ns, shard, ticket, events, ids } = pending;
-        let log_err = |source| EngineError::Log { namespace: ns.to_string(), source };
+        let Pending { ns, shard, ticket, events, ids, retry } = pending;
         // Outside the writer lock, so that concurrent batches share one fsync.
-        let committed = shard.log.wait(ticket).map_err(log_err)?;
+        let committed = match shard.log.wait(ticket) {
+            Ok(committed) => committed,
+            // A shared log refused the group this batch went out in (another writer got
+            // there first), or could not be reached: catch up with what it holds, then
+            // prepare the batch again on top of that.
+            Err(e @ (LogError::Conflict { .. } | LogError::Unavailable { .. })) => {
+                let unreachable = matches!(e, LogError::Unavailable { .. });
+                let caught_up = self.catch_up_shard(&shard);
+                let again = retry.filter(|r| !unreachable && !r.replay && r.conflicts < MAX_CONFLICT_RETRIES);
+                return match (e, again) {
+                    (LogError::Conflict { .. }, Some(mut again)) => {
+                        caught_up?;
+                        tracing::debug!(namespace = %ns, "batch refused as stale; preparing it again");
+                        again.conflicts += 1;
+                        backoff(again.conflicts);
+                        let mut submitted = self.submit_checked(&ns, again.changes.clone(), None)?;
+                        if let Some(pending) = submitted.pending.as_mut() {
+                            pending.retry = Some(again);
+                        }
+                        submitted.finish()
+                    }
+                    (LogError::Conflict { expected, found }, _) => {
+                        Err(EngineError::Conflict { namespace: ns.to_string(), expected, found })
+                    }
+                    (e, _) => Err(EngineError::of_log(&ns, e)),
+                };
+            }
+            Err(e) => return Err(EngineError::of_log(&ns, e)),
+        };
         let system_time = Timestamp::from_micros(committed.system_time);
         shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
         let (ids, created) = ids;
@@ -324,4 +365,15 @@ impl Shard {
             pending = self.applied.wait(pending).unwrap_or_else(PoisonError::into_inner);
         }
     }
+}
+
+/// Before preparing a refused batch again: a pause that doubles with each refusal (from
+/// about 0.1 ms, jittered), so that writers on several nodes racing for one namespace
+/// spread out instead of refusing each other in lockstep.
+fn backoff(refusals: u32) {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let base = 100u64 << refusals.min(6);
+    let jitter = u64::from(nanos % 1_000) * base / 1_000;
+    std::thread::sleep(std::time::Duration::from_micros(base / 2 + jitter));
 }

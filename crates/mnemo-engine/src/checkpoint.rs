@@ -26,9 +26,9 @@ pub struct Checkpointed {
     pub bytes: u64,
 }
 
-/// The state of the newest usable checkpoint of `ns` for a log holding `records`, or
-/// `None` (and a warning saying why) when there is none to use.
-pub(crate) fn load(backend: &dyn LogBackend, ns: &Namespace, records: &[Record]) -> Option<NamespaceIndex> {
+/// The newest checkpoint blob of `ns` and the batch it holds up to, or `None` (and a
+/// warning saying why) when there is none to read.
+pub(crate) fn read_blob(backend: &dyn LogBackend, ns: &Namespace) -> Option<(Vec<u8>, u64)> {
     let bytes = match backend.load_checkpoint(ns.as_str()) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return None,
@@ -37,7 +37,20 @@ pub(crate) fn load(backend: &dyn LogBackend, ns: &Namespace, records: &[Record])
             return None;
         }
     };
-    match usable(&bytes, records) {
+    match checkpoint::header(&bytes) {
+        Ok(head) => Some((bytes, head.seq.0)),
+        Err(why) => {
+            tracing::warn!(namespace = %ns, reason = %why, "checkpoint ignored; replaying the whole log");
+            None
+        }
+    }
+}
+
+/// The state a checkpoint's `bytes` hold, if they can stand for the first batches of the
+/// log whose records (from some batch on, in order) are `records`; `None` (and a warning
+/// saying why) when not.
+pub(crate) fn load(ns: &Namespace, bytes: &[u8], records: &[Record]) -> Option<NamespaceIndex> {
+    match usable(bytes, records) {
         Ok(index) => Some(index),
         Err(why) => {
             tracing::warn!(namespace = %ns, reason = %why, "checkpoint ignored; replaying the whole log");
@@ -82,18 +95,21 @@ enum Unusable {
 
 fn usable(bytes: &[u8], records: &[Record]) -> Result<NamespaceIndex, Unusable> {
     let head = checkpoint::header(bytes)?;
-    let logged = records.len() as u64;
+    let logged = records.last().map_or(0, |r| r.seq);
+    let first = records.first().map_or(1, |r| r.seq);
     if head.seq.0 > logged {
         return Err(Unusable::Ahead { held: head.seq.0, logged });
     }
+    // Records are consecutive from `first`; batch 1 is there unless the backend read from
+    // the checkpoint's batch on (then that batch's time is the check).
     let time_of = |seq: u64| {
-        usize::try_from(seq)
-            .ok()
-            .and_then(|s| s.checked_sub(1))
+        seq.checked_sub(first)
+            .and_then(|i| usize::try_from(i).ok())
             .and_then(|i| records.get(i))
             .map_or(Timestamp::MIN, |r| Timestamp::from_micros(r.system_time))
     };
-    if head.seq.0 > 0 && (time_of(head.seq.0) != head.system_time || time_of(1) != head.first_time) {
+    let first_differs = first == 1 && time_of(1) != head.first_time;
+    if head.seq.0 > 0 && (time_of(head.seq.0) != head.system_time || first_differs) {
         return Err(Unusable::OtherLog { seq: head.seq.0 });
     }
     let (_, index) = checkpoint::decode(bytes)?;

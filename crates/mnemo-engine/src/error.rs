@@ -157,6 +157,17 @@ pub enum EngineError {
         /// The log's last batch.
         found: u64,
     },
+    /// The log's service (a cluster's JetStream) cannot be reached: the batch was not
+    /// acknowledged. Nothing of it is visible; if the service stored it before going
+    /// away it appears, whole, once the namespace catches up. Retrying is safe only for
+    /// a write that is harmless twice (one with an external id, or a read).
+    #[error("namespace {namespace:?}: the log is unavailable ({reason}); the write was not acknowledged")]
+    Unavailable {
+        /// The namespace.
+        namespace: String,
+        /// What failed.
+        reason: String,
+    },
     /// Encoding a batch failed (a bug rather than bad input).
     #[error("cannot encode a batch: {0}")]
     Encode(String),
@@ -254,5 +265,18 @@ impl EngineError {
 
     pub(crate) fn in_change(self, change: usize) -> EngineError {
         EngineError::InChange { change, error: Box::new(self) }
+    }
+}
+
+impl EngineError {
+    /// A log error of namespace `ns` as the engine reports it: an unreachable service is
+    /// [`EngineError::Unavailable`], anything else [`EngineError::Log`].
+    pub(crate) fn of_log(ns: &mnemo_core::Namespace, source: LogError) -> EngineError {
+        match source {
+            LogError::Unavailable { reason } => {
+                EngineError::Unavailable { namespace: ns.to_string(), reason }
+            }
+            source => EngineError::Log { namespace: ns.to_string(), source },
+        }
     }
 }

@@ -11,6 +11,7 @@ mod codec;
 mod consolidate;
 mod context;
 mod error;
+mod follow;
 mod inspect;
 mod intentions;
 mod interrupt;
@@ -56,9 +57,9 @@ pub use schedule::IDLE_AFTER_MICROS;
 pub use append::Submitted;
 pub use consolidate::ConsolidationReport;
 pub use limits::{
-    MAX_ALIASES, MAX_BATCH_CHANGES, MAX_CONFLICT_RETRIES, MAX_CONSOLIDATE_EVERY_SECONDS, MAX_CONTEXT_TOKENS,
-    MAX_DEPTH, MAX_DIM, MAX_MENTIONS, MAX_PAGE, MAX_PROPERTIES, MAX_QUERY_ENTITIES, MAX_REASON_BYTES,
-    MAX_SEARCH_LIMIT, MAX_TEXT_BYTES, MAX_TOP, MAX_TOPICS,
+    MAX_ALIASES, MAX_BATCH_CHANGES, MAX_CATCH_UP_WAIT, MAX_CONFLICT_RETRIES, MAX_CONSOLIDATE_EVERY_SECONDS,
+    MAX_CONTEXT_TOKENS, MAX_DEPTH, MAX_DIM, MAX_MENTIONS, MAX_PAGE, MAX_PROPERTIES, MAX_QUERY_ENTITIES,
+    MAX_REASON_BYTES, MAX_SEARCH_LIMIT, MAX_TEXT_BYTES, MAX_TOP, MAX_TOPICS,
 };
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,

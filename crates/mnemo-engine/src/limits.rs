@@ -52,3 +52,7 @@ pub const MAX_QUERY_ENTITIES: usize = 64;
 
 /// Most topics a topic-first search may narrow to.
 pub const MAX_TOPICS: usize = 100;
+
+/// How long a read that names a batch this node has not applied yet (on a log other
+/// nodes share) waits for it before answering `NotYetKnown`.
+pub const MAX_CATCH_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -57,6 +57,10 @@ impl Store {
     ) -> Result<Answer<T>, EngineError> {
         crate::interrupt::check("a read")?;
         let shard = self.shard(ns)?;
+        if let (KnownAt::Seq(seq), Some(shard)) = (at.known_at, &shard) {
+            // Written on another node: wait until it is applied here.
+            self.await_seq(shard, seq)?;
+        }
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);
         let guard = shard.as_ref().map(|s| read(&s.index));

@@ -205,11 +205,25 @@ impl Store {
     }
 
     fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
-        let log_err = |source: LogError| EngineError::Log { namespace: ns.to_string(), source };
+        let log_err = |source: LogError| EngineError::of_log(ns, source);
         let started = std::time::Instant::now();
         let clock = Arc::clone(&self.clock);
-        let (log, recovery) =
-            self.backend.open(ns.as_str(), Arc::new(move || clock().as_micros())).map_err(log_err)?;
+        let clock: mnemo_log::Clock = Arc::new(move || clock().as_micros());
+        // The checkpoint first: a backend that can seek then reads only the log after it.
+        let blob = if self.backend.keeps_checkpoints() {
+            crate::checkpoint::read_blob(&*self.backend, ns)
+        } else {
+            None
+        };
+        let from = blob.as_ref().map_or(0, |(_, seq)| *seq);
+        let (mut log, mut recovery) =
+            self.backend.open_from(ns.as_str(), Arc::clone(&clock), from).map_err(log_err)?;
+        let mut loaded = blob.and_then(|(bytes, _)| crate::checkpoint::load(ns, &bytes, &recovery.records));
+        if loaded.is_none() && recovery.records.first().is_some_and(|r| r.seq > 1) {
+            // Read from a checkpoint that turned out unusable: the whole log, then.
+            (log, recovery) = self.backend.open(ns.as_str(), clock).map_err(log_err)?;
+            loaded = None;
+        }
         if let Some(cut) = recovery.truncation {
             tracing::warn!(
                 namespace = %ns,
@@ -222,15 +236,15 @@ impl Store {
             lock(&self.truncations).insert(ns.clone(), cut);
         }
         let read_took = started.elapsed();
-        let mut index = crate::checkpoint::load(&*self.backend, ns, &recovery.records).unwrap_or_default();
-        let skip = usize::try_from(index.last_seq().0).unwrap_or(usize::MAX);
+        let mut index = loaded.unwrap_or_default();
+        let held = index.last_seq().0;
         // Log bytes up to the checkpoint's batch: what later checkpoints count growth from.
-        let tail: u64 = recovery.records.iter().skip(skip).map(Record::frame_len).sum();
+        let tail: u64 = recovery.records.iter().filter(|r| r.seq > held).map(Record::frame_len).sum();
         let from_checkpoint =
-            (index.last_seq(), if skip > 0 { log.size_bytes().saturating_sub(tail) } else { 0 });
+            (index.last_seq(), if held > 0 { log.size_bytes().saturating_sub(tail) } else { 0 });
         let loaded = started.elapsed();
-        let replayed = recovery.records.len().saturating_sub(skip);
-        for record in recovery.records.into_iter().skip(skip) {
+        let replayed = recovery.records.iter().filter(|r| r.seq > held).count();
+        for record in recovery.records.into_iter().filter(|r| r.seq > held) {
             let events = decode(ns, record.seq, &record.payload)?;
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
@@ -268,7 +282,9 @@ impl Store {
             return Ok(Some(shard));
         }
         self.check_damaged(ns)?;
-        if !read(&self.known).contains(ns) {
+        let known = read(&self.known).contains(ns);
+        // On a shared log another node may have made the namespace since: look.
+        if !known && !self.backend.shared() {
             return Ok(None);
         }
         let _opening = lock(&self.opening);
@@ -277,7 +293,13 @@ impl Store {
         }
         self.check_damaged(ns)?;
         match self.open_shard(ns) {
+            Ok(shard) if !known && shard.log.last_seq() == 0 => Ok(None),
+            // Unreachable now is not damage: the next use tries again.
+            Err(e @ EngineError::Unavailable { .. }) => Err(e),
             Ok(shard) => {
+                if !known {
+                    self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
+                }
                 let shard = Arc::new(shard);
                 self.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
                 self.shards
@@ -561,6 +583,33 @@ impl Store {
     pub fn namespaces(&self) -> Vec<Namespace> {
         let damaged = read(&self.damaged);
         read(&self.known).iter().filter(|ns| !damaged.contains_key(*ns)).cloned().collect()
+    }
+
+    /// Whether other nodes write to the same logs (a cluster): a read may then wait for
+    /// a batch they wrote, and reaches the network to catch up.
+    pub fn shares_log(&self) -> bool {
+        self.backend.shared()
+    }
+
+    /// Whether the log's storage can be reached (`Err` says why not): always, for a
+    /// data directory; for a cluster, whether the node is connected to JetStream.
+    pub fn log_health(&self) -> Result<(), String> {
+        self.backend.health()
+    }
+
+    /// Per open namespace: the last batch applied here and the last the log holds as far
+    /// as this node knows (equal on a log with one writer; behind them is lag).
+    pub fn applied(&self) -> Vec<(Namespace, Seq, Seq)> {
+        let shards: Vec<_> = read(&self.shards).iter().map(|(ns, s)| (ns.clone(), Arc::clone(s))).collect();
+        let mut out: Vec<_> = shards
+            .into_iter()
+            .map(|(ns, shard)| {
+                let applied = read(&shard.index).last_seq();
+                (ns, applied, Seq(shard.log.last_seq().max(applied.0)))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// The clock's reading now.

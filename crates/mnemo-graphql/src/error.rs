@@ -45,6 +45,9 @@ pub mod code {
     /// Other writers (other nodes of a cluster) kept appending to the namespace first:
     /// nothing was written, and the same request may be sent again.
     pub const WRITE_CONFLICT: &str = "WRITE_CONFLICT";
+    /// The log's service (a cluster's JetStream) cannot be reached: the write was not
+    /// acknowledged (it may still appear, whole, if the service stored it first).
+    pub const UNAVAILABLE: &str = "UNAVAILABLE";
     /// The search indexes did not catch up with the read in time (retry later).
     pub const INDEX_BEHIND: &str = "INDEX_BEHIND";
     /// The namespace's log is damaged: the namespace is refused until its log is restored
@@ -127,6 +130,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
         EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
         EngineError::Conflict { .. } => code::WRITE_CONFLICT,
+        EngineError::Unavailable { .. } => code::UNAVAILABLE,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
         _ => return None,

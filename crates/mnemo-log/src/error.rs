@@ -78,4 +78,21 @@ pub enum LogError {
         /// The log's last batch.
         found: u64,
     },
+    /// The service that keeps the log cannot be reached (or did not answer in time). The
+    /// batch was not acknowledged: it was not stored, or — when the service went away
+    /// after receiving it — it may be found in the log later, whole.
+    #[error("the log's service is unavailable: {reason}")]
+    Unavailable {
+        /// What failed.
+        reason: String,
+    },
+    /// A record read back from the log failed its checksum or does not follow the one
+    /// before it: the namespace's log is damaged; nothing after it is used.
+    #[error("log record damaged at batch {after}+: {reason}")]
+    Damaged {
+        /// The last whole batch before the damage.
+        after: u64,
+        /// What check failed.
+        reason: String,
+    },
 }

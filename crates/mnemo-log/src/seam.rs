@@ -36,6 +36,24 @@ pub trait LogBackend: Send + Sync {
     /// Opens the log `name` (creating it when absent): the records it holds, and a handle
     /// that appends after them. System times come from `clock`, never below the last one.
     fn open(&self, name: &str, clock: Clock) -> Result<(Box<dyn RecordLog>, Recovery), LogError>;
+    /// Opens `name` as [`LogBackend::open`] does, where the caller needs only the records
+    /// after batch `after` (it holds a checkpoint up to there): a backend that can seek
+    /// returns those, and batch `after` itself so that the checkpoint can be checked
+    /// against it; one that cannot returns every record. Records come in seq order either way.
+    fn open_from(
+        &self,
+        name: &str,
+        clock: Clock,
+        after: u64,
+    ) -> Result<(Box<dyn RecordLog>, Recovery), LogError> {
+        let _ = after;
+        self.open(name, clock)
+    }
+    /// Whether other writers (other stores, other nodes) append to its logs too, so that
+    /// a log may hold batches this store has not seen and a name it never listed.
+    fn shared(&self) -> bool {
+        false
+    }
     /// Whether it keeps checkpoints at all (a store skips making them when not).
     fn keeps_checkpoints(&self) -> bool;
     /// The newest checkpoint blob saved for `name`, if any.
@@ -43,6 +61,16 @@ pub trait LogBackend: Send + Sync {
     /// Saves `blob` as the newest checkpoint of `name`, whole or not at all; an error
     /// of kind `Unsupported` from a backend that keeps none.
     fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError>;
+    /// Calls `news` with a log's name whenever another writer may have appended to it: a
+    /// hint to read it (it may come for a batch that was refused, and a lost hint loses
+    /// nothing but freshness). A backend with one writer per log never calls it.
+    fn watch(&self, news: std::sync::Arc<dyn Fn(&str) + Send + Sync>) {
+        let _ = news;
+    }
+    /// Whether the storage can be reached now (`Err` says why not).
+    fn health(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// One namespace's log of records.

@@ -108,6 +108,10 @@ impl LogBackend for SharedBackend {
         Ok((Box::new(Handle { log, clock }), recovery))
     }
 
+    fn shared(&self) -> bool {
+        true
+    }
+
     fn keeps_checkpoints(&self) -> bool {
         true
     }

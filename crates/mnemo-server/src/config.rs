@@ -28,6 +28,11 @@
 //! max_open = 1024            # most namespaces open at once
 //! # memory_budget_bytes = 2147483648  # the open namespaces' state kept within this
 //!
+//! # Optional: keep the logs on a NATS JetStream cluster instead of the data directory
+//! # (see `ClusterSettings`).
+//! # [cluster]
+//! # nats = ["nats://127.0.0.1:4222"]
+//!
 //! # Each token: a name for logs, a secret of at least 16 characters sent as
 //! # `Authorization: Bearer <token>`, and its namespaces ("*" = all), "read" or "read-write".
 //! [[tokens]]
@@ -107,6 +112,7 @@ struct RawConfig {
     limits: RawLimits,
     #[serde(default)]
     namespaces: RawNamespaces,
+    cluster: Option<crate::cluster::RawCluster>,
 }
 
 #[derive(Deserialize, Default)]
@@ -190,6 +196,9 @@ pub struct Config {
     /// closures, solutions held to sort, deduplicate or group); past it the query is
     /// refused with `LIMIT_EXCEEDED`.
     pub sparql_max_memory_bytes: u64,
+    /// The NATS JetStream cluster that keeps the logs (`[cluster]`); `None`: a data
+    /// directory on this machine.
+    pub cluster: Option<crate::cluster::ClusterSettings>,
 }
 
 impl Default for Config {
@@ -205,6 +214,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             sparql_max_statements: mnemo_rdf::DEFAULT_MAX_STATEMENTS,
             sparql_max_memory_bytes: mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY,
+            cluster: None,
         }
     }
 }
@@ -362,7 +372,10 @@ impl Config {
             })?;
             allowed_origins.push(normal);
         }
+        let cluster =
+            raw.cluster.map(|c| c.check()).transpose().map_err(|(field, why)| invalid(field, &why))?;
         Ok(Config {
+            cluster,
             tokens,
             limits,
             max_body_bytes,

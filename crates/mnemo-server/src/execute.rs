@@ -104,6 +104,9 @@ impl AppState {
     ) -> Result<(&'static str, Result<async_graphql::Response, (&'static str, String)>), ApiError> {
         let state = self;
         let (operation, point) = operation_type(&request);
+        // On a cluster even a point read may wait (for a batch another node wrote) and
+        // reach the network: never on an async worker then.
+        let point = point && !state.inner.store.shares_log();
         let graphql = state.inner.graphql.clone();
         let runtime = tokio::runtime::Handle::current();
         let timeout = state.inner.config.request_timeout;

@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod assets;
+mod cluster;
 mod config;
 mod error;
 mod execute;
@@ -42,6 +43,7 @@ mod sparql;
 mod state;
 mod ws;
 
+pub use cluster::ClusterSettings;
 pub use config::{
     Config, ConfigError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RUNNING_REQUESTS,
     DEFAULT_REQUEST_TIMEOUT, MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
@@ -165,6 +167,11 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
 /// namespaces' search indexes are, summed over them: none is named, as `/healthz` needs
 /// no token (`/metrics` has them one by one).
 async fn healthz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
+    // A node of a cluster that cannot reach JetStream cannot write: not healthy.
+    if let Err(why) = state.inner.store.log_health() {
+        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, format!("unavailable: {why}\n"))
+            .into_response();
+    }
     if !uri.query().is_some_and(|q| q.split('&').any(|p| p == "indexing" || p.starts_with("indexing="))) {
         return "ok\n".into_response();
     }

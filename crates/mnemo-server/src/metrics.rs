@@ -211,6 +211,37 @@ impl Metrics {
             "The last batch of the checkpoint each open namespace was loaded from or wrote (0: none).",
             &|ns| store.checkpoint_seq(ns).map(|s| s.0),
         );
+        let applied = store.applied();
+        header(
+            w,
+            "mnemo_log_applied_batch",
+            "gauge",
+            "The last batch each open namespace has applied on this node.",
+        );
+        for (ns, seq, _) in &applied {
+            let _ = writeln!(w, "mnemo_log_applied_batch{{namespace=\"{}\"}} {}", escape(ns.as_str()), seq.0);
+        }
+        header(
+            w,
+            "mnemo_log_lag_batches",
+            "gauge",
+            "Batches of each open namespace's log this node knows of and has not applied yet (in a cluster: how far it is behind the stream).",
+        );
+        for (ns, seq, last) in &applied {
+            let _ = writeln!(
+                w,
+                "mnemo_log_lag_batches{{namespace=\"{}\"}} {}",
+                escape(ns.as_str()),
+                last.0 - seq.0
+            );
+        }
+        header(
+            w,
+            "mnemo_log_reachable",
+            "gauge",
+            "1 when the log's storage (a cluster's JetStream) can be reached.",
+        );
+        let _ = writeln!(w, "mnemo_log_reachable {}", u8::from(store.log_health().is_ok()));
         gauge(
             w,
             "mnemo_search_indexed_batch",

@@ -29,6 +29,7 @@ pub async fn gql_error(schema: &mnemo_graphql::MnemoSchema, query: &str) -> Stri
     response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
 }
 
+pub mod cluster;
 pub mod fuzz;
 pub mod serve;
 pub mod sparql_fuzz;

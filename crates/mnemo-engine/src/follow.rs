@@ -1,0 +1,85 @@
+//! Following what other nodes append, on a log they share: a read that names a batch
+//! this node has not applied yet waits for it (read-your-writes across nodes), and a
+//! follower thread applies other nodes' batches as they come, so that subscriptions and
+//! plain reads here see them within milliseconds.
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use mnemo_core::{Namespace, Seq};
+
+use crate::error::EngineError;
+use crate::limits::MAX_CATCH_UP_WAIT;
+use crate::shard::{Shard, as_upkeep};
+use crate::store::Store;
+use crate::sync::read;
+
+/// How often the follower catches every open namespace up even without a hint (hints
+/// are core NATS messages, which a reconnect or a slow consumer can lose).
+const SWEEP_EVERY: Duration = Duration::from_secs(2);
+
+impl Store {
+    /// Waits until `shard` has applied batch `seq`, catching up with its shared log, for
+    /// at most [`MAX_CATCH_UP_WAIT`] (less if the caller's deadline comes first). Returns
+    /// at once on a log with one writer: what it has not applied does not exist.
+    pub(crate) fn await_seq(&self, shard: &Arc<Shard>, seq: Seq) -> Result<(), EngineError> {
+        if read(&shard.index).last_seq() >= seq || shard.log.exclusive() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        loop {
+            if self.catch_up_shard(shard)? >= seq || started.elapsed() >= MAX_CATCH_UP_WAIT {
+                return Ok(());
+            }
+            crate::interrupt::check("waiting for a batch another node wrote")?;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// On a shared log, starts the thread that applies other nodes' batches to the open
+    /// namespaces as the backend hears of them (and every couple of seconds regardless).
+    /// Does nothing on a log with one writer. The thread ends with the store.
+    pub fn follow_others(self: &Arc<Self>) {
+        if !self.backend.shared() {
+            return;
+        }
+        let (tx, rx) = channel::<String>();
+        self.backend.watch(Arc::new(move |name: &str| {
+            let _ = tx.send(name.to_owned());
+        }));
+        let store = Arc::downgrade(self);
+        let spawned =
+            std::thread::Builder::new().name("mnemo-follow".into()).spawn(move || follow(&store, &rx));
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "cannot start the follower: other nodes' writes are seen on reads only");
+        }
+    }
+}
+
+fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
+    let mut swept = Instant::now();
+    loop {
+        let hint = hints.recv_timeout(SWEEP_EVERY);
+        let Some(store) = store.upgrade() else { return };
+        let mut names: Vec<String> = match hint {
+            Ok(name) => std::iter::once(name).chain(hints.try_iter()).collect(),
+            Err(RecvTimeoutError::Timeout) => Vec::new(),
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        if swept.elapsed() >= SWEEP_EVERY {
+            swept = Instant::now();
+            names.extend(store.open_namespace_names().into_iter().map(|ns| ns.as_str().to_owned()));
+        }
+        names.sort();
+        names.dedup();
+        for name in names {
+            let Ok(ns) = Namespace::new("namespace", &name) else { continue };
+            // Only namespaces open here: a closed one reads the log when it opens.
+            let Some(shard) = read(&store.shards).get(&ns).cloned() else { continue };
+            if let Err(e) = as_upkeep(|| store.catch_up_shard(&shard)) {
+                tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
+            }
+        }
+    }
+}

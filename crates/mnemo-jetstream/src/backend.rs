@@ -1,0 +1,321 @@
+//! The cluster as a [`LogBackend`]: a connection to NATS, the shard streams and the
+//! checkpoint store, and how a namespace's log is opened over them.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_nats::jetstream::{object_store, stream};
+use futures_util::{StreamExt, TryStreamExt};
+use mnemo_log::{
+    Clock, FORMAT_VERSION, LogBackend, LogError, RecordLog, Recovery, Truncation, validate_name,
+};
+use tokio::io::AsyncReadExt;
+
+use crate::config::{ClusterConfig, MAX_SHARDS};
+use crate::handle::StreamLog;
+use crate::link::{Link, connect_link};
+use crate::reading::unavailable;
+use crate::subjects::{namespace_of, shard_of, stream_name, subject_of};
+
+/// The object store bucket that keeps checkpoints.
+pub const CHECKPOINT_BUCKET: &str = "mnemo-checkpoints";
+
+/// How long `init` waits for a cluster that just started to elect its leaders.
+const INIT_PATIENCE: Duration = Duration::from_secs(30);
+
+type Watcher = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Namespaces' logs on NATS JetStream (see the crate's documentation).
+pub struct JetStreamBackend {
+    link: Arc<Link>,
+    streams: Vec<stream::Stream>,
+    checkpoints: object_store::ObjectStore,
+    watchers: Arc<Mutex<Vec<Watcher>>>,
+}
+
+fn describe(shard: u32, shards: u32) -> String {
+    format!("Mnemo log, shard {shard} of {shards}")
+}
+
+impl JetStreamBackend {
+    /// Creates the shard streams and the checkpoint store, or checks that they are there
+    /// as configured; safe to run again. Returns the connected backend.
+    pub fn init(config: &ClusterConfig) -> Result<Self, LogError> {
+        let link = connect_link(config)?;
+        let (context, shards, replicas, max) =
+            (link.context.clone(), config.shards, config.replicas, config.max_message);
+        link.bridge.run(async move {
+            if let Ok(mut first) = context.get_stream(stream_name(0)).await
+                && let Ok(info) = first.info().await
+                && info.config.description.as_deref() != Some(describe(0, shards).as_str())
+            {
+                return Err(unavailable(
+                    "cluster init",
+                    format!(
+                        "the cluster exists with another layout ({:?}); its shard count cannot change",
+                        info.config.description
+                    ),
+                ));
+            }
+            for shard in 0..shards {
+                let stream = stream::Config {
+                    name: stream_name(shard),
+                    description: Some(describe(shard, shards)),
+                    subjects: vec![format!("mnemo.log.{shard}.>")],
+                    storage: stream::StorageType::File,
+                    num_replicas: replicas,
+                    max_message_size: i32::try_from(max).unwrap_or(i32::MAX),
+                    allow_direct: true,
+                    duplicate_window: Duration::from_secs(120),
+                    ..Default::default()
+                };
+                // A cluster that just started elects its metadata leader first: retry.
+                let started = std::time::Instant::now();
+                loop {
+                    match context.create_or_update_stream(stream.clone()).await {
+                        Ok(_) => break,
+                        Err(e) if started.elapsed() < INIT_PATIENCE => {
+                            tracing::debug!(error = %e, "creating a stream; retrying");
+                            tokio::time::sleep(Duration::from_millis(250)).await;
+                        }
+                        Err(e) => return Err(unavailable("creating a stream", e)),
+                    }
+                }
+            }
+            if context.get_object_store(CHECKPOINT_BUCKET).await.is_err() {
+                let bucket = object_store::Config {
+                    bucket: CHECKPOINT_BUCKET.into(),
+                    description: Some("Mnemo checkpoints (derived: deleting them changes no answer)".into()),
+                    storage: stream::StorageType::File,
+                    num_replicas: replicas,
+                    ..Default::default()
+                };
+                context
+                    .create_object_store(bucket)
+                    .await
+                    .map_err(|e| unavailable("creating the checkpoint store", e))?;
+            }
+            Ok::<(), LogError>(())
+        })??;
+        Self::open_with(link)
+    }
+
+    /// Connects to an initialised cluster (`mnemo cluster init`): its streams must be
+    /// there; their number is read from them (`config.shards` is only used by `init`).
+    pub fn connect(config: &ClusterConfig) -> Result<Self, LogError> {
+        Self::open_with(connect_link(config)?)
+    }
+
+    fn open_with(mut link: Link) -> Result<Self, LogError> {
+        // A node may start while the cluster elects its leaders: retry for a while.
+        let started = std::time::Instant::now();
+        let (streams, checkpoints) = loop {
+            match Self::layout(&link) {
+                Ok(found) => break found,
+                Err(LogError::Unavailable { reason }) if started.elapsed() < INIT_PATIENCE => {
+                    tracing::debug!(reason, "the cluster does not answer yet; retrying");
+                    std::thread::sleep(Duration::from_millis(250));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        link.config.shards = u32::try_from(streams.len()).unwrap_or(u32::MAX);
+        let backend =
+            JetStreamBackend { link: Arc::new(link), streams, checkpoints, watchers: Arc::default() };
+        backend.listen()?;
+        Ok(backend)
+    }
+
+    /// The shard streams and the checkpoint store. The shard count is the cluster's,
+    /// fixed by `init`: read from the first stream's description.
+    fn layout(link: &Link) -> Result<(Vec<stream::Stream>, object_store::ObjectStore), LogError> {
+        let context = link.context.clone();
+        link.bridge.run(async move {
+            let mut streams = Vec::new();
+            let mut shards = 1;
+            let mut shard = 0;
+            while shard < shards {
+                let mut stream = context.get_stream(stream_name(shard)).await.map_err(|e| {
+                    unavailable(&format!("stream {} (run `mnemo cluster init`)", stream_name(shard)), e)
+                })?;
+                let info = stream.info().await.map_err(|e| unavailable("stream info", e))?;
+                let described = info.config.description.as_deref().and_then(|d| {
+                    let (of, total) = d.strip_prefix("Mnemo log, shard ")?.split_once(" of ")?;
+                    Some((of.parse::<u32>().ok()?, total.parse::<u32>().ok()?))
+                });
+                match described {
+                    Some((of, total)) if of == shard && (shard == 0 || total == shards) => shards = total,
+                    _ => {
+                        return Err(unavailable(
+                            "cluster layout",
+                            format!(
+                                "stream {} is not a Mnemo log shard ({:?})",
+                                stream_name(shard),
+                                info.config.description
+                            ),
+                        ));
+                    }
+                }
+                if shards == 0 || shards > MAX_SHARDS {
+                    return Err(unavailable("cluster layout", format!("{shards} shards")));
+                }
+                streams.push(stream);
+                shard += 1;
+            }
+            let checkpoints = context
+                .get_object_store(CHECKPOINT_BUCKET)
+                .await
+                .map_err(|e| unavailable("the checkpoint store (run `mnemo cluster init`)", e))?;
+            Ok::<_, LogError>((streams, checkpoints))
+        })?
+    }
+
+    /// Hears every append on the cluster (core NATS sees each published message) and
+    /// tells the watchers which namespace moved: only a hint — the message may have been
+    /// refused — so a watcher reads the stream to learn what is there.
+    fn listen(&self) -> Result<(), LogError> {
+        let client = self.link.client.clone();
+        let watchers = Arc::clone(&self.watchers);
+        let mut subscriber = self
+            .link
+            .bridge
+            .run(async move { client.subscribe("mnemo.log.>").await })?
+            .map_err(|e| unavailable("subscribing to appends", e))?;
+        self.link.bridge.handle().spawn(async move {
+            while let Some(message) = subscriber.next().await {
+                if let Some(name) = namespace_of(message.subject.as_str()) {
+                    let watchers = watchers.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                    for watcher in watchers {
+                        watcher(&name);
+                    }
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Whether the connection to NATS is up.
+    pub fn connected(&self) -> bool {
+        self.link.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    /// The server that leads the stream holding namespace `name` now, if it has one.
+    pub fn leader_of(&self, name: &str) -> Result<Option<String>, LogError> {
+        let mut stream = self.stream_of(name).clone();
+        self.link.bridge.run(async move {
+            let info = stream.info().await.map_err(|e| unavailable("stream info", e))?;
+            Ok(info.cluster.as_ref().and_then(|c| c.leader.clone()))
+        })?
+    }
+
+    /// The settings it was opened with.
+    pub fn config(&self) -> &ClusterConfig {
+        &self.link.config
+    }
+
+    fn stream_of(&self, name: &str) -> &stream::Stream {
+        let shard = shard_of(name, self.link.config.shards) as usize;
+        &self.streams[shard.min(self.streams.len().saturating_sub(1))]
+    }
+}
+
+impl LogBackend for JetStreamBackend {
+    fn list(&self) -> Result<Vec<String>, LogError> {
+        let streams = self.streams.clone();
+        let mut names = self.link.bridge.run(async move {
+            let mut names = Vec::new();
+            for (shard, stream) in streams.iter().enumerate() {
+                let mut subjects = stream
+                    .info_with_subjects(format!("mnemo.log.{shard}.>"))
+                    .await
+                    .map_err(|e| unavailable("listing namespaces", e))?;
+                while let Some((subject, _count)) =
+                    subjects.try_next().await.map_err(|e| unavailable("listing namespaces", e))?
+                {
+                    names.extend(namespace_of(&subject));
+                }
+            }
+            Ok::<_, LogError>(names)
+        })??;
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    fn check(&self, name: &str) -> Result<Option<Truncation>, LogError> {
+        validate_name(name)?;
+        Err(LogError::Io(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "a stream is checked by reading it",
+        )))
+    }
+
+    fn open(&self, name: &str, clock: Clock) -> Result<(Box<dyn RecordLog>, Recovery), LogError> {
+        self.open_from(name, clock, 0)
+    }
+
+    fn open_from(
+        &self,
+        name: &str,
+        clock: Clock,
+        after: u64,
+    ) -> Result<(Box<dyn RecordLog>, Recovery), LogError> {
+        validate_name(name)?;
+        let subject = subject_of(name, self.link.config.shards);
+        let log = StreamLog::new(Arc::clone(&self.link), self.stream_of(name).clone(), name, subject, clock);
+        // Batch `after` too: the checkpoint up to it is checked against its time.
+        let records = log.read_records(after.saturating_sub(1))?;
+        let recovery = Recovery {
+            records,
+            truncation: None,
+            format_version: FORMAT_VERSION,
+            name: Some(name.into()),
+            new_header: false,
+        };
+        Ok((Box::new(log), recovery))
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn keeps_checkpoints(&self) -> bool {
+        true
+    }
+
+    fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        validate_name(name)?;
+        let (store, name) = (self.checkpoints.clone(), name.to_owned());
+        self.link.bridge.run(async move {
+            let mut object = match store.get(&name).await {
+                Ok(object) => object,
+                Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unavailable("loading a checkpoint", e)),
+            };
+            let mut bytes = Vec::new();
+            object.read_to_end(&mut bytes).await.map_err(|e| unavailable("loading a checkpoint", e))?;
+            Ok(Some(bytes))
+        })?
+    }
+
+    fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
+        validate_name(name)?;
+        let (store, name, blob) = (self.checkpoints.clone(), name.to_owned(), blob.to_vec());
+        self.link.bridge.run(async move {
+            let mut reader = std::io::Cursor::new(blob);
+            store
+                .put(name.as_str(), &mut reader)
+                .await
+                .map(|_| ())
+                .map_err(|e| unavailable("saving a checkpoint", e))
+        })?
+    }
+
+    fn watch(&self, news: Arc<dyn Fn(&str) + Send + Sync>) {
+        self.watchers.lock().unwrap_or_else(PoisonError::into_inner).push(news);
+    }
+
+    fn health(&self) -> Result<(), String> {
+        if self.connected() { Ok(()) } else { Err("not connected to NATS".into()) }
+    }
+}

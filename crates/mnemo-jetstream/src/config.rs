@@ -1,0 +1,39 @@
+//! How a node reaches the cluster: servers, credentials, shard count and replicas.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The `[cluster]` settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterConfig {
+    /// NATS server URLs (`nats://127.0.0.1:4222`); any one of them is enough to join.
+    pub urls: Vec<String>,
+    /// A NATS credentials file (`.creds`), if the servers require one.
+    pub credentials: Option<PathBuf>,
+    /// How many shard streams hold the logs: used when the cluster is initialised, and
+    /// read back from the streams by every node that connects.
+    pub shards: u32,
+    /// Replicas of each stream and of the checkpoint store (3 survives one server's loss).
+    pub replicas: usize,
+    /// How long a write keeps retrying an unanswered publish (leader elections take a
+    /// few seconds) before it answers `UNAVAILABLE`.
+    pub write_timeout: Duration,
+    /// Largest message the servers accept (their `max_payload`); larger batches are refused.
+    pub max_message: usize,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            urls: vec!["nats://127.0.0.1:4222".into()],
+            credentials: None,
+            shards: 16,
+            replicas: 3,
+            write_timeout: Duration::from_secs(10),
+            max_message: 8 << 20,
+        }
+    }
+}
+
+/// Largest number of shard streams (each is a Raft group on every server).
+pub const MAX_SHARDS: u32 = 1024;

