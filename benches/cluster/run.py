@@ -50,6 +50,7 @@ class Nats:
 
     def __init__(self, work, n=3):
         self.work = work
+        os.makedirs(work, exist_ok=True)
         ports = [(free_port(), free_port()) for _ in range(n)]
         routes = ", ".join(f"nats-route://127.0.0.1:{r}" for _, r in ports)
         self.conf, self.procs, self.ports = [], [None] * n, [p for p, _ in ports]
@@ -149,12 +150,14 @@ EPISODE = ('mutation($ns:String!,$id:String!){ recordEpisode(namespace:$ns, '
            'episode:{text:"a write", externalId:$id}) { seq } }')
 
 
-def episode_ids(node, ns, acked_seq=None):
+def episode_ids(node, ns):
     """Every episode's external id in `ns` on `node`, page by page."""
     ids, after = set(), None
     while True:
         r = node.query('query($ns:String!,$after:String){ episodes(namespace:$ns, first:1000, after:$after) '
                        '{ nodes { externalId } pageInfo { hasNextPage endCursor } } }', {"ns": ns, "after": after})
+        if "errors" in r:
+            sys.exit(f"reading {ns}: {r}")
         page = r["data"]["episodes"]
         ids.update(n["externalId"] for n in page["nodes"])
         if not page["pageInfo"]["hasNextPage"]:
@@ -179,7 +182,7 @@ def lag(a, b, samples):
     for i in range(samples):
         seq = a.query(WRITE, {"ns": "lag", "v": i}, ca)["data"]["assertFacts"]["seq"]
         t = time.monotonic()
-        while b.query('{ entities(namespace: "lag", first: 0) { basis { seq } } }', None, cb)["data"]["entities"]["basis"]["seq"] < seq:
+        while b.query('{ entities(namespace: "lag", first: 1) { basis { seq } } }', None, cb)["data"]["entities"]["basis"]["seq"] < seq:
             pass
         out.append(time.monotonic() - t)
         time.sleep(0.005)
@@ -199,11 +202,13 @@ def main():
     work = tempfile.mkdtemp(prefix="mnemo-cluster-bench-")
     say("work in", work)
     nats = Nats(os.path.join(work, "nats"))
+    started = []
     try:
         subprocess.run([MNEMO, "cluster", "init", "--cluster", nats.urls, "--shards", "16", "--replicas", "3"], check=True,
                        env=dict(os.environ, MNEMO_LOG="warn"))
         single = Node(os.path.join(work, "single"))
         nodes = [Node(os.path.join(work, f"node{i}"), nats.urls) for i in range(3)]
+        started += nodes + [single]
         if "writes" in only:
             for clients in (1, a.clients):
                 s = writes([single], clients, a.seconds, f"w{clients}-")
@@ -262,13 +267,13 @@ def main():
             time.sleep(2)
             stop.set()
             t.join()
-            held = episode_ids(nodes[1], "failover", acked_seq=None)
+            held = episode_ids(nodes[1], "failover")
             lost = len([x for x in acked if x not in held])
             row("failover: longest gap between acknowledged writes, s", "—", round(max(gaps), 2), "target < 5 s")
             row("failover: acknowledged writes lost", "—", lost, "target 0")
-        for n in nodes + [single]:
-            n.stop()
     finally:
+        for n in started:
+            n.proc.kill()
         nats.stop()
     print("\n| measure | one node, file log | 3 nodes, R3 JetStream | ratio / target |\n|---|---|---|---|")
     for r in rows:

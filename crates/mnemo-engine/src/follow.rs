@@ -62,23 +62,49 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
     loop {
         let hint = hints.recv_timeout(SWEEP_EVERY);
         let Some(store) = store.upgrade() else { return };
-        let mut names: Vec<String> = match hint {
+        let mut hinted: Vec<String> = match hint {
             Ok(name) => std::iter::once(name).chain(hints.try_iter()).collect(),
             Err(RecvTimeoutError::Timeout) => Vec::new(),
             Err(RecvTimeoutError::Disconnected) => return,
         };
+        hinted.sort();
+        hinted.dedup();
+        let open = |name: &str| {
+            let ns = Namespace::new("namespace", name).ok()?;
+            // Only namespaces open here: a closed one reads the log when it opens.
+            read(&store.shards).get(&ns).cloned()
+        };
+        for name in &hinted {
+            if let Some(shard) = open(name) {
+                catch_up_on_hint(&store, &shard);
+            }
+        }
         if swept.elapsed() >= SWEEP_EVERY {
             swept = Instant::now();
-            names.extend(store.open_namespace_names().into_iter().map(|ns| ns.as_str().to_owned()));
+            for ns in store.open_namespace_names() {
+                if let Some(shard) = open(ns.as_str())
+                    && let Err(e) = as_upkeep(|| store.catch_up_shard(&shard))
+                {
+                    tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
+                }
+            }
         }
-        names.sort();
-        names.dedup();
-        for name in names {
-            let Ok(ns) = Namespace::new("namespace", &name) else { continue };
-            // Only namespaces open here: a closed one reads the log when it opens.
-            let Some(shard) = read(&store.shards).get(&ns).cloned() else { continue };
-            if let Err(e) = as_upkeep(|| store.catch_up_shard(&shard)) {
-                tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
+    }
+}
+
+/// Catches `shard` up after a hint that it moved. A replica that answers the read may
+/// not hold the new record yet: when nothing new comes, it looks again a few times
+/// within about 50 ms (the sweep catches anything later).
+fn catch_up_on_hint(store: &Store, shard: &Arc<Shard>) {
+    let before = read(&shard.index).last_seq();
+    for pause in [0, 1, 2, 4, 8, 15, 20] {
+        std::thread::sleep(Duration::from_millis(pause));
+        match as_upkeep(|| store.catch_up_shard(shard)) {
+            Ok(now) if now > before => return,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(namespace = %shard.name, error = %e, "following another node's writes failed; retrying");
+                return;
             }
         }
     }

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use async_nats::jetstream::consumer::{DeliverPolicy, push};
 use async_nats::jetstream::{object_store, stream};
 use futures_util::{StreamExt, TryStreamExt};
 use mnemo_log::{
@@ -170,27 +171,39 @@ impl JetStreamBackend {
         })?
     }
 
-    /// Hears every append on the cluster (core NATS sees each published message) and
-    /// tells the watchers which namespace moved: only a hint — the message may have been
-    /// refused — so a watcher reads the stream to learn what is there.
+    /// Hears every append on the cluster and tells the watchers which namespace moved:
+    /// one ordered push consumer per shard stream, headers only, from now on — so a hint
+    /// comes once the message is stored, never for one JetStream refused. A hint is only a
+    /// hint (a consumer that is recreated may skip some): a watcher reads the stream to
+    /// learn what is there, and sweeps now and then.
     fn listen(&self) -> Result<(), LogError> {
-        let client = self.link.client.clone();
-        let watchers = Arc::clone(&self.watchers);
-        let mut subscriber = self
-            .link
-            .bridge
-            .run(async move { client.subscribe("mnemo.log.>").await })?
-            .map_err(|e| unavailable("subscribing to appends", e))?;
-        self.link.bridge.handle().spawn(async move {
-            while let Some(message) = subscriber.next().await {
-                if let Some(name) = namespace_of(message.subject.as_str()) {
-                    let watchers = watchers.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                    for watcher in watchers {
-                        watcher(&name);
+        for (shard, stream) in self.streams.iter().enumerate() {
+            let (client, stream) = (self.link.client.clone(), stream.clone());
+            let config = push::OrderedConfig {
+                deliver_subject: client.new_inbox(),
+                filter_subject: format!("mnemo.log.{shard}.>"),
+                headers_only: true,
+                deliver_policy: DeliverPolicy::New,
+                ..Default::default()
+            };
+            let mut messages = self.link.bridge.run(async move {
+                let consumer =
+                    stream.create_consumer(config).await.map_err(|e| unavailable("following appends", e))?;
+                consumer.messages().await.map_err(|e| unavailable("following appends", e))
+            })??;
+            let watchers = Arc::clone(&self.watchers);
+            self.link.bridge.handle().spawn(async move {
+                while let Some(message) = messages.next().await {
+                    let Ok(message) = message else { continue };
+                    if let Some(name) = namespace_of(message.subject.as_str()) {
+                        let watchers = watchers.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                        for watcher in watchers {
+                            watcher(&name);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
         Ok(())
     }
 

@@ -15,8 +15,9 @@ pub struct ClusterConfig {
     pub shards: u32,
     /// Replicas of each stream and of the checkpoint store (3 survives one server's loss).
     pub replicas: usize,
-    /// How long a write keeps retrying an unanswered publish (leader elections take a
-    /// few seconds) before it answers `UNAVAILABLE`.
+    /// How long a write keeps retrying an unanswered publish before it answers
+    /// `UNAVAILABLE`: past a stream leader's loss, which nats-server's followers wait
+    /// 4–9 s (randomised) to notice before they elect another.
     pub write_timeout: Duration,
     /// Largest message the servers accept (their `max_payload`); larger batches are refused.
     pub max_message: usize,
@@ -29,7 +30,7 @@ impl Default for ClusterConfig {
             credentials: None,
             shards: 16,
             replicas: 3,
-            write_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(12),
             max_message: 8 << 20,
         }
     }

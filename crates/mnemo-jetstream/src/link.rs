@@ -28,7 +28,9 @@ pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
         let mut options = async_nats::ConnectOptions::new()
             .name("mnemo")
             .connection_timeout(Duration::from_secs(5))
-            .max_reconnects(None);
+            .max_reconnects(None)
+            // Back to another server soon after one is lost: a write is waiting.
+            .reconnect_delay_callback(|attempts| Duration::from_millis((attempts as u64 * 100).min(1_000)));
         if let Some(path) = creds {
             options =
                 options.credentials_file(path).await.map_err(|e| unavailable("the credentials file", e))?;
@@ -36,7 +38,9 @@ pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
         let client = options.connect(urls).await.map_err(|e| unavailable("connecting to NATS", e))?;
         // Made on the runtime: the context starts a task of its own.
         let mut context = jetstream::new(client.clone());
-        context.set_timeout(Duration::from_secs(2));
+        // An acknowledgement takes milliseconds; one that does not come within a second
+        // went to a server that is gone: publish again (the message id lands it once).
+        context.set_timeout(Duration::from_secs(1));
         Ok::<_, LogError>((client, context))
     })??;
     let (client, context) = client;

@@ -93,6 +93,11 @@ pub(crate) async fn read_range(
         if stream_seq > until {
             break;
         }
+        // An ordered consumer that is recreated (its server went away) may start over
+        // from earlier: what was read already is skipped, never read twice.
+        if stream_seq < at || out.last().is_some_and(|m: &Message| stream_seq <= m.stream_seq) {
+            continue;
+        }
         out.push(decode(stream_seq, &message.message.payload)?);
         if stream_seq >= until || pending == 0 {
             break;

@@ -89,7 +89,23 @@ pub(crate) async fn graphql_post(
     if let Err(message) = state.check_response_size(operation, body.len()) {
         return Ok(graphql_error(code::LIMIT_EXCEEDED, message));
     }
+    if unavailable(&response) {
+        // The log's service cannot be reached: the same answer, as 503 so that HTTP
+        // clients and proxies retry it as they retry an unavailable service.
+        let headers = [(header::CONTENT_TYPE, "application/json"), (header::RETRY_AFTER, "1")];
+        return Ok((StatusCode::SERVICE_UNAVAILABLE, headers, body).into_response());
+    }
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// Whether an error of the response says the log is unavailable (`UNAVAILABLE`).
+fn unavailable(response: &async_graphql::Response) -> bool {
+    response.errors.iter().any(|e| {
+        e.extensions
+            .as_ref()
+            .and_then(|x| x.get("code"))
+            .is_some_and(|c| *c == async_graphql::Value::String(code::UNAVAILABLE.into()))
+    })
 }
 
 impl AppState {

@@ -220,3 +220,39 @@ fn a_fresh_node_starts_from_the_shared_checkpoint_and_agrees_with_a_full_replay(
     assert_eq!(digest.1.len(), 45);
     assert_eq!(answers(&a, &team), digest);
 }
+
+#[test]
+fn a_due_intention_fires_once_across_nodes() {
+    let Some(cluster) = Cluster::start() else { return };
+    let nodes = [cluster.node(), cluster.node(), cluster.node()];
+    let team = ns("intending");
+    let due = mnemo_engine::core::Timestamp::from_micros(1_700_000_000_000_000);
+    let added = nodes[0]
+        .append(
+            &team,
+            vec![Change::AddIntention(mnemo_engine::NewIntention {
+                payload: "call the dentist".into(),
+                trigger: mnemo_engine::NewTrigger::At(due),
+                expires_at: None,
+                priority: 0,
+                repeat: false,
+            })],
+        )
+        .unwrap();
+    // Every node sees it due, and every node tries to fire it at once.
+    std::thread::scope(|scope| {
+        for node in &nodes {
+            let team = team.clone();
+            scope.spawn(move || {
+                assert!(node.catch_up(&team).unwrap() >= added.seq);
+                node.fire_due(&team, node.now()).unwrap();
+            });
+        }
+    });
+    for node in &nodes {
+        node.catch_up(&team).unwrap();
+        let views = node.intentions(&team, ReadAt::latest(), true).unwrap().value;
+        assert_eq!(views.len(), 1);
+        assert_eq!(views[0].fired.len(), 1, "fired {} times", views[0].fired.len());
+    }
+}
