@@ -116,7 +116,7 @@ fn import_reports_accepted_and_rejected_lines() {
 }
 
 /// Export lines without their system time, which a re-import assigns anew.
-fn without_times(export: &str) -> Vec<serde_json::Value> {
+pub(crate) fn without_times(export: &str) -> Vec<serde_json::Value> {
     export
         .lines()
         .map(|line| {

@@ -239,3 +239,45 @@ fn without_jetstream_writes_are_unavailable_and_reads_go_on() {
     }
     assert_eq!(crate::common::serve::http(addr, "GET", "/healthz", "").unwrap().0, 200);
 }
+
+/// A store moves from a data directory to a cluster (export, then import `--cluster`) and
+/// back, and holds the same log each way; a query answers alike on all three.
+#[test]
+fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
+    let Some(run) = Cluster::start(1, 0) else { return };
+    let dir = run.dir.path();
+    let mnemo = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(args)
+            .env("MNEMO_LOG", "warn")
+            .env("MNEMO_EMBEDDER", "off")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let fixture = crate::common::project_root().join("queries/fixture.jsonl");
+    let cluster = ["--cluster", run.urls.as_str(), "--data", &path("cache")];
+    mnemo(&["import", fixture.to_str().unwrap(), "--data", &path("first")]);
+    mnemo(&["export", "--data", &path("first"), "--out", &path("first.jsonl")]);
+    mnemo(&[&["import", &path("first.jsonl")][..], &cluster[..]].concat());
+    let on_cluster = mnemo(&[&["export"][..], &cluster[..]].concat());
+    std::fs::write(dir.join("cluster.jsonl"), &on_cluster).unwrap();
+    mnemo(&["import", &path("cluster.jsonl"), "--data", &path("back")]);
+    let back = mnemo(&["export", "--data", &path("back")]);
+    let exported = std::fs::read_to_string(dir.join("first.jsonl")).unwrap();
+    assert!(exported.lines().count() >= 10);
+    assert_eq!(crate::cli::without_times(&on_cluster), crate::cli::without_times(&exported));
+    assert_eq!(crate::cli::without_times(&back), crate::cli::without_times(&exported));
+    let query = "{ facts(namespace: \"demo\", subject: {name: \"Alice\"}, includeAll: true, first: 100) { nodes { id status object { __typename } } } \
+                 entities(namespace: \"demo\", first: 100) { nodes { id name } } }";
+    let answers = [
+        mnemo(&["query", query, "--data", &path("first")]),
+        mnemo(&[&["query", query][..], &cluster[..]].concat()),
+        mnemo(&["query", query, "--data", &path("back")]),
+    ];
+    assert!(answers[0].contains("\"nodes\""), "{}", answers[0]);
+    assert_eq!(answers[1], answers[0]);
+    assert_eq!(answers[2], answers[0]);
+}
