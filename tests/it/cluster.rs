@@ -39,7 +39,7 @@ fn every_acknowledged_write_survives_kills_and_stalls_and_every_node_agrees() {
                     Arc::clone(&stop),
                     Arc::clone(&ledger),
                 );
-                std::thread::spawn(move || cluster::writer(addr, node, namespaces, stop, ledger))
+                std::thread::spawn(move || cluster::writer(addr, (node, round), namespaces, stop, ledger))
             })
             .collect();
         std::thread::sleep(Duration::from_millis(500));

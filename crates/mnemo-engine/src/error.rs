@@ -161,7 +161,7 @@ pub enum EngineError {
     /// acknowledged. Nothing of it is visible; if the service stored it before going
     /// away it appears, whole, once the namespace catches up. Retrying is safe only for
     /// a write that is harmless twice (one with an external id, or a read).
-    #[error("namespace {namespace:?}: the log is unavailable ({reason}); the write was not acknowledged")]
+    #[error("namespace {namespace:?}: the log is unavailable ({reason}); nothing was acknowledged")]
     Unavailable {
         /// The namespace.
         namespace: String,

@@ -179,7 +179,10 @@ impl StreamLog {
     fn publish(&self, frames: Vec<u8>, expected_stream: u64, first: Committed) -> Result<u64, Failure> {
         let link = Arc::clone(&self.link);
         let (subject, stream) = (self.subject.clone(), self.stream.clone());
-        let id = format!("{}:{}:{}", self.subject, first.seq, first.system_time);
+        // Unique to this node's attempt at this batch: a retry of the same publish lands
+        // once, and another node's batch with the same seq and time (two nodes can stamp
+        // the same microsecond) is never taken for it.
+        let id = format!("{}:{}:{}:{}", self.link.node, self.subject, first.seq, first.system_time);
         let timeout = link.config.write_timeout;
         let outcome = self.link.bridge.run(async move {
             let payload = bytes::Bytes::from(frames);

@@ -16,6 +16,8 @@ pub(crate) struct Link {
     pub(crate) client: async_nats::Client,
     pub(crate) context: jetstream::Context,
     pub(crate) config: ClusterConfig,
+    /// This connection's unique name (a NUID), in every message id it publishes.
+    pub(crate) node: String,
 }
 
 pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
@@ -50,5 +52,6 @@ pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
     if server_max > 0 {
         config.max_message = config.max_message.min(server_max);
     }
-    Ok(Link { bridge, client, context, config })
+    let node = client.new_inbox().trim_start_matches("_INBOX.").to_owned();
+    Ok(Link { bridge, client, context, config, node })
 }

@@ -71,12 +71,19 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// One server of the group.
+/// One server of the group: the shell that watches it, and its own pid.
 struct Server {
     client_port: u16,
     config: PathBuf,
-    child: Option<Child>,
+    child: Option<(Child, String)>,
 }
+
+/// Runs `nats-server -c <config>` ($0, $1) and prints its pid; kills it once the process
+/// that started it ($2) is gone, so that a server held by something never dropped (a
+/// test binary's static) does not outlive the test run.
+const WATCHED: &str = r#""$0" -c "$1" >/dev/null 2>&1 & n=$!; echo $n
+while kill -0 "$2" 2>/dev/null && kill -0 $n 2>/dev/null; do sleep 0.2; done
+kill -9 $n 2>/dev/null"#;
 
 /// `n` NATS servers with JetStream, clustered when `n > 1`, each with its own store
 /// directory under `dir`. Dropping it kills them.
@@ -148,9 +155,10 @@ impl NatsServers {
 
     /// Kills server `i` at once (SIGKILL): no shutdown, no flush.
     pub fn kill(&mut self, i: usize) {
-        if let Some(mut child) = self.servers.get_mut(i).and_then(|s| s.child.take()) {
-            let _ = child.kill();
-            let _ = child.wait();
+        if let Some((mut watcher, pid)) = self.servers.get_mut(i).and_then(|s| s.child.take()) {
+            let _ = Command::new("kill").args(["-s", "KILL", &pid]).status();
+            // The watcher ends once the server is gone.
+            let _ = watcher.wait();
         }
     }
 
@@ -159,14 +167,25 @@ impl NatsServers {
     pub fn restart(&mut self, i: usize) -> std::io::Result<()> {
         self.kill(i);
         let Some(server) = self.servers.get_mut(i) else { return Ok(()) };
-        let child = Command::new(&self.binary)
-            .arg("-c")
+        let mut watcher = Command::new("sh")
+            .args(["-c", WATCHED])
+            .arg(&self.binary)
             .arg(&server.config)
+            .arg(std::process::id().to_string())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        server.child = Some(child);
+        let mut pid = String::new();
+        if let Some(out) = watcher.stdout.take() {
+            std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut pid)?;
+        }
+        let pid = pid.trim().to_owned();
+        if pid.parse::<u32>().is_err() {
+            let _ = watcher.kill();
+            return Err(std::io::Error::other("nats-server did not start"));
+        }
+        server.child = Some((watcher, pid));
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", server.client_port)).is_err() {
             if started.elapsed() > Duration::from_secs(20) {

@@ -178,10 +178,11 @@ pub struct Ledger {
     pub latencies: Mutex<Vec<Duration>>,
 }
 
-/// Writes on node `node` round-robin over `namespaces` until `stop`.
+/// Writes on node `node` round-robin over `namespaces` until `stop`; external ids are
+/// `r<round>n<node>-<i>`.
 pub fn writer(
     addr: Arc<Mutex<SocketAddr>>,
-    node: usize,
+    (node, round): (usize, usize),
     namespaces: Vec<String>,
     stop: Arc<AtomicBool>,
     ledger: Arc<Ledger>,
@@ -189,7 +190,7 @@ pub fn writer(
     let mut i = 0u64;
     while !stop.load(Ordering::Relaxed) {
         let ns = &namespaces[(i as usize) % namespaces.len()];
-        let id = format!("n{node}-{i}");
+        let id = format!("r{round}n{node}-{i}");
         let at = *addr.lock().unwrap();
         let started = Instant::now();
         match write(at, ns, &id, &format!("writer-{node}")) {
@@ -205,21 +206,39 @@ pub fn writer(
             }
             Outcome::Down => std::thread::sleep(Duration::from_millis(50)),
         }
+        std::thread::sleep(Duration::from_millis(5));
         i += 1;
     }
 }
 
-const READ: &str = "query($ns: String!, $s: Int) {
-  episodes(namespace: $ns, knownAtSeq: $s, first: 1000) { nodes { id externalId text occurredAt } basis { seq } }
+const READ: &str = "query($ns: String!, $s: Int, $after: String) {
+  episodes(namespace: $ns, knownAtSeq: $s, first: 1000, after: $after) {
+    nodes { id externalId text occurredAt } basis { seq } pageInfo { hasNextPage endCursor }
+  }
   entities(namespace: $ns, knownAtSeq: $s, first: 1000) { nodes { id name } }
 }";
 
-/// What node `addr` answers about `ns` at batch `seq` (latest when `None`).
+/// What node `addr` answers about `ns` at batch `seq` (latest when `None`): every
+/// episode (page by page, all at the first page's batch) and the entities.
 pub fn answers(addr: SocketAddr, ns: &str, seq: Option<u64>) -> Value {
-    let answer =
-        post(addr, READ, json!({ "ns": ns, "s": seq })).unwrap_or_else(|_| panic!("reading {ns} on {addr}"));
-    assert!(answer.get("errors").is_none(), "{answer}");
-    answer["data"].clone()
+    let page = |seq: Option<u64>, after: Option<String>| {
+        let answer = post(addr, READ, json!({ "ns": ns, "s": seq, "after": after }))
+            .unwrap_or_else(|_| panic!("reading {ns} on {addr}"));
+        assert!(answer.get("errors").is_none(), "{answer}");
+        answer["data"].clone()
+    };
+    let mut first = page(seq, None);
+    let pinned = first["episodes"]["basis"]["seq"].as_u64();
+    let mut next = first["episodes"]["pageInfo"].clone();
+    let mut nodes = first["episodes"]["nodes"].as_array().cloned().unwrap_or_default();
+    while next["hasNextPage"] == true {
+        let more = page(pinned, next["endCursor"].as_str().map(str::to_owned));
+        nodes.extend(more["episodes"]["nodes"].as_array().cloned().unwrap_or_default());
+        next = more["episodes"]["pageInfo"].clone();
+    }
+    first["episodes"]["nodes"] = Value::Array(nodes);
+    first["episodes"]["pageInfo"] = Value::Null;
+    first
 }
 
 /// The check after a run: on every node, each namespace at the same last batch with the
