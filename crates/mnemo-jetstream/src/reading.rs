@@ -46,6 +46,14 @@ pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result
     }
 }
 
+/// The stream sequence of the message right after `after` on `subject`, if it is the
+/// one published with message id `id` (a publish whose answer was lost, found landed).
+pub(crate) async fn landed(stream: &Stream, subject: &str, after: u64, id: &str) -> Option<u64> {
+    let m = stream.direct_get_next_for_subject(subject, Some(after + 1)).await.ok()?;
+    let same = m.headers.get("Nats-Msg-Id").is_some_and(|v| v.as_str() == id);
+    same.then_some(m.sequence)
+}
+
 /// The last message on `subject`, if any.
 pub(crate) async fn last_on(stream: &Stream, subject: &str) -> Result<Option<Message>, LogError> {
     match stream.direct_get_last_for_subject(subject).await {
