@@ -16,7 +16,7 @@ use crate::store::Store;
 use crate::sync::read;
 
 /// How often the follower catches every open namespace up even without a hint (hints
-/// are core NATS messages, which a reconnect or a slow consumer can lose).
+/// come from ordered consumers, which skip what they miss while they are recreated).
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
 
 impl Store {

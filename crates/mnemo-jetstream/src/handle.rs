@@ -110,7 +110,7 @@ pub(crate) struct StreamLog {
 }
 
 impl StreamLog {
-    /// The log of `name`, positioned after `messages` (read by the opener).
+    /// The log of `name` on `stream`; it knows nothing of the log until it reads it.
     pub(crate) fn new(link: Arc<Link>, stream: Stream, name: &str, subject: String, clock: Clock) -> Self {
         StreamLog {
             link,
