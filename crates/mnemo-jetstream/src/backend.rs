@@ -66,7 +66,8 @@ impl JetStreamBackend {
                     storage: stream::StorageType::File,
                     num_replicas: replicas,
                     max_message_size: i32::try_from(max).unwrap_or(i32::MAX),
-                    allow_direct: true,
+                    // Reads ask the leader (see `reading.rs`): no replica answers gets.
+                    allow_direct: false,
                     duplicate_window: Duration::from_secs(120),
                     ..Default::default()
                 };

@@ -1,17 +1,24 @@
 //! Reading a namespace's records back from its shard stream: the message after a stream
-//! sequence (a direct get, answered by any replica), a long run of them (an ordered
-//! consumer), and where batch `n` starts (a binary search over direct gets).
+//! sequence (a get answered by the stream's leader), a long run of them (an ordered
+//! consumer), and where batch `n` starts (a binary search over such gets).
+//!
+//! Gets go to the leader, never to "direct get" replicas: a replica that was restarted
+//! answers from what it has while it catches up, so a node opening a log there would
+//! miss acknowledged batches and a follower would wait for its sweep.
 //!
 //! Every message is decoded and checked here: its frames' checksums, and that its first
 //! batch follows the last one read. A message that fails is damage, never skipped.
 
 use async_nats::jetstream::consumer::{DeliverPolicy, pull};
-use async_nats::jetstream::stream::{DirectGetErrorKind, Stream};
+use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
 use futures_util::StreamExt;
 use mnemo_log::{LogError, Record, decode_frames};
 
-/// Direct gets before a read switches to an ordered consumer.
-const DIRECT_READS: usize = 32;
+/// Gets before a read switches to an ordered consumer.
+const SINGLE_READS: usize = 32;
+
+/// How long a long read may wait for its next message.
+const QUIET_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One message of a namespace: its stream sequence and its records.
 pub(crate) struct Message {
@@ -39,9 +46,9 @@ fn decode(stream_seq: u64, payload: &[u8]) -> Result<Message, LogError> {
 /// The first message on `subject` at or after stream sequence `from`; `None` when there
 /// is none.
 pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result<Option<Message>, LogError> {
-    match stream.direct_get_next_for_subject(subject, Some(from.max(1))).await {
+    match stream.get_first_raw_message_by_subject(subject, from.max(1)).await {
         Ok(m) => decode(m.sequence, &m.payload).map(Some),
-        Err(e) if matches!(e.kind(), DirectGetErrorKind::NotFound) => Ok(None),
+        Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => Ok(None),
         Err(e) => Err(unavailable("reading the log", e)),
     }
 }
@@ -49,16 +56,16 @@ pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result
 /// The stream sequence of the message right after `after` on `subject`, if it is the
 /// one published with message id `id` (a publish whose answer was lost, found landed).
 pub(crate) async fn landed(stream: &Stream, subject: &str, after: u64, id: &str) -> Option<u64> {
-    let m = stream.direct_get_next_for_subject(subject, Some(after + 1)).await.ok()?;
+    let m = stream.get_first_raw_message_by_subject(subject, after + 1).await.ok()?;
     let same = m.headers.get("Nats-Msg-Id").is_some_and(|v| v.as_str() == id);
     same.then_some(m.sequence)
 }
 
 /// The last message on `subject`, if any.
 pub(crate) async fn last_on(stream: &Stream, subject: &str) -> Result<Option<Message>, LogError> {
-    match stream.direct_get_last_for_subject(subject).await {
+    match stream.get_last_raw_message_by_subject(subject).await {
         Ok(m) => decode(m.sequence, &m.payload).map(Some),
-        Err(e) if matches!(e.kind(), DirectGetErrorKind::NotFound) => Ok(None),
+        Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => Ok(None),
         Err(e) => Err(unavailable("reading the log", e)),
     }
 }
@@ -72,8 +79,8 @@ pub(crate) async fn read_range(
 ) -> Result<Vec<Message>, LogError> {
     let mut out = Vec::new();
     let mut at = from;
-    // A follower's catch-up is a message or two: direct gets, answered by any replica.
-    while at <= until && out.len() < DIRECT_READS {
+    // A follower's catch-up is a message or two: single gets.
+    while at <= until && out.len() < SINGLE_READS {
         match next_at(stream, subject, at).await? {
             Some(m) if m.stream_seq <= until => {
                 at = m.stream_seq + 1;
@@ -93,11 +100,18 @@ pub(crate) async fn read_range(
     };
     let consumer = stream.create_consumer(config).await.map_err(|e| unavailable("reading the log", e))?;
     let mut messages = consumer.messages().await.map_err(|e| unavailable("reading the log", e))?;
-    while let Some(message) = messages.next().await {
-        let message = message.map_err(|e| unavailable("reading the log", e))?;
+    // The consumer may live on a replica that is still catching up: it is read until it
+    // reaches `until` (what the leader holds), never to "nothing pending", with a bound on
+    // how long it may go quiet.
+    loop {
+        let next = tokio::time::timeout(QUIET_LIMIT, messages.next()).await;
+        let message = match next {
+            Ok(Some(message)) => message.map_err(|e| unavailable("reading the log", e))?,
+            Ok(None) => return Err(unavailable("reading the log", "the consumer ended early")),
+            Err(_) => return Err(unavailable("reading the log", "no message for 10 s")),
+        };
         let info = message.info().map_err(|e| unavailable("reading the log", e))?;
         let stream_seq = info.stream_sequence;
-        let pending = info.pending;
         if stream_seq > until {
             break;
         }
@@ -107,7 +121,7 @@ pub(crate) async fn read_range(
             continue;
         }
         out.push(decode(stream_seq, &message.message.payload)?);
-        if stream_seq >= until || pending == 0 {
+        if stream_seq >= until {
             break;
         }
     }
@@ -115,7 +129,7 @@ pub(crate) async fn read_range(
 }
 
 /// The stream sequence of the message holding batch `after + 1` (the first message when
-/// `after` is 0), searching up to stream sequence `last`: a binary search over direct
+/// `after` is 0), searching up to stream sequence `last`: a binary search over single
 /// gets, a few dozen round trips however long the stream.
 pub(crate) async fn locate(stream: &Stream, subject: &str, after: u64, last: u64) -> Result<u64, LogError> {
     let (mut lo, mut hi) = (1u64, last.max(1));
