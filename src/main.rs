@@ -16,6 +16,7 @@ use mnemo_embed::Embedder;
 use mnemo_engine::{EmbedderSource, Store, StoreOptions};
 
 mod cluster;
+mod erase;
 mod eval;
 
 /// mimalloc rather than the system allocator: the index is millions of small
@@ -175,6 +176,14 @@ enum Command {
         #[command(subcommand)]
         action: cluster::ClusterAction,
     },
+    /// Erase records from a stopped store's past, or drop a namespace (a running server
+    /// erases through its erase mutations): see `mnemo erase --help`.
+    Erase {
+        #[command(flatten)]
+        data: DataDir,
+        #[command(flatten)]
+        what: erase::EraseArgs,
+    },
     /// Read every namespace's log and print what it holds (batches, episodes, entities,
     /// facts, log size), the torn tail recovery would cut and any damage. Changes nothing
     /// unless `--repair`. Exits 1 if a namespace is damaged.
@@ -257,6 +266,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         | Command::Query { data, .. }
         | Command::Eval { data, .. }
         | Command::Checkpoint { data }
+        | Command::Erase { data, .. }
         | Command::Inspect { data, .. } => data.cluster.as_deref(),
         Command::Cluster { .. } => None,
     };
@@ -285,6 +295,10 @@ fn run(command: Command) -> anyhow::Result<bool> {
         }
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
+        Command::Erase { data, what } => {
+            let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), all_cores())?;
+            erase::run(&store, &what).map(|()| true)
+        }
         Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
             let without = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;

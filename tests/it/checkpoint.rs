@@ -139,7 +139,7 @@ fn a_damaged_checkpoint_is_refused_by_its_checksums() {
 }
 
 /// The state of a fixed history, and its checkpoint as this format stores it.
-const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v5.ckpt";
+const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v6.ckpt";
 
 #[test]
 fn a_checkpoint_of_the_stored_format_still_loads() {

@@ -15,6 +15,7 @@ mod concurrency;
 mod durability;
 mod e2e;
 mod embedding;
+mod erase;
 mod fuzz;
 mod golden;
 mod hardening;

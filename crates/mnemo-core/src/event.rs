@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
+use crate::erasure::{Erasure, TombstoneOf};
 use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
 use crate::model::{
     EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig,
@@ -133,5 +134,16 @@ pub enum Event {
         statement: FactId,
         /// Why, for people.
         reason: Option<String>,
+    },
+    /// Records were erased: compaction has removed (or, after a crash, will remove on
+    /// open) their content from every earlier batch, leaving tombstones.
+    Erased(Erasure),
+    /// An event whose content was erased, in the batch that held it: what it stood for,
+    /// and the SHA-256 (hex) of its encoding.
+    Tombstone {
+        /// What it was.
+        of: TombstoneOf,
+        /// The hash of the erased event's bytes.
+        hash: String,
     },
 }

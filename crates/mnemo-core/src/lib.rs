@@ -5,6 +5,7 @@
 mod analytics;
 mod answer;
 mod decay;
+mod erasure;
 mod error;
 mod event;
 mod ids;
@@ -27,6 +28,7 @@ pub use answer::{
 pub use decay::{
     DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,
 };
+pub use erasure::{ErasedRef, Erasure, TombstoneOf};
 pub use error::{CoreError, join_field};
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};

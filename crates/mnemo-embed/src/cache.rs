@@ -127,6 +127,48 @@ impl EmbeddingCache {
         self.put_keys(&keyed)
     }
 
+    /// Drops the entries of `texts` (an erasure: no vector of an erased text may stay on
+    /// disk). The file is written again without them, beside the old one, synced and
+    /// renamed over it; returns how many entries went.
+    pub fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        let mut state = self.lock();
+        let before = state.entries.len();
+        for text in texts {
+            state.entries.remove(&key_of(text));
+        }
+        let dropped = before - state.entries.len();
+        if dropped == 0 {
+            return Ok(0);
+        }
+        let mut bytes = header(&self.model_id, self.dim);
+        for (key, vector) in &state.entries {
+            let start = bytes.len();
+            bytes.extend_from_slice(key);
+            for x in vector {
+                bytes.extend_from_slice(&x.to_le_bytes());
+            }
+            let crc = crc32fast::hash(&bytes[start..]);
+            bytes.extend_from_slice(&crc.to_le_bytes());
+        }
+        let io = crate::error::io(&self.path);
+        let mut tmp = self.path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        {
+            let mut file = File::create(&tmp).map_err(crate::error::io(&tmp))?;
+            file.write_all(&bytes).map_err(crate::error::io(&tmp))?;
+            file.sync_all().map_err(crate::error::io(&tmp))?;
+        }
+        fs::rename(&tmp, &self.path).map_err(crate::error::io(&self.path))?;
+        if let Some(dir) = self.path.parent() {
+            File::open(dir).and_then(|d| d.sync_all()).map_err(crate::error::io(dir))?;
+        }
+        state.file = OpenOptions::new().read(true).append(true).open(&self.path).map_err(io)?;
+        state.end = bytes.len() as u64;
+        state.broken = false;
+        Ok(dropped)
+    }
+
     /// Number of texts cached.
     pub fn len(&self) -> usize {
         self.lock().entries.len()
@@ -344,6 +386,10 @@ impl<E: Embedder> CachedEmbedder<E> {
 impl<E: Embedder> Embedder for CachedEmbedder<E> {
     fn model_id(&self) -> &str {
         self.inner.model_id()
+    }
+
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        Ok(self.cache.forget(texts)? + self.inner.forget(texts)?)
     }
 
     fn dim(&self) -> usize {

@@ -110,8 +110,15 @@ impl Store {
         let mut spare = (!shard.log.exclusive()).then(|| changes.clone());
         let mut changes = changes;
         let mut conflicts = 0;
+        let mut shard = shard;
         let (ticket, events, ids) = loop {
             let mut writer = lock(&shard.writer);
+            if shard.retired.load(std::sync::atomic::Ordering::SeqCst) {
+                // An erasure is rewriting this log: wait for the namespace to open again.
+                drop(writer);
+                shard = self.reopened(ns, &shard)?;
+                continue;
+            }
             let prepared = {
                 let index = read(&shard.index);
                 if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
@@ -162,6 +169,28 @@ impl Store {
             store: self,
             pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids, retry }),
         })
+    }
+
+    /// The namespace opened again after `old` was retired by an erasure (a bounded wait).
+    fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, EngineError> {
+        let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
+        loop {
+            {
+                // Compaction holds `opening` until the namespace is open again.
+                let _wait = lock(&self.opening);
+            }
+            match self.shard(ns)? {
+                Some(shard) if !Arc::ptr_eq(&shard, old) => return Ok(shard),
+                None => return self.shard_or_create(ns),
+                Some(_) if std::time::Instant::now() >= deadline => {
+                    return Err(EngineError::Unavailable {
+                        namespace: ns.to_string(),
+                        reason: "the namespace is being compacted for an erasure; retry".into(),
+                    });
+                }
+                Some(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
+            }
+        }
     }
 
     /// Applies what other writers appended to a namespace's log since its index was built

@@ -10,6 +10,7 @@ mod checkpoint;
 mod codec;
 mod consolidate;
 mod context;
+mod erase;
 mod error;
 mod follow;
 mod inspect;
@@ -44,6 +45,7 @@ pub use change::{
 };
 pub use checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
 pub use context::{ContextBlock, estimate_tokens};
+pub use erase::{EraseRequest, EraseTarget, Erased};
 pub use error::EngineError;
 pub use inspect::{CheckpointFile, NamespaceReport, inspect_dir, inspect_storage};
 pub use intentions::{Due, DueBecause, Firings};
@@ -51,6 +53,7 @@ pub use interrupt::Interrupt;
 pub use lookup::Settings;
 pub use maintain::Maintenance;
 pub use mnemo_core as core;
+pub use mnemo_index::{ErasedMark, ErasureRecord};
 pub use options::{EmbedderSource, Residency, SEARCH_ON_DISK_BYTES, StoreOptions};
 pub use schedule::IDLE_AFTER_MICROS;
 // Answers are the core's plain data: nothing of the index crosses this API.
@@ -69,7 +72,7 @@ pub use mnemo_core::{
 pub use mnemo_log::{
     LogBackend, LogError, LogFile, MemStorage, RecordLog, SharedBackend, Storage, StorageBackend, Truncation,
 };
-pub use mnemo_search::HnswConfig;
+pub use mnemo_search::{EmbedError, Embedder, HnswConfig};
 pub use read_point::{Answer, Basis, Clock, KnownAt, ReadAt, system_clock};
 pub use reader::Reader;
 pub use retrieve::index::Indexing;

@@ -56,3 +56,7 @@ pub const MAX_TOPICS: usize = 100;
 /// How long a read that names a batch this node has not applied yet (on a log other
 /// nodes share) waits for it before answering `NotYetKnown`.
 pub const MAX_CATCH_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long a write to a namespace that an erasure is compacting waits for it to open
+/// again before it is refused as `Unavailable` (to be retried).
+pub const MAX_ERASE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);

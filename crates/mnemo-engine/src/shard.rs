@@ -78,6 +78,9 @@ pub(crate) struct Shard {
     /// Stretches in force by (S, predicate), kept for counts at any T (derived, dropped
     /// with the shard): see `analytics.rs`.
     pub(crate) sweeps: Sweeps,
+    /// Set once an erasure is queued: nothing more is queued on this log (it is about to
+    /// be rewritten); writers wait for the namespace to open again.
+    pub(crate) retired: std::sync::atomic::AtomicBool,
 }
 
 impl Shard {

@@ -204,7 +204,7 @@ impl Store {
         Ok(store)
     }
 
-    fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
+    pub(crate) fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
         let log_err = |source: LogError| EngineError::of_log(ns, source);
         let started = std::time::Instant::now();
         let clock = Arc::clone(&self.clock);
@@ -248,6 +248,15 @@ impl Store {
             let events = decode(ns, record.seq, &record.payload)?;
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
+        if index.erasure_pending() {
+            // A crash came between an erasure and its compaction: finish it before the
+            // namespace serves anything.
+            tracing::warn!(namespace = %ns, "an erasure was not compacted; compacting before opening");
+            let records = log.read_after(0).map_err(log_err)?;
+            drop(log);
+            self.compact_log(ns, records)?;
+            return self.open_shard(ns);
+        }
         tracing::info!(
             namespace = %ns,
             checkpoint = from_checkpoint.0.0,
@@ -272,6 +281,7 @@ impl Store {
             checkpointed: Mutex::new(from_checkpoint),
             state_bytes: Mutex::new((Seq(0), 0)),
             sweeps: crate::sweeps::Sweeps::default(),
+            retired: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -9,6 +9,22 @@ pub enum Mode {
     Read,
     /// Queries, subscriptions and mutations.
     ReadWrite,
+    /// All of that, and erasing records (`eraseEntity`, `eraseEpisodes`, `eraseFacts`).
+    Erase,
+    /// All of that, and dropping the namespace (`dropNamespace`).
+    Admin,
+}
+
+impl Mode {
+    /// What a refusal says the token may not do.
+    pub(crate) fn verb(self) -> &'static str {
+        match self {
+            Mode::Read => "read",
+            Mode::ReadWrite => "write to",
+            Mode::Erase => "erase from",
+            Mode::Admin => "administer",
+        }
+    }
 }
 
 /// The caller's rights, put in each request's data by the transport.
@@ -25,6 +41,17 @@ pub enum Access {
     },
     /// Nothing (no or unknown credentials).
     Denied,
+}
+
+impl Access {
+    /// Who is asking, for an audit record: the token's name, or `local`.
+    pub fn who(&self) -> Option<String> {
+        match self {
+            Access::Local => Some("local".into()),
+            Access::Token { name, .. } => Some(name.clone()),
+            Access::Denied => None,
+        }
+    }
 }
 
 impl Access {

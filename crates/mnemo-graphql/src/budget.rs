@@ -116,6 +116,8 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("Fact", "effective", Bound::Data),
     ("Explanation", "components", Bound::Data),
     ("Namespace", "predicates", Bound::Data),
+    ("ErasePayload", "records", Bound::Data),
+    ("Erasure", "records", Bound::Data),
     // Introspection: the schema's own lists, estimated as before until introspection has a
     // budget of its own.
     ("__Schema", "types", Bound::Fixed(10)),

@@ -66,7 +66,7 @@ pub(crate) fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Nam
     let ns = Namespace::new("namespace", name).map_err(|e| engine(e.into()))?;
     let access = ctx.data_opt::<Access>().cloned().unwrap_or(Access::Denied);
     if !access.allows(ns.as_str(), mode) {
-        let verb = if mode == Mode::ReadWrite { "write to" } else { "read" };
+        let verb = mode.verb();
         return Err(coded(code::FORBIDDEN, format!("this token may not {verb} namespace {name:?}")));
     }
     Ok(ns)

@@ -58,6 +58,13 @@ pub mod code {
     pub const INVALID_QUERY: &str = "INVALID_QUERY";
     /// None of the media types the client accepts can carry the answer (HTTP 406).
     pub const NOT_ACCEPTABLE: &str = "NOT_ACCEPTABLE";
+    /// The record was erased: its content is gone; the error says where it was (batch)
+    /// and when it was erased.
+    pub const ERASED: &str = "ERASED";
+    /// This store cannot do it (erasure on a cluster).
+    pub const UNSUPPORTED: &str = "UNSUPPORTED";
+    /// `dropNamespace`'s `confirm` is not the namespace's name.
+    pub const CONFIRMATION_MISMATCH: &str = "CONFIRMATION_MISMATCH";
 }
 
 /// The code of an RDF projection's or SPARQL query's error (an engine error's own code
@@ -133,6 +140,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::Unavailable { .. } => code::UNAVAILABLE,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
+        EngineError::EraseUnsupported { .. } => code::UNSUPPORTED,
         _ => return None,
     })
 }

@@ -10,6 +10,7 @@ mod access;
 mod budget;
 mod context;
 mod enums;
+mod erased;
 mod error;
 pub mod import;
 mod info;
@@ -247,6 +248,9 @@ fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
                 Event::IntentionFired { id: i, episode, .. } => {
                     ("IntentionFired", None, None, episode.and_then(|e| id(e.0)), id(i.0))
                 }
+                // What was erased is named in `data` (ids and hashes, never content).
+                Event::Erased(_) => ("Erased", None, None, None, None),
+                Event::Tombstone { .. } => ("Tombstone", None, None, None, None),
             };
             info::EventNotice {
                 namespace: batch.namespace.to_string(),

@@ -5,6 +5,7 @@
 
 mod analytics;
 pub mod checkpoint;
+mod erasure;
 mod facts;
 mod heap;
 mod merge;
@@ -15,6 +16,7 @@ mod state;
 mod trace;
 
 // What reads answer is plain data of the core's; re-exported for the index's callers.
+pub use erasure::{EraseRefused, ErasedMark, ErasureRecord};
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,

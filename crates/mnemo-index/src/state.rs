@@ -94,6 +94,12 @@ pub struct NamespaceIndex {
     pub(crate) max_entity: u64,
     pub(crate) max_fact: u64,
     pub(crate) max_episode: u64,
+    /// Erasures, in log order.
+    pub(crate) erasures: Vec<(Seq, mnemo_core::Erasure)>,
+    /// Erased records whose event a tombstone replaced: the batch that held it.
+    pub(crate) tombstones: HashMap<mnemo_core::ErasedRef, Seq>,
+    /// An erasure was applied while content it names was still in the state.
+    pub(crate) pending_erasure: bool,
 }
 
 /// The entities one normalised name stands for, each list sorted and without repeats.
@@ -297,6 +303,8 @@ impl NamespaceIndex {
                     centroid: centroid.clone(),
                 });
             }
+            Event::Erased(erasure) => self.apply_erased(seq, erasure),
+            Event::Tombstone { of, .. } => self.apply_tombstone(seq, *of),
             Event::Mentioned { episode, entities, source } => {
                 let list = self.mentions.entry(*episode).or_default();
                 for e in entities {

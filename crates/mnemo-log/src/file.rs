@@ -100,6 +100,36 @@ impl Storage for FileStorage {
         names.sort();
         Ok(names)
     }
+
+    fn replace(
+        &self,
+        name: &str,
+        write: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        let path = self.path_of(name)?;
+        let mut failed = None;
+        let written = crate::atomic::replace_file(&path, |file| {
+            let mut out = io::BufWriter::with_capacity(1 << 20, file);
+            if let Err(e) = write(&mut out) {
+                failed = Some(e);
+                return Err(io::Error::other("the new log could not be written"));
+            }
+            io::Write::flush(&mut out)
+        });
+        match (failed, written) {
+            (Some(e), _) => Err(e),
+            (None, r) => Ok(r?),
+        }
+    }
+
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        let path = self.path_of(name)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(sync_dir(&self.dir)?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 /// Refuses a path that exists but is not a regular file (a directory or a device where a

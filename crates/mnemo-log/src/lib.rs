@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod atomic;
+mod compact;
 mod error;
 mod file;
 mod format;

@@ -110,6 +110,26 @@ impl Storage for MemStorage {
     fn list(&self) -> Result<Vec<String>, LogError> {
         Ok(lock(&self.shared.files).keys().cloned().collect())
     }
+
+    fn replace(
+        &self,
+        name: &str,
+        write: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        validate_name(name)?;
+        let mut bytes = Vec::new();
+        write(&mut bytes)?;
+        // A new file under the name: handles on the old one keep the old bytes.
+        let data = Arc::new(Mutex::new(MemData { durable: bytes, unsynced: Vec::new() }));
+        lock(&self.shared.files).insert(name.to_owned(), data);
+        Ok(())
+    }
+
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        validate_name(name)?;
+        lock(&self.shared.files).remove(name);
+        Ok(())
+    }
 }
 
 /// A handle on one in-memory file.

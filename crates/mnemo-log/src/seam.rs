@@ -71,6 +71,24 @@ pub trait LogBackend: Send + Sync {
     fn health(&self) -> Result<(), String> {
         Ok(())
     }
+    /// Replaces the log `name` with `records` (the same seqs and system times, some
+    /// payloads rewritten: compaction for an erasure), atomically, while nobody appends
+    /// to it; the caller reopens it afterwards. A backend that cannot answers an I/O error
+    /// of kind `Unsupported`.
+    fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
+        let _ = (name, records);
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this log cannot be rewritten").into())
+    }
+    /// Removes the log `name` and its checkpoint, while nobody uses them.
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        let _ = name;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this log cannot be removed").into())
+    }
+    /// Removes the checkpoint of `name`, if it has one.
+    fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
+        let _ = name;
+        Ok(())
+    }
 }
 
 /// One namespace's log of records.
@@ -195,5 +213,24 @@ impl LogBackend for StorageBackend {
         std::fs::create_dir_all(dir)?;
         replace_file(&path, |file| std::io::Write::write_all(file, blob))?;
         Ok(())
+    }
+
+    fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
+        self.storage.replace(name, &mut |out| crate::compact::write_log(out, name, records))
+    }
+
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        self.remove_checkpoint(name)?;
+        self.storage.remove(name)
+    }
+
+    fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
+        validate_name(name)?;
+        let Some(path) = self.checkpoint_path(name) else { return Ok(()) };
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(LogError::Io(e)),
+        }
     }
 }

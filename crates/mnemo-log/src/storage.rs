@@ -23,6 +23,24 @@ pub trait Storage: Send + Sync {
     }
     /// Names of the logs that exist, sorted.
     fn list(&self) -> Result<Vec<String>, LogError>;
+    /// Replaces the named log file with what `write` writes, atomically: a crash leaves
+    /// the old file or the new one. Handles open on the old file keep reading the old
+    /// bytes. The default fails with an I/O error of kind `Unsupported`.
+    fn replace(
+        &self,
+        name: &str,
+        write: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<(), LogError>,
+    ) -> Result<(), LogError> {
+        validate_name(name)?;
+        let _ = write;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this storage cannot replace logs").into())
+    }
+    /// Removes the named log file (a missing one is not an error). The default fails
+    /// with an I/O error of kind `Unsupported`.
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        validate_name(name)?;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this storage cannot remove logs").into())
+    }
 }
 
 /// One log's bytes: an append-only file that can be read at any offset, synced and truncated.

@@ -87,6 +87,12 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// One L2-normalised vector per text, same order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Drops whatever it keeps of these texts (a cache's entries), for an erasure;
+    /// returns how many it dropped. An embedder that keeps nothing drops nothing.
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        let _ = texts;
+        Ok(0)
+    }
 }
 
 impl<E: Embedder + ?Sized> Embedder for &E {
@@ -98,6 +104,9 @@ impl<E: Embedder + ?Sized> Embedder for &E {
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
+    }
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        (**self).forget(texts)
     }
 }
 
@@ -111,6 +120,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
     }
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        (**self).forget(texts)
+    }
 }
 
 impl<E: Embedder + ?Sized> Embedder for Arc<E> {
@@ -122,5 +134,8 @@ impl<E: Embedder + ?Sized> Embedder for Arc<E> {
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
+    }
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        (**self).forget(texts)
     }
 }

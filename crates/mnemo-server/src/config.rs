@@ -34,7 +34,8 @@
 //! # nats = ["nats://127.0.0.1:4222"]
 //!
 //! # Each token: a name for logs, a secret of at least 16 characters sent as
-//! # `Authorization: Bearer <token>`, and its namespaces ("*" = all), "read" or "read-write".
+//! # `Authorization: Bearer <token>`, and its namespaces ("*" = all): "read", "read-write",
+//! # "erase" (read-write, and erasing records) or "admin" (all that, and dropping the namespace).
 //! [[tokens]]
 //! name = "agent-a"
 //! token = "change-me-to-a-long-random-secret"
@@ -137,6 +138,8 @@ struct RawToken {
 enum RawMode {
     Read,
     ReadWrite,
+    Erase,
+    Admin,
 }
 
 #[derive(Deserialize, Default)]
@@ -277,6 +280,8 @@ impl Config {
                 let mode = match mode {
                     RawMode::Read => Mode::Read,
                     RawMode::ReadWrite => Mode::ReadWrite,
+                    RawMode::Erase => Mode::Erase,
+                    RawMode::Admin => Mode::Admin,
                 };
                 grants.insert(ns, mode);
             }

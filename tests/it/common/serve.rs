@@ -68,11 +68,22 @@ pub fn start_with_args(data: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&s
 
 /// One HTTP/1.1 request on its own connection; the status and body.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+    http_with(addr, method, path, "", body)
+}
+
+/// [`http`] with more header lines (each ending `\r\n`).
+pub fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+) -> std::io::Result<(u16, String)> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n{body}",
         body.len()
     )?;
     let mut raw = Vec::new();
@@ -104,8 +115,19 @@ fn dechunk(mut body: &str) -> String {
 }
 
 pub fn graphql(addr: SocketAddr, query: &str, variables: Value) -> std::io::Result<Value> {
-    let (status, body) =
-        http(addr, "POST", "/graphql", &json!({ "query": query, "variables": variables }).to_string())?;
+    graphql_as(addr, None, query, variables)
+}
+
+/// [`graphql`] with a bearer token.
+pub fn graphql_as(
+    addr: SocketAddr,
+    token: Option<&str>,
+    query: &str,
+    variables: Value,
+) -> std::io::Result<Value> {
+    let headers = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let body = json!({ "query": query, "variables": variables }).to_string();
+    let (status, body) = http_with(addr, "POST", "/graphql", &headers, &body)?;
     if status != 200 {
         return Err(std::io::Error::other(format!("status {status}: {body}")));
     }

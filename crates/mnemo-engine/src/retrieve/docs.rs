@@ -200,3 +200,24 @@ pub(crate) fn name_words(text: &str) -> impl Iterator<Item = String> + '_ {
 pub(crate) fn episode_tags(e: &mnemo_core::Episode, tz: &mnemo_core::TimeZone) -> Vec<String> {
     mnemo_search::when::index_terms(&e.text, tz.local_date(e.occurred_at))
 }
+
+/// Every text the namespace's documents are made of (alone and in context), as a full
+/// rebuild would index and embed them: what an erasure compares before and after to tell
+/// which texts the embedding cache must forget.
+pub(crate) fn all_texts(index: &NamespaceIndex) -> std::collections::HashSet<String> {
+    let mut docs = Docs::default();
+    let mut previous = HashMap::new();
+    let tz = index.config().time_zone;
+    for (_, e) in index.all_episodes() {
+        docs.episode(&mut previous, e, &tz);
+    }
+    for (_, f) in index.all_facts() {
+        docs.push(RecordRef::Fact(f.id), fact_sentence(index, &f), Vec::new(), true);
+    }
+    for (_, e) in index.all_entities() {
+        if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
+            docs.push(RecordRef::Entity(e.id), t, Vec::new(), true);
+        }
+    }
+    docs.alone.into_iter().map(|(_, t)| t).chain(docs.context.into_iter().map(|(_, t)| t)).collect()
+}

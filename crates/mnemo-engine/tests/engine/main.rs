@@ -9,5 +9,6 @@ mod bitemporal;
 mod cluster;
 mod conflict;
 mod engine_api;
+mod erase;
 mod model;
 mod progress;

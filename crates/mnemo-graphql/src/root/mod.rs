@@ -17,6 +17,7 @@ use crate::info::EventNotice;
 
 mod admin;
 mod analytics_ops;
+mod erase_ops;
 mod graph;
 mod intention_ops;
 mod memory_ops;
@@ -35,6 +36,7 @@ pub struct Query(
     retrieval::RetrievalQuery,
     topic_ops::TopicQuery,
     intention_ops::IntentionQuery,
+    erase_ops::EraseQuery,
 );
 
 /// The mutations: each writes one atomic batch; a rejected one stores nothing.
@@ -46,6 +48,7 @@ pub struct Mutation(
     topic_ops::TopicMutation,
     intention_ops::IntentionMutation,
     admin::AdminMutation,
+    erase_ops::EraseMutation,
 );
 
 /// The subscriptions.

@@ -1,0 +1,378 @@
+//! Erasure: removing records from a namespace's past on purpose (a person's request, a
+//! retention rule), the one write that destroys content.
+//!
+//! An erasure is decided like any write, under the namespace's writer lock: the records
+//! it takes are found in the state (`NamespaceIndex::erase_set_of_*`) and an
+//! `Event::Erased` naming them with the hash of each one's content is appended. Then the
+//! namespace is closed to writes and compacted: every batch that held an erased record
+//! is written again with that event replaced by an `Event::Tombstone` (what it was, and
+//! the hash of its bytes), the log replaced atomically ([`LogBackend::rewrite`]), and
+//! everything derived from it dropped — checkpoint, search indexes and saved vectors,
+//! the embedding cache's entries for erased texts — and the namespace opened again from
+//! the compacted log. A crash before the rewrite leaves the old log with the erasure in
+//! it: opening finds content the erasure names (`NamespaceIndex::erasure_pending`) and
+//! compacts first.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+use mnemo_core::{
+    EntityId, EpisodeId, ErasedRef, Erasure, Event, FactId, Namespace, RecordRef, Seq, Timestamp, TombstoneOf,
+};
+use mnemo_index::{EraseRefused, ErasedMark, ErasureRecord, NamespaceIndex};
+use mnemo_log::{LogError, Record};
+use sha2::{Digest, Sha256};
+
+use crate::codec::{decode, encode};
+use crate::error::EngineError;
+use crate::retrieve::indexer::Job;
+use crate::shard::Shard;
+use crate::store::Store;
+use crate::sync::{lock, read};
+use crate::writer::{Effects, Writer};
+
+/// What to erase.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EraseTarget {
+    /// An entity, with its names and aliases, every fact whose subject or object it is,
+    /// every episode that mentions it (recorded as a mention, or naming it in its text)
+    /// and every intention triggered by mentions of it.
+    Entity(EntityId),
+    /// These episodes (the facts stated from them stay; their provenance names an
+    /// erased episode).
+    Episodes(Vec<EpisodeId>),
+    /// These facts, each with every statement of it.
+    Facts(Vec<FactId>),
+}
+
+/// An erasure as asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EraseRequest {
+    /// What.
+    pub target: EraseTarget,
+    /// Why, for the audit (kept in the log; never the content).
+    pub reason: Option<String>,
+    /// Who asked (a token's name, an operator's command).
+    pub by: Option<String>,
+}
+
+/// What an erasure did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Erased {
+    /// The batch that records it.
+    pub seq: Seq,
+    /// When it committed.
+    pub system_time: Timestamp,
+    /// Every record erased, with the SHA-256 (hex) of its content.
+    pub records: Vec<(ErasedRef, String)>,
+    /// Batches of the log written again without the erased content.
+    pub batches_rewritten: usize,
+    /// Entries the embedding cache dropped.
+    pub cache_entries_dropped: usize,
+}
+
+/// SHA-256 of bytes, hex.
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn hash_event(event: &Event) -> String {
+    sha256_hex(&postcard::to_stdvec(event).unwrap_or_default())
+}
+
+fn refused(target: &EraseTarget, e: EraseRefused) -> EngineError {
+    let EraseRefused::Unknown(value) = e;
+    match target {
+        EraseTarget::Entity(_) => EngineError::UnknownEntity { field: "entity".into(), value },
+        EraseTarget::Episodes(_) => EngineError::UnknownEpisode { field: "episodes".into(), value },
+        EraseTarget::Facts(_) => EngineError::UnknownFact { field: "facts".into(), value },
+    }
+}
+
+impl Store {
+    /// Erases records from a namespace's past: see [`EraseTarget`] for what each target
+    /// takes with it. On `Ok` the content is gone from the log, the checkpoint, the search
+    /// indexes and the embedding cache, and no read at any read point returns it; the log
+    /// keeps a tombstone (seq, system time, hash) where each erased event was, and the
+    /// erasure itself (ids, hashes, who, why) for [`Store::erasures`]. An unknown id
+    /// erases nothing ([`EngineError::UnknownEntity`] and its kin).
+    pub fn erase(&self, ns: &Namespace, request: EraseRequest) -> Result<Erased, EngineError> {
+        if self.backend.shared() {
+            return Err(EngineError::EraseUnsupported {
+                reason: "erasure on a cluster is not available yet: erase on a single-node store".into(),
+            });
+        }
+        self.check_damaged(ns)?;
+        let target = &request.target;
+        let Some(shard) = self.shard(ns)? else {
+            return Err(refused(target, EraseRefused::Unknown(format!("{target:?}"))));
+        };
+        let log_err = |source| EngineError::of_log(ns, source);
+        let (ticket, events, records) = {
+            let mut writer = lock(&shard.writer);
+            if shard.retired.load(Ordering::SeqCst) {
+                return Err(EngineError::Unavailable {
+                    namespace: ns.to_string(),
+                    reason: "the namespace is being compacted; retry".into(),
+                });
+            }
+            let index = read(&shard.index);
+            if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
+                *writer = Writer::after(&index);
+            }
+            let set = match target {
+                EraseTarget::Entity(id) => index.erase_set_of_entity(*id),
+                EraseTarget::Episodes(ids) => index.erase_set_of_episodes(ids),
+                EraseTarget::Facts(ids) => index.erase_set_of_facts(ids),
+            }
+            .map_err(|e| refused(target, e))?;
+            let records: Vec<(ErasedRef, String)> = set
+                .iter()
+                .map(|r| (*r, index.content_of(*r).map(|e| hash_event(&e)).unwrap_or_default()))
+                .collect();
+            drop(index);
+            let erasure =
+                Erasure { records: records.clone(), reason: request.reason.clone(), by: request.by.clone() };
+            let events = vec![Event::Erased(erasure)];
+            let payload = encode(&events)?;
+            let ticket = shard.log.submit(&payload, writer.last_seen()).map_err(log_err)?;
+            writer.submitted(ticket.committed().seq, Effects::default());
+            // Nothing is queued after the erasure: the log is rewritten next.
+            shard.retired.store(true, Ordering::SeqCst);
+            (ticket, events, records)
+        };
+        let committed = match shard.log.wait(ticket) {
+            Ok(c) => c,
+            Err(e) => {
+                shard.retired.store(false, Ordering::SeqCst);
+                return Err(log_err(e));
+            }
+        };
+        let system_time = Timestamp::from_micros(committed.system_time);
+        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        let (batches_rewritten, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
+        Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
+    }
+
+    /// Removes a namespace whole: its log, checkpoint, search indexes and saved vectors,
+    /// and its texts from the embedding cache; the name is free again (a write to it
+    /// starts a new, empty namespace). Returns whether there was one to drop. Writes in
+    /// flight finish first; writes that come while it drops go to the new namespace.
+    pub fn drop_namespace(&self, ns: &Namespace) -> Result<bool, EngineError> {
+        if self.backend.shared() {
+            return Err(EngineError::EraseUnsupported {
+                reason: "dropping a namespace on a cluster is not available yet".into(),
+            });
+        }
+        let _opening = lock(&self.opening);
+        let shard = match read(&self.shards).get(ns).cloned() {
+            Some(shard) => Some(shard),
+            None if read(&self.known).contains(ns) && !read(&self.damaged).contains_key(ns) => {
+                Some(Arc::new(self.open_shard(ns)?))
+            }
+            None => None,
+        };
+        let texts = match &shard {
+            Some(shard) => {
+                {
+                    // Under the writer lock: nothing is queued after this.
+                    let _writer = lock(&shard.writer);
+                    shard.retired.store(true, Ordering::SeqCst);
+                }
+                // Batches queued before are published by their writers; wait for them.
+                let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
+                while read(&shard.index).last_seq().0 < shard.log.last_seq()
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                self.wait_for_indexer(shard);
+                crate::retrieve::docs::all_texts(&read(&shard.index))
+            }
+            None => Default::default(),
+        };
+        let existed = shard.is_some() || read(&self.known).contains(ns);
+        if !existed {
+            return Ok(false);
+        }
+        self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
+        self.known.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
+        self.damaged.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
+        lock(&self.sleeping).remove(ns);
+        lock(&self.truncations).remove(ns);
+        drop(shard);
+        self.backend.remove(ns.as_str()).map_err(|source| EngineError::of_log(ns, source))?;
+        self.remove_search_dir(ns)?;
+        if let Some(Ok(embedder)) = self.retrieval.embedder() {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            embedder.forget(&texts).map_err(|e| EngineError::Index(e.to_string()))?;
+        }
+        tracing::info!(namespace = %ns, "namespace dropped");
+        Ok(true)
+    }
+
+    fn remove_search_dir(&self, ns: &Namespace) -> Result<(), EngineError> {
+        let Some(data) = &self.data_dir else { return Ok(()) };
+        let dir = data.join("search").join(ns.as_str());
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(EngineError::Index(format!("{}: {e}", dir.display()))),
+        }
+    }
+
+    /// Every erasure of a namespace, in log order (for audit: ids, hashes, who, why).
+    pub fn erasures(&self, ns: &Namespace) -> Result<Vec<ErasureRecord>, EngineError> {
+        Ok(self.shard(ns)?.map(|s| read(&s.index).erasures()).unwrap_or_default())
+    }
+
+    /// The `ERASED` marker of a record, if it was erased: where it was, when it went.
+    pub fn erased(&self, ns: &Namespace, record: ErasedRef) -> Result<Option<ErasedMark>, EngineError> {
+        Ok(self.shard(ns)?.and_then(|s| read(&s.index).erased(record)))
+    }
+
+    /// Compacts a retired namespace's log, drops what was derived from it and opens it
+    /// again; returns the batches rewritten and the cache entries dropped.
+    fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(usize, usize), EngineError> {
+        let ns = &shard.name;
+        // Nobody opens the namespace while its log is replaced.
+        let _opening = lock(&self.opening);
+        let before = crate::retrieve::docs::all_texts(&read(&shard.index));
+        self.wait_for_indexer(shard);
+        self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
+        let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
+        let rewritten = self.compact_log(ns, records)?;
+        let reopened = match self.open_shard(ns) {
+            Ok(shard) => Arc::new(shard),
+            Err(e) => {
+                self.damaged
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(ns.clone(), e.to_string());
+                return Err(e);
+            }
+        };
+        let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
+        let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
+        let dropped = match self.retrieval.embedder() {
+            Some(Ok(embedder)) => embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?,
+            _ => 0,
+        };
+        self.retrieval.submit(Job::Rebuild(Arc::clone(&reopened)));
+        self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
+        Ok((rewritten, dropped))
+    }
+
+    /// Waits (a bounded time) until the search indexer has nothing in flight for the
+    /// shard, so that nothing writes its search directory once it is removed.
+    fn wait_for_indexer(&self, shard: &Shard) {
+        let last = read(&shard.index).last_seq();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while shard.search.indexed() < last && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Rewrites the log of `ns` (whose records are `records`) without the content its
+    /// erasures name, and removes what was derived from it: its checkpoint, its search
+    /// indexes and saved vectors. Returns how many batches changed.
+    pub(crate) fn compact_log(&self, ns: &Namespace, records: Vec<Record>) -> Result<usize, EngineError> {
+        let mut erased = BTreeSet::new();
+        let mut decoded = Vec::with_capacity(records.len());
+        for record in &records {
+            let events = decode(ns, record.seq, &record.payload)?;
+            for event in &events {
+                if let Event::Erased(e) = event {
+                    erased.extend(e.records.iter().map(|(r, _)| *r));
+                }
+            }
+            decoded.push(events);
+        }
+        let mut rewritten = 0;
+        let mut out = Vec::with_capacity(records.len());
+        for (record, events) in records.into_iter().zip(decoded) {
+            match scrub(&events, &erased) {
+                Some(kept) => {
+                    rewritten += 1;
+                    out.push(Record { payload: encode(&kept)?, ..record });
+                }
+                None => out.push(record),
+            }
+        }
+        let log_err = |source: LogError| EngineError::of_log(ns, source);
+        if rewritten > 0 {
+            self.backend.rewrite(ns.as_str(), &out).map_err(log_err)?;
+        }
+        self.backend.remove_checkpoint(ns.as_str()).map_err(log_err)?;
+        self.remove_search_dir(ns)?;
+        tracing::info!(namespace = %ns, rewritten, erased = erased.len(), "log compacted for an erasure");
+        Ok(rewritten)
+    }
+}
+
+/// The batch's events without the erased content, or `None` when it held none.
+fn scrub(events: &[Event], erased: &BTreeSet<ErasedRef>) -> Option<Vec<Event>> {
+    let is = |r: ErasedRef| erased.contains(&r);
+    let is_record = |r: &RecordRef| is(NamespaceIndex::erased_ref(*r));
+    let mut changed = false;
+    let out = events
+        .iter()
+        .map(|event| {
+            let record =
+                |r: ErasedRef| Event::Tombstone { of: TombstoneOf::Record(r), hash: hash_event(event) };
+            let reference = || Event::Tombstone { of: TombstoneOf::Reference, hash: hash_event(event) };
+            let new = match event {
+                Event::EpisodeRecorded(e) if is(ErasedRef::Episode(e.id)) => record(ErasedRef::Episode(e.id)),
+                Event::EntityDeclared(e) if is(ErasedRef::Entity(e.id)) => record(ErasedRef::Entity(e.id)),
+                Event::FactAsserted(f) if is(ErasedRef::Fact(f.id)) => record(ErasedRef::Fact(f.id)),
+                Event::IntentionAdded(i) if is(ErasedRef::Intention(i.id)) => {
+                    record(ErasedRef::Intention(i.id))
+                }
+                Event::FactEnded { fact, .. } | Event::FactRetracted { fact, .. }
+                    if is(ErasedRef::Fact(*fact)) =>
+                {
+                    reference()
+                }
+                Event::StatementWithdrawn { statement, .. } if is(ErasedRef::Fact(*statement)) => reference(),
+                Event::EntitiesMerged { from, into }
+                    if is(ErasedRef::Entity(*from)) || is(ErasedRef::Entity(*into)) =>
+                {
+                    reference()
+                }
+                Event::Embedded { record: r, .. } if is_record(r) => reference(),
+                Event::Reinforced { records, at } if records.iter().any(is_record) => {
+                    let kept: Vec<RecordRef> = records.iter().filter(|r| !is_record(r)).copied().collect();
+                    if kept.is_empty() { reference() } else { Event::Reinforced { records: kept, at: *at } }
+                }
+                Event::Mentioned { episode, entities, source }
+                    if is(ErasedRef::Episode(*episode))
+                        || entities.iter().any(|e| is(ErasedRef::Entity(*e))) =>
+                {
+                    let kept: Vec<EntityId> =
+                        entities.iter().filter(|e| !is(ErasedRef::Entity(**e))).copied().collect();
+                    if is(ErasedRef::Episode(*episode)) || kept.is_empty() {
+                        reference()
+                    } else {
+                        Event::Mentioned { episode: *episode, entities: kept, source: *source }
+                    }
+                }
+                // A segment's centroid is made of its episodes' vectors: it goes whole.
+                Event::SegmentClosed { episodes, .. }
+                    if episodes.iter().any(|e| is(ErasedRef::Episode(*e))) =>
+                {
+                    reference()
+                }
+                Event::IntentionCancelled { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
+                Event::IntentionFired { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
+                Event::IntentionFired { id, episode: Some(e), at } if is(ErasedRef::Episode(*e)) => {
+                    Event::IntentionFired { id: *id, episode: None, at: *at }
+                }
+                other => return other.clone(),
+            };
+            changed = true;
+            new
+        })
+        .collect();
+    changed.then_some(out)
+}

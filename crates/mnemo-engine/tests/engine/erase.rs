@@ -1,0 +1,315 @@
+//! Erasure: the content goes from the log, the checkpoint, the search indexes and every
+//! read at every read point; what was not erased answers as it did; a crash between the
+//! erasure and its compaction is finished on open; an unknown id erases nothing.
+
+use mnemo_engine::core::{
+    EntityFilter, EpisodeFilter, ErasedRef, FactFilter, Literal, Namespace, Scope, Seq, Timestamp,
+};
+use mnemo_engine::{
+    Change, EngineError, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, NewIntention,
+    NewTrigger, ObjectRef, ReadAt, SearchQuery, Store,
+};
+
+use crate::common::{iv, t};
+
+/// Long strings found nowhere else, so that a byte search of the data directory means it.
+const NAME: &str = "Zyxwarbleton Quennimore";
+const ALIAS: &str = "Quennibald Xorvath";
+const SAID: &str = "Zyxwarbleton Quennimore said the orchid code is 5512-plover";
+const SECRET: &str = "orchid-plover-5512";
+
+fn ns() -> Namespace {
+    Namespace::new("ns", "people").unwrap()
+}
+
+/// The story, with or without the person: returns the read points after each batch.
+fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
+    let ns = ns();
+    let mut points = Vec::new();
+    let mut push = |r: mnemo_engine::Receipt| points.push(r.seq);
+    let declare = |name: &str, aliases: Vec<String>| {
+        Change::DeclareEntity(NewEntity { name: name.into(), aliases, ..NewEntity::default() })
+    };
+    let r = store.append(&ns, vec![declare("Bob Marlowe", vec![]), declare("Paris", vec![])]).unwrap();
+    let (bob, paris) = (r.entity(0).unwrap(), r.entity(1).unwrap());
+    push(r);
+    let episode = |text: &str, at: &str| {
+        Change::RecordEpisode(NewEpisode {
+            text: text.into(),
+            occurred_at: t(at),
+            thread: Some("t1".into()),
+            ..NewEpisode::default()
+        })
+    };
+    let mut person = None;
+    if with_person {
+        let r = store.append(&ns, vec![declare(NAME, vec![ALIAS.into()])]).unwrap();
+        person = r.entity(0);
+        push(r);
+    }
+    let mut batch = vec![episode("Bob Marlowe moved to Paris in spring.", "2024-03-01")];
+    if with_person {
+        batch.push(episode(SAID, "2024-03-02"));
+    }
+    push(store.append(&ns, batch).unwrap());
+    let lives = |s, o, from: &str| {
+        NewFact::new(EntityRef::Id(s), "livesIn", ObjectRef::Entity(EntityRef::Id(o)), iv(from, None))
+    };
+    let mut batch = vec![Change::AssertFact(lives(bob, paris, "2024-03-01"))];
+    if let Some(p) = person {
+        batch.push(Change::AssertFact(lives(p, paris, "2020-01-01")));
+        batch.push(Change::AssertFact(NewFact::new(
+            EntityRef::Id(bob),
+            "knows",
+            ObjectRef::Entity(EntityRef::Id(p)),
+            iv("2019-01-01", None),
+        )));
+        batch.push(Change::AssertFact(NewFact::new(
+            EntityRef::Id(p),
+            "code",
+            ObjectRef::Literal(Literal::String(SECRET.into())),
+            iv("2021-01-01", None),
+        )));
+        batch.push(Change::AddIntention(NewIntention {
+            payload: format!("ask {NAME} about the orchids"),
+            trigger: NewTrigger::Mentions(vec![EntityRef::Id(p)]),
+            expires_at: None,
+            priority: 0,
+            repeat: false,
+        }));
+    }
+    push(store.append(&ns, batch).unwrap());
+    push(store.append(&ns, vec![episode("Bob Marlowe likes the Seine.", "2024-04-01")]).unwrap());
+    points
+}
+
+/// What a read at `s` says about everything but the person, by names and texts.
+fn answers(store: &Store, s: Seq) -> Vec<String> {
+    let ns = ns();
+    let at = ReadAt::bitemporal(t("2025-01-01"), s);
+    let mut out = Vec::new();
+    let entities = store.entities(&ns, &EntityFilter::default(), at, None, 100).unwrap().value;
+    let name_of = |id| entities.items.iter().find(|(_, e)| e.id == id).map(|(_, e)| e.name.clone());
+    for (_, e) in &entities.items {
+        out.push(format!("entity {} {:?}", e.name, e.aliases));
+    }
+    for f in store.facts(&ns, &FactFilter::default(), at, Scope::InForce).unwrap().value {
+        let object = match &f.fact.object {
+            mnemo_engine::core::Value::Entity(id) => name_of(*id).unwrap_or_else(|| "?".into()),
+            mnemo_engine::core::Value::Literal(l) => l.to_string(),
+        };
+        out.push(format!("fact {:?} {} {object}", name_of(f.fact.subject), f.fact.predicate));
+    }
+    let episodes = store.episodes(&ns, &EpisodeFilter::default(), at, None, 100).unwrap().value;
+    for (_, e) in episodes.items {
+        out.push(format!("episode {} {}", e.occurred_at, e.text));
+    }
+    out.sort();
+    out
+}
+
+fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in walk(dir) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+            found.push(entry);
+        }
+    }
+    found
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+/// An embedder that keeps every text it embedded, as a cache does, and forgets on demand.
+#[derive(Default)]
+struct Remembering(std::sync::Mutex<std::collections::BTreeSet<String>>);
+
+impl mnemo_engine::Embedder for Remembering {
+    fn model_id(&self) -> &str {
+        "remembering"
+    }
+    fn dim(&self) -> usize {
+        4
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, mnemo_engine::EmbedError> {
+        let mut kept = self.0.lock().unwrap();
+        Ok(texts
+            .iter()
+            .map(|t| {
+                kept.insert((*t).to_owned());
+                let n = t.len() as f32;
+                let v = [1.0, n % 7.0, n % 3.0, 0.5];
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+    fn forget(&self, texts: &[&str]) -> Result<usize, mnemo_engine::EmbedError> {
+        let mut kept = self.0.lock().unwrap();
+        Ok(texts.iter().filter(|t| kept.remove(**t)).count())
+    }
+}
+
+fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store {
+    let embedder = std::sync::Arc::clone(embedder);
+    let source: mnemo_engine::EmbedderSource = std::sync::Arc::new(move || {
+        Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn mnemo_engine::Embedder>)
+    });
+    let options = mnemo_engine::StoreOptions {
+        embedder: Some(source),
+        search_on_disk_from_bytes: Some(0),
+        ..mnemo_engine::StoreOptions::default()
+    };
+    Store::open_with(dir, options).unwrap()
+}
+
+fn person(store: &Store) -> mnemo_engine::core::EntityId {
+    store.entity_named(&ns(), NAME, Seq(u64::MAX)).expect("the person")
+}
+
+#[test]
+fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = std::sync::Arc::new(Remembering::default());
+    let points = {
+        let store = open(dir.path(), &embedder);
+        let points = write_story(&store, true);
+        store.checkpoint(&ns()).unwrap();
+        points
+    };
+    // Opened again: the checkpoint and the search files are on disk.
+    let store = open(dir.path(), &embedder);
+    let query = SearchQuery { text: Some("orchid".into()), wait_for_index: true, ..SearchQuery::default() };
+    assert!(!store.search(&ns(), &query, ReadAt::latest()).unwrap().value.hits.is_empty());
+    assert!(dir.path().join("search").join("people").is_dir(), "text indexes on disk");
+    assert!(!grep(dir.path(), SECRET).is_empty(), "the story is on disk before the erasure");
+    assert!(embedder.0.lock().unwrap().iter().any(|t| t.contains(NAME)), "the texts were embedded");
+    let id = person(&store);
+    let batches = store.counts(&ns()).batches;
+    // An unknown id erases nothing.
+    let unknown = EraseRequest {
+        target: EraseTarget::Entity(mnemo_engine::core::EntityId(9999)),
+        reason: None,
+        by: None,
+    };
+    assert!(matches!(store.erase(&ns(), unknown), Err(EngineError::UnknownEntity { .. })));
+    assert_eq!(store.counts(&ns()).batches, batches);
+    let erased = store
+        .erase(
+            &ns(),
+            EraseRequest {
+                target: EraseTarget::Entity(id),
+                reason: Some("request of the data subject".into()),
+                by: Some("test".into()),
+            },
+        )
+        .unwrap();
+    assert!(
+        erased.records.contains(&(ErasedRef::Entity(id), erased.records[0].1.clone()))
+            || erased.records.iter().any(|(r, _)| *r == ErasedRef::Entity(id))
+    );
+    // The entity, 3 facts, 1 episode, 1 intention.
+    assert_eq!(erased.records.len(), 6, "{:?}", erased.records);
+    assert!(erased.records.iter().all(|(_, hash)| hash.len() == 64));
+    assert!(erased.batches_rewritten >= 3);
+    // Reads, now and at every earlier read point: nothing of the person.
+    for s in points.iter().copied().chain([erased.seq]) {
+        let said = answers(&store, s).join("\n");
+        for needle in [NAME, ALIAS, SECRET, "Zyxwarbleton"] {
+            assert!(!said.contains(needle), "at {s}: {said}");
+        }
+    }
+    let mark = store.erased(&ns(), ErasedRef::Entity(id)).unwrap().expect("a marker");
+    assert_eq!((mark.seq, mark.erased_in), (Some(points[1]), erased.seq));
+    let audit = store.erasures(&ns()).unwrap();
+    assert_eq!(audit.len(), 1);
+    assert_eq!(audit[0].erasure.reason.as_deref(), Some("request of the data subject"));
+    let query = SearchQuery {
+        text: Some("Zyxwarbleton orchid".into()),
+        wait_for_index: true,
+        ..SearchQuery::default()
+    };
+    let hits = store.search(&ns(), &query, ReadAt::latest()).unwrap().value.hits;
+    assert!(hits.iter().all(|h| !format!("{h:?}").contains("Zyxwarbleton")), "{hits:?}");
+    assert!(erased.cache_entries_dropped > 0);
+    let kept = embedder.0.lock().unwrap().clone();
+    assert!(kept.iter().all(|t| !t.contains(NAME) && !t.contains(SECRET) && !t.contains(ALIAS)), "{kept:?}");
+    assert!(kept.iter().any(|t| t.contains("Seine")), "the other texts stay");
+    // A write goes on after the erasure, and may not name the erased entity.
+    store
+        .append(
+            &ns(),
+            vec![Change::DeclareEntity(NewEntity { name: "Carol".into(), ..NewEntity::default() })],
+        )
+        .unwrap();
+    let about = NewFact::new(
+        EntityRef::Id(id),
+        "livesIn",
+        ObjectRef::Literal(Literal::String("x".into())),
+        iv("2020-01-01", None),
+    );
+    assert!(store.append(&ns(), vec![Change::AssertFact(about)]).is_err());
+    drop(store);
+    // Closed (a checkpoint written again): no file holds any of it.
+    assert!(dir.path().join("search").join("people").is_dir(), "text indexes rebuilt");
+    for needle in [NAME, ALIAS, SECRET, "Zyxwarbleton", "Quennibald"] {
+        assert_eq!(grep(dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
+    }
+    // The rest answers exactly as the same story written without the person, at the
+    // same read points (the reference has one batch fewer: the person's declaration).
+    let store = open(dir.path(), &embedder);
+    let reference_dir = tempfile::tempdir().unwrap();
+    let reference = Store::open(reference_dir.path()).unwrap();
+    let reference_points = write_story(&reference, false);
+    let ours: Vec<Seq> = points.iter().copied().filter(|s| *s != points[1]).collect();
+    assert_eq!(ours.len(), reference_points.len());
+    for (s, r) in ours.iter().zip(&reference_points) {
+        assert_eq!(answers(&store, *s), answers(&reference, *r), "at {s}");
+    }
+    let _ = Timestamp::from_micros(0);
+}
+
+#[test]
+fn an_erasure_a_crash_cut_short_is_finished_when_the_store_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("logs").join("people.log");
+    let before = {
+        let store = Store::open(dir.path()).unwrap();
+        write_story(&store, true);
+        std::fs::read(&log).unwrap()
+    };
+    let after = {
+        let store = Store::open(dir.path()).unwrap();
+        let id = person(&store);
+        store.erase(&ns(), EraseRequest { target: EraseTarget::Entity(id), reason: None, by: None }).unwrap();
+        drop(store);
+        std::fs::read(&log).unwrap()
+    };
+    // The crash: the erasure's batch reached the log, its compaction did not. The last
+    // batch of the compacted log is the erasure; put it after the old log's batches.
+    let header_len = 16 + "people".len() + 4;
+    let records = mnemo_log::decode_frames(&after[header_len..]).unwrap();
+    let last = records.last().unwrap();
+    let mut crashed = before.clone();
+    crashed.extend_from_slice(&mnemo_log::encode_frame(last.seq, last.system_time, &last.payload));
+    std::fs::write(&log, &crashed).unwrap();
+    for file in walk(dir.path()) {
+        if file.extension().is_some_and(|e| e == "ckpt") {
+            std::fs::remove_file(file).unwrap();
+        }
+    }
+    assert!(!grep(dir.path(), SECRET).is_empty());
+    let store = Store::open(dir.path()).unwrap();
+    let said = answers(&store, Seq(6)).join("\n");
+    assert!(!said.contains(SECRET) && !said.contains(NAME), "{said}");
+    assert!(grep(dir.path(), SECRET).is_empty(), "compacted on open");
+    assert_eq!(store.erasures(&ns()).unwrap().len(), 1);
+}
