@@ -57,3 +57,12 @@ pub enum TombstoneOf {
     /// An event about erased records.
     Reference,
 }
+
+/// How long a namespace keeps what it is told to forget with age: episodes (their raw
+/// text) are erased once recorded longer ago than `episodes_after_micros`, the facts
+/// extracted from them kept. `None`: kept forever (the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetentionPolicy {
+    /// The age (by the system time that recorded them) past which episodes are erased.
+    pub episodes_after_micros: Option<i64>,
+}

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decay::RecordRef;
-use crate::erasure::{Erasure, TombstoneOf};
+use crate::erasure::{Erasure, RetentionPolicy, TombstoneOf};
 use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
 use crate::model::{
     EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig,
@@ -146,4 +146,6 @@ pub enum Event {
         /// The hash of the erased event's bytes.
         hash: String,
     },
+    /// How long the namespace keeps episodes changed (from this batch on).
+    RetentionConfigured(RetentionPolicy),
 }

@@ -28,7 +28,7 @@ pub use answer::{
 pub use decay::{
     DAY_MICROS, DecayModel, Increment, Profile, RecordKind, RecordRef, Trace, TraceState, salient_strength,
 };
-pub use erasure::{ErasedRef, Erasure, TombstoneOf};
+pub use erasure::{ErasedRef, Erasure, RetentionPolicy, TombstoneOf};
 pub use error::{CoreError, join_field};
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};

@@ -211,6 +211,9 @@ pub enum Change {
     },
     /// Change some of the settings that cut threads into segments; the others stay.
     ConfigureSegmentation(SegmentationPatch),
+    /// Set how long the namespace keeps episodes (`None`: forever); upkeep erases older
+    /// ones ([`Store::maintain`](crate::Store::maintain)).
+    ConfigureRetention(mnemo_core::RetentionPolicy),
     /// Add an intention (prospective memory).
     AddIntention(NewIntention),
     /// Cancel a pending intention.

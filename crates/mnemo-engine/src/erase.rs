@@ -222,6 +222,40 @@ impl Store {
         }
     }
 
+    /// Erases the episodes that the namespace's retention period has made due at `now`
+    /// (recorded longer ago than the period), in erasures of at most
+    /// [`MAX_ERASE_RECORDS`](crate::limits::MAX_ERASE_RECORDS) episodes, oldest first;
+    /// the facts stated from them stay. Runs at most once per
+    /// [`RETENTION_EVERY_MICROS`](crate::limits::RETENTION_EVERY_MICROS) per namespace;
+    /// returns how many episodes it erased.
+    pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
+        let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros) else { return Ok(0) };
+        if self.backend.shared() {
+            return Ok(0);
+        }
+        {
+            let mut retained = lock(&self.schedule.retained);
+            let last = retained.get(ns).copied();
+            if last.is_some_and(|t| now.as_micros().saturating_sub(t) < crate::limits::RETENTION_EVERY_MICROS)
+            {
+                return Ok(0);
+            }
+            retained.insert(ns.clone(), now.as_micros());
+        }
+        let cutoff = Timestamp::from_micros(now.as_micros().saturating_sub(after));
+        let due = self.with_index(ns, |i| i.episodes_recorded_before(cutoff));
+        let mut erased = 0;
+        for chunk in due.chunks(crate::limits::MAX_ERASE_RECORDS) {
+            let request = EraseRequest {
+                target: EraseTarget::Episodes(chunk.to_vec()),
+                reason: Some(format!("retention: episodes are kept {} days", after / mnemo_core::DAY_MICROS)),
+                by: Some("retention".into()),
+            };
+            erased += self.erase(ns, request)?.records.len();
+        }
+        Ok(erased)
+    }
+
     /// Every erasure of a namespace, in log order (for audit: ids, hashes, who, why).
     pub fn erasures(&self, ns: &Namespace) -> Result<Vec<ErasureRecord>, EngineError> {
         Ok(self.shard(ns)?.map(|s| read(&s.index).erasures()).unwrap_or_default())

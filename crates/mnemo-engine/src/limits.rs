@@ -60,3 +60,14 @@ pub const MAX_CATCH_UP_WAIT: std::time::Duration = std::time::Duration::from_sec
 /// How long a write to a namespace that an erasure is compacting waits for it to open
 /// again before it is refused as `Unavailable` (to be retried).
 pub const MAX_ERASE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Longest retention period a namespace may set: 1,000 years.
+pub const MAX_RETENTION_MICROS: i64 = 1_000 * 366 * mnemo_core::DAY_MICROS;
+
+/// How often upkeep erases what a namespace's retention period has made due: each run
+/// rewrites the log, so due episodes are gathered for this long rather than erased one
+/// by one as they age.
+pub const RETENTION_EVERY_MICROS: i64 = 3_600_000_000;
+
+/// Most records one erasure by retention names (a larger due set is erased in several).
+pub const MAX_ERASE_RECORDS: usize = 10_000;

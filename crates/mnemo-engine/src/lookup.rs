@@ -29,6 +29,8 @@ pub struct Settings {
     pub embedded_predicates: std::collections::BTreeSet<String>,
     /// How its threads are cut into segments.
     pub segmentation: SegmentConfig,
+    /// How long it keeps episodes.
+    pub retention: mnemo_core::RetentionPolicy,
 }
 
 impl Store {
@@ -42,6 +44,7 @@ impl Store {
             embedding_policy: i.embedding_policy(),
             embedded_predicates: i.embedded_predicates(),
             segmentation: i.segment_config(i.last_seq()),
+            retention: i.retention(),
         })
     }
 

@@ -1,7 +1,8 @@
 //! Background upkeep: the one entry point ([`Store::maintain`]) that the server calls on
 //! its tick. Reads never write; what time alone makes due is recorded here: intentions
 //! whose time has come (or whose cue an embedded episode met), segments of threads that
-//! moved on or went quiet, and idle consolidation where a namespace asks for it.
+//! moved on or went quiet, idle consolidation where a namespace asks for it, and the
+//! erasure of episodes older than a namespace's retention period.
 
 use mnemo_core::{Namespace, Timestamp};
 use mnemo_index::NamespaceIndex;
@@ -19,6 +20,8 @@ pub struct Maintenance {
     pub segments_closed: Vec<(Namespace, usize)>,
     /// Consolidations run, by namespace.
     pub consolidated: Vec<(Namespace, ConsolidationReport)>,
+    /// Episodes erased because the namespace's retention period passed, by namespace.
+    pub retained: Vec<(Namespace, usize)>,
     /// Work that failed, by namespace, with the reason (the other namespaces went on).
     pub failed: Vec<(Namespace, String)>,
     /// Namespaces closed for idleness.
@@ -76,6 +79,10 @@ impl Store {
         let fired = self.fire_due(ns, now)?.fired.len();
         if fired > 0 {
             report.fired.push((ns.clone(), fired));
+        }
+        let erased = self.apply_retention(ns, now)?;
+        if erased > 0 {
+            report.retained.push((ns.clone(), erased));
         }
         let (every, last_commit) =
             self.with_index(ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));

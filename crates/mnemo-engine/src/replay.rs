@@ -116,6 +116,7 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             // An erasure and its tombstones are not writes a client makes: a log that holds
             // them does not replay (the batch is refused as not coming out the same).
             Event::Erased(_) | Event::Tombstone { .. } => None,
+            Event::RetentionConfigured(policy) => Some(Change::ConfigureRetention(*policy)),
             Event::Mentioned { episode, entities, source } => Some(Change::Mention {
                 episode: EpisodeRef::Id(*episode),
                 entities: entities.iter().map(|e| EntityRef::Id(*e)).collect(),

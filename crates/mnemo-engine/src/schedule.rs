@@ -10,7 +10,8 @@ use mnemo_index::NamespaceIndex;
 
 /// When upkeep must next look at a namespace that is closing: its earliest pending
 /// timed intention, the moment its quietest open thread has been idle long enough for
-/// its segment to close, or its next consolidation; `None` if nothing will be due.
+/// its segment to close, its next consolidation, or the next episode its retention period
+/// makes due; `None` if nothing will be due.
 pub(crate) fn wake_at(
     index: &NamespaceIndex,
     now: Timestamp,
@@ -33,6 +34,11 @@ pub(crate) fn wake_at(
             at(Timestamp::from_micros(newest.occurred_at.as_micros().saturating_add(gap).saturating_add(1))
                 .max(now));
         }
+    }
+    // The next episode the retention period makes due (upkeep erases what is due then,
+    // at most once per `RETENTION_EVERY_MICROS`).
+    if let Some(due) = index.retention_due_at() {
+        at(due.max(now));
     }
     if let Some(every) = index.config().consolidate_every_seconds {
         let every = i64::try_from(every).unwrap_or(i64::MAX).saturating_mul(1_000_000);
@@ -58,4 +64,6 @@ pub const IDLE_AFTER_MICROS: i64 = 60_000_000;
 #[derive(Debug, Default)]
 pub(crate) struct Schedule {
     pub(crate) consolidated: Mutex<HashMap<Namespace, i64>>,
+    /// When retention last ran for each namespace (µs, the store's clock).
+    pub(crate) retained: Mutex<HashMap<Namespace, i64>>,
 }

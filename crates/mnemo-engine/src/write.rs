@@ -93,6 +93,7 @@ pub(crate) fn prepare(
             Change::CancelIntention { id, reason } => batch.cancel_intention(id, reason),
             Change::FireIntention { id, episode, at } => batch.fire_intention(id, episode, at),
             Change::ConfigureSegmentation(config) => batch.configure_segmentation(config),
+            Change::ConfigureRetention(policy) => batch.configure_retention(policy),
             Change::NoteEntity(e) => batch.note_entity(e),
             Change::CloseSegment { thread, episodes, end, centroid } => {
                 batch.close_segment(thread, episodes, end, centroid)

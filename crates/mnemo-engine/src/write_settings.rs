@@ -129,6 +129,24 @@ impl Batch<'_> {
         Ok(None)
     }
 
+    pub(crate) fn configure_retention(
+        &mut self,
+        policy: mnemo_core::RetentionPolicy,
+    ) -> Result<Option<RecordId>, EngineError> {
+        if let Some(after) = policy.episodes_after_micros
+            && !(1..=crate::limits::MAX_RETENTION_MICROS).contains(&after)
+        {
+            return Err(CoreError::invalid_value(
+                Field("retention.episodesAfter"),
+                format!("{after} µs"),
+                "must be positive and at most 1,000 years",
+            )
+            .into());
+        }
+        self.events.push(Event::RetentionConfigured(policy));
+        Ok(None)
+    }
+
     pub(crate) fn embed_predicate(
         &mut self,
         predicate: String,

@@ -91,6 +91,31 @@ pub struct NamespaceInfo {
     pub embedding: EmbeddingInfo,
     /// How its threads are cut into segments.
     pub segmentation: Segmentation,
+    /// How long it keeps episodes.
+    pub retention: Retention,
+}
+
+/// How long a namespace keeps what it forgets with age.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Retention {
+    /// Episodes recorded longer ago than this (an ISO 8601 duration, `P90D`) are erased by
+    /// upkeep, the facts stated from them kept; null: kept forever.
+    pub episodes_after: Option<String>,
+}
+
+impl From<mnemo_core::RetentionPolicy> for Retention {
+    fn from(p: mnemo_core::RetentionPolicy) -> Self {
+        Retention { episodes_after: p.episodes_after_micros.map(duration_text) }
+    }
+}
+
+/// A duration as ISO 8601: whole days as `P<n>D`, else seconds as `PT<n>S`.
+fn duration_text(micros: i64) -> String {
+    if micros % mnemo_core::DAY_MICROS == 0 {
+        format!("P{}D", micros / mnemo_core::DAY_MICROS)
+    } else {
+        format!("PT{}S", micros as f64 / 1e6)
+    }
 }
 
 /// Where a namespace's vectors come from.
@@ -116,6 +141,7 @@ impl NamespaceInfo {
             embedding_policy: policy,
             embedded_predicates,
             segmentation,
+            retention,
         } = store.settings(ns);
         let (mode, dimensions) = match mode {
             mnemo_core::EmbeddingMode::Builtin => (crate::input::EmbeddingModeKind::Builtin, None),
@@ -146,6 +172,7 @@ impl NamespaceInfo {
             consolidate_every_seconds: config.consolidate_every_seconds,
             embedding,
             segmentation: segmentation.into(),
+            retention: retention.into(),
             decay: DecayProfiles {
                 episode: config.decay.profile(CoreKind::Episode).into(),
                 entity: config.decay.profile(CoreKind::Entity).into(),

@@ -251,6 +251,7 @@ fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
                 // What was erased is named in `data` (ids and hashes, never content).
                 Event::Erased(_) => ("Erased", None, None, None, None),
                 Event::Tombstone { .. } => ("Tombstone", None, None, None, None),
+                Event::RetentionConfigured(_) => ("RetentionConfigured", None, None, None, None),
             };
             info::EventNotice {
                 namespace: batch.namespace.to_string(),

@@ -119,11 +119,11 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
         ),
         "configureNamespace" => (
             "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int, \
-             $embedding: EmbeddingInput, $segmentation: SegmentationInput) \
+             $embedding: EmbeddingInput, $segmentation: SegmentationInput, $retention: RetentionInput) \
              { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay, \
-             consolidateEverySeconds: $consolidateEverySeconds, embedding: $embedding, segmentation: $segmentation) \
-             { name } }",
-            &["timeZone", "decay", "consolidateEverySeconds", "embedding", "segmentation"],
+             consolidateEverySeconds: $consolidateEverySeconds, embedding: $embedding, segmentation: $segmentation, \
+             retention: $retention) { name } }",
+            &["timeZone", "decay", "consolidateEverySeconds", "embedding", "segmentation", "retention"],
         ),
         "recall" => (
             "mutation($namespace: String!, $facts: [ID!]! = [], $entities: [ID!]! = [], $episodes: [ID!]! = [], \

@@ -75,6 +75,34 @@ impl NamespaceIndex {
         }
     }
 
+    /// How long episodes are kept.
+    pub fn retention(&self) -> mnemo_core::RetentionPolicy {
+        self.retention
+    }
+
+    /// When the retention period next makes an episode due: the oldest episode's record
+    /// time plus the period; `None` without a period or episodes.
+    pub fn retention_due_at(&self) -> Option<Timestamp> {
+        let after = self.retention.episodes_after_micros?;
+        let oldest = self.episodes.values().map(|(seq, _)| *seq).min()?;
+        let recorded = self.system_time(oldest)?;
+        Some(Timestamp::from_micros(recorded.as_micros().saturating_add(after)))
+    }
+
+    /// The episodes recorded (by the system time of their batch) before `t`, oldest
+    /// first: what a retention period that ended at `t` erases.
+    pub fn episodes_recorded_before(&self, t: Timestamp) -> Vec<EpisodeId> {
+        let last = self.seq_at(Timestamp::from_micros(t.as_micros().saturating_sub(1)));
+        let mut due: Vec<(Seq, EpisodeId)> = self
+            .episodes
+            .iter()
+            .filter(|(_, (seq, _))| *seq <= last)
+            .map(|(id, (seq, _))| (*seq, *id))
+            .collect();
+        due.sort();
+        due.into_iter().map(|(_, id)| id).collect()
+    }
+
     /// Whether an erasure in the log still has content to remove: the log must be
     /// compacted before the namespace serves.
     pub fn erasure_pending(&self) -> bool {

@@ -100,6 +100,8 @@ pub struct NamespaceIndex {
     pub(crate) tombstones: HashMap<mnemo_core::ErasedRef, Seq>,
     /// An erasure was applied while content it names was still in the state.
     pub(crate) pending_erasure: bool,
+    /// How long episodes are kept, as last configured.
+    pub(crate) retention: mnemo_core::RetentionPolicy,
 }
 
 /// The entities one normalised name stands for, each list sorted and without repeats.
@@ -305,6 +307,7 @@ impl NamespaceIndex {
             }
             Event::Erased(erasure) => self.apply_erased(seq, erasure),
             Event::Tombstone { of, .. } => self.apply_tombstone(seq, *of),
+            Event::RetentionConfigured(policy) => self.retention = *policy,
             Event::Mentioned { episode, entities, source } => {
                 let list = self.mentions.entry(*episode).or_default();
                 for e in entities {

@@ -313,3 +313,62 @@ fn an_erasure_a_crash_cut_short_is_finished_when_the_store_opens() {
     assert!(grep(dir.path(), SECRET).is_empty(), "compacted on open");
     assert_eq!(store.erasures(&ns()).unwrap().len(), 1);
 }
+
+#[test]
+fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
+    let fx = crate::common::Fixture::new();
+    if fx.store.shares_log() {
+        return; // Erasure on a shared log is refused; retention waits for it.
+    }
+    let ninety_days = 90 * mnemo_engine::core::DAY_MICROS;
+    let policy = mnemo_engine::core::RetentionPolicy { episodes_after_micros: Some(ninety_days) };
+    fx.append(vec![Change::ConfigureRetention(policy)]);
+    let said = |text: &str| {
+        Change::RecordEpisode(NewEpisode {
+            text: text.into(),
+            occurred_at: t("2030-01-01"),
+            ..NewEpisode::default()
+        })
+    };
+    let old = fx.append(vec![said("the old secret: orchid-plover-5512")]).episode(0).unwrap();
+    let bob = fx.entity("Bob");
+    let fact = NewFact {
+        provenance: vec![mnemo_engine::EpisodeRef::Id(old)],
+        ..NewFact::new(
+            EntityRef::Id(bob),
+            "likes",
+            ObjectRef::Literal(Literal::String("tea".into())),
+            iv("2030-01-01", None),
+        )
+    };
+    fx.append(vec![Change::AssertFact(fact)]);
+    fx.clock.advance_seconds(60 * 86_400);
+    let recent = fx.append(vec![said("a recent remark")]).episode(0).unwrap();
+    // 91 days after the first: only the first is past the period.
+    fx.clock.advance_seconds(31 * 86_400);
+    let report = fx.store.maintain(fx.store.now());
+    assert_eq!(report.retained, vec![(fx.ns.clone(), 1)], "{report:?}");
+    let texts: Vec<String> = fx
+        .store
+        .episodes(&fx.ns, &EpisodeFilter::default(), ReadAt::latest(), None, 10)
+        .unwrap()
+        .value
+        .items
+        .into_iter()
+        .map(|(_, e)| e.text)
+        .collect();
+    assert_eq!(texts, ["a recent remark"]);
+    assert_eq!(fx.values(bob, "likes", ReadAt::latest()), ["tea"], "the fact stays");
+    let mark = fx.store.erased(&fx.ns, ErasedRef::Episode(old)).unwrap().expect("a marker");
+    assert_eq!(fx.store.erasures(&fx.ns).unwrap()[0].erasure.by.as_deref(), Some("retention"));
+    assert!(mark.seq.is_some());
+    // Within the hour nothing runs again; the recent episode falls due 90 days after it
+    // was recorded.
+    fx.clock.advance_seconds(60);
+    assert!(fx.store.maintain(fx.store.now()).retained.is_empty());
+    fx.clock.advance_seconds(58 * 86_400);
+    assert!(fx.store.maintain(fx.store.now()).retained.is_empty());
+    fx.clock.advance_seconds(2 * 86_400);
+    assert_eq!(fx.store.maintain(fx.store.now()).retained, vec![(fx.ns.clone(), 1)]);
+    assert!(fx.store.erased(&fx.ns, ErasedRef::Episode(recent)).unwrap().is_some());
+}

@@ -2,6 +2,7 @@
 
 use async_graphql::{Context, Object, Result};
 
+use super::erase_ops::RetentionInput;
 use crate::access::Mode;
 use crate::context::Start;
 use crate::context::commit;
@@ -46,6 +47,7 @@ impl AdminMutation {
         consolidate_every_seconds: Option<u64>,
         embedding: Option<EmbeddingInput>,
         segmentation: Option<SegmentationInput>,
+        retention: Option<RetentionInput>,
     ) -> Result<NamespaceInfo> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         // Patches: each names only the settings given, and the engine applies them to
@@ -76,6 +78,9 @@ impl AdminMutation {
         }
         if let Some(seg) = segmentation {
             changes.push(Change::ConfigureSegmentation(seg.patch()));
+        }
+        if let Some(retention) = retention {
+            changes.push(Change::ConfigureRetention(retention.policy()?));
         }
         if changes.is_empty() {
             return Ok(NamespaceInfo::of(store, &ns));

@@ -2,7 +2,7 @@
 //! log and every derived copy, a tombstone and an audit record left), dropping a
 //! namespace, and the audit list of erasures.
 
-use async_graphql::{Context, ID, Object, Result, SimpleObject};
+use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 use mnemo_core::ErasedRef;
 use mnemo_engine::{EraseRequest, EraseTarget, Erased, ErasureRecord};
 
@@ -16,6 +16,37 @@ use crate::scalars::DateTime;
 const MAX_REASON_CHARS: usize = 1_000;
 /// Most ids one erasure names.
 const MAX_ERASE_IDS: usize = 10_000;
+
+/// How long a namespace keeps episodes.
+#[derive(InputObject)]
+pub struct RetentionInput {
+    /// Erase episodes recorded longer ago than this ISO 8601 duration in days, weeks,
+    /// hours, minutes or seconds (`P90D`, `P12W`, `PT36H`; not months or years, whose
+    /// length varies), keeping the facts stated from them; upkeep erases them within the
+    /// hour they fall due. Null: keep them forever (the default).
+    pub episodes_after: Option<String>,
+}
+
+impl RetentionInput {
+    pub(crate) fn policy(&self) -> Result<mnemo_core::RetentionPolicy> {
+        let field = "retention.episodesAfter";
+        let episodes_after_micros = match &self.episodes_after {
+            None => None,
+            Some(text) => {
+                let step = mnemo_core::Step::parse(field, text).map_err(|e| engine(e.into()))?;
+                let micros = step.fixed_micros().ok_or_else(|| {
+                    crate::input::invalid(
+                        field,
+                        text,
+                        "give days, weeks or a time (P90D), not months or years",
+                    )
+                })?;
+                Some(micros)
+            }
+        };
+        Ok(mnemo_core::RetentionPolicy { episodes_after_micros })
+    }
+}
 
 /// A record an erasure removed: what it was and the SHA-256 of its content (the content
 /// itself is gone).
