@@ -224,9 +224,9 @@ impl Store {
 
     /// Erases the episodes that the namespace's retention period has made due at `now`
     /// (recorded longer ago than the period), in erasures of at most
-    /// [`MAX_ERASE_RECORDS`](crate::limits::MAX_ERASE_RECORDS) episodes, oldest first;
+    /// [`MAX_ERASE_RECORDS`](crate::MAX_ERASE_RECORDS) episodes, oldest first;
     /// the facts stated from them stay. Runs at most once per
-    /// [`RETENTION_EVERY_MICROS`](crate::limits::RETENTION_EVERY_MICROS) per namespace;
+    /// [`RETENTION_EVERY_MICROS`](crate::RETENTION_EVERY_MICROS) per namespace;
     /// returns how many episodes it erased.
     pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
         let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros) else { return Ok(0) };

@@ -46,6 +46,11 @@ enum Op {
     Retract {
         statement: u16,
     },
+    /// Erase the fact a statement belongs to, with all its statements (its own step,
+    /// before the batch it falls in).
+    Erase {
+        statement: u16,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -57,6 +62,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<u16>(), 0..3u8).prop_map(|(statement, confidence)| Op::Restate { statement, confidence }),
         1 => (any::<u16>(), 0..30u8).prop_map(|(statement, to)| Op::End { statement, to }),
         1 => any::<u16>().prop_map(|statement| Op::Retract { statement }),
+        1 => any::<u16>().prop_map(|statement| Op::Erase { statement }),
     ]
 }
 
@@ -117,6 +123,17 @@ struct Reference {
     facts: Vec<RefFact>,
     /// Every statement's content, by id, for `Restate` and for picking targets.
     statements: Vec<(FactId, Said)>,
+    /// Every accepted event, in log order: what an erasure folds again without the
+    /// erased records.
+    log: Vec<(Seq, RefEvent)>,
+}
+
+/// An accepted event, as the reference folds it.
+#[derive(Clone, Debug)]
+enum RefEvent {
+    Assert { id: FactId, confidence: f64, said: Said, supersedes: Option<FactId> },
+    End { id: FactId, to: Timestamp },
+    Retract { id: FactId },
 }
 
 impl Reference {
@@ -176,6 +193,38 @@ impl Reference {
             self.withdraw(id, seq);
         } else if self.facts[f].retracted.is_none() {
             self.facts[f].retracted = Some(seq);
+        }
+    }
+
+    /// An erasure of the fact holding statement `id`: the fact and every statement of it
+    /// are gone, at every read point, as if never written.
+    /// Folds an accepted event in, and keeps it.
+    fn apply(&mut self, seq: Seq, event: RefEvent) {
+        match &event {
+            RefEvent::Assert { id, confidence, said, supersedes } => {
+                self.assert(*id, seq, *confidence, said.clone(), *supersedes)
+            }
+            RefEvent::End { id, to } => self.end(*id, seq, *to),
+            RefEvent::Retract { id } => self.retract(*id, seq),
+        }
+        self.log.push((seq, event));
+    }
+
+    /// An erasure of the fact holding statement `id`: the log without every statement of
+    /// it (and the ends and retractions of them), folded again from nothing — as if they
+    /// had never been written.
+    fn erase(&mut self, id: FactId) {
+        let Some((f, _)) = self.locate(id) else { return };
+        let gone: Vec<FactId> = self.facts[f].statements.iter().map(|st| st.id).collect();
+        let log = std::mem::take(&mut self.log);
+        *self = Reference::default();
+        for (seq, event) in log {
+            let target = match &event {
+                RefEvent::Assert { id, .. } | RefEvent::End { id, .. } | RefEvent::Retract { id } => *id,
+            };
+            if !gone.contains(&target) {
+                self.apply(seq, event);
+            }
         }
     }
 
@@ -283,6 +332,16 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                     }
                     continue;
                 }
+                Op::Erase { statement } => {
+                    // A log that other stores share refuses erasure: nothing to compare.
+                    if let Some((id, _)) = pick(statement).filter(|_| !fx.store.shares_log()) {
+                        let target = mnemo_engine::EraseTarget::Facts(vec![id]);
+                        let request = mnemo_engine::EraseRequest { target, reason: None, by: None };
+                        fx.store.erase(&fx.ns, request).unwrap();
+                        reference.erase(id);
+                    }
+                    continue;
+                }
             };
             let object = match &said.object {
                 Value::Entity(e) => ObjectRef::Entity(EntityRef::Id(*e)),
@@ -305,14 +364,18 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         };
         first_seq.get_or_insert(receipt.seq);
         for (n, (change, p)) in changes.iter().zip(pending).enumerate() {
-            match (change, p) {
-                (Change::AssertFact(f), Some((confidence, said))) => {
-                    reference.assert(receipt.fact(n).unwrap(), receipt.seq, confidence, said, f.supersedes)
-                }
-                (Change::EndFact { fact, valid_to }, _) => reference.end(*fact, receipt.seq, *valid_to),
-                (Change::RetractFact { fact, .. }, _) => reference.retract(*fact, receipt.seq),
-                _ => {}
-            }
+            let event = match (change, p) {
+                (Change::AssertFact(f), Some((confidence, said))) => RefEvent::Assert {
+                    id: receipt.fact(n).unwrap(),
+                    confidence,
+                    said,
+                    supersedes: f.supersedes,
+                },
+                (Change::EndFact { fact, valid_to }, _) => RefEvent::End { id: *fact, to: *valid_to },
+                (Change::RetractFact { fact, .. }, _) => RefEvent::Retract { id: *fact },
+                _ => continue,
+            };
+            reference.apply(receipt.seq, event);
         }
     }
     let Some(first) = first_seq else { return Ok(()) };
