@@ -48,8 +48,14 @@ impl EraseArgs {
     }
 }
 
-/// Runs the command on an open store; prints what it did.
-pub(crate) fn run(store: &mnemo_engine::Store, args: &EraseArgs) -> anyhow::Result<()> {
+/// Runs the command on the store in `data`; prints what it did. The store builds no
+/// search index meanwhile (they are derived, and rebuilt when the server next opens the
+/// namespace); its embedder is there only for its cache to forget erased texts.
+pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()> {
+    let mut options = mnemo_engine::StoreOptions { defer_search: true, ..Default::default() };
+    options.embedder = crate::embedder_source(data, 1);
+    let store = crate::cluster::open(data, options)?;
+    let store = &store;
     let ns = Namespace::new("namespace", &args.namespace)?;
     if args.drop {
         if args.confirm.as_deref() != Some(args.namespace.as_str()) {

@@ -176,8 +176,7 @@ enum Command {
         #[command(subcommand)]
         action: cluster::ClusterAction,
     },
-    /// Erase records from a stopped store's past, or drop a namespace (a running server
-    /// erases through its erase mutations): see `mnemo erase --help`.
+    /// Erase records from a stopped store's past, or drop a namespace (`mnemo erase --help`).
     Erase {
         #[command(flatten)]
         data: DataDir,
@@ -295,10 +294,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         }
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
-        Command::Erase { data, what } => {
-            let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), all_cores())?;
-            erase::run(&store, &what).map(|()| true)
-        }
+        Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
         Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
             let without = eval::components(without.as_deref().unwrap_or(""))?;
             let dir = data.existing()?;
@@ -319,26 +315,31 @@ fn open_store(
     embed_workers: usize,
 ) -> anyhow::Result<Store> {
     let residency = within_descriptors(residency);
-    let mut options = StoreOptions { residency, ..StoreOptions::default() };
-    if std::env::var("MNEMO_EMBEDDER").as_deref() != Ok("off") {
-        let cache_dir = data.join("embeddings");
-        let source: EmbedderSource = Arc::new(move || {
-            let report = |m: &str| {
-                eprintln!("mnemo: {m}");
-                tracing::info!("{m}");
-            };
-            let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &report)
-                .map_err(|e| e.to_string())?;
-            let model =
-                mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?;
-            let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
-                .map_err(|e| e.to_string())?;
-            let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
-            Ok(embedder)
-        });
-        options.embedder = Some(source);
-    }
+    let options =
+        StoreOptions { residency, embedder: embedder_source(data, embed_workers), ..StoreOptions::default() };
     cluster::open(data, options)
+}
+
+/// The built-in embedder, loaded when first needed, with its cache (`MNEMO_EMBEDDER=off`: none).
+fn embedder_source(data: &Path, embed_workers: usize) -> Option<EmbedderSource> {
+    if std::env::var("MNEMO_EMBEDDER").as_deref() == Ok("off") {
+        return None;
+    }
+    let cache_dir = data.join("embeddings");
+    let source: EmbedderSource = Arc::new(move || {
+        let report = |m: &str| {
+            eprintln!("mnemo: {m}");
+            tracing::info!("{m}");
+        };
+        let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &report)
+            .map_err(|e| e.to_string())?;
+        let model = mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?;
+        let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
+            .map_err(|e| e.to_string())?;
+        let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
+        Ok(embedder)
+    });
+    Some(source)
 }
 
 /// File descriptors an open namespace may hold: its log, and a file opened for a while

