@@ -164,6 +164,27 @@ fn an_erased_person_leaves_no_byte_on_disk_and_no_trace_in_any_read_or_export() 
         assert!(success, "{out}");
         assert!(out.contains("Bob Marlowe") && NEEDLES.iter().all(|n| !out.contains(n)), "{format}: {out}");
     }
+    // The export, tombstones and all, imports into an identical store.
+    let exported = dir.path().join("export.jsonl");
+    let (success, out) = mnemo(&["export", "--out", exported.to_str().unwrap()], &data);
+    assert!(success, "{out}");
+    let copy = dir.path().join("copy");
+    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["import", exported.to_str().unwrap(), "--data"])
+        .arg(&copy)
+        .env("MNEMO_EMBEDDER", "off")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let events = |data: &Path| -> Vec<Value> {
+        let (success, out) = mnemo(&["export"], data);
+        assert!(success, "{out}");
+        out.lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["events"].clone())
+            .collect()
+    };
+    assert_eq!(events(&copy), events(&data));
 }
 
 /// `was` as it would read without the person: their entity, the facts naming them and

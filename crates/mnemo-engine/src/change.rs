@@ -214,6 +214,9 @@ pub enum Change {
     /// Set how long the namespace keeps episodes (`None`: forever); upkeep erases older
     /// ones ([`Store::maintain`](crate::Store::maintain)).
     ConfigureRetention(mnemo_core::RetentionPolicy),
+    /// An erasure's record (`Event::Erased`) or a tombstone, as an export holds them:
+    /// accepted only in a replayed export ([`Store::replay`](crate::Store::replay)).
+    Restore(mnemo_core::Event),
     /// Add an intention (prospective memory).
     AddIntention(NewIntention),
     /// Cancel a pending intention.

@@ -113,9 +113,8 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 end: *end,
                 centroid: centroid.clone(),
             }),
-            // An erasure and its tombstones are not writes a client makes: a log that holds
-            // them does not replay (the batch is refused as not coming out the same).
-            Event::Erased(_) | Event::Tombstone { .. } => None,
+            // An erasure and its tombstones come back as they were: ids and hashes only.
+            Event::Erased(_) | Event::Tombstone { .. } => Some(Change::Restore(event.clone())),
             Event::RetentionConfigured(policy) => Some(Change::ConfigureRetention(*policy)),
             Event::Mentioned { episode, entities, source } => Some(Change::Mention {
                 episode: EpisodeRef::Id(*episode),

@@ -71,6 +71,8 @@ pub(crate) fn prepare(
         events: Vec::with_capacity(changes.len()),
         created: Vec::new(),
         effects: Effects::default(),
+        replay: !match_names,
+        restored: Vec::new(),
     };
     for (n, change) in changes.into_iter().enumerate() {
         let checked = match change {
@@ -98,6 +100,7 @@ pub(crate) fn prepare(
             Change::CloseSegment { thread, episodes, end, centroid } => {
                 batch.close_segment(thread, episodes, end, centroid)
             }
+            Change::Restore(event) => batch.restore(event),
         };
         let id = checked.map_err(|e| e.in_change(n))?;
         batch.ids.push(id);
@@ -135,6 +138,11 @@ pub(crate) struct Batch<'a> {
     pub(crate) next_fact: u64,
     pub(crate) next_episode: u64,
     pub(crate) next_intention: u64,
+    /// A replayed export: its batches may hold an erasure's record and tombstones, and
+    /// refer to the records they erased.
+    pub(crate) replay: bool,
+    /// The records this batch restored as tombstones so far.
+    pub(crate) restored: Vec<mnemo_core::ErasedRef>,
 }
 
 pub(crate) fn take(counter: &mut u64) -> u64 {
@@ -278,7 +286,9 @@ impl<'a> Batch<'a> {
         let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_string(), value };
         match r {
             EpisodeRef::Id(id)
-                if self.index.episode(*id).is_some() || self.ids.contains(&Some(RecordId::Episode(*id))) =>
+                if self.index.episode(*id).is_some()
+                    || self.ids.contains(&Some(RecordId::Episode(*id)))
+                    || self.erased(mnemo_core::ErasedRef::Episode(*id)) =>
             {
                 Ok(*id)
             }
@@ -293,6 +303,49 @@ impl<'a> Batch<'a> {
                 ))),
             },
         }
+    }
+
+    /// Whether a replayed export may name `record`: an erasure removed it (the
+    /// provenance of a fact stated from an erased episode, a correction of an erased fact).
+    pub(crate) fn erased(&self, record: mnemo_core::ErasedRef) -> bool {
+        self.replay && (self.restored.contains(&record) || self.index.is_erased(record))
+    }
+
+    /// An erasure's record or a tombstone, as an export holds them: only in a replayed
+    /// export. A tombstone of a record takes the id it had, as its record did.
+    pub(crate) fn restore(&mut self, event: mnemo_core::Event) -> Result<Option<RecordId>, EngineError> {
+        use mnemo_core::{ErasedRef, Event, TombstoneOf};
+        if !self.replay {
+            return Err(CoreError::invalid_value(
+                Field("changes"),
+                "a tombstone",
+                "only a replayed export restores an erasure or its tombstones",
+            )
+            .into());
+        }
+        match &event {
+            Event::Tombstone { of: TombstoneOf::Record(record), .. } => {
+                let bump = |next: &mut u64, id: u64| *next = (*next).max(id + 1);
+                match *record {
+                    ErasedRef::Entity(id) => bump(&mut self.next_entity, id.0),
+                    ErasedRef::Fact(id) => bump(&mut self.next_fact, id.0),
+                    ErasedRef::Episode(id) => bump(&mut self.next_episode, id.0),
+                    ErasedRef::Intention(id) => bump(&mut self.next_intention, id.0),
+                }
+                self.restored.push(*record);
+            }
+            Event::Tombstone { of: TombstoneOf::Reference, .. } | Event::Erased(_) => {}
+            _ => {
+                return Err(CoreError::invalid_value(
+                    Field("changes"),
+                    "an event",
+                    "not a tombstone or an erasure",
+                )
+                .into());
+            }
+        }
+        self.events.push(event);
+        Ok(None)
     }
 
     /// Whether this batch declared (or created by name) entity `id` so far.

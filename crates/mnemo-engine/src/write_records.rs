@@ -195,7 +195,9 @@ impl Batch<'_> {
         for (i, r) in f.provenance.iter().enumerate() {
             provenance.push(self.episode(r, format_args!("provenance[{i}]"))?);
         }
-        if let Some(old) = f.supersedes {
+        if let Some(old) = f.supersedes
+            && !self.erased(mnemo_core::ErasedRef::Fact(old))
+        {
             // A correction withdraws the one statement it names.
             self.live_fact(old, field("supersedes"), Level::Statement)?;
             self.effects.withdrawn.insert(old);

@@ -372,3 +372,68 @@ fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
     assert_eq!(fx.store.maintain(fx.store.now()).retained, vec![(fx.ns.clone(), 1)]);
     assert!(fx.store.erased(&fx.ns, ErasedRef::Episode(recent)).unwrap().is_some());
 }
+
+#[test]
+fn an_export_with_erasures_replays_into_an_identical_log() {
+    let fx = crate::common::Fixture::new();
+    if fx.store.shares_log() {
+        return;
+    }
+    let said = |text: &str| {
+        Change::RecordEpisode(NewEpisode {
+            text: text.into(),
+            occurred_at: t("2030-01-01"),
+            ..NewEpisode::default()
+        })
+    };
+    let first = fx.append(vec![said("one"), said("two")]);
+    let (one, two) = (first.episode(0).unwrap(), first.episode(1).unwrap());
+    let bob = fx.entity("Bob");
+    let stated = |value: &str, from: mnemo_engine::core::EpisodeId| {
+        Change::AssertFact(NewFact {
+            provenance: vec![mnemo_engine::EpisodeRef::Id(from)],
+            ..NewFact::new(
+                EntityRef::Id(bob),
+                "says",
+                ObjectRef::Literal(Literal::String(value.into())),
+                iv("2030-01-01", None),
+            )
+        })
+    };
+    let facts = fx.append(vec![stated("a", one), stated("b", two)]);
+    let wrong = facts.fact(1).unwrap();
+    let correction = Change::AssertFact(NewFact {
+        supersedes: Some(wrong),
+        ..NewFact::new(
+            EntityRef::Id(bob),
+            "says",
+            ObjectRef::Literal(Literal::String("c".into())),
+            iv("2030-01-01", None),
+        )
+    });
+    fx.append(vec![correction]);
+    let erase = |target| fx.store.erase(&fx.ns, EraseRequest { target, reason: None, by: None }).unwrap();
+    erase(EraseTarget::Episodes(vec![one]));
+    erase(EraseTarget::Facts(vec![wrong]));
+    fx.append(vec![said("three")]);
+    let exported = fx.store.export(&fx.ns).unwrap();
+    assert!(
+        exported
+            .iter()
+            .any(|b| b.events.iter().any(|e| matches!(e, mnemo_engine::core::Event::Tombstone { .. })))
+    );
+    let copy = Store::in_memory();
+    for batch in &exported {
+        copy.replay(&fx.ns, batch.seq, &batch.events).unwrap_or_else(|e| panic!("batch {}: {e}", batch.seq));
+    }
+    let events =
+        |store: &Store| store.export(&fx.ns).unwrap().into_iter().map(|b| b.events).collect::<Vec<_>>();
+    assert_eq!(events(&copy), events(&fx.store));
+    // A client's batch may not restore a tombstone.
+    let tombstone = exported
+        .iter()
+        .flat_map(|b| b.events.clone())
+        .find(|e| matches!(e, mnemo_engine::core::Event::Tombstone { .. }))
+        .unwrap();
+    assert!(fx.store.append(&fx.ns, vec![Change::Restore(tombstone)]).is_err());
+}
