@@ -36,6 +36,11 @@ impl Bridge {
         self.runtime.spawn(async move {
             let _ = tx.send(work.await);
         });
-        rx.recv().map_err(|_| LogError::Unavailable { reason: "the NATS runtime stopped".into() })
+        // No answer: the task panicked (async-nats 0.47's object store unwraps a timed-out
+        // chunk request while reading, `Object::poll_read`), which the runtime contains, or
+        // the runtime stopped. Either way the call failed, and nothing was acknowledged.
+        rx.recv().map_err(|_| LogError::Unavailable {
+            reason: "the NATS client failed (a task of its runtime panicked or stopped)".into(),
+        })
     }
 }
