@@ -270,26 +270,47 @@ impl Store {
     /// again; returns the batches rewritten and the cache entries dropped.
     fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(usize, usize), EngineError> {
         let ns = &shard.name;
-        // Nobody opens the namespace while its log is replaced.
+        {
+            // From here nobody opens the namespace until it is compacted; the others open
+            // as usual.
+            let _opening = lock(&self.opening);
+            lock(&self.compacting).insert(ns.clone());
+            self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
+        }
+        let done = self.compact_shard(shard);
         let _opening = lock(&self.opening);
-        // The embedding cache forgets the texts that exist no more: with no embedder there
-        // is no cache, and nothing to compare.
-        let embedder = self.retrieval.embedder().and_then(Result::ok);
-        let before = embedder.as_ref().map(|_| crate::retrieve::docs::all_texts(&read(&shard.index)));
-        self.wait_for_indexer(shard);
-        self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
-        let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
-        let rewritten = self.compact_log(ns, records)?;
-        let reopened = match self.open_shard(ns) {
-            Ok(shard) => Arc::new(shard),
+        let outcome = match done {
+            Ok((reopened, counts)) => {
+                self.retrieval.submit(Job::Rebuild(Arc::clone(&reopened)));
+                self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
+                Ok(counts)
+            }
             Err(e) => {
                 self.damaged
                     .write()
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(ns.clone(), e.to_string());
-                return Err(e);
+                Err(e)
             }
         };
+        lock(&self.compacting).remove(ns);
+        self.compacted.notify_all();
+        outcome
+    }
+
+    /// The work of [`Store::compact_and_reopen`]: the log rewritten, the derived copies
+    /// dropped, the namespace opened from the compacted log; the batches rewritten and the
+    /// cache entries dropped.
+    fn compact_shard(&self, shard: &Arc<Shard>) -> Result<(Arc<Shard>, (usize, usize)), EngineError> {
+        let ns = &shard.name;
+        // The embedding cache forgets the texts that exist no more: with no embedder there
+        // is no cache, and nothing to compare.
+        let embedder = self.retrieval.embedder().and_then(Result::ok);
+        let before = embedder.as_ref().map(|_| crate::retrieve::docs::all_texts(&read(&shard.index)));
+        self.wait_for_indexer(shard);
+        let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
+        let rewritten = self.compact_log(ns, records)?;
+        let reopened = Arc::new(self.open_shard(ns)?);
         let dropped = match (embedder, before) {
             (Some(embedder), Some(before)) => {
                 let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
@@ -298,9 +319,7 @@ impl Store {
             }
             _ => 0,
         };
-        self.retrieval.submit(Job::Rebuild(Arc::clone(&reopened)));
-        self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
-        Ok((rewritten, dropped))
+        Ok((reopened, (rewritten, dropped)))
     }
 
     /// Waits (a bounded time) until the search indexer has nothing in flight for the

@@ -40,6 +40,10 @@ pub struct Store {
     pub(crate) known: RwLock<BTreeSet<Namespace>>,
     /// Held while a namespace is opened, so that two uses do not open it twice.
     pub(crate) opening: Mutex<()>,
+    /// Namespaces whose log an erasure is rewriting: they open again once it is done
+    /// (`compacted` is notified), while every other namespace opens as usual.
+    pub(crate) compacting: Mutex<BTreeSet<Namespace>>,
+    pub(crate) compacted: Condvar,
     /// Namespaces closed while idle, with when upkeep must next look at them (a pending
     /// timed intention, a segment that a quiet thread will close, a consolidation).
     pub(crate) sleeping: Mutex<BTreeMap<Namespace, Option<Timestamp>>>,
@@ -123,6 +127,8 @@ impl Store {
             shards: RwLock::default(),
             known: RwLock::default(),
             opening: Mutex::default(),
+            compacting: Mutex::default(),
+            compacted: Condvar::new(),
             sleeping: Mutex::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(StoreOptions::default()),
@@ -161,6 +167,8 @@ impl Store {
             shards: RwLock::default(),
             known: RwLock::default(),
             opening: Mutex::default(),
+            compacting: Mutex::default(),
+            compacted: Condvar::new(),
             sleeping: Mutex::default(),
             listeners: Listeners::default(),
             retrieval: Retrieval::new(options),
@@ -297,7 +305,7 @@ impl Store {
         if !known && !self.backend.shared() {
             return Ok(None);
         }
-        let _opening = lock(&self.opening);
+        let _opening = self.opening_lock(ns);
         if let Some(shard) = self.open_one(ns) {
             return Ok(Some(shard));
         }
@@ -330,6 +338,25 @@ impl Store {
         }
     }
 
+    /// The lock under which `ns` is opened, taken once no erasure is compacting it.
+    pub(crate) fn opening_lock(&self, ns: &Namespace) -> std::sync::MutexGuard<'_, ()> {
+        loop {
+            self.wait_compacted(ns);
+            let opening = lock(&self.opening);
+            if !lock(&self.compacting).contains(ns) {
+                return opening;
+            }
+        }
+    }
+
+    /// Waits until no erasure is compacting `ns`.
+    pub(crate) fn wait_compacted(&self, ns: &Namespace) {
+        let mut compacting = lock(&self.compacting);
+        while compacting.contains(ns) {
+            compacting = self.compacted.wait(compacting).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
     /// The namespace if it is open, marked as used now (unless upkeep is asking).
     fn open_one(&self, ns: &Namespace) -> Option<Arc<Shard>> {
         let shard = read(&self.shards).get(ns).cloned()?;
@@ -343,7 +370,7 @@ impl Store {
         if let Some(shard) = self.shard(ns)? {
             return Ok(shard);
         }
-        let _opening = lock(&self.opening);
+        let _opening = self.opening_lock(ns);
         if let Some(shard) = self.open_one(ns) {
             return Ok(shard);
         }
