@@ -175,7 +175,7 @@ impl Store {
     fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, EngineError> {
         let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
         loop {
-            self.wait_compacted(ns);
+            // `shard` waits while an erasure compacts the namespace.
             match self.shard(ns)? {
                 Some(shard) if !Arc::ptr_eq(&shard, old) => return Ok(shard),
                 None => return self.shard_or_create(ns),

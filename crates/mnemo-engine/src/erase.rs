@@ -166,9 +166,14 @@ impl Store {
             });
         }
         let _opening = lock(&self.opening);
+        // A closed namespace is opened only for the embedding cache to forget its texts.
+        let embedder = self.retrieval.embedder().and_then(Result::ok);
         let shard = match read(&self.shards).get(ns).cloned() {
             Some(shard) => Some(shard),
-            None if read(&self.known).contains(ns) && !read(&self.damaged).contains_key(ns) => {
+            None if embedder.is_some()
+                && read(&self.known).contains(ns)
+                && !read(&self.damaged).contains_key(ns) =>
+            {
                 Some(Arc::new(self.open_shard(ns)?))
             }
             None => None,
@@ -188,7 +193,10 @@ impl Store {
                     std::thread::sleep(std::time::Duration::from_millis(1));
                 }
                 self.wait_for_indexer(shard);
-                crate::retrieve::docs::all_texts(&read(&shard.index))
+                match embedder {
+                    Some(_) => crate::retrieve::docs::all_texts(&read(&shard.index)),
+                    None => Default::default(),
+                }
             }
             None => Default::default(),
         };
@@ -204,7 +212,7 @@ impl Store {
         drop(shard);
         self.backend.remove(ns.as_str()).map_err(|source| EngineError::of_log(ns, source))?;
         self.remove_search_dir(ns)?;
-        if let Some(Ok(embedder)) = self.retrieval.embedder() {
+        if let Some(embedder) = embedder {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             embedder.forget(&texts).map_err(|e| EngineError::Index(e.to_string()))?;
         }

@@ -201,23 +201,30 @@ pub(crate) fn episode_tags(e: &mnemo_core::Episode, tz: &mnemo_core::TimeZone) -
     mnemo_search::when::index_terms(&e.text, tz.local_date(e.occurred_at))
 }
 
-/// Every text the namespace's documents are made of (alone and in context), as a full
-/// rebuild would index and embed them: what an erasure compares before and after to tell
-/// which texts the embedding cache must forget.
-pub(crate) fn all_texts(index: &NamespaceIndex) -> std::collections::HashSet<String> {
+/// Every document of a namespace, as a rebuild indexes them: its episodes (alone and in
+/// context, `previous` holding each thread's latest episode as it goes), its facts and its
+/// entities, each marked as the namespace embeds it.
+pub(crate) fn whole(index: &NamespaceIndex, previous: &mut HashMap<String, Latest>) -> Docs {
     let mut docs = Docs::default();
-    let mut previous = HashMap::new();
     let tz = index.config().time_zone;
     for (_, e) in index.all_episodes() {
-        docs.episode(&mut previous, e, &tz);
+        docs.episode(previous, e, &tz);
     }
+    let policy = index.embedding_policy();
     for (_, f) in index.all_facts() {
-        docs.push(RecordRef::Fact(f.id), fact_sentence(index, &f), Vec::new(), true);
+        docs.push(RecordRef::Fact(f.id), fact_sentence(index, &f), Vec::new(), index.fact_embedded(&f));
     }
     for (_, e) in index.all_entities() {
         if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
-            docs.push(RecordRef::Entity(e.id), t, Vec::new(), true);
+            docs.push(RecordRef::Entity(e.id), t, Vec::new(), policy.entities);
         }
     }
+    docs
+}
+
+/// Every text the namespace's documents are made of (alone and in context): what an
+/// erasure compares before and after to tell which texts the embedding cache must forget.
+pub(crate) fn all_texts(index: &NamespaceIndex) -> std::collections::HashSet<String> {
+    let docs = whole(index, &mut HashMap::new());
     docs.alone.into_iter().map(|(_, t)| t).chain(docs.context.into_iter().map(|(_, t)| t)).collect()
 }

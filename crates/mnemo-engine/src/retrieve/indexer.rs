@@ -12,8 +12,6 @@ use mnemo_search::{TextIndex, VectorIndex};
 
 use crate::options::{SEARCH_ON_DISK_BYTES, StoreOptions};
 use crate::retrieve::docs::Docs;
-use crate::retrieve::docs::fact_sentence;
-use crate::retrieve::docs::record_text;
 use crate::retrieve::index::SearchIndex;
 use crate::retrieve::index::Vectors;
 use crate::retrieve::keys::KIND_EPISODE;
@@ -218,8 +216,7 @@ impl Indexer {
         }
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let upto = index.last_seq();
-        let mut docs = Docs::default();
-        {
+        let mut docs = {
             // From the first episode of each thread on, as if nothing had been indexed.
             // Only a rebuild of the text too moves the indexer's own record of each
             // thread's latest episode: after a rebuild of the vectors alone, the text
@@ -232,20 +229,8 @@ impl Indexer {
             let mut own = HashMap::new();
             let previous = if vectors_only.is_some() { &mut own } else { &mut *shared };
             previous.clear();
-            let tz = index.config().time_zone;
-            for (_, e) in index.all_episodes() {
-                docs.episode(previous, e, &tz);
-            }
-        }
-        let policy = index.embedding_policy();
-        for (_, f) in index.all_facts() {
-            docs.push(RecordRef::Fact(f.id), fact_sentence(&index, &f), Vec::new(), index.fact_embedded(&f));
-        }
-        for (_, e) in index.all_entities() {
-            if let Some(t) = record_text(&index, RecordRef::Entity(e.id)) {
-                docs.push(RecordRef::Entity(e.id), t, Vec::new(), policy.entities);
-            }
-        }
+            crate::retrieve::docs::whole(&index, previous)
+        };
         docs.client = index.client_vectors().into_iter().map(|(id, v)| (id, v.to_vec())).collect();
         docs.vectors_only = vectors_only.is_some();
         docs.full = true;

@@ -3,7 +3,7 @@
 //! erasure and its compaction is finished on open; an unknown id erases nothing.
 
 use mnemo_engine::core::{
-    EntityFilter, EpisodeFilter, ErasedRef, FactFilter, Literal, Namespace, Scope, Seq, Timestamp,
+    EntityFilter, EpisodeFilter, ErasedRef, FactFilter, Literal, Namespace, Scope, Seq,
 };
 use mnemo_engine::{
     Change, EngineError, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, NewIntention,
@@ -212,10 +212,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
             },
         )
         .unwrap();
-    assert!(
-        erased.records.contains(&(ErasedRef::Entity(id), erased.records[0].1.clone()))
-            || erased.records.iter().any(|(r, _)| *r == ErasedRef::Entity(id))
-    );
+    assert!(erased.records.iter().any(|(r, _)| *r == ErasedRef::Entity(id)));
     // The entity, 3 facts, 1 episode, 1 intention.
     assert_eq!(erased.records.len(), 6, "{:?}", erased.records);
     assert!(erased.records.iter().all(|(_, hash)| hash.len() == 64));
@@ -274,7 +271,6 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
     for (s, r) in ours.iter().zip(&reference_points) {
         assert_eq!(answers(&store, *s), answers(&reference, *r), "at {s}");
     }
-    let _ = Timestamp::from_micros(0);
 }
 
 #[test]

@@ -92,14 +92,18 @@ impl GraphQuery {
             (None, Some(name)) => EntityRefInput::Name(name),
             _ => return Err(invalid("entity", "{…}", "give exactly one of `id` and `name`")),
         };
-        if let EntityRefInput::Id(id) = &reference {
+        let found = existing_entity(store, &ns, basis.known_at, "entity", &reference)
+            .ok()
+            .and_then(|id| EntityObject::load(store, &pin, id));
+        // One not found by id may have been erased: that says so. Any other nobody has
+        // (yet, at knownAt) reads as null.
+        if found.is_none()
+            && let EntityRefInput::Id(id) = &reference
+        {
             let id = mnemo_core::EntityId(crate::input::parse_id("id", id)?);
             crate::erased::refuse_erased(store, &ns, mnemo_core::ErasedRef::Entity(id))?;
         }
-        // An entity nobody has (yet, at knownAt) reads as null.
-        Ok(existing_entity(store, &ns, basis.known_at, "entity", &reference)
-            .ok()
-            .and_then(|id| EntityObject::load(store, &pin, id)))
+        Ok(found)
     }
 
     /// Entities known at knownAt, by id; filtered by name (or alias) and kind.
