@@ -2,8 +2,9 @@
 //! `sync_interval: always`) and three `mnemo serve --cluster` nodes on this machine,
 //! writers on every node over many namespaces, and faults while they write — the stream
 //! leader killed, a node killed in the middle of writes, a NATS follower killed, a node
-//! stopped past the timeouts. Afterwards every acknowledged write is on every node
-//! exactly once and every node answers alike; a read with a write's batch on another
+//! stopped past the timeouts — and erasures in flight through it all. Afterwards every
+//! acknowledged write is on every node exactly once (unless an acknowledged erasure took
+//! it: then on none) and every node answers alike; a read with a write's batch on another
 //! node sees it; a fresh node starts from the shared checkpoint and agrees.
 //! (`benches/cluster` runs many more rounds.)
 
@@ -42,6 +43,13 @@ fn every_acknowledged_write_survives_kills_and_stalls_and_every_node_agrees() {
                 std::thread::spawn(move || cluster::writer(addr, (node, round), namespaces, stop, ledger))
             })
             .collect();
+        // An erasure in flight too, on another namespace than the faults' target.
+        let eraser = {
+            let (addr, stop, ledger) =
+                (Arc::clone(&run.addrs[(round + 2) % 3]), Arc::clone(&stop), Arc::clone(&ledger));
+            let ns = namespaces[(round + 1) % namespaces.len()].clone();
+            std::thread::spawn(move || cluster::eraser(addr, round, ns, stop, ledger))
+        };
         std::thread::sleep(Duration::from_millis(500));
         let before = ledger.latencies.lock().unwrap().len();
         let target = &namespaces[round % namespaces.len()];
@@ -51,16 +59,18 @@ fn every_acknowledged_write_survives_kills_and_stalls_and_every_node_agrees() {
         for writer in writers {
             writer.join().unwrap();
         }
+        eraser.join().unwrap();
         let slowest = ledger.latencies.lock().unwrap()[before..].iter().max().copied().unwrap_or_default();
         longest = longest.max(slowest);
         let acked: usize = ledger.acked.lock().unwrap().values().map(|m| m.len()).sum();
         let unsure: usize = ledger.unsure.lock().unwrap().values().map(Vec::len).sum();
+        let erased: usize = ledger.erased.lock().unwrap().values().map(Vec::len).sum();
         assert!(faults.len() >= 3, "{faults:?}");
         let batches = cluster::check(&run, &namespaces, &ledger);
         assert!(batches as usize >= acked);
         eprintln!(
-            "round {}: {}; {acked} writes acknowledged so far, {unsure} unsure, {} refused, {batches} batches; \
-             slowest acknowledged write {} ms; 0 lost",
+            "round {}: {}; {acked} writes acknowledged so far, {unsure} unsure, {} refused, {erased} erased, \
+             {batches} batches; slowest acknowledged write {} ms; 0 lost",
             round + 1,
             faults.join(", "),
             ledger.refused.lock().unwrap(),

@@ -172,12 +172,14 @@ impl Store {
     }
 
     /// The namespace opened again after `old` was retired by an erasure (a bounded wait).
-    fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, EngineError> {
+    pub(crate) fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, EngineError> {
         let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
         loop {
             // `shard` waits while an erasure compacts the namespace.
             match self.shard(ns)? {
                 Some(shard) if !Arc::ptr_eq(&shard, old) => return Ok(shard),
+                // An erasure refused by a shared log: the namespace serves on as it was.
+                Some(shard) if !shard.retired.load(std::sync::atomic::Ordering::SeqCst) => return Ok(shard),
                 None => return self.shard_or_create(ns),
                 Some(_) if std::time::Instant::now() >= deadline => {
                     return Err(EngineError::Unavailable {
@@ -208,6 +210,10 @@ impl Store {
             let events = decode(ns, record.seq, &record.payload)?;
             let time = Timestamp::from_micros(record.system_time);
             shard.publish(record.seq, time, events, &self.listeners, &self.retrieval);
+        }
+        if read(&shard.index).erasure_pending() {
+            // Another node erased records: this node forgets them too.
+            return self.forget_erased(shard);
         }
         Ok(read(&shard.index).last_seq())
     }
@@ -396,7 +402,7 @@ impl Shard {
 /// Before preparing a refused batch again: a pause that doubles with each refusal (from
 /// about 0.1 ms, jittered), so that writers on several nodes racing for one namespace
 /// spread out instead of refusing each other in lockstep.
-fn backoff(refusals: u32) {
+pub(crate) fn backoff(refusals: u32) {
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let base = 100u64 << refusals.min(6);

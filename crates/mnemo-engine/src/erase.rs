@@ -72,6 +72,9 @@ pub struct Erased {
     pub cache_entries_dropped: usize,
 }
 
+/// An erasure's batch once durable: where it committed, its events, what it erased.
+type Decided = (mnemo_log::Committed, Vec<Event>, Vec<(ErasedRef, String)>);
+
 /// SHA-256 of bytes, hex.
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
@@ -98,16 +101,39 @@ impl Store {
     /// erasure itself (ids, hashes, who, why) for [`Store::erasures`]. An unknown id
     /// erases nothing ([`EngineError::UnknownEntity`] and its kin).
     pub fn erase(&self, ns: &Namespace, request: EraseRequest) -> Result<Erased, EngineError> {
-        if self.backend.shared() {
-            return Err(EngineError::EraseUnsupported {
-                reason: "erasure on a cluster is not available yet: erase on a single-node store".into(),
-            });
-        }
         self.check_damaged(ns)?;
         let target = &request.target;
-        let Some(shard) = self.shard(ns)? else {
+        let Some(mut shard) = self.shard(ns)? else {
             return Err(refused(target, EraseRefused::Unknown(format!("{target:?}"))));
         };
+        let mut conflicts = 0;
+        let (committed, events, records) = loop {
+            if shard.retired.load(Ordering::SeqCst) {
+                shard = self.reopened(ns, &shard)?;
+            }
+            match self.submit_erasure(&shard, &request) {
+                Ok(done) => break done,
+                // On a shared log another node appended first: catch up (the records may
+                // be gone by now: then the erasure is refused as unknown) and try again.
+                Err(EngineError::Conflict { .. }) if conflicts < crate::limits::MAX_CONFLICT_RETRIES => {
+                    conflicts += 1;
+                    crate::append::backoff(conflicts);
+                    self.catch_up_shard(&shard)?;
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let system_time = Timestamp::from_micros(committed.system_time);
+        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        let (batches_rewritten, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
+        Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
+    }
+
+    /// Decides an erasure under the writer lock and waits until its batch is durable;
+    /// the shard is retired from then on (nothing is queued after it: the log is
+    /// rewritten next), or serves on if the batch was refused.
+    fn submit_erasure(&self, shard: &Arc<Shard>, request: &EraseRequest) -> Result<Decided, EngineError> {
+        let (ns, target) = (&shard.name, &request.target);
         let log_err = |source| EngineError::of_log(ns, source);
         let (ticket, events, records) = {
             let mut writer = lock(&shard.writer);
@@ -138,21 +164,47 @@ impl Store {
             let payload = encode(&events)?;
             let ticket = shard.log.submit(&payload, writer.last_seen()).map_err(log_err)?;
             writer.submitted(ticket.committed().seq, Effects::default());
-            // Nothing is queued after the erasure: the log is rewritten next.
             shard.retired.store(true, Ordering::SeqCst);
             (ticket, events, records)
         };
-        let committed = match shard.log.wait(ticket) {
-            Ok(c) => c,
+        match shard.log.wait(ticket) {
+            Ok(c) => Ok((c, events, records)),
             Err(e) => {
                 shard.retired.store(false, Ordering::SeqCst);
-                return Err(log_err(e));
+                Err(log_err(e))
             }
+        }
+    }
+
+    /// Another node erased records of a namespace open here (its `Erased` batch was just
+    /// applied): this node compacts too — the log's rewrite converges whoever runs it —
+    /// and drops its own copies (search indexes, the embedding cache's texts), then
+    /// serves the namespace opened again. Returns the last batch applied then.
+    pub(crate) fn forget_erased(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+        let already = {
+            // Under the writer lock: nothing is queued after this.
+            let _writer = lock(&shard.writer);
+            shard.retired.swap(true, Ordering::SeqCst)
         };
-        let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
-        let (batches_rewritten, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
-        Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
+        if already {
+            // Compacted already by someone else here (the erasure itself, another reader).
+            return self.reopened(&shard.name, shard).map(|s| read(&s.index).last_seq());
+        }
+        self.settle(shard);
+        self.compact_and_reopen(shard)?;
+        match read(&self.shards).get(&shard.name) {
+            Some(now) => Ok(read(&now.index).last_seq()),
+            None => Ok(read(&shard.index).last_seq()),
+        }
+    }
+
+    /// Waits (a bounded time) until every batch queued on a retired shard's log is
+    /// applied: writers publish what they queued before it was retired.
+    fn settle(&self, shard: &Shard) {
+        let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
+        while read(&shard.index).last_seq().0 < shard.log.last_seq() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// Removes a namespace whole: its log, checkpoint, search indexes and saved vectors,
@@ -186,12 +238,7 @@ impl Store {
                     shard.retired.store(true, Ordering::SeqCst);
                 }
                 // Batches queued before are published by their writers; wait for them.
-                let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
-                while read(&shard.index).last_seq().0 < shard.log.last_seq()
-                    && std::time::Instant::now() < deadline
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
+                self.settle(shard);
                 self.wait_for_indexer(shard);
                 match embedder {
                     Some(_) => crate::retrieve::docs::all_texts(&read(&shard.index)),
@@ -238,9 +285,6 @@ impl Store {
     /// returns how many episodes it erased.
     pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
         let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros) else { return Ok(0) };
-        if self.backend.shared() {
-            return Ok(0);
-        }
         {
             let mut retained = lock(&self.schedule.retained);
             let last = retained.get(ns).copied();
@@ -259,7 +303,12 @@ impl Store {
                 reason: Some(format!("retention: episodes are kept {} days", after / mnemo_core::DAY_MICROS)),
                 by: Some("retention".into()),
             };
-            erased += self.erase(ns, request)?.records.len();
+            match self.erase(ns, request) {
+                Ok(done) => erased += done.records.len(),
+                // On a shared log another node's retention erased them first.
+                Err(EngineError::UnknownEpisode { .. }) if self.backend.shared() => break,
+                Err(e) => return Err(e),
+            }
         }
         Ok(erased)
     }
@@ -293,6 +342,8 @@ impl Store {
                 self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
                 Ok(counts)
             }
+            // A cluster that does not answer is not damage: the next open compacts.
+            Err(e @ EngineError::Unavailable { .. }) => Err(e),
             Err(e) => {
                 self.damaged
                     .write()

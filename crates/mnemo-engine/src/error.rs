@@ -282,6 +282,9 @@ impl EngineError {
             LogError::Unavailable { reason } => {
                 EngineError::Unavailable { namespace: ns.to_string(), reason }
             }
+            LogError::Conflict { expected, found } => {
+                EngineError::Conflict { namespace: ns.to_string(), expected, found }
+            }
             source => EngineError::Log { namespace: ns.to_string(), source },
         }
     }

@@ -13,6 +13,10 @@ pub const MAX_DEPTH: u32 = 8;
 /// again (after catching up) before the write fails with `Conflict`.
 pub const MAX_CONFLICT_RETRIES: u32 = 8;
 
+/// Compactions an open may run before it gives up (on a shared log another node's
+/// erasure can come while one is compacted).
+pub(crate) const MAX_OPEN_COMPACTIONS: usize = 3;
+
 /// Longest vector a namespace may configure.
 pub const MAX_DIM: u32 = 4096;
 

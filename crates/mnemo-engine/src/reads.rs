@@ -56,10 +56,14 @@ impl Store {
         f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
     ) -> Result<Answer<T>, EngineError> {
         crate::interrupt::check("a read")?;
-        let shard = self.shard(ns)?;
-        if let (KnownAt::Seq(seq), Some(shard)) = (at.known_at, &shard) {
+        let mut shard = self.shard(ns)?;
+        if let (KnownAt::Seq(seq), Some(open)) = (at.known_at, &shard) {
             // Written on another node: wait until it is applied here.
-            self.await_seq(shard, seq)?;
+            self.await_seq(open, seq)?;
+            if open.retired.load(std::sync::atomic::Ordering::SeqCst) {
+                // What it waited for was an erasure: read the namespace opened again.
+                shard = self.shard(ns)?;
+            }
         }
         let clock = self.now();
         let valid_at = at.valid_at.unwrap_or(clock);

@@ -212,7 +212,29 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens a namespace from its checkpoint and log. An erasure whose content the log
+    /// still holds (a crash came before its compaction, or another node made it) is
+    /// compacted first; a few times at most, since on a shared log another erasure may
+    /// come meanwhile.
     pub(crate) fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
+        for _ in 0..crate::limits::MAX_OPEN_COMPACTIONS {
+            match self.open_shard_once(ns)? {
+                Ok(shard) => return Ok(shard),
+                Err(records) => {
+                    tracing::warn!(namespace = %ns, "an erasure was not compacted; compacting before opening");
+                    self.compact_log(ns, records)?;
+                }
+            }
+        }
+        Err(EngineError::Unavailable {
+            namespace: ns.to_string(),
+            reason: "erasures kept coming while the namespace opened; retry".into(),
+        })
+    }
+
+    /// [`Store::open_shard`] once: the shard, or the whole log when an erasure must be
+    /// compacted before it serves.
+    fn open_shard_once(&self, ns: &Namespace) -> Result<Result<Shard, Vec<Record>>, EngineError> {
         let log_err = |source: LogError| EngineError::of_log(ns, source);
         let started = std::time::Instant::now();
         let clock = Arc::clone(&self.clock);
@@ -257,13 +279,7 @@ impl Store {
             index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
         }
         if index.erasure_pending() {
-            // A crash came between an erasure and its compaction: finish it before the
-            // namespace serves anything.
-            tracing::warn!(namespace = %ns, "an erasure was not compacted; compacting before opening");
-            let records = log.read_after(0).map_err(log_err)?;
-            drop(log);
-            self.compact_log(ns, records)?;
-            return self.open_shard(ns);
+            return Ok(Err(log.read_after(0).map_err(log_err)?));
         }
         tracing::info!(
             namespace = %ns,
@@ -275,7 +291,7 @@ impl Store {
             "namespace opened"
         );
         let search_dir = self.search_dir(ns, log.size_bytes());
-        Ok(Shard {
+        Ok(Ok(Shard {
             name: ns.clone(),
             log,
             writer: Mutex::new(Writer::after(&index)),
@@ -290,7 +306,7 @@ impl Store {
             state_bytes: Mutex::new((Seq(0), 0)),
             sweeps: crate::sweeps::Sweeps::default(),
             retired: std::sync::atomic::AtomicBool::new(false),
-        })
+        }))
     }
 
     /// The namespace, opened if it has a log and is closed; `None` if it has no log. A

@@ -8,7 +8,7 @@ use async_nats::jetstream::consumer::{DeliverPolicy, push};
 use async_nats::jetstream::{object_store, stream};
 use futures_util::{StreamExt, TryStreamExt};
 use mnemo_log::{
-    Clock, FORMAT_VERSION, LogBackend, LogError, RecordLog, Recovery, Truncation, validate_name,
+    Clock, FORMAT_VERSION, LogBackend, LogError, Record, RecordLog, Recovery, Truncation, validate_name,
 };
 use tokio::io::AsyncReadExt;
 
@@ -16,6 +16,7 @@ use crate::config::{ClusterConfig, MAX_SHARDS};
 use crate::handle::StreamLog;
 use crate::link::{Link, connect_link};
 use crate::reading::unavailable;
+use crate::rewrite;
 use crate::subjects::{namespace_of, shard_of, stream_name, subject_of};
 
 /// The object store bucket that keeps checkpoints.
@@ -322,6 +323,56 @@ impl LogBackend for JetStreamBackend {
                 .await
                 .map(|_| ())
                 .map_err(|e| unavailable("saving a checkpoint", e))
+        })?
+    }
+
+    fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
+        validate_name(name)?;
+        let subject = subject_of(name, self.link.config.shards);
+        let (link, stream, records) =
+            (Arc::clone(&self.link), self.stream_of(name).clone(), records.to_vec());
+        let replaced = self
+            .link
+            .bridge
+            .run(async move { rewrite::rewrite(&link, &stream, &subject, &records).await })??;
+        tracing::info!(namespace = name, replaced, "stream messages replaced and securely deleted");
+        Ok(())
+    }
+
+    fn remove(&self, name: &str) -> Result<(), LogError> {
+        validate_name(name)?;
+        let subject = subject_of(name, self.link.config.shards);
+        let stream = self.stream_of(name).clone();
+        self.link.bridge.run(async move {
+            let mut erased = rewrite::erase_subject(&stream, &subject).await?;
+            erased += rewrite::erase_subject(&stream, &rewrite::redo_subject(&subject)).await?;
+            Ok::<usize, LogError>(erased)
+        })??;
+        self.remove_checkpoint(name)
+    }
+
+    /// Securely deletes the checkpoint's chunks, then the object: an erasure's content
+    /// must not stay in the store's blocks, as a plain delete (a purge) may leave it.
+    fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
+        validate_name(name)?;
+        let (store, context, name) = (self.checkpoints.clone(), self.link.context.clone(), name.to_owned());
+        self.link.bridge.run(async move {
+            let info = match store.info(&name).await {
+                Ok(info) => info,
+                Err(e) if e.kind() == object_store::InfoErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(unavailable("finding a checkpoint", e)),
+            };
+            let stream = context
+                .get_stream(format!("OBJ_{CHECKPOINT_BUCKET}"))
+                .await
+                .map_err(|e| unavailable("the checkpoint store", e))?;
+            let chunks = format!("$O.{CHECKPOINT_BUCKET}.C.{}", info.nuid);
+            rewrite::erase_subject(&stream, &chunks).await?;
+            match store.delete(&name).await {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == object_store::DeleteErrorKind::NotFound => Ok(()),
+                Err(e) => Err(unavailable("removing a checkpoint", e)),
+            }
         })?
     }
 

@@ -26,6 +26,7 @@ use mnemo_log::{Clock, Committed, LogError, Record, RecordLog, Ticket, encode_fr
 
 use crate::link::Link;
 use crate::reading::{self, Message};
+use crate::rewrite;
 
 /// Refused groups remembered for their waiters.
 const FAILURES_KEPT: usize = 256;
@@ -94,6 +95,11 @@ impl State {
     }
 }
 
+/// Whether `records` are batches `after + 1`, `after + 2`, … with none missing.
+fn follows_on(records: &[Record], after: u64) -> bool {
+    records.iter().enumerate().all(|(i, r)| r.seq == after + 1 + i as u64)
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -142,23 +148,32 @@ impl StreamLog {
             };
             reading::read_range(&stream, &subject, from, last.stream_seq).await
         })??;
-        let mut records = Vec::new();
-        let mut state = lock(&self.state);
-        let mut expect_next: Option<u64> = None;
-        for message in &messages {
-            for record in &message.records {
-                if let Some(next) = expect_next
-                    && record.seq != next
-                {
-                    return Err(LogError::Damaged {
-                        after: next - 1,
-                        reason: format!("batch {} follows batch {} in {}", record.seq, next - 1, self.name),
-                    });
-                }
-                expect_next = Some(record.seq + 1);
+        let mut records: Vec<Record> = Vec::new();
+        {
+            let mut state = lock(&self.state);
+            for message in &messages {
+                state.learn(message);
+                records.extend(message.records.iter().filter(|r| r.seq > after).cloned());
             }
-            state.learn(message);
-            records.extend(message.records.iter().filter(|r| r.seq > after).cloned());
+        }
+        if !follows_on(&records, after) {
+            // Batches of messages an erasure replaced (`rewrite.rs`): from their replacements.
+            let upto = records.last().map_or(0, |r| r.seq);
+            let (stream, redo) = (self.stream.clone(), rewrite::redo_subject(&self.subject));
+            let replaced =
+                self.link.bridge.run(async move { rewrite::replacements(&stream, &redo).await })??;
+            for raw in replaced.latest.values() {
+                let message = raw.decode()?;
+                records.extend(message.records.into_iter().filter(|r| r.seq > after && r.seq <= upto));
+            }
+            records.sort_by_key(|r| r.seq);
+            records.dedup_by_key(|r| r.seq);
+        }
+        if let Some(pair) = records.windows(2).find(|w| w[1].seq != w[0].seq + 1) {
+            return Err(LogError::Damaged {
+                after: pair[0].seq,
+                reason: format!("batch {} follows batch {} in {}", pair[1].seq, pair[0].seq, self.name),
+            });
         }
         if let Some(first) = records.first()
             && first.seq != after + 1

@@ -13,6 +13,9 @@
 //!   A message id (`Nats-Msg-Id`) makes a retried publish land once. Batches queued while
 //!   one publish is in flight go out together in the next (group commit).
 //! - **Checkpoints** go to the object store bucket `mnemo-checkpoints`.
+//! - **Erasure.** A message an erasure changed is replaced (the new frames on
+//!   `<subject>.redo`, naming the message they replace) and securely deleted; a
+//!   checkpoint is removed by securely deleting its chunks (`rewrite.rs`).
 //!
 //! Every call here blocks (the engine is synchronous): the backend runs its own small
 //! Tokio runtime and hands work to it.
@@ -23,6 +26,7 @@ mod config;
 mod handle;
 mod link;
 mod reading;
+mod rewrite;
 pub mod servers;
 mod subjects;
 

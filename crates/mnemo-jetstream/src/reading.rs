@@ -9,6 +9,7 @@
 //! Every message is decoded and checked here: its frames' checksums, and that its first
 //! batch follows the last one read. A message that fails is damage, never skipped.
 
+use async_nats::HeaderMap;
 use async_nats::jetstream::consumer::{DeliverPolicy, pull};
 use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
 use futures_util::StreamExt;
@@ -77,16 +78,52 @@ pub(crate) async fn read_range(
     from: u64,
     until: u64,
 ) -> Result<Vec<Message>, LogError> {
-    let mut out = Vec::new();
+    let raw = read_raw(stream, subject, from, until).await?;
+    raw.into_iter().map(|r| decode(r.stream_seq, &r.payload)).collect()
+}
+
+/// A message as stored, with the one header Mnemo reads back: which message a
+/// replacement replaces (see `rewrite.rs`).
+pub(crate) struct Raw {
+    pub(crate) stream_seq: u64,
+    pub(crate) replaces: Option<u64>,
+    pub(crate) payload: bytes::Bytes,
+}
+
+impl Raw {
+    fn of(stream_seq: u64, headers: Option<&HeaderMap>, payload: bytes::Bytes) -> Raw {
+        let replaces = headers.and_then(|h| h.get(REPLACES)).and_then(|v| v.as_str().parse().ok());
+        Raw { stream_seq, replaces, payload }
+    }
+
+    /// Its records, checked.
+    pub(crate) fn decode(&self) -> Result<Message, LogError> {
+        decode(self.stream_seq, &self.payload)
+    }
+}
+
+/// The header naming the stream sequence of the message a replacement replaces.
+pub(crate) const REPLACES: &str = "Mnemo-Replaces";
+
+/// [`read_range`], undecoded.
+pub(crate) async fn read_raw(
+    stream: &Stream,
+    subject: &str,
+    from: u64,
+    until: u64,
+) -> Result<Vec<Raw>, LogError> {
+    let mut out: Vec<Raw> = Vec::new();
     let mut at = from;
     // A follower's catch-up is a message or two: single gets.
     while at <= until && out.len() < SINGLE_READS {
-        match next_at(stream, subject, at).await? {
-            Some(m) if m.stream_seq <= until => {
-                at = m.stream_seq + 1;
-                out.push(m);
+        match stream.get_first_raw_message_by_subject(subject, at.max(1)).await {
+            Ok(m) if m.sequence <= until => {
+                at = m.sequence + 1;
+                out.push(Raw::of(m.sequence, Some(&m.headers), m.payload));
             }
-            _ => return Ok(out),
+            Ok(_) => return Ok(out),
+            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(out),
+            Err(e) => return Err(unavailable("reading the log", e)),
         }
     }
     if at > until {
@@ -117,10 +154,11 @@ pub(crate) async fn read_range(
         }
         // An ordered consumer that is recreated (its server went away) may start over
         // from earlier: what was read already is skipped, never read twice.
-        if stream_seq < at || out.last().is_some_and(|m: &Message| stream_seq <= m.stream_seq) {
+        if stream_seq < at || out.last().is_some_and(|m| stream_seq <= m.stream_seq) {
             continue;
         }
-        out.push(decode(stream_seq, &message.message.payload)?);
+        let message = message.message;
+        out.push(Raw::of(stream_seq, message.headers.as_ref(), message.payload));
         if stream_seq >= until {
             break;
         }

@@ -123,3 +123,84 @@ fn a_replicated_stream_keeps_acknowledged_batches_when_a_server_is_killed() -> R
     assert!(records.iter().enumerate().all(|(i, r)| r.payload == format!("batch {}", i + 1).into_bytes()));
     Ok(())
 }
+
+/// Every file under `dir` that holds `needle`.
+fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle)) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(), LogError> {
+    let Some((dir, servers)) = servers(1) else { return Ok(()) };
+    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let (log, _) = a.open("erase.me", clock())?;
+    let secret = |i: u64| format!("SECRET-7f3a9c-{i}");
+    let payload = |i: u64| if i == 2 || i == 6 { secret(i) } else { format!("batch {i}") };
+    for i in 1..=4u64 {
+        log.wait(log.submit(payload(i).as_bytes(), i - 1)?)?;
+    }
+    // Batches 5 to 7 go out as one message: a replacement holds all three.
+    let group: Vec<_> =
+        (5..=7u64).map(|i| log.submit(payload(i).as_bytes(), i - 1)).collect::<Result<_, _>>()?;
+    for ticket in group {
+        log.wait(ticket)?;
+    }
+    log.wait(log.submit(b"batch 8", 7)?)?;
+    let before = a.open("erase.me", clock())?.1.records;
+    assert_eq!(before.len(), 8);
+    let blob = format!("checkpoint naming {}", secret(2)).repeat(20_000).into_bytes();
+    a.save_checkpoint("erase.me", &blob)?;
+    assert!(!files_holding(dir.path(), secret(2).as_bytes()).is_empty(), "the test looks in the wrong place");
+
+    let scrubbed = |records: &[mnemo_log::Record], which: &[u64]| {
+        let mut out = records.to_vec();
+        for r in &mut out {
+            if which.contains(&r.seq) {
+                r.payload = format!("tombstone of {}", r.seq).into_bytes();
+            }
+        }
+        out
+    };
+    let wanted = scrubbed(&before, &[2, 6]);
+    a.rewrite("erase.me", &wanted)?;
+    a.remove_checkpoint("erase.me")?;
+    assert_eq!(a.load_checkpoint("erase.me")?, None);
+    let b = JetStreamBackend::connect(&config(&servers, 1))?;
+    let (log_b, recovery) = b.open("erase.me", clock())?;
+    assert_eq!(recovery.records, wanted, "read back through the replacements");
+    // Opened from a batch inside a replaced message, and from one after it.
+    for from in [2, 3, 6, 7] {
+        let read = b.open_from("erase.me", clock(), from)?.1.records;
+        assert_eq!(read, wanted[from as usize - 1..].to_vec(), "from batch {from}");
+    }
+    // Appends go on as before: the last message is never replaced.
+    log_b.wait(log_b.submit(b"batch 9", 8)?)?;
+    assert_eq!(log.read_after(8)?.len(), 1);
+    // Again: nothing changes; a second erasure in a replaced message replaces it again.
+    a.rewrite("erase.me", &wanted)?;
+    assert_eq!(b.open("erase.me", clock())?.1.records.len(), 9);
+    let again = scrubbed(&wanted, &[5]);
+    a.rewrite("erase.me", &again)?;
+    let read = b.open("erase.me", clock())?.1.records;
+    assert_eq!(read[..8], again[..]);
+    assert_eq!(read[8].payload, b"batch 9");
+    // The bytes are gone from the server's files: log, replacements, checkpoint chunks.
+    drop((a, b, log, log_b));
+    let left = files_holding(dir.path(), secret(2).as_bytes());
+    assert!(left.is_empty(), "erased bytes still stored in {left:?}");
+    assert!(files_holding(dir.path(), secret(6).as_bytes()).is_empty());
+    assert!(!files_holding(dir.path(), b"batch 7").is_empty());
+    Ok(())
+}

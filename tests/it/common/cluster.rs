@@ -176,6 +176,86 @@ pub struct Ledger {
     pub unsure: Mutex<BTreeMap<String, Vec<String>>>,
     pub refused: Mutex<usize>,
     pub latencies: Mutex<Vec<Duration>>,
+    /// The eraser's episodes: per namespace, the external ids it wrote (whatever came of
+    /// the write) and those whose erasure was acknowledged.
+    pub to_erase: Mutex<BTreeMap<String, Vec<String>>>,
+    pub erased: Mutex<BTreeMap<String, Vec<String>>>,
+}
+
+const WRITE_TO_ERASE: &str = "mutation($ns: String!, $id: String!, $text: String!) {
+  recordEpisode(namespace: $ns, episode: {text: $text, externalId: $id, occurredAt: \"2030-01-01T00:00:00Z\"}) {
+    episode { id }
+  }
+}";
+
+const ERASE: &str = "mutation($ns: String!, $id: ID!) {
+  eraseEpisodes(namespace: $ns, ids: [$id], reason: \"fault test\") { seq }
+}";
+
+/// The error code of an answer, if it has one.
+fn code_of(answer: &Value) -> String {
+    answer.pointer("/errors/0/extensions/code").and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+/// Erasures in flight while the faults come: on the node at `addr`, writes an episode
+/// to `ns` and erases it, again and again until `stop`. External ids are
+/// `erase-r<round>-<i>`; their text is unique, so a node still answering it after its
+/// erasure was acknowledged is caught by the check.
+pub fn eraser(
+    addr: Arc<Mutex<SocketAddr>>,
+    round: usize,
+    ns: String,
+    stop: Arc<AtomicBool>,
+    ledger: Arc<Ledger>,
+) {
+    let mut i = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let id = format!("erase-r{round}-{i}");
+        i += 1;
+        let at = *addr.lock().unwrap();
+        let variables = json!({ "ns": ns, "id": id, "text": format!("secret of {id}, to be erased") });
+        ledger.to_erase.lock().unwrap().entry(ns.clone()).or_default().push(id.clone());
+        let episode = match post(at, WRITE_TO_ERASE, variables) {
+            Ok(answer) => match answer.pointer("/data/recordEpisode/episode/id").and_then(Value::as_str) {
+                Some(episode) => episode.to_owned(),
+                None if ["WRITE_CONFLICT", "UNAVAILABLE", "LIMIT_EXCEEDED"]
+                    .contains(&code_of(&answer).as_str()) =>
+                {
+                    continue;
+                }
+                None => panic!("writing {id} to erase: {answer}"),
+            },
+            Err(false) => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+            Err(true) => continue,
+        };
+        let answer = match post(*addr.lock().unwrap(), ERASE, json!({ "ns": ns, "id": episode })) {
+            Ok(answer) => answer,
+            Err(_) => continue,
+        };
+        if answer.pointer("/data/eraseEpisodes/seq").and_then(Value::as_u64).is_some() {
+            ledger.erased.lock().unwrap().entry(ns.clone()).or_default().push(id);
+        } else {
+            // Refused (another node appended first), or not known (UNAVAILABLE): the
+            // episode may stay; the check allows it, once.
+            let code = code_of(&answer);
+            assert!(["WRITE_CONFLICT", "UNAVAILABLE"].contains(&code.as_str()), "erasing {id}: {answer}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+const ERASURES: &str = "query($ns: String!) { erasures(namespace: $ns, first: 1000) { records { kind } } }";
+
+/// The erasures of `ns` on the node at `addr`: how many, and how many records they took.
+fn erasures_on(addr: SocketAddr, ns: &str) -> (u64, u64) {
+    let answer = post(addr, ERASURES, json!({ "ns": ns })).unwrap_or_else(|_| panic!("erasures of {ns}"));
+    assert!(answer.get("errors").is_none(), "{answer}");
+    let list = answer["data"]["erasures"].as_array().cloned().unwrap_or_default();
+    let records = list.iter().map(|e| e["records"].as_array().map_or(0, Vec::len) as u64).sum();
+    (list.len() as u64, records)
 }
 
 /// Writes on node `node` round-robin over `namespaces` until `stop`; external ids are
@@ -288,9 +368,26 @@ pub fn check(cluster: &Cluster, namespaces: &[String], ledger: &Ledger) -> u64 {
         for id in &unsure {
             assert!(held.get(id).copied().unwrap_or(0) <= 1, "{ns}: {id} is there twice");
         }
-        let known = acked.len() + unsure.iter().filter(|id| held.contains_key(*id)).count();
+        let erased = ledger.erased.lock().unwrap().get(ns).cloned().unwrap_or_default();
+        for id in &erased {
+            assert!(!held.contains_key(id), "{ns}: {id} is answered after its erasure was acknowledged");
+        }
+        let to_erase = ledger.to_erase.lock().unwrap().get(ns).cloned().unwrap_or_default();
+        for id in &to_erase {
+            assert!(held.get(id).copied().unwrap_or(0) <= 1, "{ns}: {id} is there twice");
+        }
+        let known = acked.len()
+            + unsure.iter().filter(|id| held.contains_key(*id)).count()
+            + to_erase.iter().filter(|id| held.contains_key(*id)).count();
         assert_eq!(held.len(), known, "{ns}: episodes nobody wrote");
-        assert_eq!(last as usize, held.len(), "{ns}: batches that are not one write each");
+        // Each write is one batch, each erasure one more; an erased episode's batch stays
+        // (a tombstone where the episode was).
+        let (erasures, records) = erasures_on(cluster.addr(0), ns);
+        assert!(erasures >= erased.len() as u64, "{ns}: acknowledged erasures missing");
+        for i in 1..nodes {
+            assert_eq!(erasures_on(cluster.addr(i), ns), (erasures, records), "{ns}: node {i}'s erasures");
+        }
+        assert_eq!(last, held.len() as u64 + records + erasures, "{ns}: batches that are not one write each");
         batches += last;
     }
     batches

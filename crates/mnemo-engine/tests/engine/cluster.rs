@@ -256,3 +256,59 @@ fn a_due_intention_fires_once_across_nodes() {
         assert_eq!(views[0].fired.len(), 1, "fired {} times", views[0].fired.len());
     }
 }
+
+#[test]
+fn an_erasure_on_one_node_is_forgotten_by_every_node_and_by_the_stream() {
+    use crate::erase::{ALIAS, NAME, SECRET, answers as story, grep, ns as people, person, write_story};
+    let Some(cluster) = Cluster::start() else { return };
+    let (a, b) = (cluster.node(), cluster.node());
+    let points = write_story(&a, true);
+    a.checkpoint(&people()).unwrap().expect("a checkpoint in the object store");
+    // `b` has the namespace open, its state holding the person.
+    assert!(story(&b, *points.last().unwrap()).join("\n").contains(NAME));
+    assert!(!grep(cluster._dir.path(), SECRET).is_empty(), "the test looks in the wrong place");
+    let id = person(&b);
+    let erased = b
+        .erase(
+            &people(),
+            mnemo_engine::EraseRequest {
+                target: mnemo_engine::EraseTarget::Entity(id),
+                reason: Some("request of the data subject".into()),
+                by: Some("test".into()),
+            },
+        )
+        .unwrap();
+    assert_eq!(erased.records.len(), 6);
+    assert!(erased.batches_rewritten >= 3);
+    // `a`, which wrote the story, forgets it too: at every read point, before the erasure too.
+    let _ = story(&a, erased.seq);
+    let fresh = cluster.node();
+    for node in [&a, &b, &fresh] {
+        for s in points.iter().copied().chain([erased.seq]) {
+            let said = story(node, s).join("\n");
+            for needle in [NAME, ALIAS, SECRET] {
+                assert!(!said.contains(needle), "at {s}: {said}");
+            }
+        }
+        assert_eq!(node.erasures(&people()).unwrap().len(), 1);
+    }
+    // Every node answers alike, and as the story written without the person does.
+    let reference = Store::in_memory();
+    let reference_points = write_story(&reference, false);
+    let ours: Vec<Seq> = points.iter().copied().filter(|s| *s != points[1]).collect();
+    for (s, r) in ours.iter().zip(&reference_points) {
+        let expected = story(&reference, *r);
+        for node in [&a, &b, &fresh] {
+            assert_eq!(story(node, *s), expected, "at {s}");
+        }
+    }
+    // Writes go on, on any node.
+    let next = a.append(&people(), vec![entity("Carol")]).unwrap();
+    assert_eq!(names(&b, &people(), at_seq(next.seq)).iter().filter(|n| *n == "Carol").count(), 1);
+    // Nothing of it is left in the servers' files: the log's messages were replaced and
+    // securely deleted, and so were the checkpoint's chunks.
+    drop((a, b, fresh));
+    for needle in [NAME, ALIAS, SECRET] {
+        assert_eq!(grep(cluster._dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
+    }
+}

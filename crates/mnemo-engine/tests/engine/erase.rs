@@ -13,17 +13,17 @@ use mnemo_engine::{
 use crate::common::{iv, t};
 
 /// Long strings found nowhere else, so that a byte search of the data directory means it.
-const NAME: &str = "Zyxwarbleton Quennimore";
-const ALIAS: &str = "Quennibald Xorvath";
+pub const NAME: &str = "Zyxwarbleton Quennimore";
+pub const ALIAS: &str = "Quennibald Xorvath";
 const SAID: &str = "Zyxwarbleton Quennimore said the orchid code is 5512-plover";
-const SECRET: &str = "orchid-plover-5512";
+pub const SECRET: &str = "orchid-plover-5512";
 
-fn ns() -> Namespace {
+pub fn ns() -> Namespace {
     Namespace::new("ns", "people").unwrap()
 }
 
 /// The story, with or without the person: returns the read points after each batch.
-fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
+pub fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
     let ns = ns();
     let mut points = Vec::new();
     let mut push = |r: mnemo_engine::Receipt| points.push(r.seq);
@@ -84,7 +84,7 @@ fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
 }
 
 /// What a read at `s` says about everything but the person, by names and texts.
-fn answers(store: &Store, s: Seq) -> Vec<String> {
+pub fn answers(store: &Store, s: Seq) -> Vec<String> {
     let ns = ns();
     let at = ReadAt::bitemporal(t("2025-01-01"), s);
     let mut out = Vec::new();
@@ -108,7 +108,7 @@ fn answers(store: &Store, s: Seq) -> Vec<String> {
     out
 }
 
-fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+pub fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
     let mut found = Vec::new();
     for entry in walk(dir) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
@@ -171,7 +171,7 @@ fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store 
     Store::open_with(dir, options).unwrap()
 }
 
-fn person(store: &Store) -> mnemo_engine::core::EntityId {
+pub fn person(store: &Store) -> mnemo_engine::core::EntityId {
     store.entity_named(&ns(), NAME, Seq(u64::MAX)).expect("the person")
 }
 
