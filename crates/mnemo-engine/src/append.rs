@@ -159,7 +159,12 @@ impl Store {
                     backoff(conflicts);
                     spare = Some(again.clone());
                     changes = again;
-                    self.catch_up_shard(&shard)?;
+                    match self.catch_up_shard(&shard) {
+                        Ok(_) => {}
+                        // Another node dropped the namespace: the batch goes to the new one.
+                        Err(EngineError::NamespaceDropped { .. }) => shard = self.shard_or_create(ns)?,
+                        Err(e) => return Err(e),
+                    }
                 }
                 Err(e) => return Err(log_err(e)),
             }
@@ -205,7 +210,11 @@ impl Store {
     pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
         let ns = &shard.name;
         let after = read(&shard.index).last_seq().0;
-        let records = shard.log.read_after(after).map_err(|source| EngineError::of_log(ns, source))?;
+        let records = match shard.log.read_after(after) {
+            Ok(records) => records,
+            Err(LogError::Dropped) => return Err(self.close_dropped(shard)),
+            Err(source) => return Err(EngineError::of_log(ns, source)),
+        };
         for record in records {
             let events = decode(ns, record.seq, &record.payload)?;
             let time = Timestamp::from_micros(record.system_time);
@@ -317,7 +326,10 @@ impl Store {
                 let again = retry.filter(|r| !unreachable && !r.replay && r.conflicts < MAX_CONFLICT_RETRIES);
                 return match (e, again) {
                     (LogError::Conflict { .. }, Some(mut again)) => {
-                        caught_up?;
+                        // Dropped by another node: prepared again, the batch opens the new one.
+                        if !matches!(caught_up, Err(EngineError::NamespaceDropped { .. })) {
+                            caught_up?;
+                        }
                         tracing::debug!(namespace = %ns, "batch refused as stale; preparing it again");
                         again.conflicts += 1;
                         backoff(again.conflicts);

@@ -200,74 +200,14 @@ impl Store {
 
     /// Waits (a bounded time) until every batch queued on a retired shard's log is
     /// applied: writers publish what they queued before it was retired.
-    fn settle(&self, shard: &Shard) {
+    pub(crate) fn settle(&self, shard: &Shard) {
         let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
         while read(&shard.index).last_seq().0 < shard.log.last_seq() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
-    /// Removes a namespace whole: its log, checkpoint, search indexes and saved vectors,
-    /// and its texts from the embedding cache; the name is free again (a write to it
-    /// starts a new, empty namespace). Returns whether there was one to drop. Writes in
-    /// flight finish first; writes that come while it drops go to the new namespace.
-    pub fn drop_namespace(&self, ns: &Namespace) -> Result<bool, EngineError> {
-        if self.backend.shared() {
-            return Err(EngineError::EraseUnsupported {
-                reason: "dropping a namespace on a cluster is not available yet".into(),
-            });
-        }
-        let _opening = lock(&self.opening);
-        // A closed namespace is opened only for the embedding cache to forget its texts.
-        let embedder = self.retrieval.embedder().and_then(Result::ok);
-        let shard = match read(&self.shards).get(ns).cloned() {
-            Some(shard) => Some(shard),
-            None if embedder.is_some()
-                && read(&self.known).contains(ns)
-                && !read(&self.damaged).contains_key(ns) =>
-            {
-                Some(Arc::new(self.open_shard(ns)?))
-            }
-            None => None,
-        };
-        let texts = match &shard {
-            Some(shard) => {
-                {
-                    // Under the writer lock: nothing is queued after this.
-                    let _writer = lock(&shard.writer);
-                    shard.retired.store(true, Ordering::SeqCst);
-                }
-                // Batches queued before are published by their writers; wait for them.
-                self.settle(shard);
-                self.wait_for_indexer(shard);
-                match embedder {
-                    Some(_) => crate::retrieve::docs::all_texts(&read(&shard.index)),
-                    None => Default::default(),
-                }
-            }
-            None => Default::default(),
-        };
-        let existed = shard.is_some() || read(&self.known).contains(ns);
-        if !existed {
-            return Ok(false);
-        }
-        self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
-        self.known.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
-        self.damaged.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
-        lock(&self.sleeping).remove(ns);
-        lock(&self.truncations).remove(ns);
-        drop(shard);
-        self.backend.remove(ns.as_str()).map_err(|source| EngineError::of_log(ns, source))?;
-        self.remove_search_dir(ns)?;
-        if let Some(embedder) = embedder {
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            embedder.forget(&texts).map_err(|e| EngineError::Index(e.to_string()))?;
-        }
-        tracing::info!(namespace = %ns, "namespace dropped");
-        Ok(true)
-    }
-
-    fn remove_search_dir(&self, ns: &Namespace) -> Result<(), EngineError> {
+    pub(crate) fn remove_search_dir(&self, ns: &Namespace) -> Result<(), EngineError> {
         let Some(data) = &self.data_dir else { return Ok(()) };
         let dir = data.join("search").join(ns.as_str());
         match std::fs::remove_dir_all(&dir) {
@@ -385,7 +325,7 @@ impl Store {
     /// shard, so that nothing writes its search directory once it is removed. Indexes
     /// kept in memory (or none, when search is deferred) need no wait: nothing of them
     /// reaches the disk.
-    fn wait_for_indexer(&self, shard: &Shard) {
+    pub(crate) fn wait_for_indexer(&self, shard: &Shard) {
         if !shard.search.persistent || self.retrieval.defers_search() {
             return;
         }

@@ -201,6 +201,13 @@ pub enum EngineError {
         /// What is wrong with its log.
         reason: String,
     },
+    /// The namespace was dropped after this read pinned its read point (or while this
+    /// node had it open): what it asked about is gone.
+    #[error("namespace {namespace:?} was dropped")]
+    NamespaceDropped {
+        /// The namespace.
+        namespace: String,
+    },
     /// This store cannot erase (its log cannot be rewritten).
     #[error("erasure refused: {reason}")]
     EraseUnsupported {

@@ -84,6 +84,7 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
             for ns in store.open_namespace_names() {
                 if let Some(shard) = open(ns.as_str())
                     && let Err(e) = as_upkeep(|| store.catch_up_shard(&shard))
+                    && !matches!(e, EngineError::NamespaceDropped { .. })
                 {
                     tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
                 }
@@ -102,6 +103,7 @@ fn catch_up_on_hint(store: &Store, shard: &Arc<Shard>) {
         match as_upkeep(|| store.catch_up_shard(shard)) {
             Ok(now) if now > before => return,
             Ok(_) => {}
+            Err(EngineError::NamespaceDropped { .. }) => return,
             Err(e) => {
                 tracing::warn!(namespace = %shard.name, error = %e, "following another node's writes failed; retrying");
                 return;

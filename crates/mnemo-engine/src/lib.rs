@@ -10,6 +10,7 @@ mod checkpoint;
 mod codec;
 mod consolidate;
 mod context;
+mod drop;
 mod erase;
 mod error;
 mod follow;

@@ -81,6 +81,10 @@ impl Store {
         let latest = index.last_seq();
         let known_at = match at.known_at {
             KnownAt::Latest => latest,
+            // Pinned before the namespace was dropped: what it asks about is gone.
+            KnownAt::Seq(s) if s > latest && self.was_dropped(ns) => {
+                return Err(EngineError::NamespaceDropped { namespace: ns.to_string() });
+            }
             KnownAt::Seq(s) if s > latest => return Err(EngineError::NotYetKnown { requested: s, latest }),
             KnownAt::Seq(s) => s,
             KnownAt::Time(t) => index.seq_at(t),

@@ -43,6 +43,8 @@ pub struct Store {
     /// Namespaces whose log an erasure is rewriting: they open again once it is done
     /// (`compacted` is notified), while every other namespace opens as usual.
     pub(crate) compacting: Mutex<BTreeSet<Namespace>>,
+    /// Namespaces dropped while this store ran, until their name is used again.
+    pub(crate) dropped: Mutex<BTreeSet<Namespace>>,
     pub(crate) compacted: Condvar,
     /// Namespaces closed while idle, with when upkeep must next look at them (a pending
     /// timed intention, a segment that a quiet thread will close, a consolidation).
@@ -128,6 +130,7 @@ impl Store {
             known: RwLock::default(),
             opening: Mutex::default(),
             compacting: Mutex::default(),
+            dropped: Mutex::default(),
             compacted: Condvar::new(),
             sleeping: Mutex::default(),
             listeners: Listeners::default(),
@@ -168,6 +171,7 @@ impl Store {
             known: RwLock::default(),
             opening: Mutex::default(),
             compacting: Mutex::default(),
+            dropped: Mutex::default(),
             compacted: Condvar::new(),
             sleeping: Mutex::default(),
             listeners: Listeners::default(),
@@ -335,6 +339,9 @@ impl Store {
                     self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
                 }
                 let shard = Arc::new(shard);
+                if shard.log.last_seq() > 0 {
+                    lock(&self.dropped).remove(ns);
+                }
                 self.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
                 self.shards
                     .write()
@@ -393,6 +400,7 @@ impl Store {
         let shard = Arc::new(self.open_shard(ns)?);
         self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), Arc::clone(&shard));
         self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
+        lock(&self.dropped).remove(ns);
         Ok(shard)
     }
 

@@ -2,12 +2,65 @@
 //! error saying where it was and when it went, never as "unknown", so that a story's
 //! shape stays explainable without its content.
 
-use async_graphql::{ErrorExtensions, Result};
-use mnemo_core::{ErasedRef, Namespace};
+use async_graphql::{ErrorExtensions, ID, Result, SimpleObject};
+use mnemo_core::{EpisodeId, ErasedRef, Namespace};
 use mnemo_engine::Store;
 
 use crate::context::engine;
 use crate::error::{code, coded};
+use crate::scalars::DateTime;
+
+/// What stands in an answer where an erased record was: its kind and id, the batch that
+/// held it and when it went — never its content.
+#[derive(SimpleObject)]
+pub struct ErasedMarker {
+    /// `ENTITY`, `FACT`, `EPISODE` or `INTENTION`.
+    pub kind: String,
+    /// Its id.
+    pub id: ID,
+    /// The batch that held it (null until compaction has run).
+    pub record_seq: Option<u64>,
+    /// The batch that erased it.
+    pub erased_in_seq: u64,
+    /// When it was erased.
+    pub erased_at: DateTime,
+}
+
+/// A record's kind, as the API names it, and its id.
+pub(crate) fn kind_and_id(record: ErasedRef) -> (&'static str, u64) {
+    match record {
+        ErasedRef::Entity(id) => ("ENTITY", id.0),
+        ErasedRef::Fact(id) => ("FACT", id.0),
+        ErasedRef::Episode(id) => ("EPISODE", id.0),
+        ErasedRef::Intention(id) => ("INTENTION", id.0),
+    }
+}
+
+/// The markers of the episodes among `ids` that were erased (the first `first`).
+pub(crate) fn erased_episodes(
+    store: &Store,
+    ns: &Namespace,
+    ids: &[EpisodeId],
+    first: usize,
+) -> Result<Vec<ErasedMarker>> {
+    let mut out = Vec::new();
+    for id in ids {
+        if out.len() >= first {
+            break;
+        }
+        if let Some(mark) = store.erased(ns, ErasedRef::Episode(*id)).map_err(engine)? {
+            let (kind, id) = kind_and_id(mark.record);
+            out.push(ErasedMarker {
+                kind: kind.into(),
+                id: ID(id.to_string()),
+                record_seq: mark.seq.map(|s| s.0),
+                erased_in_seq: mark.erased_in.0,
+                erased_at: mark.erased_at.into(),
+            });
+        }
+    }
+    Ok(out)
+}
 
 /// `Err(ERASED)` when `record` was erased, with its batch and the erasure's in the
 /// error's extensions.

@@ -323,6 +323,17 @@ impl FactObject {
         episodes(ctx, &self.pin, &self.view.provenance, first)
     }
 
+    /// The episodes of its provenance that were erased (a retention period, a person's
+    /// request): the `ERASED` markers that stand in for them (the first `first`).
+    async fn erased_provenance(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<crate::erased::ErasedMarker>> {
+        let first = crate::paging::page_size(ctx, Some(first))?;
+        crate::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
+    }
+
     /// The batch that asserted it.
     async fn asserted_seq(&self) -> u64 {
         self.view.asserted_seq.0
@@ -436,6 +447,17 @@ impl StatementObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<EpisodeObject>> {
         episodes(ctx, &self.pin, &self.view.provenance, first)
+    }
+
+    /// The episodes of its provenance that were erased (a retention period, a person's
+    /// request): the `ERASED` markers that stand in for them (the first `first`).
+    async fn erased_provenance(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 100)] first: i32,
+    ) -> Result<Vec<crate::erased::ErasedMarker>> {
+        let first = crate::paging::page_size(ctx, Some(first))?;
+        crate::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
     }
 
     /// Whether it still supports its fact at knownAt.

@@ -135,18 +135,29 @@ impl StreamLog {
         let known = lock(&self.state).known;
         let (stream, subject) = (self.stream.clone(), self.subject.clone());
         let messages = self.link.bridge.run(async move {
+            // Only a drop removes a namespace's last message (it deletes from the end).
             let Some(last) = reading::last_on(&stream, &subject).await? else {
-                return Ok(Vec::new());
+                return if known.stream_seq > 0 { Err(LogError::Dropped) } else { Ok(Vec::new()) };
             };
-            if last.stream_seq <= known.stream_seq && after >= known.seq {
+            if last.stream_seq < known.stream_seq {
+                return Err(LogError::Dropped);
+            }
+            if last.stream_seq == known.stream_seq && after >= known.seq {
                 return Ok(Vec::new());
             }
-            let from = if after >= known.seq && known.stream_seq > 0 {
+            let continuing = after >= known.seq && known.stream_seq > 0;
+            let from = if continuing {
                 known.stream_seq + 1
             } else {
                 reading::locate(&stream, &subject, after, last.stream_seq).await?
             };
-            reading::read_range(&stream, &subject, from, last.stream_seq).await
+            let messages = reading::read_range(&stream, &subject, from, last.stream_seq).await?;
+            let first = messages.first().and_then(|m| m.records.first()).map(|r| r.seq);
+            if continuing && first == Some(1) {
+                // Dropped and begun again since this node last read it.
+                return Err(LogError::Dropped);
+            }
+            Ok(messages)
         })??;
         let mut records: Vec<Record> = Vec::new();
         {

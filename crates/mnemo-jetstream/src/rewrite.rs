@@ -180,16 +180,15 @@ pub(crate) async fn rewrite(
     Ok(changed)
 }
 
-/// Every message on `subject` securely deleted (a namespace dropped: its log and its
-/// replacements; a checkpoint's chunks).
+/// Every message on `subject` securely deleted, the last first: a node that reads the
+/// namespace meanwhile finds a shorter log (or none), never one with its start missing.
+/// Used to drop a namespace (its log, then its replacements) and a checkpoint's chunks.
 pub(crate) async fn erase_subject(stream: &Stream, subject: &str) -> Result<usize, LogError> {
     let mut erased = 0;
-    let mut at = 1;
     loop {
-        match stream.get_first_raw_message_by_subject(subject, at).await {
+        match stream.get_last_raw_message_by_subject(subject).await {
             Ok(m) => {
                 erase_message(stream, m.sequence).await?;
-                at = m.sequence + 1;
                 erased += 1;
             }
             Err(e)

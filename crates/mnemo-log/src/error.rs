@@ -86,6 +86,11 @@ pub enum LogError {
         /// What failed.
         reason: String,
     },
+    /// The log was removed (its namespace dropped, by another writer of a shared log)
+    /// after this handle read it: what the handle knew is gone; the log may since have
+    /// begun again from batch 1.
+    #[error("the log was removed: its namespace was dropped")]
+    Dropped,
     /// A record read back from the log failed its checksum or does not follow the one
     /// before it: the namespace's log is damaged; nothing after it is used.
     #[error("log record damaged at batch {after}+: {reason}")]

@@ -148,6 +148,7 @@ fn refusal(error: RdfError) -> ApiError {
         _ if matches!(error, RdfError::QueryTooComplex { .. }) => StatusCode::BAD_REQUEST,
         code::NOT_ACCEPTABLE => StatusCode::NOT_ACCEPTABLE,
         code::LIMIT_EXCEEDED | code::NAMESPACE_DAMAGED => StatusCode::SERVICE_UNAVAILABLE,
+        code::NAMESPACE_DROPPED => StatusCode::GONE,
         code::INTERNAL => return ApiError::Internal(error.to_string()),
         _ => StatusCode::BAD_REQUEST,
     };

@@ -312,3 +312,41 @@ fn an_erasure_on_one_node_is_forgotten_by_every_node_and_by_the_stream() {
         assert_eq!(grep(cluster._dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
     }
 }
+
+#[test]
+fn a_namespace_dropped_on_one_node_is_closed_on_every_node_and_gone_from_the_stream() {
+    let Some(cluster) = Cluster::start() else { return };
+    let (a, b) = (cluster.node(), cluster.node());
+    let gone = ns("leaving-tenant");
+    let mut last = Seq(0);
+    for i in 0..30 {
+        last = a.append(&gone, vec![entity(&format!("Quorvexian-{i}"))]).unwrap().seq;
+    }
+    a.checkpoint(&gone).unwrap().expect("a checkpoint");
+    assert_eq!(names(&b, &gone, at_seq(last)).len(), 30, "open on b");
+    assert!(
+        !crate::erase::grep(cluster._dir.path(), "Quorvexian-7").is_empty(),
+        "the test looks in the wrong place"
+    );
+    assert!(a.drop_namespace(&gone).unwrap());
+    // b finds out when it next reads the log: a read pinned before the drop is told so.
+    let started = Instant::now();
+    loop {
+        match b.entities(&gone, &EntityFilter::default(), at_seq(last), None, 10) {
+            Err(mnemo_engine::EngineError::NamespaceDropped { .. }) => break,
+            Ok(_) => {
+                assert!(started.elapsed() < Duration::from_secs(10), "b still answers the dropped namespace")
+            }
+            Err(e) => panic!("{e}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(names(&b, &gone, ReadAt::latest()).is_empty());
+    // The name is free: a write on b begins it again, at batch 1, and a sees that.
+    let first = b.append(&gone, vec![entity("Newcomer")]).unwrap();
+    assert_eq!(first.seq, Seq(1));
+    assert_eq!(names(&a, &gone, at_seq(Seq(1))), ["Newcomer"]);
+    drop((a, b));
+    let left = crate::erase::grep(cluster._dir.path(), "Quorvexian-7");
+    assert_eq!(left, Vec::<std::path::PathBuf>::new(), "a dropped namespace's bytes stay");
+}

@@ -433,3 +433,31 @@ fn an_export_with_erasures_replays_into_an_identical_log() {
         .unwrap();
     assert!(fx.store.append(&fx.ns, vec![Change::Restore(tombstone)]).is_err());
 }
+
+#[test]
+fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
+    let store = Store::in_memory();
+    let ns = ns();
+    let pinned = store
+        .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "Ada".into(), ..NewEntity::default() })])
+        .unwrap()
+        .seq;
+    let at = ReadAt::bitemporal(t("2025-01-01"), pinned);
+    assert_eq!(store.entities(&ns, &EntityFilter::default(), at, None, 10).unwrap().value.items.len(), 1);
+    assert!(store.drop_namespace(&ns).unwrap());
+    assert!(matches!(
+        store.entities(&ns, &EntityFilter::default(), at, None, 10),
+        Err(EngineError::NamespaceDropped { .. })
+    ));
+    assert!(!store.drop_namespace(&ns).unwrap(), "nothing left to drop");
+    // Used again, the name is a new namespace: a read at a batch it has not reached is
+    // one not yet known, as anywhere.
+    store
+        .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "Bea".into(), ..NewEntity::default() })])
+        .unwrap();
+    let later = ReadAt::bitemporal(t("2025-01-01"), Seq(5));
+    assert!(matches!(
+        store.entities(&ns, &EntityFilter::default(), later, None, 10),
+        Err(EngineError::NotYetKnown { .. })
+    ));
+}

@@ -90,12 +90,7 @@ pub struct Erasure {
 }
 
 fn erased_record((record, hash): &(ErasedRef, String)) -> ErasedRecord {
-    let (kind, id) = match record {
-        ErasedRef::Entity(id) => ("ENTITY", id.0),
-        ErasedRef::Fact(id) => ("FACT", id.0),
-        ErasedRef::Episode(id) => ("EPISODE", id.0),
-        ErasedRef::Intention(id) => ("INTENTION", id.0),
-    };
+    let (kind, id) = crate::erased::kind_and_id(*record);
     ErasedRecord { kind: kind.into(), id: ID(id.to_string()), content_hash: hash.clone() }
 }
 
