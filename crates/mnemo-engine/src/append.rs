@@ -208,6 +208,17 @@ impl Store {
     }
 
     pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+        if self.apply_new(shard)? {
+            // Another node erased records: this node forgets them too.
+            return self.forget_erased(shard);
+        }
+        Ok(read(&shard.index).last_seq())
+    }
+
+    /// Applies what the shard's log holds past its index; returns whether an erasure
+    /// applied now (another node's) leaves content this node must forget
+    /// ([`Store::forget_erased`]).
+    pub(crate) fn apply_new(&self, shard: &Arc<Shard>) -> Result<bool, EngineError> {
         let ns = &shard.name;
         let after = read(&shard.index).last_seq().0;
         let records = match shard.log.read_after(after) {
@@ -220,11 +231,7 @@ impl Store {
             let time = Timestamp::from_micros(record.system_time);
             shard.publish(record.seq, time, events, &self.listeners, &self.retrieval);
         }
-        if read(&shard.index).erasure_pending() {
-            // Another node erased records: this node forgets them too.
-            return self.forget_erased(shard);
-        }
-        Ok(read(&shard.index).last_seq())
+        Ok(read(&shard.index).erasure_pending())
     }
 
     /// Calls `listener` with every batch committed from now on, in log order per namespace.

@@ -181,15 +181,36 @@ impl Store {
     /// and drops its own copies (search indexes, the embedding cache's texts), then
     /// serves the namespace opened again. Returns the last batch applied then.
     pub(crate) fn forget_erased(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
-        let already = {
-            // Under the writer lock: nothing is queued after this.
-            let _writer = lock(&shard.writer);
-            shard.retired.swap(true, Ordering::SeqCst)
-        };
-        if already {
+        if !self.begin_forgetting(shard) {
             // Compacted already by someone else here (the erasure itself, another reader).
             return self.reopened(&shard.name, shard).map(|s| read(&s.index).last_seq());
         }
+        self.finish_forgetting(shard)
+    }
+
+    /// The first, quick part of [`Store::forget_erased`]: retires the shard and marks the
+    /// namespace compacting, so that from now reads and writes wait for it to open again.
+    /// Returns whether this caller is the one to finish (nobody had retired it yet).
+    pub(crate) fn begin_forgetting(&self, shard: &Arc<Shard>) -> bool {
+        let owner = {
+            // Under the writer lock: nothing is queued after this.
+            let _writer = lock(&shard.writer);
+            !shard.retired.swap(true, Ordering::SeqCst)
+        };
+        if owner {
+            let _opening = lock(&self.opening);
+            lock(&self.compacting).insert(shard.name.clone());
+            let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
+            if shards.get(&shard.name).is_some_and(|s| Arc::ptr_eq(s, shard)) {
+                shards.remove(&shard.name);
+            }
+        }
+        owner
+    }
+
+    /// The rest of [`Store::forget_erased`], by the caller [`Store::begin_forgetting`]
+    /// made the owner.
+    pub(crate) fn finish_forgetting(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
         self.settle(shard);
         self.compact_and_reopen(shard)?;
         match read(&self.shards).get(&shard.name) {

@@ -83,7 +83,7 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
             swept = Instant::now();
             for ns in store.open_namespace_names() {
                 if let Some(shard) = open(ns.as_str())
-                    && let Err(e) = as_upkeep(|| store.catch_up_shard(&shard))
+                    && let Err(e) = as_upkeep(|| follow_one(&store, &shard))
                     && !matches!(e, EngineError::NamespaceDropped { .. })
                 {
                     tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
@@ -93,14 +93,44 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
     }
 }
 
+/// Applies what another node appended to `shard`. An erasure it brings is forgotten on
+/// a thread of its own (compacting reads the namespace's whole log), so that following
+/// every other namespace goes on meanwhile; the shard is retired at once, so reads and
+/// writes wait for the namespace to open again rather than see what was erased.
+fn follow_one(store: &Arc<Store>, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+    if shard.retired.load(std::sync::atomic::Ordering::SeqCst) {
+        // Being compacted or dropped: the namespace opened again is followed instead.
+        return Ok(read(&shard.index).last_seq());
+    }
+    if store.apply_new(shard)? {
+        if !store.begin_forgetting(shard) {
+            return Ok(read(&shard.index).last_seq());
+        }
+        let finish = |store: &Store, shard: &Arc<Shard>| {
+            if let Err(e) = store.finish_forgetting(shard) {
+                tracing::warn!(namespace = %shard.name, error = %e, "forgetting another node's erasure failed; the next open compacts");
+            }
+        };
+        let (owned_store, owned_shard) = (Arc::clone(store), Arc::clone(shard));
+        let spawned = std::thread::Builder::new()
+            .name("mnemo-forget".into())
+            .spawn(move || finish(&owned_store, &owned_shard));
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "cannot start a thread to forget an erasure; forgetting it here");
+            finish(store, shard);
+        }
+    }
+    Ok(read(&shard.index).last_seq())
+}
+
 /// Catches `shard` up after a hint that it moved. A replica that answers the read may
 /// not hold the new record yet: when nothing new comes, it looks again a few times
 /// within about 50 ms (the sweep catches anything later).
-fn catch_up_on_hint(store: &Store, shard: &Arc<Shard>) {
+fn catch_up_on_hint(store: &Arc<Store>, shard: &Arc<Shard>) {
     let before = read(&shard.index).last_seq();
     for pause in [0, 1, 2, 4, 8, 15, 20] {
         std::thread::sleep(Duration::from_millis(pause));
-        match as_upkeep(|| store.catch_up_shard(shard)) {
+        match as_upkeep(|| follow_one(store, shard)) {
             Ok(now) if now > before => return,
             Ok(_) => {}
             Err(EngineError::NamespaceDropped { .. }) => return,
