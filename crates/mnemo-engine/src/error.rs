@@ -74,6 +74,22 @@ pub enum EngineError {
         /// The statement.
         value: String,
     },
+    /// A correction (`supersedes`) names a statement of another subject or predicate: a
+    /// correction replaces what was said about the same thing.
+    #[error(
+        "`{field}` names fact {value}, which is about {found}, not {expected}: a correction supersedes a \
+         statement of the same subject and predicate"
+    )]
+    SupersedesOtherSlot {
+        /// The input field.
+        field: String,
+        /// The fact named.
+        value: String,
+        /// The slot of the new fact (subject id and predicate).
+        expected: String,
+        /// The slot of the fact named.
+        found: String,
+    },
     /// Another episode already has this external id.
     #[error("duplicate external id in `{field}`: {value:?}")]
     DuplicateExternalId {
@@ -121,7 +137,11 @@ pub enum EngineError {
     },
     /// The data directory is in use by another store (another process, or another
     /// `Store::open` in this one).
-    #[error("data directory {path} is locked by another Mnemo store")]
+    #[error(
+        "data directory {path} is locked by another Mnemo store (a `mnemo serve` or `mnemo mcp` running on it): \
+         stop that one, give this command another `--data` directory, or use the running server instead \
+         (GraphQL at /graphql, MCP at /mcp)"
+    )]
     Locked {
         /// The directory.
         path: String,
@@ -238,6 +258,7 @@ impl EngineError {
             | EngineError::WrongValueType { field, .. }
             | EngineError::AlreadyRetracted { field, .. }
             | EngineError::NotAFact { field, .. }
+            | EngineError::SupersedesOtherSlot { field, .. }
             | EngineError::DuplicateExternalId { field, .. }
             | EngineError::LimitExceeded { field, .. } => Some(field),
             EngineError::InChange { error, .. } => error.field(),
@@ -258,6 +279,7 @@ impl EngineError {
                 | EngineError::UnknownFact { field, .. }
                 | EngineError::WrongValueType { field, .. }
                 | EngineError::AlreadyRetracted { field, .. }
+                | EngineError::SupersedesOtherSlot { field, .. }
                 | EngineError::DuplicateExternalId { field, .. }
                 | EngineError::LimitExceeded { field, .. } = &mut other
                 {

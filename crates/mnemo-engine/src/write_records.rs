@@ -198,8 +198,19 @@ impl Batch<'_> {
         if let Some(old) = f.supersedes
             && !self.erased(mnemo_core::ErasedRef::Fact(old))
         {
-            // A correction withdraws the one statement it names.
-            self.live_fact(old, field("supersedes"), Level::Statement)?;
+            // A correction withdraws the one statement it names, of the same slot.
+            let named = self.live_fact(old, field("supersedes"), Level::Statement)?;
+            let latest = self.index.last_seq();
+            let same_subject = self.index.canonical_entity(named.subject, latest)
+                == self.index.canonical_entity(subject, latest);
+            if !same_subject || named.predicate != f.predicate {
+                return Err(EngineError::SupersedesOtherSlot {
+                    field: field("supersedes").to_string(),
+                    value: old.to_string(),
+                    expected: format!("entity {} {}", subject.0, f.predicate),
+                    found: format!("entity {} {}", named.subject.0, named.predicate),
+                });
+            }
             self.effects.withdrawn.insert(old);
         }
         let id = FactId(take(&mut self.next_fact));

@@ -30,6 +30,8 @@ pub mod code {
     pub const ALREADY_RETRACTED: &str = "ALREADY_RETRACTED";
     /// A statement's id where a fact's is needed (`endFact` of a statement).
     pub const NOT_A_FACT: &str = "NOT_A_FACT";
+    /// A correction names a fact of another subject or predicate.
+    pub const SUPERSEDES_OTHER_SLOT: &str = "SUPERSEDES_OTHER_SLOT";
     /// Another episode has this external id.
     pub const DUPLICATE_EXTERNAL_ID: &str = "DUPLICATE_EXTERNAL_ID";
     /// `knownAt` is past the last committed batch.
@@ -134,6 +136,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::WrongValueType { .. } => code::WRONG_VALUE_TYPE,
         EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
         EngineError::NotAFact { .. } => code::NOT_A_FACT,
+        EngineError::SupersedesOtherSlot { .. } => code::SUPERSEDES_OTHER_SLOT,
         EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,

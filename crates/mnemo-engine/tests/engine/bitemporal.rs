@@ -799,3 +799,29 @@ fn concurrent_batches_cannot_both_pass_a_check_only_one_may_pass() {
     }
     assert_eq!(store.counts(&ns).episodes, 10);
 }
+
+#[test]
+fn a_correction_of_another_slot_is_refused_and_withdraws_nothing() {
+    let fx = Fixture::new();
+    fx.define("livesIn", Cardinality::One);
+    let (ana, bo) = (fx.entity("Ana"), fx.entity("Bo"));
+    let (lyon, acme, berlin) = (fx.entity("Lyon"), fx.entity("Acme"), fx.entity("Berlin"));
+    let (home, _) = fx.assert(fact(ana, "livesIn", lyon, iv("2008", None)));
+    let (job, _) = fx.assert(fact(ana, "worksAt", acme, iv("2014", None)));
+    let batches = fx.store.counts(&fx.ns).batches;
+    // Another predicate of the same subject; the same predicate of another subject.
+    for (subject, named) in [(ana, job), (bo, home)] {
+        let correction = mnemo_engine::NewFact {
+            supersedes: Some(named),
+            ..fact(subject, "livesIn", berlin, iv("2014", None))
+        };
+        match fx.store.append(&fx.ns, vec![Change::AssertFact(correction)]) {
+            Err(e) => assert!(matches!(e.root(), EngineError::SupersedesOtherSlot { .. }), "{e}"),
+            Ok(r) => panic!("a correction of another slot was written at {}", r.seq),
+        }
+    }
+    assert_eq!(fx.store.counts(&fx.ns).batches, batches, "nothing was written");
+    let in_2015 = ReadAt { valid_at: Some(t("2015")), ..ReadAt::latest() };
+    assert_eq!(fx.values(ana, "livesIn", in_2015), ["Lyon"]);
+    assert_eq!(fx.values(ana, "worksAt", in_2015), ["Acme"]);
+}

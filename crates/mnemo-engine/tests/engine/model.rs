@@ -312,7 +312,17 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                         valid: Interval::new("valid", year(from), len.map(|l| year(from + l))).unwrap(),
                         polarity: if negated { Polarity::Negated } else { Polarity::Asserted },
                     };
-                    (said, CONFIDENCES[confidence as usize], supersedes.and_then(pick).map(|(id, _)| id))
+                    // A correction names a statement of its own slot (another is refused).
+                    let same_slot: Vec<FactId> = reference
+                        .statements
+                        .iter()
+                        .filter(|(_, s)| s.subject == said.subject && s.pred == said.pred)
+                        .map(|(id, _)| *id)
+                        .collect();
+                    let corrects = supersedes.and_then(|i| {
+                        (!same_slot.is_empty()).then(|| same_slot[i as usize % same_slot.len()])
+                    });
+                    (said, CONFIDENCES[confidence as usize], corrects)
                 }
                 Op::Restate { statement, confidence } => {
                     let Some((_, said)) = pick(statement) else { continue };
@@ -333,8 +343,7 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
                     continue;
                 }
                 Op::Erase { statement } => {
-                    // A log that other stores share refuses erasure: nothing to compare.
-                    if let Some((id, _)) = pick(statement).filter(|_| !fx.store.shares_log()) {
+                    if let Some((id, _)) = pick(statement) {
                         let target = mnemo_engine::EraseTarget::Facts(vec![id]);
                         let request = mnemo_engine::EraseRequest { target, reason: None, by: None };
                         fx.store.erase(&fx.ns, request).unwrap();
