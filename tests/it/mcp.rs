@@ -18,10 +18,11 @@ use serde_json::{Value, json};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 12] = [
     "add_intention",
     "assert_fact",
     "context",
+    "define_predicate",
     "due_intentions",
     "end_fact",
     "entity",
@@ -207,7 +208,9 @@ async fn exercise(client: &Client) {
     assert!(both["errors"].is_array(), "{both}");
 
     let found = ok(client, "recall", json!({ "query": "Where did Alice live, Paris or London?" })).await;
-    let hits = found["result"]["hits"].as_array().unwrap_or_else(|| panic!("{found}"));
+    // Flat, as `search` answers: no `result` wrapper.
+    assert!(found.get("result").is_none(), "{found}");
+    let hits = found["hits"].as_array().unwrap_or_else(|| panic!("{found}"));
     assert!(!hits.is_empty(), "{found}");
     assert!(found["seq"].as_i64().is_some(), "a recall is recorded: {found}");
     assert!(hits[0]["explain"]["components"].is_array(), "{found}");
@@ -237,7 +240,117 @@ async fn exercise(client: &Client) {
     assert_eq!(quiet["result"], json!([]), "{quiet}");
 }
 
-/// Declares `livesIn` one-valued in `namespace` (no tool defines predicates).
+/// The Lyon/Berlin story through the tools alone: an undeclared predicate holds both
+/// cities at once (and `facts_as_of` says so); declared ONE with its first fact, one city
+/// a year; a correction of another slot is refused; wrong arguments name tool and argument.
+async fn one_city_a_year(client: &Client) {
+    let lives = |city: &str, from: &str, cardinality: Option<&str>| {
+        let mut args = json!({ "subject": { "name": "Marie" }, "predicate": "residesIn",
+                               "object": { "entity": { "name": city } }, "validFrom": from });
+        if let Some(c) = cardinality {
+            args["cardinality"] = json!(c);
+        }
+        args
+    };
+    // Undeclared: MANY, both cities in 2015, and a note that says why.
+    ok(
+        client,
+        "assert_fact",
+        json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
+        "object": { "entity": { "name": "Lyon" } }, "validFrom": "2008" }),
+    )
+    .await;
+    ok(
+        client,
+        "assert_fact",
+        json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
+        "object": { "entity": { "name": "Berlin" } }, "validFrom": "2014" }),
+    )
+    .await;
+    let both = ok(
+        client,
+        "facts_as_of",
+        json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
+        "validAt": "2015-06-01" }),
+    )
+    .await;
+    assert_eq!(values(&both["nodes"]).len(), 2, "{both}");
+    let note = both["note"].as_str().unwrap_or_else(|| panic!("no note: {both}"));
+    assert!(note.contains("stayedIn is MANY") && note.contains("define_predicate"), "{note}");
+    let block = ok(
+        client,
+        "context",
+        json!({ "message": "Where has Marie stayed? Lyon or Berlin?", "validAt": "2015-06-01" }),
+    )
+    .await;
+    let text = block["text"].as_str().unwrap_or_default();
+    assert!(text.contains("one of 2 values at once"), "the prompt block says both hold: {text}");
+    // Declared ONE with the first fact: one city a year.
+    let lyon = ok(client, "assert_fact", lives("Lyon", "2008", Some("ONE"))).await;
+    ok(client, "assert_fact", lives("Berlin", "2014", Some("ONE"))).await;
+    for (year, city) in [("2010-06-01", "Lyon"), ("2015-06-01", "Berlin")] {
+        let at = ok(
+            client,
+            "facts_as_of",
+            json!({ "subject": { "name": "Marie" }, "predicate": "residesIn",
+            "validAt": year }),
+        )
+        .await;
+        assert_eq!(values(&at["nodes"]), [city], "{year}: {at}");
+        assert!(at.get("note").is_none(), "{at}");
+    }
+    // Declared otherwise already: refused, nothing written.
+    fails(client, "assert_fact", lives("Paris", "2020", Some("MANY")), "INVALID_VALUE").await;
+    // A correction names a statement of the same subject and predicate.
+    let works = ok(
+        client,
+        "assert_fact",
+        json!({ "subject": { "name": "Marie" }, "predicate": "worksAt",
+        "object": { "entity": { "name": "Zenbrook" } }, "validFrom": "2014" }),
+    )
+    .await;
+    let works_id = works["facts"][0]["id"].as_str().unwrap().to_owned();
+    let mut wrong = lives("Munich", "2014", None);
+    wrong["supersedes"] = json!(works_id);
+    let refused = fails(client, "assert_fact", wrong, "SUPERSEDES_OTHER_SLOT").await;
+    assert!(refused["message"].as_str().unwrap().contains("worksAt"), "{refused}");
+    // One of the same slot is a correction: Lyon was Hamburg all along.
+    let mut right = lives("Hamburg", "2008", None);
+    right["supersedes"] = lyon["facts"][0]["id"].clone();
+    ok(client, "assert_fact", right).await;
+    let corrected = ok(
+        client,
+        "facts_as_of",
+        json!({ "subject": { "name": "Marie" }, "predicate": "residesIn",
+        "validAt": "2010-06-01" }),
+    )
+    .await;
+    assert_eq!(values(&corrected["nodes"]), ["Hamburg"], "{corrected}");
+    let after =
+        ok(client, "facts_as_of", json!({ "subject": { "name": "Marie" }, "predicate": "worksAt" })).await;
+    assert_eq!(values(&after["nodes"]), ["Zenbrook"], "the refused correction withdrew nothing: {after}");
+    // Arguments that do not fit: the tool and the argument are named.
+    for (tool, args, says) in [
+        ("end_fact", json!({ "validTo": "2020" }), "end_fact: missing argument `fact`"),
+        (
+            "assert_fact",
+            json!({ "subject": { "name": "M" }, "predicate": "p", "object": { "entity": "Paris" } }),
+            "assert_fact: argument `object.entity`",
+        ),
+        ("remember", json!({ "txt": "hello" }), "unknown field `txt`"),
+    ] {
+        let Value::Object(args) = args else { unreachable!() };
+        let error = client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+            .await
+            .expect_err("wrong arguments are refused");
+        let text = error.to_string();
+        assert!(text.contains(says), "{tool}: {text}");
+        assert!(text.contains(&format!("{tool} takes")), "{tool}: {text}");
+    }
+}
+
+/// Declares `livesIn` one-valued in `namespace` (through the CLI, before any client).
 fn define_lives_in(data: &Path, namespace: &str) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
         .arg("query")
@@ -272,6 +385,7 @@ async fn stdio_client_can_use_every_tool_against_the_binary() {
     assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("mnemo"));
     assert!(info.instructions.as_ref().is_some_and(|i| i.contains("knownAt")));
     exercise(&client).await;
+    one_city_a_year(&client).await;
     client.cancel().await.unwrap();
 
     // What the tools wrote is in the namespace the command named, and survives the process.
@@ -380,4 +494,26 @@ async fn http_client_can_use_every_tool_within_its_tokens_namespace() {
     let looked = ok(&reader, "recall", json!({ "query": "London", "reinforce": false })).await;
     assert!(looked["hits"].is_array(), "{looked}");
     reader.cancel().await.unwrap();
+}
+
+/// The official MCP Python SDK through the same story, over stdio against `mnemo mcp`
+/// and over streamable HTTP against `/mcp` of `mnemo serve` (whose session close it
+/// must not report as failed).
+#[test]
+fn the_python_sdk_tells_the_story_over_stdio_and_http() {
+    let Some(python) = crate::common::python::with(&["mcp"]) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let stdio_data = dir.path().join("stdio");
+    std::fs::create_dir_all(&stdio_data).unwrap();
+    let said = crate::common::python::run(
+        &python,
+        "mcp_story.py",
+        &["stdio".as_ref(), env!("CARGO_BIN_EXE_mnemo").as_ref(), stdio_data.as_os_str()],
+    );
+    assert_eq!(said.trim(), "ok");
+    let server =
+        crate::common::serve::start_with(&dir.path().join("served"), &[("MNEMO_EMBEDDER", "off".as_ref())]);
+    let url = format!("http://{}/mcp?namespace=py-http", server.addr);
+    let said = crate::common::python::run(&python, "mcp_story.py", &["http".as_ref(), url.as_ref()]);
+    assert_eq!(said.trim(), "ok");
 }

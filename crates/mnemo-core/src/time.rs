@@ -137,6 +137,10 @@ pub enum PartialTime {
     },
 }
 
+/// Every form of time a client may write, as an error names them.
+const TIME_FORMS: &str = "expected RFC 3339 (2024-05-01T10:00:00Z), a local date-time (2024-05-01 10:00), a date \
+                          (2024-05-01) or a partial date (2024, 2024-05, 19##)";
+
 impl PartialTime {
     /// Parses a time as written by a client or a data set, for the input field `field`.
     pub fn parse(field: &str, value: &str, tz: &TimeZone) -> Result<Self, CoreError> {
@@ -156,9 +160,7 @@ impl PartialTime {
                     end: Timestamp(start.0.saturating_add(1)),
                     precision: Precision::Instant,
                 })
-                .ok_or_else(|| {
-                    err("expected RFC 3339 (e.g. 2024-05-01T10:00:00Z), a local date-time or a date")
-                });
+                .ok_or_else(|| err(TIME_FORMS));
         }
         parse_partial_date(s, tz).map_err(|reason| err(&reason))
     }
@@ -211,9 +213,7 @@ fn parse_partial_date(s: &str, tz: &TimeZone) -> Result<PartialTime, String> {
         return Err("too many '-' separated parts; expected YEAR[-MM[-DD]]".into());
     }
     if !year_text.bytes().all(|b| b.is_ascii_digit() || b == b'#') {
-        return Err("expected RFC 3339 (2024-05-01T10:00:00Z), a local date-time, a date (2024-05-01) \
-                    or a partial date (2024, 2024-05, 19##)"
-            .into());
+        return Err(TIME_FORMS.into());
     }
     if year_text.is_empty() || year_text.len() > 6 {
         return Err("the year must have 1 to 6 digits".into());

@@ -58,12 +58,18 @@ fn short(t: Timestamp) -> String {
 
 /// A fact with the stretch of its effective validity (as known at S) that holds `valid_at`,
 /// so a fact later superseded shows when it stopped.
-fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestamp) -> String {
+/// When its subject holds `values` values of its predicate at once (a MANY predicate),
+/// the line says so, so that a model does not read "lives in Lyon" and "lives in Berlin"
+/// as a contradiction, or as one replacing the other.
+fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestamp, values: usize) -> String {
     let span = f.effective.iter().find(|i| i.contains(valid_at)).unwrap_or(&f.valid);
-    let when = match span.to() {
+    let mut when = match span.to() {
         Some(to) => format!("valid {} to {}", short(span.from()), short(to)),
         None => format!("since {}", short(span.from())),
     };
+    if values > 1 {
+        when.push_str(&format!("; one of {values} values at once"));
+    }
     format!("- {} ({when})\n", fact_sentence(index, &f.fact))
 }
 
@@ -218,7 +224,14 @@ fn build(
         .collect();
     intentions.truncate(b.section("Intentions due now:", &intention_lines));
     let header = format!("Facts in force at {}:", short(view.valid_at));
-    let fact_lines: Vec<String> = facts.iter().map(|f| fact_line(index, f, view.valid_at)).collect();
+    let slot =
+        |f: &FactView| (index.canonical_entity(f.fact.subject, view.known_at), f.fact.predicate.clone());
+    let mut per_slot: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+    for f in &facts {
+        *per_slot.entry(slot(f)).or_default() += 1;
+    }
+    let fact_lines: Vec<String> =
+        facts.iter().map(|f| fact_line(index, f, view.valid_at, per_slot[&slot(f)])).collect();
     facts.truncate(b.section(&header, &fact_lines));
     let episode_lines: Vec<String> = episodes.iter().map(episode_line).collect();
     episodes.truncate(b.section("Relevant episodes:", &episode_lines));

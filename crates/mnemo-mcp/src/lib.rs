@@ -15,6 +15,8 @@
 //! [`Scope`] (see [`http_service`]).
 #![deny(missing_docs)]
 
+mod args;
+mod shape;
 mod tools;
 
 use std::sync::Arc;
@@ -30,10 +32,11 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt as _, tool_handler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use args::Parameters;
 pub use tools::{
-    AddIntentionArgs, AssertFactArgs, ContextArgs, DueIntentionsArgs, EndFactArgs, EntityArgs,
-    EntityInputArg, EntityRef, FactArg, FactsAsOfArgs, HistoryArgs, Kind, Polarity, RecallArgs, RememberArgs,
-    RetractFactArgs, TriggerArg, ValueArg,
+    AddIntentionArgs, AssertFactArgs, Cardinality, ContextArgs, DefinePredicateArgs, DueIntentionsArgs,
+    EndFactArgs, EntityArgs, EntityInputArg, EntityRef, FactArg, FactsAsOfArgs, HistoryArgs, Kind, Polarity,
+    RecallArgs, RememberArgs, RetractFactArgs, TriggerArg, ValueArg, ValueType,
 };
 
 /// Runs a GraphQL request against the schema: the transport's way of executing, with its
@@ -110,13 +113,37 @@ impl McpServer {
         &self,
         context: &RequestContext<RoleServer>,
         document: &'static str,
-        mut variables: Value,
+        variables: Value,
     ) -> CallToolResult {
+        self.call_shaped(context, document, variables, |_| {}).await
+    }
+
+    /// [`McpServer::call`], with `shape` applied to a successful answer.
+    async fn call_shaped(
+        &self,
+        context: &RequestContext<RoleServer>,
+        document: &'static str,
+        variables: Value,
+        shape: fn(&mut Value),
+    ) -> CallToolResult {
+        match self.run(context, document, variables).await {
+            Ok(response) => answer(response, shape),
+            Err(refused) => refused,
+        }
+    }
+
+    /// Runs `document` in the connection's scope.
+    async fn run(
+        &self,
+        context: &RequestContext<RoleServer>,
+        document: &'static str,
+        mut variables: Value,
+    ) -> Result<async_graphql::Response, CallToolResult> {
         let Some(scope) = self.scope(context) else {
-            return tool_error(
+            return Err(tool_error(
                 mnemo_graphql::code::FORBIDDEN,
                 "this connection has no namespace (the server sets one per connection)",
-            );
+            ));
         };
         prune_nulls(&mut variables);
         if let Value::Object(map) = &mut variables {
@@ -125,13 +152,49 @@ impl McpServer {
         let request = async_graphql::Request::new(document)
             .variables(async_graphql::Variables::from_json(variables))
             .data(scope.access);
-        let response = self.runner.run(request).await;
-        answer(response)
+        Ok(self.runner.run(request).await)
+    }
+
+    /// Declares `predicate` with `cardinality` unless it is declared already; a
+    /// declaration with the other cardinality is refused (the model said one thing, the
+    /// memory holds another: changing it is `define_predicate`'s, on purpose).
+    async fn declare_if_new(
+        &self,
+        context: &RequestContext<RoleServer>,
+        predicate: &str,
+        cardinality: tools::Cardinality,
+    ) -> Result<(), CallToolResult> {
+        const PREDICATES: &str = "query($namespace: String!) { result: namespace(name: $namespace) { predicates { name cardinality } } }";
+        const DEFINE: &str = "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!) { \
+             result: definePredicate(namespace: $namespace, name: $name, cardinality: $cardinality) { seq } }";
+        let wanted = serde_json::to_value(cardinality).unwrap_or(Value::Null);
+        let known = self.run(context, PREDICATES, json!({})).await?.data.into_json().unwrap_or(Value::Null);
+        let declared = known
+            .pointer("/result/predicates")
+            .and_then(Value::as_array)
+            .and_then(|list| list.iter().find(|p| p["name"] == predicate))
+            .map(|p| p["cardinality"].clone());
+        match declared {
+            Some(c) if c == wanted => Ok(()),
+            Some(c) => Err(tool_error(
+                mnemo_graphql::code::INVALID_VALUE,
+                &format!(
+                    "assert_fact: `{predicate}` is declared {} already, not {}: call define_predicate to change it",
+                    c.as_str().unwrap_or("?"),
+                    wanted.as_str().unwrap_or("?")
+                ),
+            )),
+            None => {
+                let defined =
+                    self.run(context, DEFINE, json!({ "name": predicate, "cardinality": wanted })).await?;
+                if defined.errors.is_empty() { Ok(()) } else { Err(answer(defined, |_| {})) }
+            }
+        }
     }
 }
 
-/// The tool result of a GraphQL response.
-fn answer(response: async_graphql::Response) -> CallToolResult {
+/// The tool result of a GraphQL response, `shape`d when it succeeded.
+fn answer(response: async_graphql::Response, shape: fn(&mut Value)) -> CallToolResult {
     let data = response.data.into_json().unwrap_or(Value::Null);
     if !response.errors.is_empty() {
         let errors: Vec<Value> = response
@@ -155,10 +218,11 @@ fn answer(response: async_graphql::Response) -> CallToolResult {
         }
         return CallToolResult::structured_error(body);
     }
-    let result = match data {
+    let mut result = match data {
         Value::Object(mut map) => map.remove("result").unwrap_or(Value::Null),
         other => other,
     };
+    shape(&mut result);
     // Structured content must be an object; a list (or null) is wrapped.
     let result = if result.is_object() { result } else { json!({ "result": result }) };
     CallToolResult::structured(result)

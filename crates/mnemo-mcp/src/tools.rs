@@ -4,7 +4,6 @@
 //! camelCase); only `remember` (the episode's fields nest), `recall` (the filter nests)
 //! and `assert_fact` (a list of one) shape their own.
 
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::RequestContext;
@@ -13,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::McpServer;
+use crate::args::Parameters;
 
 /// The fields of a fact every tool returns.
 macro_rules! fact_fields {
@@ -40,6 +40,7 @@ macro_rules! basis_fields {
 
 /// An entity, by exactly one of its id or its name.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EntityRef {
     /// The entity's id, as returned by earlier calls (e.g. "3").
     #[serde(default)]
@@ -51,6 +52,7 @@ pub struct EntityRef {
 
 /// A fact's value: exactly one of these.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ValueArg {
     /// Another entity (the fact is a relation between two entities), e.g. {"name": "Paris"}.
     #[serde(default)]
@@ -84,7 +86,7 @@ pub enum Polarity {
 
 /// A fact: subject, predicate, value, and when it holds in the world.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FactArg {
     /// What the fact is about; an entity named here that does not exist yet is created.
     pub subject: EntityRef,
@@ -120,10 +122,66 @@ pub struct FactArg {
     /// True when the user is correcting you: remembered the longest.
     #[serde(default)]
     pub correction: Option<bool>,
+    /// For a predicate not declared yet: ONE when the subject has one value at a time
+    /// (livesIn, worksAt, age, status — a new value replaces the old from its validFrom),
+    /// MANY when values coexist (likes, knows, visited). Undeclared predicates are MANY.
+    /// Ignored when the predicate is declared already as given; refused when it is
+    /// declared otherwise (use define_predicate to change it).
+    #[serde(default, skip_serializing)]
+    pub cardinality: Option<Cardinality>,
+}
+
+/// How many values a predicate holds at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Cardinality {
+    /// One value at a time: a new value supersedes the old from its validFrom on.
+    One,
+    /// Values coexist.
+    Many,
+}
+
+/// The type of a predicate's values.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ValueType {
+    /// Anything (the default).
+    Any,
+    /// Another entity.
+    Entity,
+    /// Text.
+    String,
+    /// A whole number.
+    Integer,
+    /// A decimal number.
+    Float,
+    /// True or false.
+    Boolean,
+    /// An instant.
+    Time,
+}
+
+/// Arguments of `define_predicate`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DefinePredicateArgs {
+    /// The predicate, e.g. "livesIn".
+    pub name: String,
+    /// ONE: a subject has one value at a time (livesIn, worksAt, age, maritalStatus) and a
+    /// new value supersedes the old from its validFrom on, so "where did she live in
+    /// 2015?" has one answer. MANY: values coexist (likes, knows, speaks, visited).
+    pub cardinality: Cardinality,
+    /// The type its values must have (ANY when absent).
+    #[serde(default)]
+    pub value_type: Option<ValueType>,
+    /// What it means, for whoever reads the memory later.
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 /// An entity to record with an episode.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EntityInputArg {
     /// Its canonical name, e.g. "Alice".
     pub name: String,
@@ -137,7 +195,7 @@ pub struct EntityInputArg {
 
 /// Arguments of `remember`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RememberArgs {
     /// What was said or observed, verbatim (e.g. "Alice: I moved to London in June").
     pub text: String,
@@ -181,7 +239,7 @@ pub enum Kind {
 
 /// Arguments of `recall`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecallArgs {
     /// What to look for, in words (a question or keywords).
     pub query: String,
@@ -211,7 +269,7 @@ pub struct RecallArgs {
 
 /// Arguments of `context`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContextArgs {
     /// The message you are about to answer.
     pub message: String,
@@ -227,16 +285,11 @@ pub struct ContextArgs {
 }
 
 /// Arguments of `assert_fact`: one fact.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct AssertFactArgs {
-    /// The fact.
-    #[serde(flatten)]
-    pub fact: FactArg,
-}
+pub type AssertFactArgs = FactArg;
 
 /// Arguments of `end_fact`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EndFactArgs {
     /// The fact's id (a number; a statement's `s…` id is refused).
     pub fact: String,
@@ -246,6 +299,7 @@ pub struct EndFactArgs {
 
 /// Arguments of `retract_fact`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RetractFactArgs {
     /// The fact's id (a number) to retract it with every statement of it; or one
     /// statement's id (`s` and a number, as `assert_fact` returns it) to withdraw only
@@ -258,7 +312,7 @@ pub struct RetractFactArgs {
 
 /// Arguments of `facts_as_of`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FactsAsOfArgs {
     /// Only facts about this entity.
     #[serde(default)]
@@ -291,7 +345,7 @@ pub struct FactsAsOfArgs {
 
 /// Arguments of `history`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryArgs {
     /// The entity.
     pub subject: EntityRef,
@@ -316,7 +370,7 @@ pub struct HistoryArgs {
 
 /// Arguments of `entity`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EntityArgs {
     /// Its id (give this or name).
     #[serde(default)]
@@ -334,6 +388,7 @@ pub struct EntityArgs {
 
 /// When an intention is due: give at least one.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TriggerArg {
     /// Due when this time comes.
     #[serde(default)]
@@ -351,7 +406,7 @@ pub struct TriggerArg {
 
 /// Arguments of `add_intention`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AddIntentionArgs {
     /// What to do or say when it is due, e.g. "Ask how the move went".
     pub payload: String,
@@ -370,6 +425,7 @@ pub struct AddIntentionArgs {
 
 /// Arguments of `due_intentions`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DueIntentionsArgs {
     /// The message being answered: intentions triggered by what it mentions or means.
     #[serde(default)]
@@ -431,6 +487,11 @@ const ASSERT_FACT: &str = concat!(
     fact_fields!(),
     " } } }"
 );
+
+const DEFINE_PREDICATE: &str = "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!, \
+     $valueType: ValueType! = ANY, $description: String) { result: definePredicate(namespace: $namespace, \
+     name: $name, cardinality: $cardinality, valueType: $valueType, description: $description) { seq systemTime \
+     predicate { name cardinality valueType description } } }";
 
 const END_FACT: &str = concat!(
     "mutation($namespace: String!, $fact: ID!, $validTo: DateTime!) { result: endFact(namespace: $namespace, \
@@ -542,8 +603,11 @@ impl McpServer {
             "validAt": args.valid_at,
             "knownAt": args.known_at,
         });
-        let document = if args.reinforce.unwrap_or(true) { RECALL } else { LOOK };
-        self.call(&context, document, vars).await
+        if args.reinforce.unwrap_or(true) {
+            self.call_shaped(&context, RECALL, vars, crate::shape::recalled).await
+        } else {
+            self.call(&context, LOOK, vars).await
+        }
     }
 
     /// The prompt block for a message.
@@ -565,14 +629,38 @@ impl McpServer {
         description = "State a fact: subject, predicate, value (an entity or a literal), and when it holds in the \
                        world (validFrom, validTo). A newer value of a one-valued predicate supersedes the older \
                        one from its validFrom on; nothing is overwritten. To correct an earlier fact, give its id \
-                       in supersedes. Returns the fact's id and status."
+                       in supersedes (a fact of the same subject and predicate). An undeclared predicate is \
+                       MANY (values coexist): give cardinality ONE with the first fact of a predicate that has \
+                       one value at a time (livesIn, worksAt), or call define_predicate. Returns the fact's \
+                       id and status."
     )]
     async fn assert_fact(
         &self,
         Parameters(args): Parameters<AssertFactArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, ASSERT_FACT, json!({ "facts": [variables(&args.fact)] })).await
+        if let Some(cardinality) = args.cardinality
+            && let Err(refused) = self.declare_if_new(&context, &args.predicate, cardinality).await
+        {
+            return refused;
+        }
+        self.call(&context, ASSERT_FACT, json!({ "facts": [variables(&args)] })).await
+    }
+
+    /// Declare a predicate.
+    #[tool(
+        description = "Declare how a predicate behaves before you state facts with it. Declare ONE for what a \
+                       subject has one of at a time — where someone lives, their employer, age, status, \
+                       partner: a new value then supersedes the old from its validFrom on, and \"where did she \
+                       live in 2015?\" has one answer. Leave MANY (the default for undeclared predicates) for \
+                       what coexists: likes, knows, speaks, visited. Declaring again changes it from now on."
+    )]
+    async fn define_predicate(
+        &self,
+        Parameters(args): Parameters<DefinePredicateArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.call(&context, DEFINE_PREDICATE, variables(&args)).await
     }
 
     /// End a fact's validity.
@@ -607,14 +695,15 @@ impl McpServer {
         description = "What was true at validAt (a time in the world), as the memory knew it at knownAt (a time \
                        of learning): the facts in force about a subject, with a predicate or with a value (give at \
                        least one), each with its \
-                       status, reason and effective intervals. With includeAll, also those not in force then."
+                       status, reason and effective intervals. With includeAll, also those not in force then. \
+                       A `note` says when one subject's MANY predicate holds several values at once."
     )]
     async fn facts_as_of(
         &self,
         Parameters(args): Parameters<FactsAsOfArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, FACTS_AS_OF, variables(&args)).await
+        self.call_shaped(&context, FACTS_AS_OF, variables(&args), crate::shape::note_coexisting).await
     }
 
     /// A slot's versions.

@@ -118,5 +118,14 @@ async fn scope(
         return Err(ApiError::Forbidden("this token may not use that namespace"));
     }
     request.extensions_mut().insert(Scope { namespace, access });
-    Ok(next.run(request).await)
+    let closing = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    // The transport answers a session's close with 202 Accepted; the MCP clients (the
+    // Python SDK's among them) expect 200 or 204 and log a failed close otherwise. The
+    // session is closed by then: say so.
+    if closing && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    Ok(response)
 }

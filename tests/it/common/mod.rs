@@ -31,5 +31,6 @@ pub async fn gql_error(schema: &mnemo_graphql::MnemoSchema, query: &str) -> Stri
 
 pub mod cluster;
 pub mod fuzz;
+pub mod python;
 pub mod serve;
 pub mod sparql_fuzz;
