@@ -289,9 +289,8 @@ fn run(command: Command) -> anyhow::Result<bool> {
             let point = RdfPoint { history, valid_at, known_at, known_at_seq };
             export(&data.existing()?, namespace.as_deref(), &out, format, &point).map(|()| true)
         }
-        Command::Query { query, data, variables } => {
-            run_query(&data.existing()?, &query, variables.as_deref())
-        }
+        // A query may write (a mutation): like `import`, it makes the directory.
+        Command::Query { query, data, variables } => run_query(&data.path(), &query, variables.as_deref()),
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),

@@ -757,3 +757,45 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
         assert_eq!(parsed, expected, "{args:?}");
     }
 }
+
+/// SPARQLWrapper with its defaults (and with JSON, and POST) against `/sparql/{namespace}`,
+/// and rdflib reading an N-Quads export: real clients, as their users run them.
+#[test]
+fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
+    let Some(python) = crate::common::python::with(&["SPARQLWrapper", "rdflib"]) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mnemo = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(args)
+            .env("MNEMO_EMBEDDER", "off")
+            .env("MNEMO_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let write = r#"mutation { assertFacts(namespace: "clients", facts: [
+        {subject: {name: "Alice"}, predicate: "livesIn", object: {entity: {name: "Paris"}}, validFrom: "2010"},
+        {subject: {name: "Bob"}, predicate: "livesIn", object: {entity: {name: "London"}}, validFrom: "2012"}]) { seq } }"#;
+    mnemo(&["query".as_ref(), write.as_ref(), "--data".as_ref(), data.as_os_str()]);
+    let export = dir.path().join("clients.nq");
+    mnemo(&[
+        "export".as_ref(),
+        "--format".as_ref(),
+        "nquads".as_ref(),
+        "--namespace".as_ref(),
+        "clients".as_ref(),
+        "--out".as_ref(),
+        export.as_os_str(),
+        "--data".as_ref(),
+        data.as_os_str(),
+    ]);
+    let server = crate::common::serve::start_with(&data, &[("MNEMO_EMBEDDER", "off".as_ref())]);
+    let base = format!("http://{}", server.addr);
+    let said = crate::common::python::run(
+        &python,
+        "sparql_clients.py",
+        &[base.as_ref(), "clients".as_ref(), export.as_os_str()],
+    );
+    assert_eq!(said.trim(), "ok");
+}

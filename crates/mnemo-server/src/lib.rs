@@ -75,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .route("/graphql", get(graphql_get).post(graphql_post))
         .route("/graphql/ws", get(graphql_ws))
         .route("/sparql", get(sparql::sparql_get).post(sparql::sparql_post))
+        .route("/sparql/{namespace}", get(sparql::sparql_get_in).post(sparql::sparql_post_in))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/mcp", mcp::service(&state))

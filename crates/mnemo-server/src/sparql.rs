@@ -4,10 +4,13 @@
 //! - `GET /sparql?query=…`, `POST` with an `application/x-www-form-urlencoded` body
 //!   (`query=…`), or `POST` with an `application/sparql-query` body (the query itself, the
 //!   other parameters in the URL).
-//! - Parameters: `namespace` (required), `view` (`in-force`, the default, or `history`),
-//!   and the read point `validAt`, `knownAt` or `knownAtSeq`, as in GraphQL.
-//! - The answer's format follows `Accept`: SPARQL results as JSON (the default), XML, CSV
-//!   or TSV; `CONSTRUCT` and `DESCRIBE` as Turtle (the default) or N-Triples. The point it
+//! - Parameters: `namespace` (required; or in the path, `/sparql/{namespace}`), `view`
+//!   (`in-force`, the default, or `history`), and the read point `validAt`, `knownAt` or
+//!   `knownAtSeq`, as in GraphQL.
+//! - The answer's format follows `Accept`, or `format`/`output`/`results` when given (`json`, `xml`,
+//!   `csv`, `tsv`, `turtle`, `ntriples` or a media type, as Fuseki takes them): SPARQL
+//!   results as JSON (the default), XML, CSV or TSV; `CONSTRUCT` and `DESCRIBE` as Turtle
+//!   (the default) or N-Triples. The point it
 //!   was read at comes back in `Mnemo-Known-At-Seq` and `Mnemo-Valid-At`.
 //! - The same tokens (read access to the namespace), deadline, running-request permits
 //!   and response size limit as GraphQL. Updates, `default-graph-uri` and
@@ -23,7 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use mnemo_core::{Namespace, Seq};
@@ -43,6 +46,33 @@ struct Params {
     valid_at: Option<String>,
     known_at: Option<String>,
     known_at_seq: Option<String>,
+    /// The answer's format as a name (`json`, `xml`, `csv`, `tsv`, `turtle`, `ntriples`)
+    /// or a media type: `format` as Virtuoso takes it, `output` as Fuseki, `results` as
+    /// others (SPARQLWrapper sends all three).
+    format: Option<String>,
+    output: Option<String>,
+    results: Option<String>,
+}
+
+/// What `format`/`output` asks, as an `Accept` header would: a results type first, a
+/// graph type after it for a `CONSTRUCT` or `DESCRIBE`.
+fn accept_of(format: &str) -> Result<String, ApiError> {
+    let accept = match format.trim().to_ascii_lowercase().as_str() {
+        "json" => "application/sparql-results+json, application/json, text/turtle;q=0.1",
+        "xml" => "application/sparql-results+xml, text/turtle;q=0.1",
+        "csv" => "text/csv",
+        "tsv" => "text/tab-separated-values",
+        "turtle" | "ttl" | "n3" => "text/turtle",
+        "nt" | "ntriples" | "n-triples" => "application/n-triples",
+        media if media.contains('/') => return Ok(media.to_owned()),
+        other => {
+            return Err(bad(format!(
+                "unknown format {:?}; expected json, xml, csv, tsv, turtle, ntriples or a media type",
+                other.chars().take(100).collect::<String>()
+            )));
+        }
+    };
+    Ok(accept.to_owned())
 }
 
 fn bad(message: impl Into<String>) -> ApiError {
@@ -62,6 +92,9 @@ impl Params {
                 "validAt" => &mut self.valid_at,
                 "knownAt" => &mut self.known_at,
                 "knownAtSeq" => &mut self.known_at_seq,
+                "format" => &mut self.format,
+                "output" => &mut self.output,
+                "results" => &mut self.results,
                 "update" => return Err(bad("this endpoint is read-only: SPARQL Update is not served")),
                 "default-graph-uri" | "named-graph-uri" => {
                     return Err(bad(format!(
@@ -70,7 +103,8 @@ impl Params {
                 }
                 other => {
                     return Err(bad(format!(
-                        "unknown parameter `{}`; expected query, namespace, view, validAt, knownAt or knownAtSeq",
+                        "unknown parameter `{}`; expected query, namespace, view, validAt, knownAt, knownAtSeq, format, \
+                         output or results",
                         other.chars().take(100).collect::<String>()
                     )));
                 }
@@ -88,10 +122,17 @@ pub(crate) async fn sparql_get(
     State(state): State<AppState>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let access = state.authenticate(request.headers())?;
-    let mut params = Params::default();
-    params.add(request.uri().query().unwrap_or_default())?;
-    run(state, access, params, request.headers()).await
+    get(state, None, request).await
+}
+
+/// `GET /sparql/{namespace}`: the namespace in the path, so that a client that adds its
+/// own parameters to the endpoint's URL (SPARQLWrapper) keeps it.
+pub(crate) async fn sparql_get_in(
+    State(state): State<AppState>,
+    Path(namespace): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    get(state, Some(namespace), request).await
 }
 
 /// `POST /sparql`.
@@ -99,10 +140,48 @@ pub(crate) async fn sparql_post(
     State(state): State<AppState>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let access = state.authenticate(request.headers())?;
-    let headers = request.headers().clone();
+    post(state, None, request).await
+}
+
+/// `POST /sparql/{namespace}`.
+pub(crate) async fn sparql_post_in(
+    State(state): State<AppState>,
+    Path(namespace): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    post(state, Some(namespace), request).await
+}
+
+/// The parameters of the request's URL, with the namespace of its path.
+fn url_params(path_namespace: Option<String>, request: &Request) -> Result<Params, ApiError> {
     let mut params = Params::default();
     params.add(request.uri().query().unwrap_or_default())?;
+    if let Some(ns) = path_namespace
+        && params.namespace.replace(ns).is_some()
+    {
+        return Err(bad("`namespace` is given more than once (in the path and as a parameter)"));
+    }
+    Ok(params)
+}
+
+async fn get(
+    state: AppState,
+    path_namespace: Option<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let access = state.authenticate(request.headers())?;
+    let params = url_params(path_namespace, &request)?;
+    run(state, access, params, request.headers()).await
+}
+
+async fn post(
+    state: AppState,
+    path_namespace: Option<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let access = state.authenticate(request.headers())?;
+    let headers = request.headers().clone();
+    let mut params = url_params(path_namespace, &request)?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -200,7 +279,15 @@ async fn run(
         (None, None) => KnownAt::Latest,
     };
     let at = ReadAt { valid_at, known_at, at: None };
-    let accept = headers.get(header::ACCEPT).map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned());
+    let asked: Vec<&str> =
+        [&params.format, &params.output, &params.results].into_iter().filter_map(|f| f.as_deref()).collect();
+    let accept = match asked.first() {
+        Some(first) if asked.iter().any(|f| f != first) => {
+            return Err(bad("`format`, `output` and `results` ask for different formats"));
+        }
+        Some(first) => Some(accept_of(first)?),
+        None => headers.get(header::ACCEPT).map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned()),
+    };
 
     let timeout = state.inner.config.request_timeout;
     let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));

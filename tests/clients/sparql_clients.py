@@ -1,0 +1,52 @@
+"""Third-party RDF clients against Mnemo, as their users run them: SPARQLWrapper
+(`pip install SPARQLWrapper`) with its defaults — GET, XML results, `format`/`output`
+parameters added to the endpoint's URL — and with JSON and POST, against
+`/sparql/{namespace}`; and rdflib (`pip install rdflib`) parsing an N-Quads export.
+
+    python sparql_clients.py BASE_URL NAMESPACE EXPORT.nq
+
+Expects the namespace to say that Alice lives in Paris and Bob in London. Prints "ok".
+"""
+
+import sys
+
+import rdflib
+from SPARQLWrapper import JSON, POST, SPARQLWrapper
+
+base, namespace, export = sys.argv[1], sys.argv[2], sys.argv[3]
+expected = [("Alice", "Paris"), ("Bob", "London")]
+query = "SELECT ?who ?city WHERE { ?p p:livesIn ?c . ?p rdfs:label ?who . ?c rdfs:label ?city } ORDER BY ?who"
+
+# Its defaults: GET, SPARQL results as XML.
+client = SPARQLWrapper(f"{base}/sparql/{namespace}")
+client.setQuery(query)
+document = client.query().convert()
+rows = []
+for result in document.getElementsByTagName("result"):
+    values = {}
+    for binding in result.getElementsByTagName("binding"):
+        values[binding.getAttribute("name")] = binding.getElementsByTagName("literal")[0].firstChild.data
+    rows.append((values["who"], values["city"]))
+assert rows == expected, rows
+
+# JSON, by GET and by POST.
+for method in ["GET", POST]:
+    client = SPARQLWrapper(f"{base}/sparql/{namespace}")
+    client.setQuery(query)
+    client.setReturnFormat(JSON)
+    if method == POST:
+        client.setMethod(POST)
+    answer = client.queryAndConvert()
+    rows = [(b["who"]["value"], b["city"]["value"]) for b in answer["results"]["bindings"]]
+    assert rows == expected, (method, rows)
+
+# rdflib reads the export, and finds the same facts in it.
+graph = rdflib.Dataset(default_union=True)
+graph.parse(export, format="nquads")
+label = rdflib.RDFS.label
+lives = {p for _, p, _, _ in graph.quads((None, None, None, None)) if str(p).endswith(":livesIn")}
+assert len(lives) == 1, lives
+lives_in = lives.pop()
+rows = sorted((str(graph.value(s, label)), str(graph.value(o, label))) for s, _, o in graph.triples((None, lives_in, None)))
+assert rows == expected, rows
+print("ok")
