@@ -733,3 +733,25 @@ async fn an_imported_assert_facts_line_does_what_the_mutation_does() {
     assert_eq!(events(&direct), events(&via_graphql));
     assert_eq!(direct.counts(&ns).facts, 3);
 }
+
+/// The full introspection query GraphQL clients send (gql's, with input value
+/// deprecation: what graphql-codegen and Apollo ask too) answers under the default
+/// limits, whole: it is not a request whose cost a limit must stop.
+#[tokio::test]
+async fn a_client_s_full_introspection_answers_under_the_default_limits() {
+    let state = server_state("").await;
+    let query =
+        std::fs::read_to_string(crate::common::project_root().join("tests/data/introspection.graphql"))
+            .unwrap();
+    let (status, answer) = post(&state, None, &query).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(answer.get("errors").is_none(), "{}", answer["errors"]);
+    let types = answer["data"]["__schema"]["types"].as_array().unwrap();
+    assert!(types.iter().any(|t| t["name"] == "Fact"), "the schema's own types are there");
+    let deprecated_inputs =
+        types.iter().flat_map(|t| t["inputFields"].as_array().cloned().unwrap_or_default());
+    assert!(
+        deprecated_inputs.clone().all(|f| f.get("isDeprecated").is_some()),
+        "input value deprecation asked"
+    );
+}
