@@ -238,7 +238,7 @@ fn http_get(port: u16, path: &str) -> std::io::Result<String> {
 
 /// The README's example, then a correction in a later batch (batch 3): the move to London
 /// was in September 2015, not June.
-const STORY: [&str; 3] = [
+const STORY: [&str; 4] = [
     r#"mutation { definePredicate(namespace: "alice", name: "livesIn", cardinality: ONE, valueType: ENTITY) { seq } }"#,
     r#"mutation { recordEpisode(namespace: "alice",
         episode: { text: "I lived in Paris from 2010 and moved to London in June 2015.", occurredAt: "2024-05-01T10:00:00Z" }
@@ -250,6 +250,11 @@ const STORY: [&str; 3] = [
         episode: { text: "Correction: I moved to London in September 2015, not June.", occurredAt: "2024-05-02T09:00:00Z" }
         facts: [{ subject: { name: "Alice" }, predicate: "livesIn", object: { entity: { name: "London" } },
                   validFrom: "2015-09", supersedes: "2", correction: true }]) { seq } }"#,
+    // Bob liked chess from 2015 and stopped in 2021: negated now, current then.
+    r#"mutation { assertFacts(namespace: "bob", facts: [
+          { subject: { name: "Bob" }, predicate: "likes", object: { entity: { name: "chess" } }, validFrom: "2015" }
+          { subject: { name: "Bob" }, predicate: "likes", object: { entity: { name: "chess" } }, validFrom: "2021",
+            polarity: NEGATED }]) { seq } }"#,
 ];
 
 async fn server() -> SocketAddr {
@@ -359,6 +364,21 @@ async fn graphiql_and_the_timeline_work_with_only_the_server_reachable() {
         page.eval("document.querySelector('#known-label').textContent").await.as_str().unwrap().contains('2')
     );
     page.screenshot("timeline-before-correction.png").await;
+
+    // Bob's chess, negated since 2021: the stretch it was in force (2015–2021) is drawn
+    // in the colour of a current fact, not of its status now.
+    page.goto(&format!("{origin}/ui/?ns=bob&entity=Bob")).await;
+    let liked = "[data-lane=\"likes\"] [data-fact][data-polarity=\"ASSERTED\"]";
+    page.wait_for(&format!("{ready} && document.querySelector('{liked}')"), "Bob's lanes").await;
+    assert_eq!(page.eval(&format!("document.querySelector('{liked}').dataset.status")).await, "NEGATED");
+    let fill = |selector: &str| format!("getComputedStyle(document.querySelector('{selector}')).fill");
+    let past = page.eval(&fill(&format!("{liked} rect"))).await;
+    let current = page.eval("getComputedStyle(document.querySelector('#legend .s-CURRENT')).fill").await;
+    let negated = page.eval("getComputedStyle(document.querySelector('#legend .s-NEGATED')).fill").await;
+    assert_eq!(past, current, "a past stretch takes the colour of what it was then");
+    assert_ne!(past, negated);
+    page.screenshot("timeline-past-stretch.png").await;
+    assert!(http_get(addr.port(), "/favicon.ico").is_ok_and(|r| r.contains("<svg")), "no favicon");
 
     // Nothing was requested from anywhere but the server.
     let elsewhere: Vec<&String> = page

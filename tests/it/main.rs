@@ -23,6 +23,7 @@ mod intentions;
 mod mcp;
 mod memory;
 mod rdf;
+mod readme;
 mod recall;
 mod recovery;
 mod sdl;

@@ -40,6 +40,7 @@ const GRAPHIQL_PAGE: &[u8] = include_bytes!("../assets/graphiql/index.html");
 const UI: &[Asset] = &[
     ("app.js", "text/javascript; charset=utf-8", include_bytes!("../assets/ui/app.js")),
     ("style.css", "text/css; charset=utf-8", include_bytes!("../assets/ui/style.css")),
+    ("favicon.svg", "image/svg+xml", include_bytes!("../assets/ui/favicon.svg")),
 ];
 
 const UI_PAGE: &[u8] = include_bytes!("../assets/ui/index.html");
@@ -85,6 +86,12 @@ pub(crate) async fn graphiql_file(Path(name): Path<String>) -> Response {
 /// The timeline page.
 pub(crate) async fn ui_index() -> Response {
     page(UI_PAGE)
+}
+
+/// The icon, also at `/favicon.ico`, where browsers look for it on every page (GraphiQL's
+/// too): without it each page logs a failed request.
+pub(crate) async fn favicon() -> Response {
+    file(UI, "favicon.svg", "public, max-age=86400")
 }
 
 /// The timeline page's script and styles.

@@ -82,6 +82,7 @@ pub fn app(state: AppState) -> Router {
         .route("/ui", get(|| async { axum::response::Redirect::permanent("/ui/") }))
         .route("/ui/", get(assets::ui_index))
         .route("/ui/{file}", get(assets::ui_file))
+        .route("/favicon.ico", get(assets::favicon))
         .route("/assets/graphiql/{file}", get(assets::graphiql_file))
         .route_layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .route_layer(middleware::from_fn_with_state(state.clone(), track))

@@ -374,13 +374,17 @@ function draw() {
       for (const part of f.effective) {
         const x0 = x(ms(part.from)), x1 = x(ms(part.to)), text = factText(f);
         const inside = x1 - x0 > textWidth(text);
+        // A stretch is where the fact was in force: it is coloured as what it was then,
+        // never by its status at the cursor (a fact negated in 2021 was current in 2015);
+        // the cursor's status is in `data-status` and the details panel.
+        const then = 's-CURRENT';
         g.append(s('g', {
           class: `bar${f.polarity === 'NEGATED' ? ' negated' : ''}${selected}`, 'data-fact': f.id,
           'data-status': f.status, 'data-value': label(f.object), 'data-polarity': f.polarity,
         },
-        s('rect', { class: status, x: x0, y: rowY, width: Math.max(2, x1 - x0), height: G.bar, rx: 2 }),
+        s('rect', { class: then, x: x0, y: rowY, width: Math.max(2, x1 - x0), height: G.bar, rx: 2 }),
         // An open end: an arrowhead at the right edge.
-        part.to == null ? s('path', { class: status, d: `M${x1 - 1} ${rowY} l6 ${G.bar / 2} l-6 ${G.bar / 2}z` })
+        part.to == null ? s('path', { class: then, d: `M${x1 - 1} ${rowY} l6 ${G.bar / 2} l-6 ${G.bar / 2}z` })
           : null,
         s('text', { x: inside ? x0 + 4 : x1 + 8, y: rowY + G.bar - 4 }, text),
         s('title', {}, `${predicate}: ${text} in force ${interval(part)} — ${f.status}: ${f.reason}`)));
