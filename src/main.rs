@@ -2,7 +2,7 @@
 //! JSONL, export RDF 1.2, run one GraphQL operation, inspect a data directory.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,20 +11,21 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mnemo_core::Namespace;
 use mnemo_embed::Embedder;
 use mnemo_engine::{EmbedderSource, Store, StoreOptions};
 
 mod cluster;
 mod erase;
 mod eval;
+mod export;
+
+use export::{ExportFormat, RdfPoint, Reification, export};
 
 /// mimalloc rather than the system allocator: the index is millions of small
 /// allocations, and with glibc's malloc opening a namespace from its checkpoint took
 /// 1.16 s for 505 k facts, a point read spent a tenth of its time in malloc and free.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use mnemo_graphql::ops::ReplayLine;
 use mnemo_graphql::{Access, Limits};
 use mnemo_server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
@@ -108,6 +109,10 @@ enum Command {
         /// RDF: every fact known at the read point with its annotations, not only those in force.
         #[arg(long)]
         history: bool,
+        /// RDF with `--history`: how a fact's annotations name its triple (`standard`:
+        /// RDF 1.1 `rdf:Statement` reification, for tools that cannot read RDF 1.2).
+        #[arg(long, value_enum, default_value_t = Reification::TripleTerm)]
+        reification: Reification,
         /// RDF: the valid time (default: now), as in GraphQL's `validAt`.
         #[arg(long, value_name = "TIME")]
         valid_at: Option<String>,
@@ -285,8 +290,18 @@ fn run(command: Command) -> anyhow::Result<bool> {
             }
             Ok(ok)
         }
-        Command::Export { data, namespace, out, format, history, valid_at, known_at, known_at_seq } => {
-            let point = RdfPoint { history, valid_at, known_at, known_at_seq };
+        Command::Export {
+            data,
+            namespace,
+            out,
+            format,
+            history,
+            reification,
+            valid_at,
+            known_at,
+            known_at_seq,
+        } => {
+            let point = RdfPoint { history, reification, valid_at, known_at, known_at_seq };
             export(&data.existing()?, namespace.as_deref(), &out, format, &point).map(|()| true)
         }
         // A query may write (a mutation): like `import`, it makes the directory.
@@ -593,95 +608,6 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
         println!("line {line}: {}: {}", rejection.code, rejection.message);
     }
     Ok(rejected.is_empty())
-}
-
-/// What `export` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ExportFormat {
-    /// JSONL `replay` lines: the whole log, re-importable.
-    Jsonl,
-    /// RDF 1.2 N-Quads, each namespace in its graph `urn:mnemo:{ns}:graph`.
-    Nquads,
-    /// RDF 1.2 Turtle.
-    Turtle,
-}
-
-/// The read point of an RDF export.
-struct RdfPoint {
-    history: bool,
-    valid_at: Option<String>,
-    known_at: Option<String>,
-    known_at_seq: Option<u64>,
-}
-
-fn export(
-    data: &Path,
-    namespace: Option<&str>,
-    out: &Path,
-    format: ExportFormat,
-    point: &RdfPoint,
-) -> anyhow::Result<()> {
-    let rdf = match format {
-        ExportFormat::Jsonl => None,
-        ExportFormat::Nquads => Some(mnemo_rdf::ExportFormat::NQuads),
-        ExportFormat::Turtle => Some(mnemo_rdf::ExportFormat::Turtle),
-    };
-    let pinned =
-        point.history || point.valid_at.is_some() || point.known_at.is_some() || point.known_at_seq.is_some();
-    if rdf.is_none() && pinned {
-        bail!(
-            "--history, --valid-at, --known-at and --known-at-seq are for RDF exports (--format nquads or turtle); JSONL is the whole log"
-        );
-    }
-    let store = cluster::open(data, StoreOptions::default())?;
-    let namespaces = match namespace {
-        Some(name) => {
-            let ns = Namespace::new("--namespace", name)?;
-            if !store.namespaces().contains(&ns) {
-                bail!("no namespace {name:?} in {}", data.display());
-            }
-            vec![ns]
-        }
-        None => store.namespaces(),
-    };
-    let to_stdout = out == Path::new("-");
-    let sink: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(File::create(out).with_context(|| format!("cannot create {}", out.display()))?)
-    };
-    let mut w = BufWriter::new(sink);
-    if let Some(rdf) = rdf {
-        let view = if point.history { mnemo_rdf::View::History } else { mnemo_rdf::View::InForce };
-        for ns in &namespaces {
-            let time = |field: &str, v: &Option<String>| {
-                v.as_deref().map(|v| store.parse_time(ns, field, v)).transpose()
-            };
-            let known_at = match (time("--known-at", &point.known_at)?, point.known_at_seq) {
-                (Some(t), _) => mnemo_engine::KnownAt::Time(t),
-                (None, Some(s)) => mnemo_engine::KnownAt::Seq(mnemo_core::Seq(s)),
-                (None, None) => mnemo_engine::KnownAt::Latest,
-            };
-            let at =
-                mnemo_engine::ReadAt { valid_at: time("--valid-at", &point.valid_at)?, known_at, at: None };
-            let done = mnemo_rdf::export(&store, ns, at, view, rdf, &mut w)
-                .with_context(|| format!("exporting namespace {ns}"))?;
-            tracing::debug!(namespace = %ns, seq = done.basis.known_at.0, statements = done.statements, "exported as RDF");
-        }
-        w.flush().with_context(|| format!("writing {}", out.display()))?;
-        return Ok(());
-    }
-    let mut batches = 0usize;
-    for ns in &namespaces {
-        for batch in store.export(ns)? {
-            serde_json::to_writer(&mut w, &ReplayLine::from(&batch))?;
-            w.write_all(b"\n")?;
-            batches += 1;
-        }
-    }
-    w.flush().with_context(|| format!("writing {}", out.display()))?;
-    tracing::debug!(namespaces = namespaces.len(), batches, "exported");
-    Ok(())
 }
 
 fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Result<bool> {

@@ -3,17 +3,20 @@
 parameters added to the endpoint's URL — and with JSON and POST, against
 `/sparql/{namespace}`; and rdflib (`pip install rdflib`) parsing an N-Quads export.
 
-    python sparql_clients.py BASE_URL NAMESPACE EXPORT.nq
+    python sparql_clients.py BASE_URL NAMESPACE EXPORT.nq HISTORY_STANDARD.nq
 
-Expects the namespace to say that Alice lives in Paris and Bob in London. Prints "ok".
+Expects the namespace to say that Alice lives in Paris and Bob in London. Prints what
+rdflib reads of each fact in the history export with RDF 1.1 reification (fact,
+subject, predicate, object, status, as JSON), then "ok".
 """
 
+import json
 import sys
 
 import rdflib
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 
-base, namespace, export = sys.argv[1], sys.argv[2], sys.argv[3]
+base, namespace, export, standard = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 expected = [("Alice", "Paris"), ("Bob", "London")]
 query = "SELECT ?who ?city WHERE { ?p p:livesIn ?c . ?p rdfs:label ?who . ?c rdfs:label ?city } ORDER BY ?who"
 
@@ -49,4 +52,16 @@ assert len(lives) == 1, lives
 lives_in = lives.pop()
 rows = sorted((str(graph.value(s, label)), str(graph.value(o, label))) for s, _, o in graph.triples((None, lives_in, None)))
 assert rows == expected, rows
+
+# The history with RDF 1.1 reification: rdflib reads every fact's statement.
+history = rdflib.Dataset(default_union=True)
+history.parse(standard, format="nquads")
+RDF = rdflib.RDF
+status = rdflib.URIRef("urn:mnemo:vocab:status")
+facts = []
+for fact, _, _ in history.triples((None, RDF.type, RDF.Statement)):
+    facts.append([str(fact), str(history.value(fact, RDF.subject)), str(history.value(fact, RDF.predicate)),
+                  str(history.value(fact, RDF.object)), str(history.value(fact, status))])
+assert len(facts) >= 4, facts
+print(json.dumps(sorted(facts)))
 print("ok")

@@ -483,6 +483,25 @@ async fn the_sparql_endpoint_follows_the_protocol() {
     assert_eq!(direct, body_of(&state, &params).await);
     assert_eq!(form, direct);
 
+    // The history view with RDF 1.1 reification: statements, not triple terms; the
+    // namespace in the path; a format by name.
+    let statements = encoded(&[
+        (
+            "query",
+            "SELECT (COUNT(?f) AS ?n) WHERE { ?f a rdf:Statement ; rdf:predicate p:livesIn ; mn:status ?s }",
+        ),
+        ("view", "history"),
+        ("reification", "standard"),
+        ("format", "csv"),
+    ]);
+    let in_path = Request::get(format!("/sparql/r?{statements}")).header(header::HOST, "localhost");
+    let (status, content_type, _, body) = send(&state, in_path.body(Body::empty()).unwrap()).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "text/csv; charset=utf-8"), "{body}");
+    assert!(body.lines().nth(1).is_some_and(|n| n.trim().parse::<u32>().is_ok_and(|n| n >= 2)), "{body}");
+    let wrong = encoded(&[("query", "ASK {}"), ("namespace", "r"), ("reification", "standard")]);
+    let (status, _, _, body) = send(&state, get(&wrong, None)).await;
+    assert_eq!((status, code(&body).as_str()), (StatusCode::BAD_REQUEST, "BAD_REQUEST"), "{body}");
+
     // ASK, and CONSTRUCT as Turtle (default) or N-Triples.
     let ask = encoded(&[("query", "ASK { ?s p:livesIn ?o }"), ("namespace", "r")]);
     let (status, _, _, body) = send(&state, get(&ask, Some("application/sparql-results+json"))).await;
@@ -707,6 +726,11 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
         (vec!["--format", "nquads"], mnemo_rdf::View::InForce, ReadAt::latest()),
         (vec!["--format", "nquads", "--history"], mnemo_rdf::View::History, ReadAt::latest()),
         (
+            vec!["--format", "nquads", "--history", "--reification", "standard"],
+            mnemo_rdf::View::HistoryStandard,
+            ReadAt::latest(),
+        ),
+        (
             vec!["--format", "turtle", "--history", "--valid-at", "2013", "--known-at-seq", "2"],
             mnemo_rdf::View::History,
             ReadAt::bitemporal(
@@ -724,6 +748,8 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
     let exported: Vec<_> = cases.iter().map(|(args, _, _)| mnemo(args)).collect();
     let (ok, _, err) = mnemo(&["--history"]);
     assert!(!ok && err.contains("RDF exports"), "{err}");
+    let (ok, _, err) = mnemo(&["--format", "nquads", "--reification", "standard"]);
+    assert!(!ok && err.contains("--history"), "{err}");
     let (ok, _, err) = mnemo(&["--format", "nquads", "--valid-at", "whenever"]);
     assert!(!ok && err.contains("--valid-at"), "{err}");
     let store = Store::open(dir.path()).unwrap();
@@ -778,24 +804,71 @@ fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
         {subject: {name: "Alice"}, predicate: "livesIn", object: {entity: {name: "Paris"}}, validFrom: "2010"},
         {subject: {name: "Bob"}, predicate: "livesIn", object: {entity: {name: "London"}}, validFrom: "2012"}]) { seq } }"#;
     mnemo(&["query".as_ref(), write.as_ref(), "--data".as_ref(), data.as_os_str()]);
-    let export = dir.path().join("clients.nq");
-    mnemo(&[
-        "export".as_ref(),
-        "--format".as_ref(),
-        "nquads".as_ref(),
-        "--namespace".as_ref(),
-        "clients".as_ref(),
-        "--out".as_ref(),
-        export.as_os_str(),
-        "--data".as_ref(),
-        data.as_os_str(),
-    ]);
+    let correct = r#"mutation { assertFacts(namespace: "clients", facts: [
+        {subject: {name: "Alice"}, predicate: "livesIn", object: {entity: {name: "Paris"}}, validFrom: "2008"},
+        {subject: {name: "Bob"}, predicate: "livesIn", object: {entity: {name: "Oslo"}}, validFrom: "2012", validTo: "2012-03"}]) { seq } }"#;
+    mnemo(&["query".as_ref(), correct.as_ref(), "--data".as_ref(), data.as_os_str()]);
+    let export_as = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "export".as_ref(),
+            "--format".as_ref(),
+            "nquads".as_ref(),
+            "--namespace".as_ref(),
+            "clients".as_ref(),
+        ];
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        args.extend(["--out".as_ref(), path.as_os_str(), "--data".as_ref(), data.as_os_str()]);
+        mnemo(&args);
+        path
+    };
+    let export = export_as("clients.nq", &[]);
+    let standard = export_as("history-standard.nq", &["--history", "--reification", "standard"]);
+    let triple_terms = export_as("history.nq", &["--history"]);
+    // What the RDF 1.2 form says of each fact: its triple and status, by its reifier.
+    let text = std::fs::read_to_string(&triple_terms).unwrap();
+    let quads: Vec<oxigraph::model::Quad> =
+        oxigraph::io::RdfParser::from_format(oxigraph::io::RdfFormat::NQuads)
+            .for_slice(text.as_bytes())
+            .map(Result::unwrap)
+            .collect();
+    let status_of = |r: &oxigraph::model::NamedOrBlankNode| {
+        quads
+            .iter()
+            .find(|q| q.subject == *r && q.predicate.as_str() == "urn:mnemo:vocab:status")
+            .map(|q| match &q.object {
+                oxigraph::model::Term::Literal(l) => l.value().to_owned(),
+                other => other.to_string(),
+            })
+            .unwrap()
+    };
+    let mut facts: Vec<Vec<String>> = quads
+        .iter()
+        .filter(|q| q.predicate.as_str() == "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
+        .map(|q| {
+            let oxigraph::model::Term::Triple(t) = &q.object else { panic!("{q}") };
+            let iri = |s: String| s.trim_start_matches('<').trim_end_matches('>').to_owned();
+            vec![
+                iri(q.subject.to_string()),
+                iri(t.subject.to_string()),
+                t.predicate.as_str().to_owned(),
+                iri(t.object.to_string()),
+                status_of(&q.subject),
+            ]
+        })
+        .collect();
+    facts.sort();
+    assert!(facts.len() >= 4 && facts.iter().any(|f| f[4] != "CURRENT"), "{facts:?}");
     let server = crate::common::serve::start_with(&data, &[("MNEMO_EMBEDDER", "off".as_ref())]);
     let base = format!("http://{}", server.addr);
     let said = crate::common::python::run(
         &python,
         "sparql_clients.py",
-        &[base.as_ref(), "clients".as_ref(), export.as_os_str()],
+        &[base.as_ref(), "clients".as_ref(), export.as_os_str(), standard.as_os_str()],
     );
-    assert_eq!(said.trim(), "ok");
+    let (said, ok) = said.trim().rsplit_once('\n').unwrap_or(("", said.trim()));
+    assert_eq!(ok, "ok");
+    // rdflib, reading the RDF 1.1 form, finds the same facts with the same statuses.
+    let read: Vec<Vec<String>> = serde_json::from_str(said).unwrap();
+    assert_eq!(read, facts);
 }

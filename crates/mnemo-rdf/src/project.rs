@@ -24,8 +24,13 @@ pub enum View {
     InForce,
     /// The in-force triples, and for every fact visible at S (whatever its status at T,
     /// retracted ones included) a reifier carrying its validity, status at T, confidence,
-    /// provenance, assertion and supersession; and the episodes known at S.
+    /// provenance, assertion and supersession; and the episodes known at S. The reifier
+    /// names its triple as an RDF 1.2 triple term (`f:7 rdf:reifies <<( s p o )>>`).
     History,
+    /// [`View::History`] for tools that read RDF 1.1 only (rdflib, most stores): the
+    /// reifier is a standard reification of the triple (`f:7 a rdf:Statement;
+    /// rdf:subject s; rdf:predicate p; rdf:object o`), with the same annotations.
+    HistoryStandard,
 }
 
 impl View {
@@ -34,6 +39,7 @@ impl View {
         match self {
             View::InForce => "in-force",
             View::History => "history",
+            View::HistoryStandard => "history-standard",
         }
     }
 }
@@ -275,7 +281,7 @@ pub fn statements(
 
     // The history view describes the episodes known at S, what the facts' provenance
     // points at.
-    if view == View::History {
+    if view != View::InForce {
         let (class, text, occurred, thread, role, source, external) = (
             mn("Episode"),
             mn("text"),
@@ -396,7 +402,14 @@ fn fact(sink: &mut Sink<'_>, iris: &Iris, t: &Terms, view: View, f: &FactView) -
         return Ok(());
     }
     let r = iris.fact(f.fact.id);
-    sink.put(r.clone(), rdf::REIFIES.into_owned(), triple)?;
+    if view == View::HistoryStandard {
+        sink.put(r.clone(), rdf::TYPE.into_owned(), rdf::STATEMENT.into_owned())?;
+        sink.put(r.clone(), rdf::SUBJECT.into_owned(), triple.subject)?;
+        sink.put(r.clone(), rdf::PREDICATE.into_owned(), triple.predicate)?;
+        sink.put(r.clone(), rdf::OBJECT.into_owned(), triple.object)?;
+    } else {
+        sink.put(r.clone(), rdf::REIFIES.into_owned(), triple)?;
+    }
     sink.put(r.clone(), t.status.clone(), Literal::new_simple_literal(f.status.as_str()))?;
     if f.fact.polarity == mnemo_core::Polarity::Negated {
         sink.put(r.clone(), t.negated.clone(), Literal::from(true))?;

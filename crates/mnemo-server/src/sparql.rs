@@ -5,7 +5,8 @@
 //!   (`query=…`), or `POST` with an `application/sparql-query` body (the query itself, the
 //!   other parameters in the URL).
 //! - Parameters: `namespace` (required; or in the path, `/sparql/{namespace}`), `view`
-//!   (`in-force`, the default, or `history`), and the read point `validAt`, `knownAt` or
+//!   (`in-force`, the default, or `history`, whose `reification` is `triple-term`, RDF
+//!   1.2, or `standard`, RDF 1.1), and the read point `validAt`, `knownAt` or
 //!   `knownAtSeq`, as in GraphQL.
 //! - The answer's format follows `Accept`, or `format`/`output`/`results` when given (`json`, `xml`,
 //!   `csv`, `tsv`, `turtle`, `ntriples` or a media type, as Fuseki takes them): SPARQL
@@ -52,6 +53,9 @@ struct Params {
     format: Option<String>,
     output: Option<String>,
     results: Option<String>,
+    /// How the history view names a fact's triple: `triple-term` (RDF 1.2, the default)
+    /// or `standard` (RDF 1.1 reification).
+    reification: Option<String>,
 }
 
 /// What `format`/`output` asks, as an `Accept` header would: a results type first, a
@@ -95,6 +99,7 @@ impl Params {
                 "format" => &mut self.format,
                 "output" => &mut self.output,
                 "results" => &mut self.results,
+                "reification" => &mut self.reification,
                 "update" => return Err(bad("this endpoint is read-only: SPARQL Update is not served")),
                 "default-graph-uri" | "named-graph-uri" => {
                     return Err(bad(format!(
@@ -103,8 +108,8 @@ impl Params {
                 }
                 other => {
                     return Err(bad(format!(
-                        "unknown parameter `{}`; expected query, namespace, view, validAt, knownAt, knownAtSeq, format, \
-                         output or results",
+                        "unknown parameter `{}`; expected query, namespace, view, reification, validAt, knownAt, \
+                         knownAtSeq, format, output or results",
                         other.chars().take(100).collect::<String>()
                     )));
                 }
@@ -254,10 +259,20 @@ async fn run(
             message: format!("this token may not read namespace {name:?}"),
         });
     }
-    let view = match params.view.as_deref() {
-        None | Some("in-force") => View::InForce,
-        Some("history") => View::History,
-        Some(other) => {
+    let view = match (params.view.as_deref(), params.reification.as_deref()) {
+        (None | Some("in-force"), None) => View::InForce,
+        (None | Some("in-force"), Some(_)) => {
+            return Err(bad("`reification` is for view=history: the facts in force are plain triples"));
+        }
+        (Some("history"), None | Some("triple-term")) => View::History,
+        (Some("history"), Some("standard")) => View::HistoryStandard,
+        (Some("history"), Some(other)) => {
+            return Err(bad(format!(
+                "unknown reification {:?}; expected triple-term or standard",
+                other.chars().take(100).collect::<String>()
+            )));
+        }
+        (Some(other), _) => {
             return Err(bad(format!(
                 "unknown view {:?}; expected in-force or history",
                 other.chars().take(100).collect::<String>()

@@ -34,6 +34,17 @@ pub enum RdfView {
     History,
 }
 
+/// How the history view names a fact's triple.
+#[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
+pub enum Reification {
+    /// RDF 1.2: `f:7 rdf:reifies <<( s p o )>>`.
+    #[default]
+    TripleTerm,
+    /// RDF 1.1 standard reification, for tools that read no RDF 1.2: `f:7 a
+    /// rdf:Statement; rdf:subject s; rdf:predicate p; rdf:object o`.
+    Standard,
+}
+
 /// What kind of answer a SPARQL query gave.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
 pub enum SparqlForm {
@@ -74,6 +85,7 @@ impl RdfQuery {
         namespace: String,
         query: String,
         #[graphql(default)] view: RdfView,
+        #[graphql(default)] reification: Reification,
         valid_at: Option<DateTime>,
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
@@ -83,9 +95,16 @@ impl RdfQuery {
         let sparql = ctx
             .data::<Arc<Sparql>>()
             .map_err(|_| coded(code::INTERNAL, "no SPARQL service in the schema"))?;
-        let view = match view {
-            RdfView::InForce => View::InForce,
-            RdfView::History => View::History,
+        let view = match (view, reification) {
+            (RdfView::InForce, Reification::TripleTerm) => View::InForce,
+            (RdfView::InForce, Reification::Standard) => {
+                return Err(coded(
+                    code::INVALID_VALUE,
+                    "`reification` is for the HISTORY view: the facts in force are plain triples",
+                ));
+            }
+            (RdfView::History, Reification::TripleTerm) => View::History,
+            (RdfView::History, Reification::Standard) => View::HistoryStandard,
         };
         let choose = |form: Form| Ok(if form == Form::Graph { Format::NTriples } else { Format::Json });
         let answer = sparql.query(store, &ns, at, view, &query, choose).map_err(rdf_error)?;
