@@ -228,6 +228,12 @@ impl Store {
         };
         for record in records {
             let events = decode(ns, record.seq, &record.payload)?;
+            if events.iter().any(|e| matches!(e, mnemo_core::Event::Erased(_))) {
+                // Applied, the erasure would be a read point at which the content is still
+                // there: the namespace is compacted and opened again instead, which
+                // applies it without the content.
+                return Ok(true);
+            }
             let time = Timestamp::from_micros(record.system_time);
             shard.publish(record.seq, time, events, &self.listeners, &self.retrieval);
         }

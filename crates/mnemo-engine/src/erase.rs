@@ -112,14 +112,30 @@ impl Store {
                 shard = self.reopened(ns, &shard)?;
             }
             match self.submit_erasure(&shard, &request) {
-                Ok(done) => break done,
+                Ok(Some(done)) => break done,
+                // Batches of this node still being applied, or another node's erasure
+                // being forgotten here: wait for them, then decide again.
+                Ok(None) if conflicts < crate::limits::MAX_CONFLICT_RETRIES => {
+                    conflicts += 1;
+                    self.settle(&shard);
+                }
+                Ok(None) => {
+                    return Err(EngineError::Unavailable {
+                        namespace: ns.to_string(),
+                        reason: "the namespace kept changing under the erasure; retry".into(),
+                    });
+                }
                 // On a shared log another node appended first: catch up (the records may
                 // be gone by now: then the erasure is refused as unknown) and try again.
                 Err(EngineError::Conflict { .. }) if conflicts < crate::limits::MAX_CONFLICT_RETRIES => {
                     conflicts += 1;
                     crate::append::backoff(conflicts);
-                    self.catch_up_shard(&shard)?;
+                    match self.catch_up_shard(&shard) {
+                        Ok(_) | Err(EngineError::Conflict { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
                 }
+
                 Err(e) => return Err(e),
             }
         };
@@ -131,19 +147,27 @@ impl Store {
 
     /// Decides an erasure under the writer lock and waits until its batch is durable;
     /// the shard is retired from then on (nothing is queued after it: the log is
-    /// rewritten next), or serves on if the batch was refused.
-    fn submit_erasure(&self, shard: &Arc<Shard>, request: &EraseRequest) -> Result<Decided, EngineError> {
+    /// rewritten next), or serves on if the batch was refused. `None` when it cannot be
+    /// decided now: batches queued before it are not applied yet, or the shard was
+    /// retired (another erasure is being forgotten here).
+    fn submit_erasure(
+        &self,
+        shard: &Arc<Shard>,
+        request: &EraseRequest,
+    ) -> Result<Option<Decided>, EngineError> {
         let (ns, target) = (&shard.name, &request.target);
         let log_err = |source| EngineError::of_log(ns, source);
         let (ticket, events, records) = {
             let mut writer = lock(&shard.writer);
             if shard.retired.load(Ordering::SeqCst) {
-                return Err(EngineError::Unavailable {
-                    namespace: ns.to_string(),
-                    reason: "the namespace is being compacted; retry".into(),
-                });
+                return Ok(None);
             }
             let index = read(&shard.index);
+            if shard.log.own_pending() > index.last_seq().0 {
+                // Batches queued before are not applied yet: the erasure must see what
+                // they wrote (a fact about the person), and go out in a message of its own.
+                return Ok(None);
+            }
             if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
                 *writer = Writer::after(&index);
             }
@@ -168,7 +192,7 @@ impl Store {
             (ticket, events, records)
         };
         match shard.log.wait(ticket) {
-            Ok(c) => Ok((c, events, records)),
+            Ok(c) => Ok(Some((c, events, records))),
             Err(e) => {
                 shard.retired.store(false, Ordering::SeqCst);
                 Err(log_err(e))
@@ -219,11 +243,15 @@ impl Store {
         }
     }
 
-    /// Waits (a bounded time) until every batch queued on a retired shard's log is
-    /// applied: writers publish what they queued before it was retired.
+    /// Waits (a bounded time) until every batch this node queued on a shard's log is
+    /// applied: writers publish what they queued before it was retired. Batches of other
+    /// nodes the log has read are not waited for (an erasure among them is applied by
+    /// opening the namespace again, never to this shard).
     pub(crate) fn settle(&self, shard: &Shard) {
         let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
-        while read(&shard.index).last_seq().0 < shard.log.last_seq() && std::time::Instant::now() < deadline {
+        while read(&shard.index).last_seq().0 < shard.log.own_pending()
+            && std::time::Instant::now() < deadline
+        {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
@@ -303,8 +331,13 @@ impl Store {
                 self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
                 Ok(counts)
             }
-            // A cluster that does not answer is not damage: the next open compacts.
-            Err(e @ EngineError::Unavailable { .. }) => Err(e),
+            // A cluster that does not answer, a log that moved on or was dropped meanwhile:
+            // not damage; the next open compacts (or finds nothing).
+            Err(
+                e @ (EngineError::Unavailable { .. }
+                | EngineError::Conflict { .. }
+                | EngineError::NamespaceDropped { .. }),
+            ) => Err(e),
             Err(e) => {
                 self.damaged
                     .write()
@@ -328,8 +361,19 @@ impl Store {
         let embedder = self.retrieval.embedder().and_then(Result::ok);
         let before = embedder.as_ref().map(|_| crate::retrieve::docs::all_texts(&read(&shard.index)));
         self.wait_for_indexer(shard);
-        let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
-        let rewritten = self.compact_log(ns, records)?;
+        // On a shared log another node may append (another erasure) while this one
+        // rewrites: the rewrite then refuses to act on what it read, and it is read again.
+        let mut attempts = 0;
+        let rewritten = loop {
+            attempts += 1;
+            let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
+            match self.compact_log(ns, records) {
+                Err(EngineError::Conflict { .. }) if attempts < crate::limits::MAX_CONFLICT_RETRIES => {
+                    crate::append::backoff(attempts);
+                }
+                other => break other?,
+            }
+        };
         let reopened = Arc::new(self.open_shard(ns)?);
         let dropped = match (embedder, before) {
             (Some(embedder), Some(before)) => {

@@ -314,6 +314,7 @@ impl EngineError {
             LogError::Conflict { expected, found } => {
                 EngineError::Conflict { namespace: ns.to_string(), expected, found }
             }
+            LogError::Dropped => EngineError::NamespaceDropped { namespace: ns.to_string() },
             source => EngineError::Log { namespace: ns.to_string(), source },
         }
     }

@@ -153,7 +153,7 @@ impl StreamLog {
             };
             let messages = reading::read_range(&stream, &subject, from, last.stream_seq).await?;
             let first = messages.first().and_then(|m| m.records.first()).map(|r| r.seq);
-            if continuing && first == Some(1) {
+            if continuing && first.is_some_and(|f| f <= known.seq) {
                 // Dropped and begun again since this node last read it.
                 return Err(LogError::Dropped);
             }
@@ -373,5 +373,10 @@ impl RecordLog for StreamLog {
 
     fn size_bytes(&self) -> u64 {
         lock(&self.state).size
+    }
+
+    fn own_pending(&self) -> u64 {
+        let state = lock(&self.state);
+        state.queue.back().map(|(c, _)| c.seq).or(state.in_flight.map(|c| c.seq)).unwrap_or(0)
     }
 }

@@ -95,14 +95,16 @@ pub(crate) async fn erase_message(stream: &Stream, seq: u64) -> Result<(), LogEr
 }
 
 /// Publishes `frames` as the replacement of message `replaces`, retrying an unanswered
-/// publish (with a message id, so that it lands once) until the write timeout.
+/// publish (with a message id, so that it lands once) until the write timeout. The id is
+/// this node's and this rewrite's (`run`): a replacement equal to one published and
+/// deleted earlier must not be taken by JetStream for a duplicate of it.
 async fn publish_replacement(
     link: &Link,
     redo: &str,
-    replaces: u64,
+    (replaces, run): (u64, &str),
     frames: Vec<u8>,
 ) -> Result<(), LogError> {
-    let id = format!("{redo}:{replaces}:{:08x}", crc32fast::hash(&frames));
+    let id = format!("{redo}:{replaces}:{run}");
     let payload = bytes::Bytes::from(frames);
     let started = Instant::now();
     loop {
@@ -136,6 +138,8 @@ pub(crate) async fn rewrite(
     records: &[Record],
 ) -> Result<usize, LogError> {
     let Some(last) = reading::last_on(stream, subject).await? else { return Ok(0) };
+    let given = records.last().map_or(0, |r| r.seq);
+    let run = format!("{}-{}", link.node, mnemo_log::system_clock()());
     let originals: BTreeMap<u64, Raw> = reading::read_raw(stream, subject, 1, last.stream_seq)
         .await?
         .into_iter()
@@ -143,6 +147,21 @@ pub(crate) async fn rewrite(
         .collect();
     let redo = redo_subject(subject);
     let replaced = replacements(stream, &redo).await?;
+    // A rewrite made since `records` was read, for a later erasure (its batch is after
+    // them), would be undone by this one: refused, so that the caller reads again.
+    // Batches merely appended since are left as they are, and a replacement already read
+    // (published before the last batch read, or with nothing appended since) is no sign.
+    let found = last.records.last().map_or(0, |r| r.seq);
+    if found > given {
+        let read_end = originals
+            .iter()
+            .find(|(_, raw)| raw.decode().is_ok_and(|m| m.records.iter().any(|r| r.seq == given)))
+            .map(|(seq, _)| *seq);
+        let newer = |s: u64| read_end.is_none_or(|end| s > end);
+        if replaced.latest.values().map(|r| r.stream_seq).chain(replaced.stale.iter().copied()).any(newer) {
+            return Err(LogError::Conflict { expected: given, found });
+        }
+    }
     let positions: BTreeSet<u64> = originals.keys().chain(replaced.latest.keys()).copied().collect();
     let mut changed = 0;
     for position in positions {
@@ -163,9 +182,17 @@ pub(crate) async fn rewrite(
             }
             continue;
         }
+        if position == last.stream_seq {
+            // The last message holds the batch the rewrite was read at: an erasure is
+            // never in the message of what it erases, so this is not a rewrite to make.
+            return Err(LogError::Damaged {
+                after: given,
+                reason: format!("a rewrite would replace the last message of {subject}"),
+            });
+        }
         let frames: Vec<u8> =
             target.iter().flat_map(|r| encode_frame(r.seq, r.system_time, &r.payload)).collect();
-        publish_replacement(link, &redo, position, frames).await?;
+        publish_replacement(link, &redo, (position, &run), frames).await?;
         if let Some(older) = newest {
             erase_message(stream, older.stream_seq).await?;
         }

@@ -106,6 +106,12 @@ pub trait RecordLog: Send + Sync {
     fn follow(&self, after: u64, timeout: Duration) -> Result<Vec<Record>, LogError>;
     /// The last batch queued on this log (0: none).
     fn last_seq(&self) -> u64;
+    /// The last batch this handle queued that may still become durable (queued, or in a
+    /// group being written); 0 when it has none. What a reader of this handle's own
+    /// writes waits for: on a log with one writer every batch is its own.
+    fn own_pending(&self) -> u64 {
+        self.last_seq()
+    }
     /// The log's durable size in bytes, as its backend counts it.
     fn size_bytes(&self) -> u64;
     /// Whether this handle is the log's only writer (the file log, locked by its process),

@@ -155,6 +155,21 @@ impl McpServer {
         Ok(self.runner.run(request).await)
     }
 
+    /// Declares the predicates of `facts` that give a `cardinality` (see
+    /// [`McpServer::declare_if_new`]).
+    async fn declare_all(
+        &self,
+        context: &RequestContext<RoleServer>,
+        facts: &[tools::FactArg],
+    ) -> Result<(), CallToolResult> {
+        for fact in facts {
+            if let Some(cardinality) = fact.cardinality {
+                self.declare_if_new(context, &fact.predicate, cardinality).await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Declares `predicate` with `cardinality` unless it is declared already; a
     /// declaration with the other cardinality is refused (the model said one thing, the
     /// memory holds another: changing it is `define_predicate`'s, on purpose).
@@ -164,15 +179,21 @@ impl McpServer {
         predicate: &str,
         cardinality: tools::Cardinality,
     ) -> Result<(), CallToolResult> {
-        const PREDICATES: &str = "query($namespace: String!) { result: namespace(name: $namespace) { predicates { name cardinality } } }";
+        const PREDICATES: &str = "query($namespace: String!) { result: namespace(name: $namespace) { \
+             predicates { name cardinality valueType description } } }";
         const DEFINE: &str = "mutation($namespace: String!, $name: String!, $cardinality: Cardinality!) { \
              result: definePredicate(namespace: $namespace, name: $name, cardinality: $cardinality) { seq } }";
         let wanted = serde_json::to_value(cardinality).unwrap_or(Value::Null);
         let known = self.run(context, PREDICATES, json!({})).await?.data.into_json().unwrap_or(Value::Null);
+        // A predicate used but never declared is listed as MANY of ANY value with no
+        // description: that is no declaration to keep.
         let declared = known
             .pointer("/result/predicates")
             .and_then(Value::as_array)
             .and_then(|list| list.iter().find(|p| p["name"] == predicate))
+            .filter(|p| {
+                !(p["cardinality"] == "MANY" && p["valueType"] == "ANY" && p["description"].is_null())
+            })
             .map(|p| p["cardinality"].clone());
         match declared {
             Some(c) if c == wanted => Ok(()),

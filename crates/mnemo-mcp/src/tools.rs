@@ -578,6 +578,9 @@ impl McpServer {
             "externalId": args.external_id,
             "importance": args.importance,
         });
+        if let Err(refused) = self.declare_all(&context, args.facts.as_deref().unwrap_or_default()).await {
+            return refused;
+        }
         let vars = json!({ "episode": episode, "entities": args.entities, "facts": args.facts });
         self.call(&context, REMEMBER, vars).await
     }
@@ -639,9 +642,7 @@ impl McpServer {
         Parameters(args): Parameters<AssertFactArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        if let Some(cardinality) = args.cardinality
-            && let Err(refused) = self.declare_if_new(&context, &args.predicate, cardinality).await
-        {
+        if let Err(refused) = self.declare_all(&context, std::slice::from_ref(&args)).await {
             return refused;
         }
         self.call(&context, ASSERT_FACT, json!({ "facts": [variables(&args)] })).await

@@ -297,7 +297,7 @@ async fn run(
     let asked: Vec<&str> =
         [&params.format, &params.output, &params.results].into_iter().filter_map(|f| f.as_deref()).collect();
     let accept = match asked.first() {
-        Some(first) if asked.iter().any(|f| f != first) => {
+        Some(first) if asked.iter().any(|f| !f.eq_ignore_ascii_case(first)) => {
             return Err(bad("`format`, `output` and `results` ask for different formats"));
         }
         Some(first) => Some(accept_of(first)?),
