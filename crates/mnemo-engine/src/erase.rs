@@ -323,10 +323,15 @@ impl Store {
             lock(&self.compacting).insert(ns.clone());
             self.shards.write().unwrap_or_else(PoisonError::into_inner).remove(ns);
         }
+        let heard = read(&shard.index).last_seq().0;
         let done = self.compact_shard(shard);
         let _opening = lock(&self.opening);
         let outcome = match done {
             Ok((reopened, counts)) => {
+                // Batches the namespace opened with that this node's listeners have not
+                // heard (another node's erasure, what came meanwhile): handed to them, as
+                // compacted, before anything newer can be.
+                self.tell_listeners(&reopened, heard);
                 self.retrieval.submit(Job::Rebuild(Arc::clone(&reopened)));
                 self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), reopened);
                 Ok(counts)
@@ -349,6 +354,34 @@ impl Store {
         lock(&self.compacting).remove(ns);
         self.compacted.notify_all();
         outcome
+    }
+
+    /// Hands the listeners the batches of `shard` after `heard` (up to what it applied).
+    fn tell_listeners(&self, shard: &Shard, heard: u64) {
+        let upto = read(&shard.index).last_seq().0;
+        if upto <= heard {
+            return;
+        }
+        let records = match shard.log.read_after(heard) {
+            Ok(records) => records,
+            Err(e) => {
+                tracing::warn!(namespace = %shard.name, error = %e, "subscribers miss the batches of a compaction");
+                return;
+            }
+        };
+        let listeners = read(&self.listeners).clone();
+        for record in records.into_iter().filter(|r| r.seq <= upto) {
+            let Ok(events) = decode(&shard.name, record.seq, &record.payload) else { continue };
+            let batch = crate::CommittedBatch {
+                namespace: shard.name.clone(),
+                seq: Seq(record.seq),
+                system_time: Timestamp::from_micros(record.system_time),
+                events,
+            };
+            for listener in &listeners {
+                listener(&batch);
+            }
+        }
     }
 
     /// The work of [`Store::compact_and_reopen`]: the log rewritten, the derived copies

@@ -266,6 +266,9 @@ fn an_erasure_on_one_node_is_forgotten_by_every_node_and_by_the_stream() {
     a.checkpoint(&people()).unwrap().expect("a checkpoint in the object store");
     // `b` has the namespace open, its state holding the person.
     assert!(story(&b, *points.last().unwrap()).join("\n").contains(NAME));
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&heard);
+    a.on_commit(Arc::new(move |batch| sink.lock().unwrap().push(batch.seq)));
     assert!(!grep(cluster._dir.path(), SECRET).is_empty(), "the test looks in the wrong place");
     let id = person(&b);
     let erased = b
@@ -302,6 +305,8 @@ fn an_erasure_on_one_node_is_forgotten_by_every_node_and_by_the_stream() {
             assert_eq!(story(node, *s), expected, "at {s}");
         }
     }
+    // `a`'s subscribers heard the erasure's batch (from the namespace opened again).
+    assert!(heard.lock().unwrap().contains(&erased.seq), "{:?}", heard.lock().unwrap());
     // Writes go on, on any node.
     let next = a.append(&people(), vec![entity("Carol")]).unwrap();
     assert_eq!(names(&b, &people(), at_seq(next.seq)).iter().filter(|n| *n == "Carol").count(), 1);
