@@ -228,12 +228,6 @@ pub enum EngineError {
         /// The namespace.
         namespace: String,
     },
-    /// This store cannot erase (its log cannot be rewritten).
-    #[error("erasure refused: {reason}")]
-    EraseUnsupported {
-        /// Why.
-        reason: String,
-    },
     /// A change of a batch was refused: which one, and why. The error's field is
     /// relative to the change (`object`, `provenance[0]`), so that a protocol can place it
     /// at its own input's path ([`EngineError::within`]).

@@ -63,8 +63,6 @@ pub mod code {
     /// The record was erased: its content is gone; the error says where it was (batch)
     /// and when it was erased.
     pub const ERASED: &str = "ERASED";
-    /// This store cannot do it (an erasure on a log that cannot be rewritten).
-    pub const UNSUPPORTED: &str = "UNSUPPORTED";
     /// The namespace was dropped after the request pinned its read point.
     pub const NAMESPACE_DROPPED: &str = "NAMESPACE_DROPPED";
     /// `dropNamespace`'s `confirm` is not the namespace's name.
@@ -145,7 +143,6 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::Unavailable { .. } => code::UNAVAILABLE,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
-        EngineError::EraseUnsupported { .. } => code::UNSUPPORTED,
         EngineError::NamespaceDropped { .. } => code::NAMESPACE_DROPPED,
         _ => return None,
     })

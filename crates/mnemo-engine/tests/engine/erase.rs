@@ -313,9 +313,6 @@ fn an_erasure_a_crash_cut_short_is_finished_when_the_store_opens() {
 #[test]
 fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
     let fx = crate::common::Fixture::new();
-    if fx.store.shares_log() {
-        return; // Erasure on a shared log is refused; retention waits for it.
-    }
     let ninety_days = 90 * mnemo_engine::core::DAY_MICROS;
     let policy = mnemo_engine::core::RetentionPolicy { episodes_after_micros: Some(ninety_days) };
     fx.append(vec![Change::ConfigureRetention(policy)]);
@@ -372,9 +369,6 @@ fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
 #[test]
 fn an_export_with_erasures_replays_into_an_identical_log() {
     let fx = crate::common::Fixture::new();
-    if fx.store.shares_log() {
-        return;
-    }
     let said = |text: &str| {
         Change::RecordEpisode(NewEpisode {
             text: text.into(),
