@@ -59,45 +59,76 @@ pub(crate) fn save(
     alone: &VectorIndex,
     context: &VectorIndex,
 ) -> std::io::Result<()> {
+    if mode_tag(mode).is_none() {
+        return Ok(());
+    }
+    mnemo_log::replace_file(path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+        write_to(&mut out, stamp, mode, alone, context)?;
+        out.flush()
+    })
+}
+
+/// The bytes [`save`] writes, for a store that shares them through its log backend;
+/// `None` for [`EmbeddingMode::Off`].
+pub(crate) fn encode(
+    stamp: Stamp,
+    mode: EmbeddingMode,
+    alone: &VectorIndex,
+    context: &VectorIndex,
+) -> std::io::Result<Option<Vec<u8>>> {
+    if mode_tag(mode).is_none() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    write_to(&mut bytes, stamp, mode, alone, context)?;
+    Ok(Some(bytes))
+}
+
+fn write_to(
+    out: &mut impl std::io::Write,
+    stamp: Stamp,
+    mode: EmbeddingMode,
+    alone: &VectorIndex,
+    context: &VectorIndex,
+) -> std::io::Result<()> {
     let Some(tag) = mode_tag(mode) else { return Ok(()) };
     let dim = u32::try_from(alone.dim()).map_err(std::io::Error::other)?;
-    mnemo_log::replace_file(path, |file| {
-        let mut out = Crc {
-            inner: std::io::BufWriter::with_capacity(1 << 20, &mut *file),
-            crc: crc32fast::Hasher::new(),
-        };
-        out.write_all(MAGIC)?;
-        out.write_all(&VERSION.to_le_bytes())?;
-        out.write_all(&stamp.seq.to_le_bytes())?;
-        out.write_all(&stamp.time.to_le_bytes())?;
-        out.write_all(&stamp.first.to_le_bytes())?;
-        out.write_all(&[tag])?;
-        out.write_all(&dim.to_le_bytes())?;
-        for index in [alone, context] {
-            index.live_vectors(|count, vectors| -> std::io::Result<()> {
-                out.write_all(&(count as u64).to_le_bytes())?;
-                for (key, v) in vectors {
-                    out.write_all(&key.to_le_bytes())?;
-                    for x in v {
-                        out.write_all(&x.to_le_bytes())?;
-                    }
+    let mut out = Crc { inner: out, crc: crc32fast::Hasher::new() };
+    out.write_all(MAGIC)?;
+    out.write_all(&VERSION.to_le_bytes())?;
+    out.write_all(&stamp.seq.to_le_bytes())?;
+    out.write_all(&stamp.time.to_le_bytes())?;
+    out.write_all(&stamp.first.to_le_bytes())?;
+    out.write_all(&[tag])?;
+    out.write_all(&dim.to_le_bytes())?;
+    for index in [alone, context] {
+        index.live_vectors(|count, vectors| -> std::io::Result<()> {
+            out.write_all(&(count as u64).to_le_bytes())?;
+            for (key, v) in vectors {
+                out.write_all(&key.to_le_bytes())?;
+                for x in v {
+                    out.write_all(&x.to_le_bytes())?;
                 }
-                Ok(())
-            })?;
-        }
-        let crc = out.crc.finalize();
-        let file = out.inner.into_inner().map_err(|e| e.into_error())?;
-        file.write_all(&crc.to_le_bytes())
-    })
+            }
+            Ok(())
+        })?;
+    }
+    let crc = out.crc.finalize();
+    out.inner.write_all(&crc.to_le_bytes())
 }
 
 /// The vectors saved at `path`, `Ok(None)` if there is no file, or why it cannot be used.
 pub(crate) fn load(path: &Path, config: HnswConfig) -> Result<Option<Saved>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
+    match std::fs::read(path) {
+        Ok(bytes) => decode(&bytes, config).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The vectors `bytes` hold (as [`save`] writes them), or why they cannot be used.
+pub(crate) fn decode(bytes: &[u8], config: HnswConfig) -> Result<Saved, String> {
     let Some(body_len) = bytes.len().checked_sub(4).filter(|n| *n >= HEADER_LEN) else {
         return Err("too short".into());
     };
@@ -141,7 +172,7 @@ pub(crate) fn load(path: &Path, config: HnswConfig) -> Result<Option<Saved>, Str
     if !r.bytes.is_empty() {
         return Err("bytes after the vectors".into());
     }
-    Ok(Some(Saved { stamp, mode, alone, context }))
+    Ok(Saved { stamp, mode, alone, context })
 }
 
 /// The batch the file at `path` says its vectors hold, from its header alone (for

@@ -300,7 +300,7 @@ impl Store {
             log,
             writer: Mutex::new(Writer::after(&index)),
             index: RwLock::new(index),
-            search: SearchIndex::open(search_dir.as_deref())?,
+            search: SearchIndex::open(search_dir.as_deref())?.sharing(&self.backend),
             pending: Mutex::default(),
             applied: Condvar::new(),
             segmenting: Mutex::new(()),
@@ -398,6 +398,10 @@ impl Store {
             return Ok(shard);
         }
         let shard = Arc::new(self.open_shard(ns)?);
+        // Indexed as an opened one is: its vectors are then whole from the start (and
+        // saved with its checkpoints), and on a shared log what another node wrote
+        // meanwhile is indexed too.
+        self.retrieval.submit(Job::Rebuild(Arc::clone(&shard)));
         self.shards.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), Arc::clone(&shard));
         self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
         lock(&self.dropped).remove(ns);

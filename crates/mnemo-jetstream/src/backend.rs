@@ -19,7 +19,7 @@ use crate::reading::unavailable;
 use crate::rewrite;
 use crate::subjects::{namespace_of, shard_of, stream_name, subject_of};
 
-/// The object store bucket that keeps checkpoints.
+/// The object store bucket that keeps checkpoints, and the search vectors beside them.
 pub const CHECKPOINT_BUCKET: &str = "mnemo-checkpoints";
 
 /// How long `init` waits for a cluster that just started to elect its leaders.
@@ -88,7 +88,10 @@ impl JetStreamBackend {
             if context.get_object_store(CHECKPOINT_BUCKET).await.is_err() {
                 let bucket = object_store::Config {
                     bucket: CHECKPOINT_BUCKET.into(),
-                    description: Some("Mnemo checkpoints (derived: deleting them changes no answer)".into()),
+                    description: Some(
+                        "Mnemo checkpoints and search vectors (derived: deleting them changes no answer)"
+                            .into(),
+                    ),
                     storage: stream::StorageType::File,
                     num_replicas: replicas,
                     ..Default::default()
@@ -234,6 +237,60 @@ impl JetStreamBackend {
     }
 }
 
+/// The object holding a namespace's shared search vectors, beside its checkpoint (a
+/// namespace's name has no '/').
+fn vectors_object(name: &str) -> String {
+    format!("{name}/vectors")
+}
+
+/// Objects in the checkpoint store: checkpoints and the search vectors beside them.
+impl JetStreamBackend {
+    fn load_object(&self, name: String, doing: &'static str) -> Result<Option<Vec<u8>>, LogError> {
+        let store = self.checkpoints.clone();
+        self.link.bridge.run(async move {
+            let mut object = match store.get(&name).await {
+                Ok(object) => object,
+                Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unavailable(doing, e)),
+            };
+            let mut bytes = Vec::new();
+            object.read_to_end(&mut bytes).await.map_err(|e| unavailable(doing, e))?;
+            Ok(Some(bytes))
+        })?
+    }
+
+    fn save_object(&self, name: String, blob: &[u8], doing: &'static str) -> Result<(), LogError> {
+        let (store, blob) = (self.checkpoints.clone(), blob.to_vec());
+        self.link.bridge.run(async move {
+            let mut reader = std::io::Cursor::new(blob);
+            store.put(name.as_str(), &mut reader).await.map(|_| ()).map_err(|e| unavailable(doing, e))
+        })?
+    }
+
+    /// Securely deletes an object's chunks, then the object.
+    fn erase_object(&self, name: String) -> Result<(), LogError> {
+        let (store, context) = (self.checkpoints.clone(), self.link.context.clone());
+        self.link.bridge.run(async move {
+            let info = match store.info(&name).await {
+                Ok(info) => info,
+                Err(e) if e.kind() == object_store::InfoErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(unavailable("finding a checkpoint", e)),
+            };
+            let stream = context
+                .get_stream(format!("OBJ_{CHECKPOINT_BUCKET}"))
+                .await
+                .map_err(|e| unavailable("the checkpoint store", e))?;
+            let chunks = format!("$O.{CHECKPOINT_BUCKET}.C.{}", info.nuid);
+            rewrite::erase_subject(&stream, &chunks).await?;
+            match store.delete(&name).await {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == object_store::DeleteErrorKind::NotFound => Ok(()),
+                Err(e) => Err(unavailable("removing a checkpoint", e)),
+            }
+        })?
+    }
+}
+
 impl LogBackend for JetStreamBackend {
     fn list(&self) -> Result<Vec<String>, LogError> {
         let streams = self.streams.clone();
@@ -300,30 +357,26 @@ impl LogBackend for JetStreamBackend {
 
     fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         validate_name(name)?;
-        let (store, name) = (self.checkpoints.clone(), name.to_owned());
-        self.link.bridge.run(async move {
-            let mut object = match store.get(&name).await {
-                Ok(object) => object,
-                Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(unavailable("loading a checkpoint", e)),
-            };
-            let mut bytes = Vec::new();
-            object.read_to_end(&mut bytes).await.map_err(|e| unavailable("loading a checkpoint", e))?;
-            Ok(Some(bytes))
-        })?
+        self.load_object(name.to_owned(), "loading a checkpoint")
     }
 
     fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         validate_name(name)?;
-        let (store, name, blob) = (self.checkpoints.clone(), name.to_owned(), blob.to_vec());
-        self.link.bridge.run(async move {
-            let mut reader = std::io::Cursor::new(blob);
-            store
-                .put(name.as_str(), &mut reader)
-                .await
-                .map(|_| ())
-                .map_err(|e| unavailable("saving a checkpoint", e))
-        })?
+        self.save_object(name.to_owned(), blob, "saving a checkpoint")
+    }
+
+    fn keeps_vectors(&self) -> bool {
+        true
+    }
+
+    fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        validate_name(name)?;
+        self.load_object(vectors_object(name), "loading search vectors")
+    }
+
+    fn save_vectors(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
+        validate_name(name)?;
+        self.save_object(vectors_object(name), blob, "saving search vectors")
     }
 
     fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
@@ -351,29 +404,15 @@ impl LogBackend for JetStreamBackend {
         self.remove_checkpoint(name)
     }
 
-    /// Securely deletes the checkpoint's chunks, then the object: an erasure's content
-    /// must not stay in the store's blocks, as a plain delete (a purge) may leave it.
+    /// Securely deletes the chunks of the checkpoint and of the vectors beside it, then
+    /// the objects: an erasure's content must not stay in the store's blocks, as a plain
+    /// delete (a purge) may leave it.
     fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
         validate_name(name)?;
-        let (store, context, name) = (self.checkpoints.clone(), self.link.context.clone(), name.to_owned());
-        self.link.bridge.run(async move {
-            let info = match store.info(&name).await {
-                Ok(info) => info,
-                Err(e) if e.kind() == object_store::InfoErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(unavailable("finding a checkpoint", e)),
-            };
-            let stream = context
-                .get_stream(format!("OBJ_{CHECKPOINT_BUCKET}"))
-                .await
-                .map_err(|e| unavailable("the checkpoint store", e))?;
-            let chunks = format!("$O.{CHECKPOINT_BUCKET}.C.{}", info.nuid);
-            rewrite::erase_subject(&stream, &chunks).await?;
-            match store.delete(&name).await {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == object_store::DeleteErrorKind::NotFound => Ok(()),
-                Err(e) => Err(unavailable("removing a checkpoint", e)),
-            }
-        })?
+        for object in [name.to_owned(), vectors_object(name)] {
+            self.erase_object(object)?;
+        }
+        Ok(())
     }
 
     fn watch(&self, news: Arc<dyn Fn(&str) + Send + Sync>) {

@@ -88,6 +88,13 @@ fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogEr
     let blob: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     node.save_checkpoint("damaged", &blob)?;
     assert_eq!(node.load_checkpoint("damaged")?.as_deref(), Some(blob.as_slice()));
+    // Search vectors are kept beside it, under their own name.
+    assert!(node.keeps_vectors());
+    assert_eq!(node.load_vectors("damaged")?, None);
+    let vectors: Vec<u8> = blob.iter().rev().copied().collect();
+    node.save_vectors("damaged", &vectors)?;
+    assert_eq!(node.load_vectors("damaged")?.as_deref(), Some(vectors.as_slice()));
+    assert_eq!(node.load_checkpoint("damaged")?.as_deref(), Some(blob.as_slice()));
     Ok(())
 }
 
@@ -162,6 +169,8 @@ fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(
     assert_eq!(before.len(), 8);
     let blob = format!("checkpoint naming {}", secret(2)).repeat(20_000).into_bytes();
     a.save_checkpoint("erase.me", &blob)?;
+    let vectors = format!("vectors of {}", secret(6)).repeat(20_000).into_bytes();
+    a.save_vectors("erase.me", &vectors)?;
     assert!(!files_holding(dir.path(), secret(2).as_bytes()).is_empty(), "the test looks in the wrong place");
 
     let scrubbed = |records: &[mnemo_log::Record], which: &[u64]| {
@@ -177,6 +186,7 @@ fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(
     a.rewrite("erase.me", &wanted)?;
     a.remove_checkpoint("erase.me")?;
     assert_eq!(a.load_checkpoint("erase.me")?, None);
+    assert_eq!(a.load_vectors("erase.me")?, None, "the vectors beside it go too");
     let b = JetStreamBackend::connect(&config(&servers, 1))?;
     let (log_b, recovery) = b.open("erase.me", clock())?;
     assert_eq!(recovery.records, wanted, "read back through the replacements");

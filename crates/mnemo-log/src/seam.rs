@@ -12,7 +12,7 @@
 //!   silently ordered after a batch it did not validate against.
 //! - Records come back exactly as appended, numbered 1, 2, … with strictly increasing
 //!   system times; a submitted batch is acknowledged only once `wait` returns `Ok`.
-//! - Checkpoints are derived: a backend may lose one (loading returns `None`), never hand
+//! - Checkpoints (and shared search vectors) are derived: a backend may lose one (loading returns `None`), never hand
 //!   back another log's or a torn one as valid bytes.
 
 use std::path::PathBuf;
@@ -84,10 +84,27 @@ pub trait LogBackend: Send + Sync {
         let _ = name;
         Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this log cannot be removed").into())
     }
-    /// Removes the checkpoint of `name`, if it has one.
+    /// Removes the checkpoint of `name`, if it has one, and the vectors kept beside it.
     fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
         let _ = name;
         Ok(())
+    }
+    /// Whether it keeps a namespace's saved search vectors for every store over it to
+    /// load ([`LogBackend::save_vectors`]): a backend whose logs only one store reads
+    /// keeps none (that store saves them beside its own indexes).
+    fn keeps_vectors(&self) -> bool {
+        false
+    }
+    /// The newest search vectors saved for `name`, if any (derived like a checkpoint).
+    fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        let _ = name;
+        Ok(None)
+    }
+    /// Saves `blob` as the search vectors of `name`, whole or not at all; an error of kind
+    /// `Unsupported` from a backend that keeps none.
+    fn save_vectors(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
+        let _ = (name, blob);
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this store keeps no shared vectors").into())
     }
 }
 

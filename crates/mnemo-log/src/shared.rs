@@ -24,6 +24,7 @@ pub struct SharedBackend {
 struct Inner {
     logs: Mutex<BTreeMap<String, Arc<Shared>>>,
     checkpoints: Mutex<BTreeMap<String, Vec<u8>>>,
+    vectors: Mutex<BTreeMap<String, Vec<u8>>>,
 }
 
 /// One log: its records, and foreign appends still to make before the next submits.
@@ -122,6 +123,25 @@ impl LogBackend for SharedBackend {
 
     fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         lock(&self.inner.checkpoints).insert(name.to_owned(), blob.to_vec());
+        Ok(())
+    }
+
+    fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
+        lock(&self.inner.checkpoints).remove(name);
+        lock(&self.inner.vectors).remove(name);
+        Ok(())
+    }
+
+    fn keeps_vectors(&self) -> bool {
+        true
+    }
+
+    fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(lock(&self.inner.vectors).get(name).cloned())
+    }
+
+    fn save_vectors(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
+        lock(&self.inner.vectors).insert(name.to_owned(), blob.to_vec());
         Ok(())
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use mnemo_core::{EmbeddingMode, EpisodeId, RecordRef, Seq};
 use mnemo_index::NamespaceIndex;
+use mnemo_log::LogBackend;
 use mnemo_search::{TextIndex, VectorIndex};
 
 use crate::error::EngineError;
@@ -77,6 +78,11 @@ pub(crate) struct SearchIndex {
     pub(crate) dir: Option<std::path::PathBuf>,
     /// The batch of the vectors last saved there.
     pub(crate) vectors_saved: Mutex<u64>,
+    /// The log backend that keeps vectors for every store over it (a cluster's), so
+    /// that a node opening the namespace embeds only what they lack.
+    pub(crate) shared: Option<Arc<dyn LogBackend>>,
+    /// The batch of the vectors last saved there, or loaded from there.
+    pub(crate) vectors_shared: Mutex<u64>,
 }
 
 impl SearchIndex {
@@ -131,19 +137,32 @@ impl SearchIndex {
             stamp: None,
             dir: None,
             vectors_saved: Mutex::new(0),
+            shared: None,
+            vectors_shared: Mutex::new(0),
         }
+    }
+
+    /// The same, saving and loading its vectors through `backend` too when it keeps
+    /// them for every store over it.
+    pub(crate) fn sharing(mut self, backend: &Arc<dyn LogBackend>) -> Self {
+        self.shared = backend.keeps_vectors().then(|| Arc::clone(backend));
+        self
     }
 
     pub(crate) fn vectors_path(&self) -> Option<std::path::PathBuf> {
         self.dir.as_ref().map(|d| d.join("vectors"))
     }
 
-    /// Saves the vectors beside the persistent text indexes if they hold batches the
-    /// saved ones lack, so that reopening does not embed everything again. `index` is the
-    /// namespace's state (for the batches' times). A failure is logged: the file is
-    /// never needed.
+    /// Saves the vectors beside the persistent text indexes, and through the log backend
+    /// that shares them, where they hold batches the saved ones lack, so that opening the
+    /// namespace again (or on another node) does not embed everything again. `index` is
+    /// the namespace's state (for the batches' times). A failure is logged: the vectors
+    /// are never needed.
     pub(crate) fn save_vectors(&self, namespace: &mnemo_core::Namespace, index: &NamespaceIndex) {
-        let Some(path) = self.vectors_path() else { return };
+        let path = self.vectors_path();
+        if path.is_none() && self.shared.is_none() {
+            return;
+        }
         // The vectors may hold texts of a batch after `upto` that the indexer is adding
         // now: reopening indexes the batches after `upto` again, which puts the same
         // vectors under the same keys.
@@ -152,14 +171,33 @@ impl SearchIndex {
             (progress.vectors_upto, self.vectors())
         };
         let (Some(upto), Some(vectors)) = (upto, vectors) else { return };
-        let mut saved = lock(&self.vectors_saved);
-        if upto <= *saved || Seq(upto) > index.last_seq() {
+        if Seq(upto) > index.last_seq() {
             return;
         }
         let stamp = Stamp::of(index, Seq(upto));
-        match crate::saved_vectors::save(&path, stamp, vectors.mode, &vectors.alone, &vectors.context) {
-            Ok(()) => *saved = upto,
-            Err(e) => tracing::warn!(namespace = %namespace, error = %e, "search vectors not saved"),
+        let warn = |e: &dyn std::fmt::Display| {
+            tracing::warn!(namespace = %namespace, error = %e, "search vectors not saved");
+        };
+        let mut saved = lock(&self.vectors_saved);
+        if let Some(path) = path.filter(|_| upto > *saved) {
+            match crate::saved_vectors::save(&path, stamp, vectors.mode, &vectors.alone, &vectors.context) {
+                Ok(()) => *saved = upto,
+                Err(e) => warn(&e),
+            }
+        }
+        drop(saved);
+        let mut shared = lock(&self.vectors_shared);
+        if let Some(backend) = self.shared.as_ref().filter(|_| upto > *shared) {
+            let sent = crate::saved_vectors::encode(stamp, vectors.mode, &vectors.alone, &vectors.context)
+                .map_err(mnemo_log::LogError::Io)
+                .and_then(|bytes| match bytes {
+                    Some(bytes) => backend.save_vectors(namespace.as_str(), &bytes),
+                    None => Ok(()),
+                });
+            match sent {
+                Ok(()) => *shared = upto,
+                Err(e) => warn(&e),
+            }
         }
     }
 

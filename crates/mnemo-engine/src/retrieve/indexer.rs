@@ -236,6 +236,12 @@ impl Indexer {
         docs.full = true;
         let mode = index.embedding_mode();
         drop(index);
+        if vectors_only.is_none() {
+            docs = match self.index_on_shared_vectors(shard, docs, upto) {
+                None => return,
+                Some(docs) => docs,
+            };
+        }
         let upto = vectors_only.map_or(upto, |text_upto| text_upto.min(upto));
         self.write_docs(shard, docs, mode, upto, upto);
     }
@@ -255,42 +261,17 @@ impl Indexer {
             return false;
         }
         // The log is read again only for batches the index lacks (none after a clean stop).
-        let mut tail = Vec::new();
-        if stamp.seq < upto.0 {
-            let Ok(records) = shard.log.read_after(0) else { return false };
-            for r in records.into_iter().filter(|r| r.seq > stamp.seq && r.seq <= upto.0) {
-                match crate::codec::decode(&shard.name, r.seq, &r.payload) {
-                    Ok(events) => tail.push(events),
-                    Err(_) => return false,
-                }
-            }
-        }
+        let Some(tail) = batches_after(shard, stamp.seq, upto) else { return false };
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         // Each commit is stamped with the batch it covers, so the index holds no document
         // of a later batch: these are added as the live indexer adds them.
-        let mut docs = Docs::default();
-        {
-            let mut previous = lock(&search.previous);
-            previous.clear();
-            // The text of each thread's latest episode as of the stamp, as the indexer
-            // had it then.
-            let mut before = Docs::default();
-            let tz = index.config().time_zone;
-            for (seq, e) in index.all_episodes() {
-                if seq.0 <= stamp.seq {
-                    before.episode(&mut previous, e, &tz);
-                }
-            }
-            for event in tail.iter().flatten() {
-                docs.of_event(&index, &mut previous, event);
-            }
-        }
+        let docs = docs_after(&index, &mut lock(&search.previous), stamp.seq, &tail);
         let mode = index.embedding_mode();
         drop(index);
         tracing::info!(namespace = %shard.name, from = stamp.seq, to = upto.0, "search index caught up from disk");
         if mode == EmbeddingMode::Off {
             self.write_docs(shard, docs, mode, upto, upto);
-        } else if let Some(vectors) = self.saved_vectors(shard, stamp, mode) {
+        } else if let Some((_, vectors)) = self.saved_vectors(shard, stamp.seq, mode, &tail) {
             // The saved vectors hold the texts up to the stamp: the tail is embedded as
             // the live indexer embeds it, and search answers (by exact scan) before any
             // HNSW graph is built.
@@ -307,35 +288,105 @@ impl Indexer {
         true
     }
 
-    /// The vectors saved beside the text indexes, if they hold at least the batches of
-    /// the text indexes' `stamp`, of this log, in `mode` and of the embedder's length.
+    /// The vectors saved beside the text indexes, or else those the log backend shares,
+    /// if they hold at least the batches up to `at_least`, of this log, in `mode`, of
+    /// the embedder's length, and nothing since them (in `tail`, the batches after some
+    /// batch up to theirs, up to the namespace's last) changed what is embedded or erased
+    /// what they hold. With the batch they hold.
     pub(crate) fn saved_vectors(
         &self,
         shard: &Shard,
-        stamp: Stamp,
+        at_least: u64,
         mode: EmbeddingMode,
-    ) -> Option<Arc<Vectors>> {
-        let path = shard.search.vectors_path()?;
-        let saved = match crate::saved_vectors::load(&path, self.options.hnsw) {
-            Ok(saved) => saved?,
-            Err(why) => {
-                tracing::warn!(namespace = %shard.name, reason = %why, "saved search vectors ignored; embedding again");
+        tail: &[(Seq, Vec<Event>)],
+    ) -> Option<(u64, Arc<Vectors>)> {
+        let local = shard.search.vectors_path().and_then(|path| {
+            crate::saved_vectors::load(&path, self.options.hnsw).unwrap_or_else(|why| {
+                tracing::warn!(namespace = %shard.name, reason = %why, "saved search vectors ignored");
+                None
+            })
+        });
+        if let Some(found) = local.and_then(|saved| self.usable(shard, saved, at_least, mode, tail)) {
+            *lock(&shard.search.vectors_saved) = found.0;
+            return Some(found);
+        }
+        let backend = shard.search.shared.as_ref()?;
+        let shared = match backend.load_vectors(shard.name.as_str()) {
+            Ok(bytes) => bytes?,
+            Err(e) => {
+                tracing::warn!(namespace = %shard.name, error = %e, "shared search vectors unreadable; embedding again");
                 return None;
             }
         };
-        let fits = saved.stamp.seq >= stamp.seq
-            && saved.stamp.fits(&shard.index.read().unwrap_or_else(PoisonError::into_inner));
+        let saved = match crate::saved_vectors::decode(&shared, self.options.hnsw) {
+            Ok(saved) => saved,
+            Err(why) => {
+                tracing::warn!(namespace = %shard.name, reason = %why, "shared search vectors ignored; embedding again");
+                return None;
+            }
+        };
+        let found = self.usable(shard, saved, at_least, mode, tail)?;
+        *lock(&shard.search.vectors_shared) = found.0;
+        tracing::info!(namespace = %shard.name, batch = found.0, "search vectors loaded from the shared store");
+        Some(found)
+    }
+
+    fn usable(
+        &self,
+        shard: &Shard,
+        saved: crate::saved_vectors::Saved,
+        at_least: u64,
+        mode: EmbeddingMode,
+        tail: &[(Seq, Vec<Event>)],
+    ) -> Option<(u64, Arc<Vectors>)> {
+        let held = saved.stamp.seq;
+        let fits = {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            // An erasure after them leaves them holding what it erased.
+            let erased_since = index.erasures().iter().any(|e| e.seq.0 > held);
+            held >= at_least && saved.stamp.fits(&index) && !erased_since
+        };
         let dim = match mode {
             EmbeddingMode::Builtin => self.embedder()?.ok()?.dim(),
             EmbeddingMode::Client { dim } => dim as usize,
             EmbeddingMode::Off => return None,
         };
-        if !fits || saved.mode != mode || saved.alone.dim() != dim || saved.context.dim() != dim {
-            tracing::info!(namespace = %shard.name, batch = saved.stamp.seq, "saved search vectors are of other settings or batches; embedding again");
+        let reembeds = tail.iter().any(|(seq, events)| seq.0 > held && reembeds(events));
+        if !fits || reembeds || saved.mode != mode || saved.alone.dim() != dim || saved.context.dim() != dim {
+            tracing::info!(namespace = %shard.name, batch = held, "saved search vectors are of other settings or batches; embedding again");
             return None;
         }
-        *lock(&shard.search.vectors_saved) = saved.stamp.seq;
-        Some(Arc::new(Vectors { mode, alone: saved.alone, context: saved.context }))
+        Some((held, Arc::new(Vectors { mode, alone: saved.alone, context: saved.context })))
+    }
+
+    /// Builds the indexes of a namespace whose text indexes start empty from the vectors
+    /// another node shared: the text of everything, those vectors, and the vectors of the
+    /// batches after theirs; `docs` back (nothing done) when there are none to use.
+    pub(crate) fn index_on_shared_vectors(&self, shard: &Shard, docs: Docs, upto: Seq) -> Option<Docs> {
+        let mode = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_mode();
+        if shard.search.shared.is_none() || mode != EmbeddingMode::Builtin {
+            return Some(docs);
+        }
+        // Which batches the shared vectors hold is known only once they are read: the
+        // tail is read from the log after that.
+        let Some((held, vectors)) = self.saved_vectors(shard, 0, mode, &[]) else { return Some(docs) };
+        let Some(tail) = batches_after(shard, held, upto) else { return Some(docs) };
+        if tail.iter().any(|(_, events)| reembeds(events)) {
+            return Some(docs);
+        }
+        let mut later = {
+            let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
+            docs_after(&index, &mut HashMap::new(), held, &tail)
+        };
+        later.vectors_only = true;
+        // Text first (not yet marked searchable), then the shared vectors and the later ones.
+        self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
+        *shard.search.vectors.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&vectors));
+        lock(&shard.search.progress).vectors_upto = Some(held);
+        self.write_docs(shard, later, mode, upto, upto);
+        vectors.alone.build_if_large();
+        vectors.context.build_if_large();
+        None
     }
 
     pub(crate) fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
@@ -348,14 +399,7 @@ impl Indexer {
         // What is embedded changed: the vectors are rebuilt as the new settings say, so
         // that they hold what a rebuild from the log would (derived state never depends
         // on when it was built).
-        let reembed = batches.iter().flat_map(|(_, events)| events).any(|e| {
-            matches!(
-                e,
-                Event::EmbeddingConfigured(_)
-                    | Event::EmbeddingPolicySet(_)
-                    | Event::PredicateEmbedding { .. }
-            )
-        });
+        let reembed = batches.iter().any(|(_, events)| reembeds(events));
         let index = shard.index.read().unwrap_or_else(PoisonError::into_inner);
         let mut docs = Docs::default();
         {
@@ -523,4 +567,54 @@ impl Indexer {
             }
         }
     }
+}
+
+/// Whether a batch's events change what is embedded (then every vector is made again).
+fn reembeds(events: &[Event]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            e,
+            Event::EmbeddingConfigured(_) | Event::EmbeddingPolicySet(_) | Event::PredicateEmbedding { .. }
+        )
+    })
+}
+
+/// The batches after `from` up to `upto`, decoded from the namespace's log; `None` when
+/// it cannot be read.
+fn batches_after(shard: &Shard, from: u64, upto: Seq) -> Option<Vec<(Seq, Vec<Event>)>> {
+    if from >= upto.0 {
+        return Some(Vec::new());
+    }
+    let records = shard.log.read_after(from).ok()?;
+    records
+        .into_iter()
+        .filter(|r| r.seq > from && r.seq <= upto.0)
+        .map(|r| crate::codec::decode(&shard.name, r.seq, &r.payload).ok().map(|events| (Seq(r.seq), events)))
+        .collect()
+}
+
+/// The documents of `batches` (those after batch `from`) as the live indexer made them:
+/// `previous` is set to each thread's latest episode as of `from` first, and left as
+/// `batches` leave it.
+fn docs_after(
+    index: &mnemo_index::NamespaceIndex,
+    previous: &mut HashMap<String, crate::retrieve::index::Latest>,
+    from: u64,
+    batches: &[(Seq, Vec<Event>)],
+) -> Docs {
+    previous.clear();
+    let mut before = Docs::default();
+    let tz = index.config().time_zone;
+    for (seq, e) in index.all_episodes() {
+        if seq.0 <= from {
+            before.episode(previous, e, &tz);
+        }
+    }
+    let mut docs = Docs::default();
+    for (_, events) in batches {
+        for event in events {
+            docs.of_event(index, previous, event);
+        }
+    }
+    docs
 }

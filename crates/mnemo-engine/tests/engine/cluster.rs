@@ -15,7 +15,7 @@ use mnemo_engine::{
 use mnemo_jetstream::servers::NatsServers;
 use mnemo_jetstream::{ClusterConfig, JetStreamBackend};
 
-struct Cluster {
+pub struct Cluster {
     _dir: tempfile::TempDir,
     _servers: NatsServers,
     config: ClusterConfig,
@@ -23,7 +23,7 @@ struct Cluster {
 
 impl Cluster {
     /// `None` (the test skips, saying why) where nats-server cannot be had.
-    fn start() -> Option<Cluster> {
+    pub fn start() -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
         let servers = mnemo_jetstream::servers::start_for_tests(1, dir.path())?;
         let config =
@@ -32,9 +32,14 @@ impl Cluster {
         Some(Cluster { _dir: dir, _servers: servers, config })
     }
 
+    /// A connection of its own.
+    pub fn backend(&self) -> Arc<dyn LogBackend> {
+        Arc::new(JetStreamBackend::connect(&self.config).unwrap())
+    }
+
     /// A node: its own connection and store.
     fn node(&self) -> Arc<Store> {
-        let backend: Arc<dyn LogBackend> = Arc::new(JetStreamBackend::connect(&self.config).unwrap());
+        let backend = self.backend();
         let store = Arc::new(Store::with_backend(backend, system_clock(), StoreOptions::default()).unwrap());
         store.follow_others();
         store

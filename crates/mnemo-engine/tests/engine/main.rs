@@ -12,3 +12,4 @@ mod engine_api;
 mod erase;
 mod model;
 mod progress;
+mod shared_vectors;
