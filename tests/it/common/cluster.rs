@@ -160,7 +160,8 @@ pub fn write(addr: SocketAddr, ns: &str, id: &str, who: &str) -> Outcome {
             let code =
                 answer.pointer("/errors/0/extensions/code").and_then(Value::as_str).unwrap_or("").to_owned();
             match code.as_str() {
-                "WRITE_CONFLICT" | "LIMIT_EXCEEDED" => Outcome::Refused(code),
+                // A duplicate: an earlier attempt with this id, unanswered, landed.
+                "WRITE_CONFLICT" | "LIMIT_EXCEEDED" | "DUPLICATE_EXTERNAL_ID" => Outcome::Refused(code),
                 "UNAVAILABLE" => Outcome::Unsure(code),
                 _ => panic!("write {id} on {addr}: {answer}"),
             }
