@@ -410,6 +410,26 @@ impl Endpoints {
         (started - ended) as u64
     }
 
+    /// The endpoints of each key's stretches joined where they touch or overlap: how many
+    /// keys have a stretch containing an instant (as [`count_at_points`] counts them).
+    pub fn of_unions<K: Ord>(stretches: impl IntoIterator<Item = (K, Interval)>) -> Self {
+        let mut by_key: BTreeMap<K, Vec<Interval>> = BTreeMap::new();
+        for (k, i) in stretches {
+            by_key.entry(k).or_default().push(i);
+        }
+        Endpoints::new(by_key.into_values().flat_map(union))
+    }
+
+    /// These endpoints less those of `removed` and with those of `added` (as multisets):
+    /// the sweep of a set of intervals after some of them changed, in one pass over the
+    /// sorted lists. `None` when `removed` holds an endpoint these do not.
+    pub fn changed(&self, removed: &Endpoints, added: &Endpoints) -> Option<Endpoints> {
+        Some(Endpoints {
+            starts: change_sorted(&self.starts, &removed.starts, &added.starts)?,
+            ends: change_sorted(&self.ends, &removed.ends, &added.ends)?,
+        })
+    }
+
     /// How many intervals there are.
     pub fn len(&self) -> usize {
         self.starts.len()
@@ -424,6 +444,35 @@ impl Endpoints {
     pub fn heap_bytes(&self) -> usize {
         (self.starts.capacity() + self.ends.capacity()) * std::mem::size_of::<Timestamp>()
     }
+}
+
+/// The sorted `base` less the sorted `removed` and merged with the sorted `added`, each
+/// element counted as often as it occurs; `None` when `removed` is not within `base`.
+fn change_sorted(base: &[Timestamp], removed: &[Timestamp], added: &[Timestamp]) -> Option<Vec<Timestamp>> {
+    let mut out = Vec::with_capacity((base.len() + added.len()).saturating_sub(removed.len()));
+    let mut gone = removed.iter().peekable();
+    let mut new = added.iter().peekable();
+    for &b in base {
+        while let Some(&&a) = new.peek() {
+            if a > b {
+                break;
+            }
+            out.push(a);
+            new.next();
+        }
+        match gone.peek() {
+            Some(&&r) if r == b => {
+                gone.next();
+            }
+            Some(&&r) if r < b => return None,
+            _ => out.push(b),
+        }
+    }
+    if gone.next().is_some() {
+        return None;
+    }
+    out.extend(new);
+    Some(out)
 }
 
 /// For each point, how many of `stretches` contain it, counting each key once
@@ -500,6 +549,45 @@ mod tests {
 
     fn i(a: i64, b: Option<i64>) -> Interval {
         Interval::new("i", Timestamp::from_micros(a), b.map(Timestamp::from_micros)).unwrap()
+    }
+
+    #[test]
+    fn changed_endpoints_equal_those_of_the_changed_intervals() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for _ in 0..200 {
+            let mut all: Vec<Interval> = (0..next(40))
+                .map(|_| {
+                    let a = next(20) as i64;
+                    i(a, (next(3) > 0).then(|| a + 1 + next(10) as i64))
+                })
+                .collect();
+            let before = Endpoints::new(all.clone());
+            let mut removed = Vec::new();
+            for _ in 0..next(5) {
+                if !all.is_empty() {
+                    removed.push(all.remove(next(all.len() as u64) as usize));
+                }
+            }
+            let added: Vec<Interval> = (0..next(5)).map(|_| i(next(25) as i64, None)).collect();
+            all.extend(added.clone());
+            let changed = before.changed(&Endpoints::new(removed), &Endpoints::new(added)).unwrap();
+            assert_eq!(changed, Endpoints::new(all));
+        }
+        // Per key, joined: as `count_at_points` counts.
+        let keyed: Vec<(u8, Interval)> =
+            (0..60).map(|_| (next(6) as u8, i(next(20) as i64, (next(2) == 0).then_some(25)))).collect();
+        let points: Vec<Timestamp> = (0..26).map(Timestamp::from_micros).collect();
+        let unions = Endpoints::of_unions(keyed.clone());
+        let counted: Vec<u64> = points.iter().map(|p| unions.count_at(*p)).collect();
+        assert_eq!(counted, count_at_points(keyed, &points));
+        // Removing what is not there is refused.
+        let one = Endpoints::new([i(5, Some(9))]);
+        assert_eq!(one.changed(&Endpoints::new([i(4, None)]), &Endpoints::default()), None);
+        assert_eq!(one.changed(&Endpoints::new([i(5, Some(10))]), &Endpoints::default()), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::limits::MAX_PAGE;
 use crate::limits::MAX_TOP;
 use crate::read_point::{Answer, ReadAt};
 use crate::store::Store;
+use crate::sweeps::What;
 
 /// Points of a series and its groups.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +91,20 @@ impl Store {
         at: ReadAt,
     ) -> Result<Answer<Series>, EngineError> {
         let points = step.points("step", from, to, &self.time_zone(ns))?;
+        if value.is_none() && !by_value {
+            // Subjects in force at each step, from the sweep kept (or carried forward) for S.
+            let shard = self.shard(ns)?;
+            return self.read_at(ns, at, move |index, view| {
+                let counts = match &shard {
+                    Some(shard) => {
+                        let sweep = shard.sweeps.get(index, What::Subjects(predicate), view);
+                        points.iter().map(|p| sweep.count_at(*p)).collect()
+                    }
+                    None => vec![0; points.len()],
+                };
+                Series { groups: vec![mnemo_core::SeriesGroup { value: None, counts }], points }
+            });
+        }
         self.read_at(ns, at, move |index, view| {
             let groups = index.in_force_series(predicate, value, &points, by_value, view);
             Series { points, groups }
@@ -152,7 +167,8 @@ impl Store {
     /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
     /// A count in all is read from the stretches in force at S (`Sweeps`): the first
     /// count at an S resolves every slot once, later ones at any T cost two binary
-    /// searches.
+    /// searches, and the first at the S after a write carries the last one forward
+    /// through the slots the write touched.
     /// ```
     /// use mnemo_engine::core::{GroupBy, Interval, Namespace, TimeZone, Timestamp};
     /// use mnemo_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
@@ -186,10 +202,7 @@ impl Store {
         let shard = self.shard(ns)?;
         self.read_at(ns, at, |index, view| {
             let count = match &shard {
-                Some(shard) => shard
-                    .sweeps
-                    .get(view.known_at, predicate, || index.in_force_endpoints(predicate, view))
-                    .count_at(view.valid_at),
+                Some(shard) => shard.sweeps.get(index, What::Facts(predicate), view).count_at(view.valid_at),
                 None => 0,
             };
             vec![Group { subject: None, predicate: None, value: None, count }]

@@ -395,6 +395,7 @@ impl Shard {
                     break;
                 };
                 index.apply(Seq(next), time, &events);
+                self.sweeps.note(Seq(next), &events, &index);
                 applied_now.push(CommittedBatch {
                     namespace: self.name.clone(),
                     seq: Seq(next),

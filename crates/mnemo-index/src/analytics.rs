@@ -353,6 +353,63 @@ impl NamespaceIndex {
         Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
     }
 
+    /// The effective intervals of the facts in force at S in the slots of `touched`
+    /// (subjects as asserted, read as the entities they are at S; each slot once), of
+    /// `predicate` or of all: what those slots give [`NamespaceIndex::in_force_endpoints`],
+    /// for keeping it up to date as batches change a few slots.
+    pub fn in_force_endpoints_of(
+        &self,
+        touched: &[(EntityId, String)],
+        predicate: Option<&str>,
+        view: View,
+    ) -> Endpoints {
+        let slots: BTreeSet<(EntityId, PredId)> = touched
+            .iter()
+            .filter(|(_, p)| predicate.is_none_or(|wanted| wanted == p))
+            .filter_map(|(e, p)| {
+                Some((self.canonical_entity(*e, view.known_at), *self.predicate_ids.get(p)?))
+            })
+            .collect();
+        Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
+    }
+
+    /// Per subject of `predicate`, the stretches over valid time where it holds any value
+    /// as known at S (its facts' effective intervals joined), as one set of endpoints: how
+    /// many subjects hold it at each T, as [`NamespaceIndex::in_force_series`] counts them
+    /// without values.
+    pub fn subjects_in_force_endpoints(&self, predicate: &str, view: View) -> Endpoints {
+        self.subject_endpoints(self.slots_for(None, predicate, view), view)
+    }
+
+    /// What the slots of `touched` (of `predicate`) give
+    /// [`NamespaceIndex::subjects_in_force_endpoints`].
+    pub fn subjects_in_force_endpoints_of(
+        &self,
+        touched: &[(EntityId, String)],
+        predicate: &str,
+        view: View,
+    ) -> Endpoints {
+        let Some(pred) = self.predicate_ids.get(predicate).copied() else { return Endpoints::default() };
+        let slots: BTreeSet<(EntityId, PredId)> = touched
+            .iter()
+            .filter(|(_, p)| p == predicate)
+            .map(|(e, _)| (self.canonical_entity(*e, view.known_at), pred))
+            .collect();
+        self.subject_endpoints(slots, view)
+    }
+
+    fn subject_endpoints(
+        &self,
+        slots: impl IntoIterator<Item = (EntityId, PredId)>,
+        view: View,
+    ) -> Endpoints {
+        Endpoints::of_unions(slots.into_iter().flat_map(|slot| {
+            self.in_force(slot, view)
+                .into_iter()
+                .flat_map(move |f| f.effective.into_iter().map(move |i| (slot.0, i)))
+        }))
+    }
+
     /// Facts in force at T, counted in groups, most first (then by predicate, value, subject).
     pub fn aggregate(&self, predicate: Option<&str>, group_by: GroupBy, view: View) -> Vec<Group> {
         let slots: Vec<(EntityId, PredId)> = match predicate {

@@ -13,3 +13,4 @@ mod erase;
 mod model;
 mod progress;
 mod shared_vectors;
+mod sweeps;
