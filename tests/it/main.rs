@@ -22,6 +22,8 @@ mod hardening;
 mod intentions;
 mod mcp;
 mod memory;
+mod persisted;
+mod plan;
 mod rdf;
 mod readme;
 mod recall;

@@ -34,7 +34,7 @@ const TOOLS: [&str; 12] = [
 ];
 
 /// Calls a tool; its result, with whether it is an error.
-async fn call(client: &Client, tool: &'static str, args: Value) -> (bool, Value) {
+pub(crate) async fn call(client: &Client, tool: &'static str, args: Value) -> (bool, Value) {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
     let result: CallToolResult =
         client.call_tool(CallToolRequestParams::new(tool).with_arguments(args)).await.unwrap_or_else(|e| {

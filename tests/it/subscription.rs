@@ -34,12 +34,13 @@ namespaces = { alice = "read" }
 
 const WAIT: Duration = Duration::from_millis(300);
 
-/// Records an episode with one fact through the router; returns the batch's seq.
-async fn write(state: &AppState, token: Option<&str>, namespace: &str, text: &str) -> u64 {
-    let query = r#"mutation($ns: String!, $text: String!) {
+const WRITE: &str = r#"mutation($ns: String!, $text: String!) {
         recordEpisode(namespace: $ns, episode: {text: $text},
                       facts: [{subject: {name: $text}, predicate: "said", object: {string: $text}}]) { seq } }"#;
-    let body = json!({ "query": query, "variables": { "ns": namespace, "text": text } }).to_string();
+
+/// Records an episode with one fact through the router; returns the batch's seq.
+async fn write(state: &AppState, token: Option<&str>, namespace: &str, text: &str) -> u64 {
+    let body = json!({ "query": WRITE, "variables": { "ns": namespace, "text": text } }).to_string();
     let mut request = Request::post("/graphql").header(header::CONTENT_TYPE, "application/json");
     if let Some(token) = token {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
@@ -240,4 +241,37 @@ async fn a_websocket_without_a_valid_token_gets_nothing() {
     .await;
     let notices = receive_concurrent_commit(&state, Some(WRITER), &mut Feed::Socket(&mut socket, "1")).await;
     assert_eq!(notices.len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_an_allow_list_a_websocket_runs_only_its_subscriptions() {
+    use sha2::Digest as _;
+    let hash = |d: &str| -> String {
+        sha2::Sha256::digest(d.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    };
+    let persisted = mnemo_server::PersistedSettings {
+        allow_list: Some([SUBSCRIBE, WRITE].into_iter().map(|d| (hash(d), d.to_owned())).collect()),
+        ..mnemo_server::PersistedSettings::default()
+    };
+    let state = AppState::new(Arc::new(Store::in_memory()), Config { persisted, ..Config::default() });
+    let addr = listen(&state).await;
+    let mut socket = connect(addr, "/graphql/ws", None).await;
+    send(&mut socket, json!({ "type": "connection_init" })).await;
+    assert_eq!(receive(&mut socket).await.unwrap()["type"], "connection_ack");
+    let other = format!("{SUBSCRIBE} ");
+    send(
+        &mut socket,
+        json!({ "id": "x", "type": "subscribe", "payload": { "query": other, "variables": { "ns": "a" } } }),
+    )
+    .await;
+    let refused = receive(&mut socket).await.unwrap();
+    assert_eq!(refused["payload"]["errors"][0]["extensions"]["code"], "OPERATION_NOT_ALLOWED", "{refused}");
+    assert_eq!(receive(&mut socket).await.unwrap(), json!({ "id": "x", "type": "complete" }));
+    send(
+        &mut socket,
+        json!({ "id": "a", "type": "subscribe", "payload": { "query": SUBSCRIBE, "variables": { "ns": "alice" } } }),
+    )
+    .await;
+    let notices = receive_concurrent_commit(&state, None, &mut Feed::Socket(&mut socket, "a")).await;
+    assert_eq!(kinds(&notices), ["EpisodeRecorded", "EntityDeclared", "FactAsserted"]);
 }

@@ -158,6 +158,14 @@ const EXPENSIVE: &[(&str, &str, u64)] = &[
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SubscriptionsOnly;
 
+/// Put in a connection's data: which documents may run there (a server's allow-list);
+/// `Err` is the code and message of the refusal.
+#[derive(Clone)]
+pub struct DocumentCheck(pub Arc<DocumentCheckFn>);
+
+/// See [`DocumentCheck`]: `Err` carries the refusal's code and message.
+pub type DocumentCheckFn = dyn Fn(&str) -> Result<(), (&'static str, String)> + Send + Sync;
+
 /// The extension that holds every request to its [`Limits`] before validation.
 #[derive(Clone)]
 pub(crate) struct Budget {
@@ -280,6 +288,9 @@ impl Extension for Budget {
                 "over a WebSocket only subscriptions are served; send queries and mutations as HTTP POST"
                     .into(),
             ));
+        }
+        if let Some(DocumentCheck(check)) = ctx.data_opt::<DocumentCheck>() {
+            check(&request.query).map_err(|(code, message)| refusal(code, message))?;
         }
         let cost = self.cost(&ctx.schema_env.registry, &request.query, &document, &request.variables);
         within(cost, &self.limits)?;

@@ -67,6 +67,16 @@ pub mod code {
     pub const NAMESPACE_DROPPED: &str = "NAMESPACE_DROPPED";
     /// `dropNamespace`'s `confirm` is not the namespace's name.
     pub const CONFIRMATION_MISMATCH: &str = "CONFIRMATION_MISMATCH";
+    /// A request sent a persisted query's hash without its document, and the server does
+    /// not know it (message `PersistedQueryNotFound`): send the document with the hash.
+    pub const PERSISTED_QUERY_NOT_FOUND: &str = "PERSISTED_QUERY_NOT_FOUND";
+    /// A persisted query's hash is not the SHA-256 of the document sent with it.
+    pub const PERSISTED_QUERY_HASH_MISMATCH: &str = "PERSISTED_QUERY_HASH_MISMATCH";
+    /// A persisted query of another protocol version, or sent to a server that takes
+    /// whole documents only.
+    pub const PERSISTED_QUERY_NOT_SUPPORTED: &str = "PERSISTED_QUERY_NOT_SUPPORTED";
+    /// The server runs only the operations of its allow-list, and this is not one.
+    pub const OPERATION_NOT_ALLOWED: &str = "OPERATION_NOT_ALLOWED";
 }
 
 /// The code of an RDF projection's or SPARQL query's error (an engine error's own code

@@ -28,6 +28,13 @@
 //! max_open = 1024            # most namespaces open at once
 //! # memory_budget_bytes = 2147483648  # the open namespaces' state kept within this
 //!
+//! # Optional; these are the defaults (see `persisted.rs`).
+//! [persisted_queries]
+//! automatic = true           # clients may send a document's SHA-256 once it is registered
+//! cached_documents = 10000   # registered documents kept (the least recently used dropped)
+//! # allow_list = "operations.json"  # only these run (an Apollo persisted-query manifest;
+//! #                                 # a path relative to this file)
+//!
 //! # Optional: keep the logs on a NATS JetStream cluster instead of the data directory
 //! # (see `ClusterSettings`).
 //! # [cluster]
@@ -114,6 +121,16 @@ struct RawConfig {
     #[serde(default)]
     namespaces: RawNamespaces,
     cluster: Option<crate::cluster::RawCluster>,
+    #[serde(default)]
+    persisted_queries: RawPersisted,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPersisted {
+    automatic: Option<bool>,
+    cached_documents: Option<usize>,
+    allow_list: Option<PathBuf>,
 }
 
 #[derive(Deserialize, Default)]
@@ -202,6 +219,8 @@ pub struct Config {
     /// The NATS JetStream cluster that keeps the logs (`[cluster]`); `None`: a data
     /// directory on this machine.
     pub cluster: Option<crate::cluster::ClusterSettings>,
+    /// Persisted queries: automatic ones, and the operator's allow-list.
+    pub persisted: crate::persisted::PersistedSettings,
 }
 
 impl Default for Config {
@@ -218,6 +237,7 @@ impl Default for Config {
             sparql_max_statements: mnemo_rdf::DEFAULT_MAX_STATEMENTS,
             sparql_max_memory_bytes: mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY,
             cluster: None,
+            persisted: crate::persisted::PersistedSettings::default(),
         }
     }
 }
@@ -379,8 +399,31 @@ impl Config {
         }
         let cluster =
             raw.cluster.map(|c| c.check()).transpose().map_err(|(field, why)| invalid(field, &why))?;
+        let p = raw.persisted_queries;
+        let cached_documents = p.cached_documents.unwrap_or(crate::persisted::DEFAULT_CACHED_DOCUMENTS);
+        if cached_documents > crate::persisted::MAX_CACHED_DOCUMENTS {
+            return Err(invalid(
+                "persisted_queries.cached_documents".into(),
+                &format!("must be at most {}", crate::persisted::MAX_CACHED_DOCUMENTS),
+            ));
+        }
+        let allow_list = p
+            .allow_list
+            .map(|list| {
+                let list = path.parent().map_or(list.clone(), |dir| dir.join(&list));
+                crate::persisted::read_allow_list(&list).map_err(|why| {
+                    invalid("persisted_queries.allow_list".into(), &format!("{}: {why}", list.display()))
+                })
+            })
+            .transpose()?;
+        let persisted = crate::persisted::PersistedSettings {
+            automatic: p.automatic.unwrap_or(true),
+            cached_documents,
+            allow_list,
+        };
         Ok(Config {
             cluster,
+            persisted,
             tokens,
             limits,
             max_body_bytes,

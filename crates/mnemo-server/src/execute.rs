@@ -77,8 +77,11 @@ pub(crate) async fn graphql_post(
             ApiError::BadRequest(rejection.body_text())
         }
     })?;
-    let request: async_graphql::Request = serde_json::from_slice(&body)
+    let mut request: async_graphql::Request = serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("the body is not a GraphQL request: {e}")))?;
+    if let Err((code, message)) = state.inner.persisted.resolve(&mut request) {
+        return Ok(graphql_error(code, message));
+    }
     let (operation, executed) = state.execute(request.data(access)).await?;
     let response = match executed {
         Ok(response) => response,

@@ -39,6 +39,7 @@ mod execute;
 mod guard;
 mod mcp;
 mod metrics;
+mod persisted;
 mod sparql;
 mod state;
 mod ws;
@@ -51,6 +52,7 @@ pub use config::{
 pub use error::ApiError;
 pub use mcp::DEFAULT_NAMESPACE as DEFAULT_MCP_NAMESPACE;
 pub use metrics::Metrics;
+pub use persisted::{CACHED_BYTES, DEFAULT_CACHED_DOCUMENTS, PersistedSettings, read_allow_list};
 pub use state::AppState;
 
 use crate::execute::graphql_get;

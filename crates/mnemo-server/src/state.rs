@@ -30,6 +30,8 @@ pub(crate) struct Inner {
     pub(crate) sparql: Arc<mnemo_rdf::Sparql>,
     /// Cancelled when the server stops: ends the MCP sessions.
     pub(crate) stop: tokio_util::sync::CancellationToken,
+    /// Documents known by their hash, and the allow-list.
+    pub(crate) persisted: Arc<crate::persisted::Persisted>,
 }
 
 impl AppState {
@@ -52,6 +54,7 @@ impl AppState {
         });
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
+        let persisted = Arc::new(crate::persisted::Persisted::new(&config.persisted));
         AppState {
             inner: Arc::new(Inner {
                 store,
@@ -62,6 +65,7 @@ impl AppState {
                 stopping,
                 sparql,
                 stop: tokio_util::sync::CancellationToken::new(),
+                persisted,
             }),
         }
     }

@@ -50,6 +50,10 @@ pub(crate) async fn subscribe(state: AppState, request: Request) -> Result<Respo
     let mut data = Data::default();
     // Queries and mutations go over HTTP, where they get a deadline and a response cap.
     data.insert(mnemo_graphql::SubscriptionsOnly);
+    if state.inner.persisted.has_allow_list() {
+        let persisted = Arc::clone(&state.inner.persisted);
+        data.insert(mnemo_graphql::DocumentCheck(Arc::new(move |query| persisted.allows(query))));
+    }
     let authenticated = from_header.is_some();
     if let Some(access) = from_header {
         data.insert(access);

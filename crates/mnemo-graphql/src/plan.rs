@@ -1,0 +1,410 @@
+//! Compiled plans for the point read agents repeat most: `facts` of one subject (and a
+//! predicate) at a read point, with the fact fields that are plain values.
+//!
+//! A document that has passed validation once (see `validated.rs`) and whose variables
+//! conform is, when its shape is one a plan covers, compiled into a [`Plan`]: the root
+//! field's arguments (literals or variables), and the response keys and fields of its
+//! selection. Running the plan calls [`Store`] as the resolver does and builds the answer's
+//! values directly — no future per field, no registry lookups, no argument coercion —
+//! then hands back the same `Response` the executor would have built. Whatever the plan
+//! is unsure of falls back to the executor: a shape it does not cover is never compiled,
+//! and at run time any argument of an unexpected form, any error (a forbidden namespace,
+//! an unknown subject, an unreadable time), returns `None`, so the executor answers with
+//! its own errors. Reads never write, so running the read again there changes nothing.
+//! Tests compare the two paths byte for byte.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_graphql::indexmap::IndexMap;
+use async_graphql::parser::types::{ExecutableDocument, Field, OperationDefinition, Selection, SelectionSet};
+use async_graphql::{Name, Positioned, ScalarType as _, Value};
+use mnemo_core::{FactId, Literal, Namespace, Seq};
+use mnemo_engine::{FactFilter, FactView, KnownAt, ReadAt, Scope, Store};
+
+use crate::Limits;
+use crate::access::{Access, Mode};
+use crate::budget::selected_operation;
+use crate::enums::{FactStatus, Polarity, ValueType};
+use crate::scalars::DateTime;
+
+/// Longest document a plan is kept for.
+const PLANNED_DOCUMENT_BYTES: usize = 16 * 1024;
+/// Most documents whose plan (or whose having none) is kept; past it the set starts over.
+const PLANNED_DOCUMENTS: usize = 512;
+
+/// A document's text and the operation a request selects in it.
+type Key = (String, Option<String>);
+
+/// The plans of the documents seen, by text and operation name (`None`: no plan covers it).
+#[derive(Default)]
+pub(crate) struct Plans {
+    kept: Mutex<HashMap<Key, Option<Arc<Plan>>>>,
+}
+
+impl Plans {
+    /// The plan of `query`'s operation `name`, compiled on first sight.
+    pub(crate) fn get(
+        &self,
+        query: &str,
+        name: Option<&str>,
+        document: &ExecutableDocument,
+    ) -> Option<Arc<Plan>> {
+        let key = (query.to_owned(), name.map(str::to_owned));
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = kept.get(&key) {
+            return found.clone();
+        }
+        let plan = compile(document, name).map(Arc::new);
+        if query.len() <= PLANNED_DOCUMENT_BYTES {
+            if kept.len() >= PLANNED_DOCUMENTS {
+                kept.clear();
+            }
+            kept.insert(key, plan.clone());
+        }
+        plan
+    }
+}
+
+/// Where an argument's value comes from.
+#[derive(Debug)]
+enum Source {
+    Literal(Value),
+    Variable(Name),
+    /// An input object some of whose fields are variables.
+    Object(Vec<(Name, Source)>),
+}
+
+/// Where a value written in a document comes from; `None` for forms the plan leaves to
+/// the executor (a list holding variables).
+fn source(value: &async_graphql_value::Value) -> Option<Source> {
+    use async_graphql_value::Value as Written;
+    if let Some(literal) = value.clone().into_const() {
+        return Some(Source::Literal(literal));
+    }
+    match value {
+        Written::Variable(name) => Some(Source::Variable(name.clone())),
+        Written::Object(fields) => Some(Source::Object(
+            fields.iter().map(|(k, v)| Some((k.clone(), source(v)?))).collect::<Option<_>>()?,
+        )),
+        _ => None,
+    }
+}
+
+/// The value `source` gives with `variables`; `None` when a variable was not sent.
+fn resolve(source: &Source, variables: &async_graphql::Variables) -> Option<Value> {
+    match source {
+        Source::Literal(v) => Some(v.clone()),
+        Source::Variable(v) => variables.get(v).cloned(),
+        Source::Object(fields) => Some(Value::Object(
+            fields.iter().map(|(k, s)| Some((k.clone(), resolve(s, variables)?))).collect::<Option<_>>()?,
+        )),
+    }
+}
+
+/// A fact field a plan answers.
+#[derive(Debug, Clone, Copy)]
+enum FactLeaf {
+    Id,
+    Predicate,
+    Polarity,
+    Status,
+    Reason,
+    ContradictionCount,
+    Confidence,
+    Corroborations,
+    AssertedSeq,
+    AssertedAt,
+    RetractedSeq,
+    Importance,
+    Correction,
+}
+
+/// A field of a fact's `object` a plan answers.
+#[derive(Debug, Clone, Copy)]
+enum ValueLeaf {
+    Type,
+    String,
+    Integer,
+    Float,
+    Boolean,
+    Time,
+}
+
+#[derive(Debug)]
+enum NodeField {
+    Leaf(FactLeaf),
+    Object(Vec<(Name, ValueLeaf)>),
+}
+
+/// A compiled `facts` point read.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The root field's response key.
+    key: Name,
+    args: HashMap<String, Source>,
+    /// The response keys of `nodes` (each with the same fields, as aliases may ask twice).
+    nodes: Vec<(Name, Vec<(Name, NodeField)>)>,
+}
+
+fn key_of(field: &Positioned<Field>) -> Name {
+    field.node.alias.as_ref().map_or_else(|| field.node.name.node.clone(), |a| a.node.clone())
+}
+
+/// The fields of a selection set, if it is only plain fields without directives.
+fn plain_fields(set: &SelectionSet) -> Option<Vec<&Positioned<Field>>> {
+    set.items
+        .iter()
+        .map(|item| match &item.node {
+            Selection::Field(f) if f.node.directives.is_empty() => Some(f),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What argument and selection-less leaf a field is.
+fn leaf(field: &Field) -> Option<FactLeaf> {
+    if !field.arguments.is_empty() || !field.selection_set.node.items.is_empty() {
+        return None;
+    }
+    Some(match field.name.node.as_str() {
+        "id" => FactLeaf::Id,
+        "predicate" => FactLeaf::Predicate,
+        "polarity" => FactLeaf::Polarity,
+        "status" => FactLeaf::Status,
+        "reason" => FactLeaf::Reason,
+        "contradictionCount" => FactLeaf::ContradictionCount,
+        "confidence" => FactLeaf::Confidence,
+        "corroborations" => FactLeaf::Corroborations,
+        "assertedSeq" => FactLeaf::AssertedSeq,
+        "assertedAt" => FactLeaf::AssertedAt,
+        "retractedSeq" => FactLeaf::RetractedSeq,
+        "importance" => FactLeaf::Importance,
+        "correction" => FactLeaf::Correction,
+        _ => return None,
+    })
+}
+
+fn value_leaf(field: &Field) -> Option<ValueLeaf> {
+    if !field.arguments.is_empty() || !field.selection_set.node.items.is_empty() {
+        return None;
+    }
+    Some(match field.name.node.as_str() {
+        "type" => ValueLeaf::Type,
+        "string" => ValueLeaf::String,
+        "integer" => ValueLeaf::Integer,
+        "float" => ValueLeaf::Float,
+        "boolean" => ValueLeaf::Boolean,
+        "time" => ValueLeaf::Time,
+        _ => return None,
+    })
+}
+
+/// The arguments a plan takes, as the root field's resolver reads them.
+const ARGUMENTS: [&str; 8] =
+    ["namespace", "subject", "predicate", "includeAll", "validAt", "knownAt", "knownAtSeq", "at"];
+
+/// The plan of a document's operation `name`, if a plan covers its shape.
+fn compile(document: &ExecutableDocument, name: Option<&str>) -> Option<Plan> {
+    if !document.fragments.is_empty() {
+        return None;
+    }
+    let operation: &OperationDefinition = selected_operation(document, name)?;
+    if operation.ty != async_graphql::parser::types::OperationType::Query || !operation.directives.is_empty()
+    {
+        return None;
+    }
+    let [root] = plain_fields(&operation.selection_set.node)?[..] else { return None };
+    if root.node.name.node != "facts" {
+        return None;
+    }
+    let mut args = HashMap::new();
+    for (arg, value) in &root.node.arguments {
+        if !ARGUMENTS.contains(&arg.node.as_str()) {
+            return None;
+        }
+        args.insert(arg.node.to_string(), source(&value.node)?);
+    }
+    // The plan looks a subject up; the other forms go to the executor.
+    if !args.contains_key("subject") {
+        return None;
+    }
+    let mut nodes = Vec::new();
+    for connection_field in plain_fields(&root.node.selection_set.node)? {
+        if connection_field.node.name.node != "nodes" || !connection_field.node.arguments.is_empty() {
+            return None;
+        }
+        let mut fields = Vec::new();
+        for f in plain_fields(&connection_field.node.selection_set.node)? {
+            let field = if f.node.name.node == "object" {
+                if !f.node.arguments.is_empty() {
+                    return None;
+                }
+                let inner = plain_fields(&f.node.selection_set.node)?
+                    .into_iter()
+                    .map(|v| Some((key_of(v), value_leaf(&v.node)?)))
+                    .collect::<Option<Vec<_>>>()?;
+                NodeField::Object(inner)
+            } else {
+                NodeField::Leaf(leaf(&f.node)?)
+            };
+            fields.push((key_of(f), field));
+        }
+        nodes.push((key_of(connection_field), fields));
+    }
+    Some(Plan { key: key_of(root), args, nodes })
+}
+
+impl Plan {
+    /// The value of argument `name`: `Ok(None)` when it is absent or null, `Err` when the
+    /// plan is unsure (a variable that was not sent).
+    fn arg(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<Value>, ()> {
+        let Some(source) = self.args.get(name) else { return Ok(None) };
+        let value = resolve(source, variables).ok_or(())?;
+        Ok((value != Value::Null).then_some(value))
+    }
+
+    fn string(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<String>, ()> {
+        match self.arg(name, variables)? {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(()),
+        }
+    }
+
+    fn time(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<DateTime>, ()> {
+        match self.arg(name, variables)? {
+            None => Ok(None),
+            Some(v @ (Value::String(_) | Value::Number(_))) => DateTime::parse(v).map(Some).map_err(|_| ()),
+            Some(_) => Err(()),
+        }
+    }
+
+    /// Answers the read as the executor would, or `None` to let it.
+    pub(crate) fn run(
+        &self,
+        store: &Store,
+        limits: &Limits,
+        access: Option<&Access>,
+        variables: &async_graphql::Variables,
+    ) -> Option<async_graphql::Response> {
+        let namespace = self.string("namespace", variables).ok()??;
+        let ns = Namespace::new("namespace", &namespace).ok()?;
+        if !access.is_some_and(|a| a.allows(ns.as_str(), Mode::Read)) {
+            return None;
+        }
+        let first = limits.max_page.min(50);
+        let predicate = self.string("predicate", variables).ok()?;
+        let include_all = match self.arg("includeAll", variables).ok()? {
+            None => false,
+            Some(Value::Boolean(b)) => b,
+            Some(_) => return None,
+        };
+        let time = |name: &str, field: &str| -> Option<Option<mnemo_core::Timestamp>> {
+            match self.time(name, variables).ok()? {
+                None => Some(None),
+                Some(t) => crate::input::time(store, &ns, field, &t).ok().map(Some),
+            }
+        };
+        let (valid_at, at) = (time("validAt", "validAt")?, time("at", "at")?);
+        let known_at_time = time("knownAt", "knownAt")?;
+        let known_at_seq = match self.arg("knownAtSeq", variables).ok()? {
+            None => None,
+            Some(Value::Number(n)) => Some(n.as_u64()?),
+            Some(_) => return None,
+        };
+        let known_at = match (known_at_time, known_at_seq) {
+            (Some(_), Some(_)) => return None,
+            (Some(t), None) => KnownAt::Time(t),
+            (None, Some(s)) => KnownAt::Seq(Seq(s)),
+            (None, None) => KnownAt::Latest,
+        };
+        let at = store.pin(&ns, ReadAt { valid_at, known_at, at }).ok()?;
+        let known = store.basis(&ns, at).ok()?.known_at;
+        let subject = match self.arg("subject", variables).ok()?? {
+            Value::Object(fields) if fields.len() == 1 => match fields.iter().next()? {
+                (k, Value::String(id)) if k == "id" => {
+                    let id = mnemo_core::EntityId(id.trim().parse().ok()?);
+                    store.entity_version(&ns, id, known)?;
+                    id
+                }
+                (k, Value::Number(id)) if k == "id" => {
+                    let id = mnemo_core::EntityId(id.as_u64()?);
+                    store.entity_version(&ns, id, known)?;
+                    id
+                }
+                (k, Value::String(name)) if k == "name" => store.entity_named(&ns, name, known)?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let filter = FactFilter { subject: Some(subject), predicate, object: None };
+        let scope = if include_all { Scope::All } else { Scope::InForce };
+        let views = store.facts(&ns, &filter, at, scope).ok()?.value;
+        let views = &views[..views.len().min(first)];
+        let mut connection = IndexMap::new();
+        for (key, fields) in &self.nodes {
+            let list = views.iter().map(|view| Value::Object(node(view, fields))).collect();
+            connection.insert(key.clone(), Value::List(list));
+        }
+        let mut data = IndexMap::new();
+        data.insert(self.key.clone(), Value::Object(connection));
+        Some(async_graphql::Response::new(Value::Object(data)))
+    }
+}
+
+/// One fact's answer to the selection.
+fn node(view: &FactView, fields: &[(Name, NodeField)]) -> IndexMap<Name, Value> {
+    let mut out = IndexMap::with_capacity(fields.len());
+    for (key, field) in fields {
+        let value = match field {
+            NodeField::Leaf(leaf) => fact_leaf(view, *leaf),
+            NodeField::Object(inner) => Value::Object(
+                inner.iter().map(|(k, leaf)| (k.clone(), value_leaf_of(&view.fact.object, *leaf))).collect(),
+            ),
+        };
+        out.insert(key.clone(), value);
+    }
+    out
+}
+
+fn optional<T: async_graphql::ScalarType>(v: Option<T>) -> Value {
+    v.map_or(Value::Null, |v| v.to_value())
+}
+
+fn fact_leaf(view: &FactView, leaf: FactLeaf) -> Value {
+    use async_graphql::resolver_utils::enum_value;
+    let fact = &view.fact;
+    match leaf {
+        FactLeaf::Id => async_graphql::ID(fact_id(fact.id)).to_value(),
+        FactLeaf::Predicate => Value::String(fact.predicate.clone()),
+        FactLeaf::Polarity => enum_value(Polarity::from(fact.polarity)),
+        FactLeaf::Status => enum_value(FactStatus::from(view.status)),
+        FactLeaf::Reason => Value::String(view.reason.clone()),
+        FactLeaf::ContradictionCount => (view.contradicts.len() as u64).to_value(),
+        FactLeaf::Confidence => view.confidence.to_value(),
+        FactLeaf::Corroborations => view.corroborations.to_value(),
+        FactLeaf::AssertedSeq => view.asserted_seq.0.to_value(),
+        FactLeaf::AssertedAt => DateTime::from(view.asserted_at).to_value(),
+        FactLeaf::RetractedSeq => optional(view.retraction.as_ref().map(|r| r.seq.0)),
+        FactLeaf::Importance => optional(fact.importance),
+        FactLeaf::Correction => fact.correction.to_value(),
+    }
+}
+
+fn fact_id(id: FactId) -> String {
+    id.0.to_string()
+}
+
+fn value_leaf_of(value: &mnemo_core::Value, leaf: ValueLeaf) -> Value {
+    use mnemo_core::Value as V;
+    match (leaf, value) {
+        (ValueLeaf::Type, v) => async_graphql::resolver_utils::enum_value(ValueType::from(v.value_type())),
+        (ValueLeaf::String, V::Literal(Literal::String(s))) => Value::String(s.clone()),
+        (ValueLeaf::Integer, V::Literal(Literal::Integer(i))) => i.to_value(),
+        (ValueLeaf::Float, V::Literal(Literal::Float(f))) => f.to_value(),
+        (ValueLeaf::Boolean, V::Literal(Literal::Boolean(b))) => b.to_value(),
+        (ValueLeaf::Time, V::Literal(Literal::Time(t))) => DateTime::from(*t).to_value(),
+        _ => Value::Null,
+    }
+}
