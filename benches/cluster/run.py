@@ -260,6 +260,7 @@ def main():
             took = []
             for name in ("embeds", "loads"):
                 node = Node(os.path.join(work, f"search-{name}"), nats.urls, embed=True)
+                started.append(node)
                 t = time.monotonic()
                 # A search waits for the indexes at most its deadline (30 s): ask again.
                 r = node.query(search, {"ns": ns})
