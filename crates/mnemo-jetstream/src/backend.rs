@@ -23,7 +23,7 @@ use crate::subjects::{namespace_of, shard_of, stream_name, subject_of};
 pub const CHECKPOINT_BUCKET: &str = "mnemo-checkpoints";
 
 /// How long `init` waits for a cluster that just started to elect its leaders.
-const INIT_PATIENCE: Duration = Duration::from_secs(30);
+const INIT_PATIENCE: Duration = Duration::from_secs(90);
 
 type Watcher = Arc<dyn Fn(&str) + Send + Sync>;
 
