@@ -1,4 +1,4 @@
-//! Compiled plans answer exactly as the executor: random `facts` point reads (random
+//! Compiled plans answer exactly as the executor: random `facts` and `history` point reads (random
 //! fields, aliases, argument forms, variables — valid, unknown and malformed) over the
 //! golden fixture, each run through the executor (which uses a plan once the document
 //! has passed validation, and falls back to its schema whenever the plan is unsure) and
@@ -66,8 +66,10 @@ const LEAVES: [&str; 13] = [
 ];
 const VALUE_LEAVES: [&str; 6] = ["type", "string", "integer", "float", "boolean", "time"];
 
-/// A random `facts` read: its document and variables.
+/// A random `facts` or `history` read: its document and variables.
 fn random_read(rng: &mut Rng) -> (String, Value) {
+    // `facts` of a subject, or `history` of a slot (which takes a predicate, not `includeAll`).
+    let history = rng.below(3) == 0;
     let mut declared = Vec::new();
     let mut variables = serde_json::Map::new();
     let mut args = Vec::new();
@@ -105,7 +107,7 @@ fn random_read(rng: &mut Rng) -> (String, Value) {
     } else {
         arg(rng, "subject", "EntityRefInput!", format!("{{{key}: {value}}}"), json!({ key: value }));
     }
-    if rng.below(3) > 0 {
+    if history || rng.below(3) > 0 {
         let p = *rng.pick(&["livesIn", "worksAt", "knows", "age", "bornIn", "unknownPredicate"]);
         arg(rng, "predicate", "String", format!("{p:?}"), json!(p));
     }
@@ -135,7 +137,7 @@ fn random_read(rng: &mut Rng) -> (String, Value) {
         let s = *rng.pick(&[1i64, 3, 5, 8, 12, 1000, 0]);
         arg(rng, "knownAtSeq", "Int", s.to_string(), json!(s));
     }
-    if rng.below(3) == 0 {
+    if !history && rng.below(3) == 0 {
         let all = rng.below(2) == 0;
         arg(rng, "includeAll", "Boolean", all.to_string(), json!(all));
     }
@@ -162,7 +164,12 @@ fn random_read(rng: &mut Rng) -> (String, Value) {
     } else {
         format!("nodes {{ {node} }}")
     };
-    let root = if rng.below(5) == 0 { "mine: facts" } else { "facts" };
+    let root = match (history, rng.below(5) == 0) {
+        (false, false) => "facts",
+        (false, true) => "mine: facts",
+        (true, false) => "history",
+        (true, true) => "mine: history",
+    };
     let head =
         if declared.is_empty() { "query".to_owned() } else { format!("query({})", declared.join(", ")) };
     (format!("{head} {{ {root}({}) {{ {nodes} }} }}", args.join(", ")), Value::Object(variables))

@@ -1,5 +1,6 @@
-//! Compiled plans for the point read agents repeat most: `facts` of one subject (and a
-//! predicate) at a read point, with the fact fields that are plain values.
+//! Compiled plans for the point reads agents repeat most: `facts` of one subject (and a
+//! predicate), and `history` of one slot, at a read point, with the fact fields that are
+//! plain values.
 //!
 //! A document that has passed validation once (see `validated.rs`) and whose variables
 //! conform is, when its shape is one a plan covers, compiled into a [`Plan`]: the root
@@ -142,6 +143,8 @@ enum NodeField {
 pub(crate) struct Plan {
     /// The root field's response key.
     key: Name,
+    /// `history` of one slot rather than `facts`.
+    history: bool,
     args: HashMap<String, Source>,
     /// The response keys of `nodes` (each with the same fields, as aliases may ask twice).
     nodes: Vec<(Name, Vec<(Name, NodeField)>)>,
@@ -215,9 +218,11 @@ fn compile(document: &ExecutableDocument, name: Option<&str>) -> Option<Plan> {
         return None;
     }
     let [root] = plain_fields(&operation.selection_set.node)?[..] else { return None };
-    if root.node.name.node != "facts" {
-        return None;
-    }
+    let history = match root.node.name.node.as_str() {
+        "facts" => false,
+        "history" => true,
+        _ => return None,
+    };
     let mut args = HashMap::new();
     for (arg, value) in &root.node.arguments {
         if !ARGUMENTS.contains(&arg.node.as_str()) {
@@ -252,7 +257,7 @@ fn compile(document: &ExecutableDocument, name: Option<&str>) -> Option<Plan> {
         }
         nodes.push((key_of(connection_field), fields));
     }
-    Some(Plan { key: key_of(root), args, nodes })
+    Some(Plan { key: key_of(root), history, args, nodes })
 }
 
 impl Plan {
@@ -338,9 +343,13 @@ impl Plan {
             },
             _ => return None,
         };
-        let filter = FactFilter { subject: Some(subject), predicate, object: None };
-        let scope = if include_all { Scope::All } else { Scope::InForce };
-        let views = store.facts(&ns, &filter, at, scope).ok()?.value;
+        let views = if self.history {
+            store.history(&ns, subject, &predicate?, at).ok()?.value
+        } else {
+            let filter = FactFilter { subject: Some(subject), predicate, object: None };
+            let scope = if include_all { Scope::All } else { Scope::InForce };
+            store.facts(&ns, &filter, at, scope).ok()?.value
+        };
         let views = &views[..views.len().min(first)];
         let mut connection = IndexMap::new();
         for (key, fields) in &self.nodes {
