@@ -11,8 +11,8 @@ use mnemo_index::NamespaceIndex;
 
 /// Sweeps kept per namespace.
 const SWEEPS: usize = 8;
-/// Most slots noted as touched since the oldest kept sweep; past it, batches are noted
-/// as touching anything (the next count at a new S builds its sweep whole).
+/// Most batches and slots noted since the oldest kept sweep; past it, what was noted is
+/// dropped (a count at a new S then builds its sweep whole, and notes start again).
 const MAX_TOUCHED: usize = 100_000;
 
 /// The stretches in force of a predicate (or of all) at one S, sorted by their ends,
@@ -30,14 +30,16 @@ const MAX_TOUCHED: usize = 100_000;
 #[derive(Debug, Default)]
 pub(crate) struct Sweeps {
     kept: Mutex<Vec<KeptSweep>>,
-    /// The slots each batch after the oldest kept sweep touched (`None`: it may have
-    /// changed any), noted as batches are applied while any sweep is kept.
+    /// The slots each batch after the oldest kept sweep touched, noted as batches are
+    /// applied while any sweep is kept. A batch missing here (not noted, or one that may
+    /// have changed slots it does not name) ends every carry across it.
     touched: Mutex<Touched>,
 }
 
 #[derive(Debug, Default)]
 struct Touched {
-    batches: BTreeMap<Seq, Option<Vec<(EntityId, String)>>>,
+    batches: BTreeMap<Seq, Vec<(EntityId, String)>>,
+    /// The slots `batches` hold, in all.
     slots: usize,
 }
 
@@ -164,12 +166,11 @@ impl Sweeps {
         let mut touched = lock(&self.touched);
         let newer = touched.batches.split_off(&Seq(oldest.0 + 1));
         touched.batches = newer;
-        touched.slots = touched.batches.values().flatten().map(Vec::len).sum();
+        touched.slots = touched.batches.values().map(Vec::len).sum();
         made
     }
 
-    /// Every slot the batches after `from` up to `to` touched, if each was noted and none
-    /// may have changed slots it does not name.
+    /// Every slot the batches after `from` up to `to` touched, if each was noted.
     fn touched_between(&self, from: Seq, to: Seq) -> Option<Vec<(EntityId, String)>> {
         let touched = lock(&self.touched);
         let mut slots = BTreeSet::new();
@@ -178,7 +179,7 @@ impl Sweeps {
             if seq.0 != expected {
                 return None;
             }
-            slots.extend(noted.as_ref()?.iter().cloned());
+            slots.extend(noted.iter().cloned());
             expected += 1;
         }
         (expected == to.0 + 1).then(|| slots.into_iter().collect())
@@ -191,9 +192,14 @@ impl Sweeps {
             return;
         }
         let mut touched = lock(&self.touched);
-        let slots = if touched.slots >= MAX_TOUCHED { None } else { slots_touched(events, index) };
-        touched.slots += slots.as_ref().map_or(0, Vec::len);
-        touched.batches.insert(seq, slots);
+        match slots_touched(events, index) {
+            Some(slots) if touched.batches.len() + touched.slots + slots.len() < MAX_TOUCHED => {
+                touched.slots += slots.len();
+                touched.batches.insert(seq, slots);
+            }
+            // Left out, this batch ends every carry across it: what came before is of no use.
+            _ => *touched = Touched::default(),
+        }
     }
 
     /// Bytes held.

@@ -54,11 +54,17 @@ pub(crate) fn episode_cursor(a: &str) -> Result<(Timestamp, mnemo_core::EpisodeI
     ))
 }
 
+/// How many items a page holds when `first` is not given.
+pub(crate) fn default_page_size(limits: &crate::Limits) -> usize {
+    limits.max_page.min(50)
+}
+
 /// How many items a page may hold: `first`, within the limit (50 when not given).
 pub(crate) fn page_size(ctx: &Context<'_>, first: Option<i32>) -> Result<usize> {
-    let max = limits(ctx)?.max_page;
+    let limits = limits(ctx)?;
+    let max = limits.max_page;
     match first {
-        None => Ok(max.min(50)),
+        None => Ok(default_page_size(limits)),
         Some(n) if n < 1 => Err(invalid("first", n, "must be at least 1")),
         Some(n) if n as usize > max => {
             Err(coded(code::LIMIT_EXCEEDED, format!("limit exceeded in `first`: {n} (at most {max})")))

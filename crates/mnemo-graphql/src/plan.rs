@@ -20,13 +20,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_graphql::indexmap::IndexMap;
 use async_graphql::parser::types::{ExecutableDocument, Field, OperationDefinition, Selection, SelectionSet};
 use async_graphql::{Name, Positioned, ScalarType as _, Value};
-use mnemo_core::{FactId, Literal, Namespace, Seq};
-use mnemo_engine::{FactFilter, FactView, KnownAt, ReadAt, Scope, Store};
+use mnemo_core::{Literal, Namespace};
+use mnemo_engine::{FactFilter, FactView, Scope, Store};
 
 use crate::Limits;
 use crate::access::{Access, Mode};
 use crate::budget::selected_operation;
+use crate::context::read_at;
 use crate::enums::{FactStatus, Polarity, ValueType};
+use crate::input::{EntityRefInput, existing_entity};
+use crate::paging::default_page_size;
 use crate::scalars::DateTime;
 
 /// Longest document a plan is kept for.
@@ -34,13 +37,14 @@ const PLANNED_DOCUMENT_BYTES: usize = 16 * 1024;
 /// Most documents whose plan (or whose having none) is kept; past it the set starts over.
 const PLANNED_DOCUMENTS: usize = 512;
 
-/// A document's text and the operation a request selects in it.
-type Key = (String, Option<String>);
+/// The plans of the documents seen, by text, then by operation name (`None`: no plan
+/// covers it): looked up by the request's own text, with no copy of it.
+type PlanSet = HashMap<String, Vec<(Option<String>, Option<Arc<Plan>>)>, foldhash::fast::RandomState>;
 
-/// The plans of the documents seen, by text and operation name (`None`: no plan covers it).
+/// The plans of the documents seen.
 #[derive(Default)]
 pub(crate) struct Plans {
-    kept: Mutex<HashMap<Key, Option<Arc<Plan>>>>,
+    kept: Mutex<PlanSet>,
 }
 
 impl Plans {
@@ -51,9 +55,9 @@ impl Plans {
         name: Option<&str>,
         document: &ExecutableDocument,
     ) -> Option<Arc<Plan>> {
-        let key = (query.to_owned(), name.map(str::to_owned));
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(found) = kept.get(&key) {
+        let known = kept.get(query).and_then(|ops| ops.iter().find(|(n, _)| n.as_deref() == name));
+        if let Some((_, found)) = known {
             return found.clone();
         }
         let plan = compile(document, name).map(Arc::new);
@@ -61,7 +65,7 @@ impl Plans {
             if kept.len() >= PLANNED_DOCUMENTS {
                 kept.clear();
             }
-            kept.insert(key, plan.clone());
+            kept.entry(query.to_owned()).or_default().push((name.map(str::to_owned), plan.clone()));
         }
         plan
     }
@@ -262,30 +266,21 @@ fn compile(document: &ExecutableDocument, name: Option<&str>) -> Option<Plan> {
 
 impl Plan {
     /// The value of argument `name`: `Ok(None)` when it is absent or null, `Err` when the
-    /// plan is unsure (a variable that was not sent).
-    fn arg(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<Value>, ()> {
+    /// plan is unsure (a variable that was not sent, a value the type refuses).
+    fn arg<T: async_graphql::InputType>(
+        &self,
+        name: &str,
+        variables: &async_graphql::Variables,
+    ) -> Result<Option<T>, ()> {
         let Some(source) = self.args.get(name) else { return Ok(None) };
-        let value = resolve(source, variables).ok_or(())?;
-        Ok((value != Value::Null).then_some(value))
-    }
-
-    fn string(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<String>, ()> {
-        match self.arg(name, variables)? {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(()),
+        match resolve(source, variables).ok_or(())? {
+            Value::Null => Ok(None),
+            value => T::parse(Some(value)).map(Some).map_err(|_| ()),
         }
     }
 
-    fn time(&self, name: &str, variables: &async_graphql::Variables) -> Result<Option<DateTime>, ()> {
-        match self.arg(name, variables)? {
-            None => Ok(None),
-            Some(v @ (Value::String(_) | Value::Number(_))) => DateTime::parse(v).map(Some).map_err(|_| ()),
-            Some(_) => Err(()),
-        }
-    }
-
-    /// Answers the read as the executor would, or `None` to let it.
+    /// Answers the read as the executor would, or `None` to let it: the resolver's own
+    /// steps (`read_at`, `existing_entity`), the arguments coerced by their own types.
     pub(crate) fn run(
         &self,
         store: &Store,
@@ -293,56 +288,20 @@ impl Plan {
         access: Option<&Access>,
         variables: &async_graphql::Variables,
     ) -> Option<async_graphql::Response> {
-        let namespace = self.string("namespace", variables).ok()??;
+        let namespace: String = self.arg("namespace", variables).ok()??;
         let ns = Namespace::new("namespace", &namespace).ok()?;
         if !access.is_some_and(|a| a.allows(ns.as_str(), Mode::Read)) {
             return None;
         }
-        let first = limits.max_page.min(50);
-        let predicate = self.string("predicate", variables).ok()?;
-        let include_all = match self.arg("includeAll", variables).ok()? {
-            None => false,
-            Some(Value::Boolean(b)) => b,
-            Some(_) => return None,
-        };
-        let time = |name: &str, field: &str| -> Option<Option<mnemo_core::Timestamp>> {
-            match self.time(name, variables).ok()? {
-                None => Some(None),
-                Some(t) => crate::input::time(store, &ns, field, &t).ok().map(Some),
-            }
-        };
-        let (valid_at, at) = (time("validAt", "validAt")?, time("at", "at")?);
-        let known_at_time = time("knownAt", "knownAt")?;
-        let known_at_seq = match self.arg("knownAtSeq", variables).ok()? {
-            None => None,
-            Some(Value::Number(n)) => Some(n.as_u64()?),
-            Some(_) => return None,
-        };
-        let known_at = match (known_at_time, known_at_seq) {
-            (Some(_), Some(_)) => return None,
-            (Some(t), None) => KnownAt::Time(t),
-            (None, Some(s)) => KnownAt::Seq(Seq(s)),
-            (None, None) => KnownAt::Latest,
-        };
-        let at = store.pin(&ns, ReadAt { valid_at, known_at, at }).ok()?;
+        let predicate: Option<String> = self.arg("predicate", variables).ok()?;
+        let include_all = self.arg::<bool>("includeAll", variables).ok()?.unwrap_or(false);
+        let time = |name| self.arg::<DateTime>(name, variables);
+        let (valid_at, known_at, at) = (time("validAt").ok()?, time("knownAt").ok()?, time("at").ok()?);
+        let known_at_seq: Option<u64> = self.arg("knownAtSeq", variables).ok()?;
+        let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref()).ok()?;
         let known = store.basis(&ns, at).ok()?.known_at;
-        let subject = match self.arg("subject", variables).ok()?? {
-            Value::Object(fields) if fields.len() == 1 => match fields.iter().next()? {
-                (k, Value::String(id)) if k == "id" => {
-                    let id = mnemo_core::EntityId(id.trim().parse().ok()?);
-                    store.entity_version(&ns, id, known)?;
-                    id
-                }
-                (k, Value::Number(id)) if k == "id" => {
-                    let id = mnemo_core::EntityId(id.as_u64()?);
-                    store.entity_version(&ns, id, known)?;
-                    id
-                }
-                (k, Value::String(name)) if k == "name" => store.entity_named(&ns, name, known)?,
-                _ => return None,
-            },
-            _ => return None,
-        };
+        let subject: EntityRefInput = self.arg("subject", variables).ok()??;
+        let subject = existing_entity(store, &ns, known, "subject", &subject).ok()?;
         let views = if self.history {
             store.history(&ns, subject, &predicate?, at).ok()?.value
         } else {
@@ -350,7 +309,7 @@ impl Plan {
             let scope = if include_all { Scope::All } else { Scope::InForce };
             store.facts(&ns, &filter, at, scope).ok()?.value
         };
-        let views = &views[..views.len().min(first)];
+        let views = &views[..views.len().min(default_page_size(limits))];
         let mut connection = IndexMap::new();
         for (key, fields) in &self.nodes {
             let list = views.iter().map(|view| Value::Object(node(view, fields))).collect();
@@ -385,7 +344,7 @@ fn fact_leaf(view: &FactView, leaf: FactLeaf) -> Value {
     use async_graphql::resolver_utils::enum_value;
     let fact = &view.fact;
     match leaf {
-        FactLeaf::Id => async_graphql::ID(fact_id(fact.id)).to_value(),
+        FactLeaf::Id => async_graphql::ID(fact.id.0.to_string()).to_value(),
         FactLeaf::Predicate => Value::String(fact.predicate.clone()),
         FactLeaf::Polarity => enum_value(Polarity::from(fact.polarity)),
         FactLeaf::Status => enum_value(FactStatus::from(view.status)),
@@ -399,10 +358,6 @@ fn fact_leaf(view: &FactView, leaf: FactLeaf) -> Value {
         FactLeaf::Importance => optional(fact.importance),
         FactLeaf::Correction => fact.correction.to_value(),
     }
-}
-
-fn fact_id(id: FactId) -> String {
-    id.0.to_string()
 }
 
 fn value_leaf_of(value: &mnemo_core::Value, leaf: ValueLeaf) -> Value {

@@ -350,7 +350,7 @@ impl NamespaceIndex {
             Some(p) => self.slots_for(None, p, view),
             None => self.all_slots(view.known_at).into_iter().collect(),
         };
-        Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
+        self.fact_endpoints(slots, view)
     }
 
     /// The effective intervals of the facts in force at S in the slots of `touched`
@@ -363,14 +363,7 @@ impl NamespaceIndex {
         predicate: Option<&str>,
         view: View,
     ) -> Endpoints {
-        let slots: BTreeSet<(EntityId, PredId)> = touched
-            .iter()
-            .filter(|(_, p)| predicate.is_none_or(|wanted| wanted == p))
-            .filter_map(|(e, p)| {
-                Some((self.canonical_entity(*e, view.known_at), *self.predicate_ids.get(p)?))
-            })
-            .collect();
-        Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
+        self.fact_endpoints(self.touched_slots(touched, predicate, view), view)
     }
 
     /// Per subject of `predicate`, the stretches over valid time where it holds any value
@@ -389,13 +382,28 @@ impl NamespaceIndex {
         predicate: &str,
         view: View,
     ) -> Endpoints {
-        let Some(pred) = self.predicate_ids.get(predicate).copied() else { return Endpoints::default() };
-        let slots: BTreeSet<(EntityId, PredId)> = touched
+        self.subject_endpoints(self.touched_slots(touched, Some(predicate), view), view)
+    }
+
+    /// The slots of `touched` (of `predicate`, if given) as read at S, each once.
+    fn touched_slots(
+        &self,
+        touched: &[(EntityId, String)],
+        predicate: Option<&str>,
+        view: View,
+    ) -> BTreeSet<(EntityId, PredId)> {
+        touched
             .iter()
-            .filter(|(_, p)| p == predicate)
-            .map(|(e, _)| (self.canonical_entity(*e, view.known_at), pred))
-            .collect();
-        self.subject_endpoints(slots, view)
+            .filter(|(_, p)| predicate.is_none_or(|wanted| wanted == p))
+            .filter_map(|(e, p)| {
+                Some((self.canonical_entity(*e, view.known_at), *self.predicate_ids.get(p)?))
+            })
+            .collect()
+    }
+
+    /// The effective intervals of the facts in force in `slots`.
+    fn fact_endpoints(&self, slots: impl IntoIterator<Item = (EntityId, PredId)>, view: View) -> Endpoints {
+        Endpoints::new(slots.into_iter().flat_map(|slot| self.in_force(slot, view)).flat_map(|f| f.effective))
     }
 
     fn subject_endpoints(

@@ -237,7 +237,7 @@ impl Indexer {
         let mode = index.embedding_mode();
         drop(index);
         if vectors_only.is_none() {
-            docs = match self.index_on_shared_vectors(shard, docs, upto) {
+            docs = match self.index_on_shared_vectors(shard, docs, mode, upto) {
                 None => return,
                 Some(docs) => docs,
             };
@@ -362,8 +362,13 @@ impl Indexer {
     /// Builds the indexes of a namespace whose text indexes start empty from the vectors
     /// another node shared: the text of everything, those vectors, and the vectors of the
     /// batches after theirs; `docs` back (nothing done) when there are none to use.
-    pub(crate) fn index_on_shared_vectors(&self, shard: &Shard, docs: Docs, upto: Seq) -> Option<Docs> {
-        let mode = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_mode();
+    pub(crate) fn index_on_shared_vectors(
+        &self,
+        shard: &Shard,
+        docs: Docs,
+        mode: EmbeddingMode,
+        upto: Seq,
+    ) -> Option<Docs> {
         if shard.search.shared.is_none() || mode != EmbeddingMode::Builtin {
             return Some(docs);
         }
