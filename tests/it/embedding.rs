@@ -2,7 +2,7 @@
 //! the namespace or the predicate asks. A change of policy rebuilds the vectors as a
 //! rebuild from the log would, and takes effect on the running indexer.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use mnemo_engine::core::{Cardinality, Namespace, PredicateDef, ValueType};
 use mnemo_engine::core::{FactEmbedding, Interval, Literal, Timestamp};
@@ -13,8 +13,32 @@ use mnemo_engine::{
 use mnemo_search::{EmbedError, Embedder};
 
 /// Embeds each text as a bag of its words hashed into 16 dimensions, and remembers every
-/// text it was given.
-struct Recording(Mutex<Vec<String>>);
+/// text it was given. While `shut` is set, its batches (the indexer's) wait; a text someone
+/// waits for (a query) is embedded at once.
+struct Recording(Mutex<Vec<String>>, Gate);
+
+#[derive(Default)]
+struct Gate {
+    shut: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Gate {
+    fn set(&self, shut: bool) {
+        *self.shut.lock().unwrap() = shut;
+        self.changed.notify_all();
+    }
+}
+
+fn bag_of_words(text: &str) -> Vec<f32> {
+    let mut v = [0.01f32; 16];
+    for word in text.split_whitespace() {
+        let h = word.bytes().fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
+        v[h % 16] += 1.0;
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / norm).collect()
+}
 
 impl Embedder for Recording {
     fn model_id(&self) -> &str {
@@ -24,25 +48,21 @@ impl Embedder for Recording {
         16
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut seen = self.0.lock().unwrap();
-        Ok(texts
-            .iter()
-            .map(|text| {
-                seen.push((*text).to_owned());
-                let mut v = [0.01f32; 16];
-                for word in text.split_whitespace() {
-                    let h = word.bytes().fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
-                    v[h % 16] += 1.0;
-                }
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                v.iter().map(|x| x / norm).collect()
-            })
-            .collect())
+        let mut shut = self.1.shut.lock().unwrap();
+        while *shut {
+            shut = self.1.changed.wait(shut).unwrap();
+        }
+        drop(shut);
+        texts.iter().map(|text| self.embed_now(text)).collect()
+    }
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.0.lock().unwrap().push(text.to_owned());
+        Ok(bag_of_words(text))
     }
 }
 
 fn store() -> (Store, Arc<Recording>) {
-    let recording = Arc::new(Recording(Mutex::new(Vec::new())));
+    let recording = Arc::new(Recording(Mutex::new(Vec::new()), Gate::default()));
     let r = Arc::clone(&recording);
     let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&r) as Arc<dyn Embedder>));
     let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
@@ -133,4 +153,41 @@ fn facts_and_entities_are_embedded_only_where_asked() {
     settle(&store, &ns);
     let embedded = recording.0.lock().unwrap().clone();
     assert!(!embedded.iter().any(|t| t.contains("Oslo")), "{embedded:?}");
+}
+
+/// Through GraphQL, a search answers by words while the embedder is behind new writes,
+/// saying how far the vectors are, unless it names its batch (`knownAtSeq`): then it
+/// waits for them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_waits_for_the_vectors_of_new_writes_only_when_it_names_its_batch() {
+    let (store, recording) = store();
+    let store = Arc::new(store);
+    let ns = Namespace::new("namespace", "live").unwrap();
+    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let episode =
+        |text: &str| Change::RecordEpisode(NewEpisode { text: text.into(), ..NewEpisode::default() });
+    store.append(&ns, vec![episode("We hiked up to the glacier lake.")]).unwrap();
+    settle(&store, &ns);
+    recording.1.set(true);
+    let second = store.append(&ns, vec![episode("The invoice for the glacier trip is due Friday.")]).unwrap();
+    let search = |at: &str| {
+        format!(
+            r#"{{ search(namespace: "live", text: "glacier"{at}) {{ indexedSeq warnings hits {{ score }} }} }}"#
+        )
+    };
+    let found = crate::common::gql(&schema, &search("")).await;
+    assert_eq!(found["search"]["indexedSeq"], 1, "{found}");
+    assert_eq!(found["search"]["hits"].as_array().unwrap().len(), 2, "{found}");
+    assert_eq!(found["search"]["warnings"][0], "vectors hold batches up to 1 of 2, text up to 2");
+
+    let named = {
+        let (schema, query) = (schema.clone(), search(&format!(", knownAtSeq: {}", second.seq.0)));
+        tokio::spawn(async move { crate::common::gql(&schema, &query).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!named.is_finished(), "a search at a named batch answered before its vectors were written");
+    recording.1.set(false);
+    let answer = named.await.unwrap();
+    assert_eq!(answer["search"]["indexedSeq"], 2, "{answer}");
+    assert_eq!(answer["search"]["warnings"], serde_json::json!([]), "{answer}");
 }

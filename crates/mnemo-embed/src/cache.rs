@@ -381,6 +381,25 @@ impl<E: Embedder> CachedEmbedder<E> {
     pub fn inner(&self) -> &E {
         &self.inner
     }
+
+    /// That the inner embedder is the one the cache was opened for.
+    fn check_inner(&self) -> Result<(), EmbedError> {
+        let dim = self.inner.dim();
+        if dim != self.cache.dim {
+            return Err(EmbedError::Dimension { expected: self.cache.dim, actual: dim });
+        }
+        if self.inner.model_id() != self.cache.model_id {
+            return Err(EmbedError::Cache {
+                path: self.cache.path.clone(),
+                reason: format!(
+                    "opened for model {:?}, used with {:?}",
+                    self.cache.model_id,
+                    self.inner.model_id()
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl<E: Embedder> Embedder for CachedEmbedder<E> {
@@ -396,23 +415,22 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         self.inner.dim()
     }
 
+    /// From the cache, or else the inner embedder's own `embed_now`, stored before returning.
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.check_inner()?;
+        let key = key_of(text);
+        if let Some(vector) = self.cache.get_key(&key) {
+            return Ok(vector);
+        }
+        let vector = self.inner.embed_now(text)?;
+        self.cache.put_keys(&[(key, vector.as_slice())])?;
+        Ok(vector)
+    }
+
     /// Cached vectors come from the cache; the other texts (each distinct text once) go to the
     /// inner embedder in one call and are stored before returning.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let dim = self.inner.dim();
-        if dim != self.cache.dim {
-            return Err(EmbedError::Dimension { expected: self.cache.dim, actual: dim });
-        }
-        if self.inner.model_id() != self.cache.model_id {
-            return Err(EmbedError::Cache {
-                path: self.cache.path.clone(),
-                reason: format!(
-                    "opened for model {:?}, used with {:?}",
-                    self.cache.model_id,
-                    self.inner.model_id()
-                ),
-            });
-        }
+        self.check_inner()?;
         let keys: Vec<Key> = texts.iter().map(|text| key_of(text)).collect();
         let mut out: Vec<Option<Vec<f32>>> = keys.iter().map(|key| self.cache.get_key(key)).collect();
         let mut miss_keys: Vec<Key> = Vec::new();

@@ -32,13 +32,16 @@ const BATCH: usize = 32;
 /// [`MiniLm::load_with_workers`]), whatever the number of cores: measured on this model, a second
 /// thread inside one batch does not make it faster, while workers encoding batches of their
 /// own do; a fixed count keeps results and resource use the same on every machine.
-/// Concurrent calls of [`Embedder::embed`] take turns.
+/// Concurrent calls of [`Embedder::embed`] take turns; [`Embedder::embed_now`] (a query)
+/// runs on a single-threaded pool of its own, so that it never waits for a long batch.
 pub struct MiniLm {
     model: BertModel,
     tokenizer: Tokenizer,
     device: Device,
     /// One single-threaded pool per worker.
     pools: Vec<rayon::ThreadPool>,
+    /// The single-threaded pool of texts someone waits for.
+    now: rayon::ThreadPool,
     model_id: String,
     dim: usize,
 }
@@ -114,7 +117,8 @@ impl MiniLm {
             .map_err(|err| EmbedError::Load { path: weights_path.clone(), reason: err.to_string() })?;
 
         let pools = (0..workers.max(1)).map(|_| worker_pool(dir)).collect::<Result<_, _>>()?;
-        Ok(MiniLm { model, tokenizer, device, pools, model_id, dim })
+        let now = worker_pool(dir)?;
+        Ok(MiniLm { model, tokenizer, device, pools, now, model_id, dim })
     }
 
     /// How many threads encode at once.
@@ -218,6 +222,17 @@ impl Embedder for MiniLm {
 
     fn dim(&self) -> usize {
         self.dim
+    }
+
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.now.install(|| {
+            let encoding = self
+                .tokenizer
+                .encode_fast(text, true)
+                .map_err(|err| EmbedError::Inference { reason: err.to_string() })?;
+            let mut vectors = self.run_batch(&[encoding.get_ids().to_vec()])?;
+            vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
+        })
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {

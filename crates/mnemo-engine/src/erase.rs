@@ -420,11 +420,13 @@ impl Store {
     }
 
     /// Waits (a bounded time) until the search indexer has nothing in flight for the
-    /// shard, so that nothing writes its search directory once it is removed. Indexes
-    /// kept in memory (or none, when search is deferred) need no wait: nothing of them
-    /// reaches the disk.
+    /// shard, so that nothing writes its search directory once it is removed, nor puts
+    /// an erased text in the embedding cache after it forgot them. Indexes kept in memory
+    /// without a built-in embedder (or none, when search is deferred) need no wait:
+    /// nothing of them reaches the disk.
     pub(crate) fn wait_for_indexer(&self, shard: &Shard) {
-        if !shard.search.persistent || self.retrieval.defers_search() {
+        let embeds = self.retrieval.indexer.options.embedder.is_some();
+        if !(shard.search.persistent || embeds) || self.retrieval.defers_search() {
             return;
         }
         let last = read(&shard.index).last_seq();

@@ -72,7 +72,7 @@ impl Store {
         if self.with_index(ns, |i| i.intentions(last).iter().all(|v| !v.pending_at(now))) {
             return Ok(Firings::default());
         }
-        shard.search.wait_for(last)?;
+        shard.search.wait_for(last, true)?;
         let fired = self.with_index(ns, |index| {
             let mut fired = Vec::new();
             for view in index.intentions(last) {
@@ -136,7 +136,7 @@ impl Store {
             (Some(m), Some(Ok(embedder)))
                 if self.with_index(ns, |i| i.embedding_mode()) == mnemo_core::EmbeddingMode::Builtin =>
             {
-                embedder.embed(&[m]).ok().and_then(|mut v| v.pop())
+                embedder.embed_now(m).ok()
             }
             _ => None,
         };
@@ -193,11 +193,7 @@ impl Store {
         };
         match self.with_index(ns, |i| i.embedding_mode()) {
             mnemo_core::EmbeddingMode::Builtin => match self.retrieval.embedder() {
-                Some(Ok(embedder)) => embedder
-                    .embed(&[text])
-                    .map_err(|e| EngineError::Index(e.to_string()))?
-                    .pop()
-                    .ok_or_else(|| EngineError::Index("the embedder returned no vector".into())),
+                Some(Ok(embedder)) => embedder.embed_now(text).map_err(|e| EngineError::Index(e.to_string())),
                 Some(Err(e)) => Err(EngineError::Index(e)),
                 None => Err(no("this store runs without an embedder: send the cue's vector")),
             },

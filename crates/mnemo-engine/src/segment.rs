@@ -55,7 +55,7 @@ impl Store {
         // One run at a time per namespace: two would close the same episodes.
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let last = self.with_index(ns, |i| i.last_seq());
-        shard.search.wait_for(last)?;
+        shard.search.wait_for(last, true)?;
         let now = self.now();
         let mut changes = Vec::new();
         let mut closed = Vec::new();

@@ -54,6 +54,13 @@ pub enum SearchKind {
     Topic,
 }
 
+/// The query, waiting for the vectors when the read names its batch (`knownAtSeq`): its
+/// answer is then the one every later read at that batch gives.
+pub(crate) fn vectors_awaited(mut query: SearchQuery, known_at_seq: Option<u64>) -> SearchQuery {
+    query.wait_for_vectors = known_at_seq.is_some();
+    query
+}
+
 /// Builds the engine's query from the API's arguments.
 pub(crate) fn query(
     store: &Store,
@@ -111,6 +118,8 @@ pub(crate) fn query(
         retention_floor: f.retention_floor.unwrap_or(defaults.retention_floor),
         diversity_lambda: f.diversity.unwrap_or(defaults.diversity_lambda),
         wait_for_index: true,
+        // Unless the read names its batch ([`vectors_awaited`]).
+        wait_for_vectors: false,
         without: Vec::new(),
         speaker_boost: mnemo_engine::DEFAULT_SPEAKER_BOOST,
         time_boost: mnemo_engine::DEFAULT_TIME_BOOST,
@@ -283,7 +292,8 @@ impl Search {
             .collect())
     }
 
-    /// The last batch the search indexes held.
+    /// The last batch the search indexes held whole (text and vectors); the text holds
+    /// every batch the read sees.
     async fn indexed_seq(&self) -> u64 {
         self.result.indexed_seq.0
     }

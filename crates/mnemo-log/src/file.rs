@@ -62,14 +62,23 @@ impl Storage for FileStorage {
             }
             Err(e) => return Err(e.into()),
         };
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(LogError::Locked { name: name.to_owned() });
+        // A lock this process released a moment ago (a namespace closed and opened again)
+        // may still be held by a process it is starting (a child holds a copy of every
+        // descriptor until it executes its program): tried again for a moment.
+        let give_up = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if std::time::Instant::now() < give_up => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LogError::Locked { name: name.to_owned() });
+                }
+                // Platforms without file locks: proceed unlocked.
+                Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => break,
+                Err(TryLockError::Error(e)) => return Err(e.into()),
             }
-            // Platforms without file locks: proceed unlocked.
-            Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {}
-            Err(TryLockError::Error(e)) => return Err(e.into()),
         }
         Ok(Box::new(DiskFile { file, read_only: false }))
     }

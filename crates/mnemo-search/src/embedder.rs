@@ -87,6 +87,13 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// One L2-normalised vector per text, same order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// One text that someone is waiting for (a query), embedded without queueing behind
+    /// the batches other threads are embedding meanwhile (the indexer's); the same vector
+    /// as [`Embedder::embed`] gives.
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut vectors = self.embed(&[text])?;
+        vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
+    }
     /// Drops whatever it keeps of these texts (a cache's entries), for an erasure;
     /// returns how many it dropped. An embedder that keeps nothing drops nothing.
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
@@ -105,6 +112,9 @@ impl<E: Embedder + ?Sized> Embedder for &E {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
     }
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_now(text)
+    }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)
     }
@@ -120,6 +130,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
     }
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_now(text)
+    }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)
     }
@@ -134,6 +147,9 @@ impl<E: Embedder + ?Sized> Embedder for Arc<E> {
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         (**self).embed(texts)
+    }
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_now(text)
     }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)

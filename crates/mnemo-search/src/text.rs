@@ -41,6 +41,9 @@ pub struct TextIndex {
     tags: Field,
 }
 
+/// How long opening a writer waits for a lock held for a moment (see `writer_in`).
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A document: key, kind, text, tags.
 pub type Doc<'a> = (u64, u64, &'a str, &'a [String]);
 
@@ -133,18 +136,29 @@ impl TextIndex {
     }
 
     fn writer_in<'w>(&self, slot: &'w mut Option<IndexWriter>) -> Result<&'w mut IndexWriter, SearchError> {
-        Ok(match slot {
-            Some(w) => w,
-            None => slot.insert(
-                self.index.writer_with_options(
-                    IndexWriterOptions::builder()
-                        .num_worker_threads(1)
-                        .num_merge_threads(1)
-                        .memory_budget_per_thread(WRITER_BUDGET)
-                        .build(),
-                )?,
-            ),
-        })
+        if let Some(w) = slot {
+            return Ok(w);
+        }
+        let options = IndexWriterOptions::builder()
+            .num_worker_threads(1)
+            .num_merge_threads(1)
+            .memory_budget_per_thread(WRITER_BUDGET)
+            .build();
+        // The writer's lock file, released by the last commit, may still be held for a
+        // moment by a process this one is starting (a child holds a copy of every
+        // descriptor until it executes its program): tried again, for a bounded time.
+        let give_up = std::time::Instant::now() + LOCK_PATIENCE;
+        loop {
+            match self.index.writer_with_options(options.clone()) {
+                Err(tantivy::TantivyError::LockFailure(
+                    tantivy::directory::error::LockError::LockBusy,
+                    _,
+                )) if std::time::Instant::now() < give_up => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                writer => return Ok(slot.insert(writer?)),
+            }
+        }
     }
 
     /// Makes every document added so far searchable, lets the merges this starts

@@ -59,6 +59,9 @@ pub(crate) fn record_text(index: &NamespaceIndex, r: RecordRef) -> Option<String
     }
 }
 
+/// Texts to embed, each under its document key.
+pub(crate) type Texts = Vec<(u64, String)>;
+
 /// Documents to index.
 #[derive(Default)]
 pub(crate) struct Docs {
@@ -116,6 +119,19 @@ impl Docs {
             }
             _ => {}
         }
+    }
+
+    /// What the built-in embedder embeds of these documents, as (key, text): the records
+    /// embedded alone, and the episodes in context.
+    pub(crate) fn embedded_texts(&self) -> (Texts, Texts) {
+        let alone = self
+            .alone
+            .iter()
+            .zip(&self.embedded)
+            .filter(|(_, embedded)| **embedded)
+            .map(|((r, t), _)| (crate::retrieve::keys::key(*r), t.clone()))
+            .collect();
+        (alone, self.context.clone())
     }
 
     /// A document that may replace an earlier one with the same key.

@@ -26,8 +26,18 @@ pub(crate) struct Vectors {
 }
 
 pub(crate) struct Progress {
-    /// Every batch up to this one is searchable.
+    /// Every batch up to this one is searchable: its text and its vectors.
     pub(crate) indexed: u64,
+    /// Every batch up to this one is in the text indexes (its vectors may still be to
+    /// come, from the vector lane).
+    pub(crate) text_indexed: u64,
+    /// Bumped whenever every vector is written again (a rebuild): vectors of live batches
+    /// queued before it are then neither needed nor counted.
+    pub(crate) epoch: u64,
+    /// The vectors of every batch up to this one are being written by the indexer itself
+    /// (a rebuild, as a namespace opens or what is embedded changes): a search waits for
+    /// them, not for the vector lane's.
+    pub(crate) owed: u64,
     /// Why vectors are missing, if they are.
     pub(crate) warning: Option<String>,
     /// The vectors hold every text of the batches up to this one (none when embedding
@@ -128,6 +138,9 @@ impl SearchIndex {
             previous: Mutex::new(HashMap::new()),
             progress: Mutex::new(Progress {
                 indexed: 0,
+                text_indexed: 0,
+                epoch: 0,
+                owed: 0,
                 warning: None,
                 vectors_upto: None,
                 embedding: (0, 0),
@@ -210,6 +223,57 @@ impl SearchIndex {
         Seq(lock(&self.progress).indexed)
     }
 
+    /// Every batch up to this one is in the text indexes.
+    pub(crate) fn text_indexed(&self) -> Seq {
+        Seq(lock(&self.progress).text_indexed)
+    }
+
+    /// Marks the batches up to `upto` as in the text indexes.
+    pub(crate) fn text_done(&self, upto: Seq) {
+        let mut progress = lock(&self.progress);
+        progress.text_indexed = progress.text_indexed.max(upto.0);
+        drop(progress);
+        self.caught_up.notify_all();
+    }
+
+    /// Notes that the indexer itself writes the vectors of the batches up to `upto`.
+    pub(crate) fn owe(&self, upto: Seq) {
+        let mut progress = lock(&self.progress);
+        progress.owed = progress.owed.max(upto.0);
+    }
+
+    /// The current epoch of the vectors (see [`Progress::epoch`]).
+    pub(crate) fn epoch(&self) -> u64 {
+        lock(&self.progress).epoch
+    }
+
+    /// Starts a new epoch: every vector is about to be written again.
+    pub(crate) fn new_epoch(&self) -> u64 {
+        let mut progress = lock(&self.progress);
+        progress.epoch += 1;
+        progress.epoch
+    }
+
+    /// Marks the batches up to `upto` searchable once their vectors were written
+    /// (`complete`: all of them) — unless written in an `epoch` that is over. `full`:
+    /// these were all the namespace's vectors. The vectors are whole when these were
+    /// written whole and follow on whole ones (or are all of them).
+    pub(crate) fn settle(&self, upto: Seq, complete: bool, full: bool, warning: Option<String>, epoch: u64) {
+        let mut progress = lock(&self.progress);
+        if progress.epoch != epoch {
+            return;
+        }
+        let follows = full || progress.vectors_upto.is_some_and(|v| v >= progress.indexed);
+        progress.vectors_upto = (complete && follows).then(|| upto.0.max(progress.vectors_upto.unwrap_or(0)));
+        progress.indexed = progress.indexed.max(upto.0);
+        progress.text_indexed = progress.text_indexed.max(upto.0);
+        if warning.is_some() {
+            progress.warning = warning;
+        }
+        drop(progress);
+        self.caught_up.notify_all();
+    }
+
     /// Texts embedded and to embed in the indexer's current run.
     pub(crate) fn embedding(&self) -> (u64, u64) {
         lock(&self.progress).embedding
@@ -235,11 +299,16 @@ impl SearchIndex {
         self.vectors.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Waits until batch `seq` is searchable.
-    pub(crate) fn wait_for(&self, seq: Seq) -> Result<(), EngineError> {
+    /// Waits until batch `seq` is in the text indexes and the vectors the indexer owes
+    /// (see [`Progress::owed`]) are written; with `vectors`, until the vectors hold it too.
+    pub(crate) fn wait_for(&self, seq: Seq, vectors: bool) -> Result<(), EngineError> {
         let deadline = Instant::now() + INDEX_WAIT;
         let mut progress = lock(&self.progress);
-        while progress.indexed < seq.0 {
+        let held = |p: &Progress| {
+            let vectors_needed = if vectors { seq.0 } else { p.owed.min(seq.0) };
+            p.text_indexed >= seq.0 && p.indexed >= vectors_needed
+        };
+        while !held(&progress) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(EngineError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });

@@ -16,20 +16,12 @@ use crate::retrieve::index::SearchIndex;
 use crate::retrieve::index::Vectors;
 use crate::retrieve::keys::KIND_EPISODE;
 use crate::retrieve::keys::key;
+use crate::retrieve::lane::{Lane, VectorWork, embed_into};
 use crate::retrieve::query::EMBED_BATCH;
 use crate::retrieve::query::INDEXER_STOP_WAIT;
 use crate::saved_vectors::Stamp;
 use crate::shard::Shard;
 use crate::sync::lock;
-
-/// Runs a closure when dropped.
-struct Reset<F: Fn()>(F);
-
-impl<F: Fn()> Drop for Reset<F> {
-    fn drop(&mut self) {
-        (self.0)();
-    }
-}
 
 /// A batch for the indexer.
 pub(crate) enum Job {
@@ -52,6 +44,8 @@ pub(crate) struct Indexer {
     pub(crate) options: StoreOptions,
     pub(crate) embedder: OnceLock<Result<Arc<dyn Embedder>, String>>,
     pub(crate) closing: std::sync::atomic::AtomicBool,
+    /// Where the built-in embedder's vectors of live batches are written.
+    pub(crate) lane: Lane,
 }
 
 impl Retrieval {
@@ -61,6 +55,7 @@ impl Retrieval {
                 options,
                 embedder: OnceLock::new(),
                 closing: std::sync::atomic::AtomicBool::new(false),
+                lane: Lane::new(),
             }),
             jobs: Mutex::new(None),
         })
@@ -128,6 +123,7 @@ impl Drop for Retrieval {
                 let _ = handle.join();
             }
         }
+        self.indexer.lane.stop();
     }
 }
 
@@ -197,6 +193,8 @@ impl Indexer {
     /// added (their vectors are upserted again under the same keys).
     pub(crate) fn rebuild(&self, shard: &Shard, vectors_only: Option<Seq>) {
         let search = &shard.search;
+        // Every vector is written below: those of live batches queued before are not.
+        search.new_epoch();
         if vectors_only.is_none() && search.persistent {
             if self.catch_up(shard) {
                 return;
@@ -394,9 +392,9 @@ impl Indexer {
         None
     }
 
-    pub(crate) fn index_batches(&self, shard: &Shard, batches: Vec<(Seq, Vec<Event>)>) {
+    pub(crate) fn index_batches(&self, shard: &Arc<Shard>, batches: Vec<(Seq, Vec<Event>)>) {
         let search = &shard.search;
-        let done = search.indexed();
+        let done = search.text_indexed();
         let batches: Vec<(Seq, Vec<Event>)> = batches.into_iter().filter(|(s, _)| *s > done).collect();
         let Some(upto) = batches.last().map(|(s, _)| *s) else {
             return;
@@ -417,9 +415,52 @@ impl Indexer {
         drop(index);
         if reembed {
             // These batches' text, then every vector again as the new settings say.
+            search.new_epoch();
             *search.vectors.write().unwrap_or_else(PoisonError::into_inner) = None;
             self.write_docs(shard, docs, EmbeddingMode::Off, Seq(0), upto);
             self.rebuild(shard, Some(upto));
+            return;
+        }
+        if mode == EmbeddingMode::Builtin && self.options.embedder.is_some() {
+            // The text now (before the embedder is loaded, which can take a while), the
+            // vectors on the lane behind it.
+            let warning = self.write_text(shard, &docs, upto, upto);
+            let epoch = search.epoch();
+            let embedder = match self.embedder() {
+                Some(Ok(embedder)) => embedder,
+                Some(Err(e)) => {
+                    search.settle(upto, false, false, Some(format!("no built-in embedder: {e}")), epoch);
+                    return;
+                }
+                None => return search.settle(upto, false, false, warning, epoch),
+            };
+            let target = self.vectors_for(search, mode, embedder.dim());
+            let (alone, context) = docs.embedded_texts();
+            if alone.is_empty() && context.is_empty() {
+                search.settle(upto, true, false, warning, epoch);
+                return;
+            }
+            let work = VectorWork {
+                shard: Arc::clone(shard),
+                embedder,
+                target,
+                alone,
+                context,
+                upto,
+                epoch,
+                warning,
+            };
+            if let Err(work) = self.lane.submit(work) {
+                let stop = || self.closing();
+                let lists =
+                    [(&work.alone[..], &work.target.alone), (&work.context[..], &work.target.context)];
+                let (complete, warning) = match embed_into(&*work.embedder, lists, search, EMBED_BATCH, &stop)
+                {
+                    Ok(complete) => (complete, work.warning),
+                    Err(w) => (false, Some(w)),
+                };
+                search.settle(upto, complete, false, warning, epoch);
+            }
             return;
         }
         self.write_docs(shard, docs, mode, upto, upto);
@@ -436,59 +477,51 @@ impl Indexer {
         text_upto: Seq,
     ) {
         let search = &shard.search;
-        let mut warning = None;
+        search.owe(upto);
+        let warning = self.write_text(shard, &docs, upto, text_upto);
+        let epoch = search.epoch();
+        let (complete, warning) = match self.write_vectors(shard, &docs, mode) {
+            Ok(complete) => (complete, warning),
+            Err(w) => (false, Some(w)),
+        };
+        search.settle(upto, complete, docs.full, warning, epoch);
+    }
+
+    /// Adds documents to the text indexes and marks `upto` as in them; a persistent text
+    /// index is stamped as holding the batches up to `text_upto`. Why it failed, if it did.
+    pub(crate) fn write_text(&self, shard: &Shard, docs: &Docs, upto: Seq, text_upto: Seq) -> Option<String> {
+        let search = &shard.search;
         fn text_doc<'a>((r, t): &'a (RecordRef, String), tags: &'a [String]) -> mnemo_search::Doc<'a> {
             (key(*r), key(*r) & 3, t.as_str(), tags)
         }
-        let text = if docs.vectors_only {
-            Ok(())
-        } else {
-            let split = |replace: bool| {
-                docs.alone
-                    .iter()
-                    .zip(&docs.tags)
-                    .zip(&docs.replace)
-                    .filter(move |(_, r)| **r == replace)
-                    .map(|((d, tags), _)| text_doc(d, tags))
-            };
-            let context = || docs.context.iter().map(|(k, t)| (*k, KIND_EPISODE, t.as_str(), &[][..]));
-            let stamp =
-                (search.persistent && !(docs.alone.is_empty() && docs.context.is_empty())).then(|| {
-                    Stamp::of(&shard.index.read().unwrap_or_else(PoisonError::into_inner), text_upto).encode()
-                });
-            let commit = |text: &TextIndex| match &stamp {
-                Some(stamp) => text.commit_with(stamp),
-                None => text.commit(),
-            };
-            search
-                .text
-                .add(split(false))
-                .and_then(|()| search.text.upsert(split(true)))
-                .and_then(|()| commit(&search.text))
-                .and_then(|()| search.context_text.add(context()))
-                .and_then(|()| commit(&search.context_text))
-        };
-        if let Err(e) = text {
-            warning = Some(format!("full-text indexing failed: {e}"));
+        if docs.vectors_only {
+            return None;
         }
-        let complete = match self.write_vectors(shard, &docs, mode) {
-            Ok(complete) => complete,
-            Err(w) => {
-                warning = Some(w);
-                false
-            }
+        let split = |replace: bool| {
+            docs.alone
+                .iter()
+                .zip(&docs.tags)
+                .zip(&docs.replace)
+                .filter(move |(_, r)| **r == replace)
+                .map(|((d, tags), _)| text_doc(d, tags))
         };
-        let mut progress = lock(&search.progress);
-        // Whole when these vectors were all written and follow on whole ones (or are all
-        // of them).
-        let follows = docs.full || progress.vectors_upto.is_some_and(|v| v >= progress.indexed);
-        progress.vectors_upto = (complete && follows).then(|| upto.0.max(progress.vectors_upto.unwrap_or(0)));
-        progress.indexed = progress.indexed.max(upto.0);
-        if warning.is_some() {
-            progress.warning = warning;
-        }
-        drop(progress);
-        search.caught_up.notify_all();
+        let context = || docs.context.iter().map(|(k, t)| (*k, KIND_EPISODE, t.as_str(), &[][..]));
+        let stamp = (search.persistent && !(docs.alone.is_empty() && docs.context.is_empty())).then(|| {
+            Stamp::of(&shard.index.read().unwrap_or_else(PoisonError::into_inner), text_upto).encode()
+        });
+        let commit = |text: &TextIndex| match &stamp {
+            Some(stamp) => text.commit_with(stamp),
+            None => text.commit(),
+        };
+        let written = search
+            .text
+            .add(split(false))
+            .and_then(|()| search.text.upsert(split(true)))
+            .and_then(|()| commit(&search.text))
+            .and_then(|()| search.context_text.add(context()))
+            .and_then(|()| commit(&search.context_text));
+        search.text_done(upto);
+        written.err().map(|e| format!("full-text indexing failed: {e}"))
     }
 
     /// Writes the documents' vectors; `Ok(false)` when it stopped short (the store is
@@ -519,34 +552,10 @@ impl Indexer {
                 };
                 let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
                 let vectors = self.vectors_for(search, mode, embedder.dim());
-                let alone: Vec<(u64, String)> = docs
-                    .alone
-                    .iter()
-                    .zip(&docs.embedded)
-                    .filter(|(_, embedded)| **embedded)
-                    .map(|((r, t), _)| (key(*r), t.clone()))
-                    .collect();
-                let total = (alone.len() + docs.context.len()) as u64;
-                let mut done = 0u64;
-                let report = |done: u64| lock(&search.progress).embedding = (done, total);
-                report(0);
-                let _reset = Reset(|| report(0));
-                for (list, target) in [(&alone, &vectors.alone), (&docs.context, &vectors.context)] {
-                    for chunk in list.chunks(EMBED_BATCH) {
-                        if self.closing() || changed() {
-                            return Ok(false);
-                        }
-                        done += chunk.len() as u64;
-                        let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
-                        let embedded =
-                            embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
-                        let items: Vec<(u64, Vec<f32>)> =
-                            chunk.iter().map(|(k, _)| *k).zip(embedded).collect();
-                        target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
-                        report(done);
-                    }
-                }
-                return Ok(true);
+                let (alone, context) = docs.embedded_texts();
+                let stop = || self.closing() || changed();
+                let lists = [(&alone[..], &vectors.alone), (&context[..], &vectors.context)];
+                return embed_into(&*embedder, lists, search, EMBED_BATCH, &stop);
             }
         };
         let items: Vec<(u64, Vec<f32>)> =

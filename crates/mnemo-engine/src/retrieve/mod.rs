@@ -13,6 +13,7 @@ pub(crate) mod docs;
 pub(crate) mod index;
 pub(crate) mod indexer;
 pub(crate) mod keys;
+pub(crate) mod lane;
 pub(crate) mod query;
 pub(crate) mod rank;
 

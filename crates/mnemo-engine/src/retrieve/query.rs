@@ -67,8 +67,13 @@ pub struct SearchQuery {
     pub retention_floor: f64,
     /// MMR trade-off in [0, 1]: 1 ranks by relevance only.
     pub diversity_lambda: f64,
-    /// Wait until the indexes hold every batch the read sees.
+    /// Wait until the text indexes hold every batch the read sees.
     pub wait_for_index: bool,
+    /// With `wait_for_index`, wait until the vectors too hold every batch the read sees
+    /// (the built-in embedder writes them behind the text), so that the answer is the one
+    /// every later read at that basis gives. Otherwise the vectors answer with the
+    /// batches they hold, and the result says which (`indexed_seq`, a warning).
+    pub wait_for_vectors: bool,
     /// Topic-first: narrow to the best this many topics of the topic network, then rank
     /// inside them (0: off).
     pub topics: usize,
@@ -102,6 +107,7 @@ impl Default for SearchQuery {
             retention_floor: DEFAULT_RETENTION_FLOOR,
             diversity_lambda: DEFAULT_DIVERSITY_LAMBDA,
             wait_for_index: true,
+            wait_for_vectors: true,
             topics: 0,
             rank_topics: false,
             records: true,

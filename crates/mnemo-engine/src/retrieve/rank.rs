@@ -178,7 +178,7 @@ impl Store {
                 crate::KnownAt::Seq(s) => s,
                 _ => latest,
             };
-            shard.search.wait_for(target)?;
+            shard.search.wait_for(target, query.wait_for_vectors)?;
         }
         let query_vector = self.query_vector(shard.as_deref(), query, &mut warnings)?;
         crate::interrupt::check("a search")?;
@@ -238,8 +238,8 @@ impl Store {
                 warnings.push(format!("searching without vectors: {e}"));
                 Ok(None)
             }
-            Some(Ok(embedder)) => match embedder.embed(&[text.as_str()]) {
-                Ok(mut v) => Ok(v.pop()),
+            Some(Ok(embedder)) => match embedder.embed_now(text) {
+                Ok(v) => Ok(Some(v)),
                 Err(e) => {
                     warnings.push(format!("searching without vectors: {e}"));
                     Ok(None)
@@ -301,7 +301,9 @@ fn run_search(
     let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
     let indexed = search.indexed();
     if indexed < basis.known_at {
-        warnings.push(format!("indexes hold batches up to {indexed} of {}", basis.known_at));
+        let text = search.text_indexed().min(basis.known_at);
+        warnings
+            .push(format!("vectors hold batches up to {indexed} of {}, text up to {text}", basis.known_at));
     }
     let pool = (query.limit * 5).max(50);
     let (facts_allowed, episodes_allowed) = allowed(index, view, query);

@@ -12,6 +12,7 @@ use crate::store::Store;
 use super::docs::*;
 use super::indexer::*;
 use super::keys::*;
+use super::lane::Lane;
 
 fn ep(id: u64, text: &str, thread: Option<&str>) -> mnemo_core::Episode {
     mnemo_core::Episode {
@@ -86,8 +87,12 @@ fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
         .collect();
     assert_eq!(batches.len(), 3);
     let last = batches.pop().unwrap();
-    let indexer =
-        Indexer { options: StoreOptions::default(), embedder: OnceLock::new(), closing: false.into() };
+    let indexer = Indexer {
+        options: StoreOptions::default(),
+        embedder: OnceLock::new(),
+        closing: false.into(),
+        lane: Lane::new(),
+    };
     // The indexer is handed the first two batches while the third is applied already.
     indexer.process(batches);
     assert_eq!(shard.search.indexed(), Seq(2), "the third batch's text is not indexed yet");

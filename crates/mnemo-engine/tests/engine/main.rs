@@ -10,6 +10,7 @@ mod cluster;
 mod conflict;
 mod engine_api;
 mod erase;
+mod lane;
 mod model;
 mod progress;
 mod shared_vectors;

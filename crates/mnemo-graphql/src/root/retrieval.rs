@@ -24,8 +24,12 @@ impl RetrievalQuery {
     /// the graph around the entities the text names, fused by reciprocal rank (k = 60),
     /// weighted by retention at `at` with a floor (a specific cue still finds an old
     /// memory), diversified by MMR. Facts not in force at (validAt, knownAt) are left out
-    /// unless `filter.includeNotInForce`. Waits until the search indexes hold what the
-    /// read sees. Every hit explains itself.
+    /// unless `filter.includeNotInForce`. Waits until the text indexes hold what the
+    /// read sees (and the vectors a namespace gets as it opens); the built-in embedder's
+    /// vectors of new writes, written behind their text, are waited for only by a read
+    /// that names its batch (`knownAtSeq`, e.g. the `seq` a write returned): otherwise
+    /// they answer with the batches they hold (`indexedSeq`, and a warning when it is
+    /// behind). Every hit explains itself.
     #[allow(clippy::too_many_arguments)]
     async fn search(
         &self,
@@ -42,7 +46,8 @@ impl RetrievalQuery {
     ) -> Result<Search> {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let query =
+            search::vectors_awaited(search::query(store, &ns, text, vector, limit, filter)?, known_at_seq);
         let answer = store.search(&ns, &query, read).map_err(engine)?;
         Ok(Search { pin: Pin::new(ns, answer.basis), result: answer.value })
     }
@@ -67,6 +72,7 @@ impl RetrievalQuery {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
+        let query = search::vectors_awaited(query, known_at_seq);
         let answer = store.context(&ns, &message, search::budget(budget)?, &query, read).map_err(engine)?;
         Ok(ContextObject { pin: Pin::new(ns, answer.basis), block: answer.value })
     }
@@ -96,7 +102,8 @@ impl RetrievalMutation {
     ) -> Result<RememberPayload> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let query = search::query(store, &ns, text, vector, limit, filter)?;
+        let query =
+            search::vectors_awaited(search::query(store, &ns, text, vector, limit, filter)?, known_at_seq);
         let (answer, receipt) = store.remember(&ns, &query, read).map_err(engine)?;
         Ok(RememberPayload {
             seq: receipt.map(|r| r.seq.0),
