@@ -412,68 +412,70 @@ def search_under_writes(work, seconds, rate, embedder):
     `rate` episodes a second into it; with the lag of the indexes at the end."""
     data = os.path.join(work, f"live-{embedder}")
     server = Server(data, embedder=embedder)
-    rnd = random.Random(7)
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
-    record = ('mutation($t:String!,$th:String!){ recordEpisode(namespace: "live", '
-              'episode: {text: $t, thread: $th}) { seq } }')
-    for i in range(500):
-        r = server.query(record, {"t": sentence(rnd, i), "th": f"session{i // 20}"}, conn)
-        assert "errors" not in r, r
-    search = ('query($q:String!){ search(namespace: "live", text: $q, limit: 10) '
-              '{ indexedSeq hits { score } warnings } }')
-
-    def probe(duration):
-        lat = []
-        failed = 0
-        last = None
-        end = time.monotonic() + duration
-        while time.monotonic() < end:
-            q = "the " + " and the ".join(rnd.sample(WORDS, 3))
-            t0 = time.perf_counter()
-            r = server.query(search, {"q": q}, conn)
-            lat.append(time.perf_counter() - t0)
-            if "errors" in r:
-                # A search that ran past the request deadline (30 s) waiting for the indexes.
-                assert r["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED", r
-                failed += 1
-            else:
-                last = r["data"]["search"]
-        lat.sort()
-        return lat[len(lat) // 2] * 1e3, lat[int(len(lat) * 0.99)] * 1e3, len(lat), last, failed
-
-    # Measured once the indexes hold the first 500 turns, vectors and all.
-    while True:
-        r = server.query(search, {"q": "glacier"}, conn)
-        if "errors" not in r and r["data"]["search"]["indexedSeq"] >= 500:
-            break
-        time.sleep(0.5)
-    idle = probe(seconds / 2)
-    stop = threading.Event()
-    written = []
-    span = []
-
-    def writer():
-        c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
-        w = random.Random(11)
-        start = time.monotonic()
-        i = 0
-        while not stop.is_set():
-            r = server.query(record, {"t": sentence(w, 1000 + i), "th": f"session{50 + i // 20}"}, c)
+    try:
+        rnd = random.Random(7)
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+        record = ('mutation($t:String!,$th:String!){ recordEpisode(namespace: "live", '
+                  'episode: {text: $t, thread: $th}) { seq } }')
+        for i in range(500):
+            r = server.query(record, {"t": sentence(rnd, i), "th": f"session{i // 20}"}, conn)
             assert "errors" not in r, r
-            written.append(r["data"]["recordEpisode"]["seq"])
-            i += 1
-            time.sleep(max(0.0, start + i / rate - time.monotonic()))
-        span.append(time.monotonic() - start)
+        search = ('query($q:String!){ search(namespace: "live", text: $q, limit: 10) '
+                  '{ indexedSeq hits { score } warnings } }')
 
-    t = threading.Thread(target=writer)
-    t.start()
-    busy = probe(seconds)
-    stop.set()
-    t.join()
-    server.stop()
-    achieved = len(written) / span[0]
-    lag = written[-1] - busy[3]["indexedSeq"] if written and busy[3] else None
-    return idle, busy, achieved, lag
+        def probe(duration):
+            lat = []
+            failed = 0
+            last = None
+            end = time.monotonic() + duration
+            while time.monotonic() < end:
+                q = "the " + " and the ".join(rnd.sample(WORDS, 3))
+                t0 = time.perf_counter()
+                r = server.query(search, {"q": q}, conn)
+                lat.append(time.perf_counter() - t0)
+                if "errors" in r:
+                    # A search that ran past the request deadline (30 s) waiting for the indexes.
+                    assert r["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED", r
+                    failed += 1
+                else:
+                    last = r["data"]["search"]
+            lat.sort()
+            return lat[len(lat) // 2] * 1e3, lat[int(len(lat) * 0.99)] * 1e3, len(lat), last, failed
+
+        # Measured once the indexes hold the first 500 turns, vectors and all.
+        while True:
+            r = server.query(search, {"q": "glacier"}, conn)
+            if "errors" not in r and r["data"]["search"]["indexedSeq"] >= 500:
+                break
+            time.sleep(0.5)
+        idle = probe(seconds / 2)
+        stop = threading.Event()
+        written = []
+        span = []
+
+        def writer():
+            c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+            w = random.Random(11)
+            start = time.monotonic()
+            i = 0
+            while not stop.is_set():
+                r = server.query(record, {"t": sentence(w, 1000 + i), "th": f"session{50 + i // 20}"}, c)
+                assert "errors" not in r, r
+                written.append(r["data"]["recordEpisode"]["seq"])
+                i += 1
+                time.sleep(max(0.0, start + i / rate - time.monotonic()))
+            span.append(time.monotonic() - start)
+
+        t = threading.Thread(target=writer)
+        t.start()
+        busy = probe(seconds)
+        stop.set()
+        t.join()
+        achieved = len(written) / span[0]
+        lag = written[-1] - busy[3]["indexedSeq"] if written and busy[3] else None
+        return idle, busy, achieved, lag
+    finally:
+        server.stop()
 
 
 # ---------------------------------------------------------------- main

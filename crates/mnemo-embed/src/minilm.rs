@@ -116,8 +116,8 @@ impl MiniLm {
         let model = BertModel::load(vb, &config)
             .map_err(|err| EmbedError::Load { path: weights_path.clone(), reason: err.to_string() })?;
 
-        let pools = (0..workers.max(1)).map(|_| worker_pool(dir)).collect::<Result<_, _>>()?;
-        let now = worker_pool(dir)?;
+        let pools = (0..workers.max(1)).map(|_| worker_pool(dir, true)).collect::<Result<_, _>>()?;
+        let now = worker_pool(dir, false)?;
         Ok(MiniLm { model, tokenizer, device, pools, now, model_id, dim })
     }
 
@@ -174,14 +174,32 @@ impl MiniLm {
 type Encoded<'a> = (&'a [usize], Vec<Vec<f32>>);
 
 /// A pool of one thread: the model's matrix products run on the pool they are called from,
-/// so inside it they use one core.
-fn worker_pool(dir: &Path) -> Result<rayon::ThreadPool, EmbedError> {
+/// so inside it they use one core. A `background` one yields the CPU to every other thread
+/// of normal priority (the indexer's batches must not slow the requests meanwhile).
+fn worker_pool(dir: &Path, background: bool) -> Result<rayon::ThreadPool, EmbedError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(|_| "mnemo-embed".to_owned())
+        .start_handler(move |_| {
+            if background {
+                lower_priority();
+            }
+        })
         .build()
         .map_err(|err| EmbedError::Load { path: dir.to_owned(), reason: err.to_string() })
 }
+
+/// The calling thread at the lowest priority but one (nice 19 is left to the machine's
+/// own chores). On Linux the nice value is the thread's own. Where it cannot be set, the
+/// thread keeps its priority: only how the CPU is shared changes, never a result.
+fn lower_priority() {
+    #[cfg(unix)]
+    let _ = rustix::process::setpriority_process(None, BACKGROUND_NICE);
+}
+
+/// The nice value of the threads that embed in the background.
+#[cfg(unix)]
+const BACKGROUND_NICE: i32 = 15;
 
 /// Mean of the token vectors (the rows of `tokens`, `dim` wide), then divided by its L2 norm.
 ///

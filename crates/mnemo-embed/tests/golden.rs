@@ -134,3 +134,16 @@ fn two_workers_give_the_same_vectors_as_one() {
     // Fewer texts than a batch run on one worker, as before.
     assert_eq!(two.embed(&texts[..5]).unwrap(), model().embed(&texts[..5]).unwrap());
 }
+
+/// A text someone waits for (a query) is embedded on the model's own pool for them: the
+/// vector is the one the batched path gives it alone, and the reference's.
+#[test]
+fn embedding_now_gives_the_vector_of_embedding_alone() {
+    let model = model();
+    for case in golden() {
+        let now = model.embed_now(&case.text).unwrap();
+        let alone = model.embed(&[case.text.as_str()]).unwrap().pop().unwrap();
+        assert_eq!(now, alone, "{:?}", case.text);
+        assert!(max_deviation(&now, &case.vector) < TOLERANCE, "{:?}", case.text);
+    }
+}
