@@ -486,8 +486,8 @@ def main():
     p.add_argument("--entities", type=int, default=200_000)
     p.add_argument("--seconds", type=int, default=20)
     p.add_argument("--namespaces", type=int, default=10_000)
-    p.add_argument("--only", default="import,reads,erase,slot,tenancy",
-                   help="comma-separated sections; also 'search' and 'cold' (a 10 M-fact log, not in the default)")
+    p.add_argument("--only", default="import,reads,erase,slot,tenancy,search",
+                   help="comma-separated sections; also 'cold' (a 10 M-fact log, not in the default)")
     p.add_argument("--cold-entities", type=int, default=1_000_000, help="entities of the cold-start log (x10 facts)")
     p.add_argument("--cold-load", help="a cold-start file gen_workload.py wrote before (generating one takes ~15 min)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
