@@ -94,9 +94,10 @@ fn an_erased_person_leaves_no_byte_on_disk_and_no_trace_in_any_read_or_export() 
     let written = ok(graphql(server.addr, STORY, json!({})).unwrap());
     let last = written["d"]["seq"].as_u64().unwrap();
     let points: Vec<u64> = (1..=last).collect();
-    // Embedded (the cache fills), searchable.
+    // Embedded (the cache fills), searchable: a search at the last batch waits for its vectors.
     let search = r#"{ search(namespace: "people", text: "orchid code", limit: 10) { hits { episode { text } fact { predicate } } } }"#;
-    let found = ok(graphql(server.addr, search, json!({})).unwrap());
+    let embedded = search.replace("limit: 10)", &format!("limit: 10, knownAtSeq: {last})"));
+    let found = ok(graphql(server.addr, &embedded, json!({})).unwrap());
     assert!(found.to_string().contains(SECRET), "{found}");
     let before: Vec<Value> =
         points.iter().map(|s| ok(graphql(server.addr, READ, json!({ "s": s })).unwrap())).collect();

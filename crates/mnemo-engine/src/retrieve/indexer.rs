@@ -435,11 +435,9 @@ impl Indexer {
                 None => return search.settle(upto, false, false, warning, epoch),
             };
             let target = self.vectors_for(search, mode, embedder.dim());
+            // Even with nothing to embed, through the lane: the batches are marked in order,
+            // never ahead of the ones whose vectors it still writes.
             let (alone, context) = docs.embedded_texts();
-            if alone.is_empty() && context.is_empty() {
-                search.settle(upto, true, false, warning, epoch);
-                return;
-            }
             let work = VectorWork {
                 shard: Arc::clone(shard),
                 embedder,
