@@ -29,10 +29,6 @@ impl Drop for Store {
     }
 }
 
-/// How long opening a data directory waits for a lock held for a moment (see
-/// [`Store::open_with`]) before it is called in use by another process.
-const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
-
 /// Mnemo's store: namespaces of bitemporal memory over a durable log.
 pub struct Store {
     /// Where the namespaces' logs and checkpoints are kept.
@@ -99,24 +95,10 @@ impl Store {
         // The lock is held on the directory itself, which cannot be swapped under a running
         // store as a file can: with `LOCK` deleted, a second process would create and lock
         // a new one. `LOCK` is locked too, so a build that locks only it is kept out.
-        // A lock this process released a moment ago may still be held by a process it is
-        // starting (a child holds a copy of every descriptor until it executes its
-        // program): tried again for a moment before the directory is called in use.
-        let give_up = std::time::Instant::now() + LOCK_PATIENCE;
-        let locked = |file: &std::fs::File| loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(()),
-                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < give_up => {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(EngineError::Locked { path: dir.display().to_string() });
-                }
-                Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
-                    return Ok(());
-                }
-                Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
-            }
+        let locked = |file: &std::fs::File| match mnemo_log::lock_exclusive(file) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(EngineError::Locked { path: dir.display().to_string() }),
+            Err(e) => Err(io(e)),
         };
         let dir_file = std::fs::File::open(dir).map_err(io)?;
         locked(&dir_file)?;

@@ -10,6 +10,29 @@ use crate::{LogError, LogFile, Storage};
 /// File name extension of log files.
 const EXTENSION: &str = ".log";
 
+/// How long [`lock_exclusive`] tries again a lock held elsewhere.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Locks `file` exclusively (an advisory lock, released when the handle is dropped or the
+/// process dies); `false` when another handle holds it. A lock this process released a
+/// moment ago may still be held by a process it is starting (a child holds a copy of every
+/// descriptor until it executes its program), so a held lock is tried again for a moment
+/// before it is called held. Platforms without file locks proceed unlocked.
+pub fn lock_exclusive(file: &File) -> io::Result<bool> {
+    let give_up = std::time::Instant::now() + LOCK_PATIENCE;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < give_up => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => return Ok(false),
+            Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => return Ok(true),
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+    }
+}
+
 /// A directory of log files, one `<name>.log` per log. Each file opened with
 /// [`Storage::open`] is locked exclusively (an advisory lock, released when the handle is dropped
 /// or the process dies), so two writers never interleave frames in one file;
@@ -62,23 +85,9 @@ impl Storage for FileStorage {
             }
             Err(e) => return Err(e.into()),
         };
-        // A lock this process released a moment ago (a namespace closed and opened again)
-        // may still be held by a process it is starting (a child holds a copy of every
-        // descriptor until it executes its program): tried again for a moment.
-        let give_up = std::time::Instant::now() + std::time::Duration::from_millis(500);
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(TryLockError::WouldBlock) if std::time::Instant::now() < give_up => {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                Err(TryLockError::WouldBlock) => {
-                    return Err(LogError::Locked { name: name.to_owned() });
-                }
-                // Platforms without file locks: proceed unlocked.
-                Err(TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => break,
-                Err(TryLockError::Error(e)) => return Err(e.into()),
-            }
+        // A namespace closed and opened again takes its lock anew.
+        if !lock_exclusive(&file)? {
+            return Err(LogError::Locked { name: name.to_owned() });
         }
         Ok(Box::new(DiskFile { file, read_only: false }))
     }

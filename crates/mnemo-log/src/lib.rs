@@ -42,7 +42,7 @@ mod storage;
 
 pub use atomic::replace_file;
 pub use error::LogError;
-pub use file::FileStorage;
+pub use file::{FileStorage, lock_exclusive};
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
 pub use frames::{decode_frames, encode_frame};
 pub use log::{Clock, Log, Ticket, system_clock};

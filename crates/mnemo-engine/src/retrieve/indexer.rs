@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::{Duration, Instant};
 
 use mnemo_core::{EmbeddingMode, Event, RecordRef, Seq};
 use mnemo_search::Embedder;
@@ -21,7 +20,7 @@ use crate::retrieve::query::EMBED_BATCH;
 use crate::retrieve::query::INDEXER_STOP_WAIT;
 use crate::saved_vectors::Stamp;
 use crate::shard::Shard;
-use crate::sync::lock;
+use crate::sync::{lock, stop_thread};
 
 /// A batch for the indexer.
 pub(crate) enum Job {
@@ -110,18 +109,9 @@ impl Retrieval {
 impl Drop for Retrieval {
     fn drop(&mut self) {
         self.indexer.closing.store(true, std::sync::atomic::Ordering::SeqCst);
-        if let Some((tx, handle)) = lock(&self.jobs).take() {
-            drop(tx);
-            // The indexer finishes its current batch and stops; one stuck (an embedder
-            // that hangs while loading) is left behind rather than holding up the exit:
-            // everything it holds is derived from the log.
-            let give_up = Instant::now() + INDEXER_STOP_WAIT;
-            while !handle.is_finished() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            if handle.is_finished() {
-                let _ = handle.join();
-            }
+        // The indexer finishes its current batch and stops, then the lane.
+        if let Some(jobs) = lock(&self.jobs).take() {
+            stop_thread(jobs, INDEXER_STOP_WAIT);
         }
         self.indexer.lane.stop();
     }
@@ -428,11 +418,10 @@ impl Indexer {
             let epoch = search.epoch();
             let embedder = match self.embedder() {
                 Some(Ok(embedder)) => embedder,
-                Some(Err(e)) => {
-                    search.settle(upto, false, false, Some(format!("no built-in embedder: {e}")), epoch);
-                    return;
+                failed => {
+                    let why = failed.and_then(Result::err).map(|e| format!("no built-in embedder: {e}"));
+                    return search.settle(upto, false, false, why.or(warning), epoch);
                 }
-                None => return search.settle(upto, false, false, warning, epoch),
             };
             let target = self.vectors_for(search, mode, embedder.dim());
             // Even with nothing to embed, through the lane: the batches are marked in order,
@@ -449,15 +438,7 @@ impl Indexer {
                 warning,
             };
             if let Err(work) = self.lane.submit(work) {
-                let stop = || self.closing();
-                let lists =
-                    [(&work.alone[..], &work.target.alone), (&work.context[..], &work.target.context)];
-                let (complete, warning) = match embed_into(&*work.embedder, lists, search, EMBED_BATCH, &stop)
-                {
-                    Ok(complete) => (complete, work.warning),
-                    Err(w) => (false, Some(w)),
-                };
-                search.settle(upto, complete, false, warning, epoch);
+                work.write(EMBED_BATCH, &|| self.closing());
             }
             return;
         }

@@ -7,7 +7,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use mnemo_core::Seq;
 use mnemo_search::{Embedder, VectorIndex};
@@ -15,7 +14,7 @@ use mnemo_search::{Embedder, VectorIndex};
 use crate::retrieve::index::{SearchIndex, Vectors};
 use crate::retrieve::query::{EMBED_BATCH, INDEXER_STOP_WAIT};
 use crate::shard::Shard;
-use crate::sync::lock;
+use crate::sync::{lock, stop_thread};
 
 /// Texts the lane embeds at once: small, so that a new epoch (a rebuild) or the store
 /// closing stops it soon.
@@ -45,6 +44,19 @@ impl VectorWork {
         Arc::ptr_eq(&self.shard, &next.shard)
             && Arc::ptr_eq(&self.target, &next.target)
             && self.epoch == next.epoch
+    }
+
+    /// Embeds the texts, `batch` at a time, and marks the batches searchable — unless the
+    /// epoch they were queued in is over; `stop` says to stop short.
+    pub(crate) fn write(self, batch: usize, stop: &dyn Fn() -> bool) {
+        let search = &self.shard.search;
+        let stop = || stop() || search.epoch() != self.epoch;
+        let lists = [(&self.alone[..], &self.target.alone), (&self.context[..], &self.target.context)];
+        let (complete, warning) = match embed_into(&*self.embedder, lists, search, batch, &stop) {
+            Ok(complete) => (complete, self.warning),
+            Err(w) => (false, Some(w)),
+        };
+        search.settle(self.upto, complete, false, warning, self.epoch);
     }
 }
 
@@ -84,15 +96,8 @@ impl Lane {
     /// queued is dropped.
     pub(crate) fn stop(&self) {
         self.closing.store(true, Ordering::SeqCst);
-        if let Some((tx, handle)) = lock(&self.jobs).take() {
-            drop(tx);
-            let give_up = Instant::now() + INDEXER_STOP_WAIT;
-            while !handle.is_finished() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            if handle.is_finished() {
-                let _ = handle.join();
-            }
+        if let Some(jobs) = lock(&self.jobs).take() {
+            stop_thread(jobs, INDEXER_STOP_WAIT);
         }
     }
 }
@@ -119,17 +124,9 @@ fn run(rx: &Receiver<VectorWork>, closing: &AtomicBool) {
                 break;
             }
         }
-        if closing.load(Ordering::SeqCst) {
-            continue;
+        if !closing.load(Ordering::SeqCst) {
+            work.write(LANE_BATCH, &|| closing.load(Ordering::SeqCst));
         }
-        let search = &work.shard.search;
-        let stop = || closing.load(Ordering::SeqCst) || search.epoch() != work.epoch;
-        let lists = [(&work.alone[..], &work.target.alone), (&work.context[..], &work.target.context)];
-        let (complete, warning) = match embed_into(&*work.embedder, lists, search, LANE_BATCH, &stop) {
-            Ok(complete) => (complete, work.warning),
-            Err(w) => (false, Some(w)),
-        };
-        search.settle(work.upto, complete, false, warning, work.epoch);
     }
 }
 
