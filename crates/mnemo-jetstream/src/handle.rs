@@ -275,6 +275,15 @@ impl StreamLog {
         let (Some(&first), Some(&last)) = (group.first(), group.last()) else {
             return state;
         };
+        if state.known.seq + 1 != first.seq {
+            // While the group waited, a read (a follower, a catch-up) learned of another
+            // node's batch with its seq: the group was prepared on a state the log has left,
+            // and expecting the newly learned message would land it as a second batch of
+            // that seq. It is refused like a publish JetStream refused.
+            let found = state.known.seq;
+            self.refuse(&mut state, first, last, Failure::Conflict { expected: first.seq - 1, found });
+            return state;
+        }
         state.in_flight = Some(last);
         let expected_stream = state.known.stream_seq;
         let bytes = frames.len() as u64;
@@ -290,22 +299,26 @@ impl StreamLog {
                 }
                 state.done_time = last.system_time;
             }
-            Err(failure) => {
-                if let Failure::Conflict { found, .. } = failure {
-                    state.seen_elsewhere = state.seen_elsewhere.max(found);
-                }
-                // Everything queued after the group was prepared on top of it.
-                let until = state.queue.back().map_or(last.system_time, |(c, _)| c.system_time);
-                state.queue.clear();
-                state.failed.push_back((first.system_time, until, failure));
-                if state.failed.len() > FAILURES_KEPT {
-                    state.failed.pop_front();
-                }
-                state.done_time = until;
-            }
+            Err(failure) => self.refuse(&mut state, first, last, failure),
         }
         self.done.notify_all();
         state
+    }
+
+    /// Refuses the group `first..=last` and everything queued after it (prepared on top of
+    /// it), waking their waiters.
+    fn refuse(&self, state: &mut State, first: Committed, last: Committed, failure: Failure) {
+        if let Failure::Conflict { found, .. } = failure {
+            state.seen_elsewhere = state.seen_elsewhere.max(found);
+        }
+        let until = state.queue.back().map_or(last.system_time, |(c, _)| c.system_time);
+        state.queue.clear();
+        state.failed.push_back((first.system_time, until, failure));
+        if state.failed.len() > FAILURES_KEPT {
+            state.failed.pop_front();
+        }
+        state.done_time = until;
+        self.done.notify_all();
     }
 }
 

@@ -62,6 +62,35 @@ fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), L
 }
 
 #[test]
+fn a_queued_batch_is_refused_when_a_read_learned_another_node_s_batch_of_its_seq() -> Result<(), LogError> {
+    let Some((_dir, servers)) = servers(1) else { return Ok(()) };
+    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let b = JetStreamBackend::connect(&config(&servers, 1))?;
+    let (log_a, _) = a.open("user.race", clock())?;
+    log_a.wait(log_a.submit(b"batch 1", 0)?)?;
+    // A queues its batch 2; before it is published, B appends a batch 2 of its own ...
+    let queued = log_a.submit(b"batch 2 from a", 1)?;
+    let (log_b, _) = b.open("user.race", clock())?;
+    assert_eq!(log_b.wait(log_b.submit(b"batch 2 from b", 1)?)?.seq, 2);
+    // ... and a read on A (a follower, a catch-up) learns of it.
+    let learned = log_a.read_after(1)?;
+    assert_eq!(learned[0].payload, b"batch 2 from b");
+    // A's batch was prepared on batch 1 and must not land after B's batch 2 as a second 2.
+    match log_a.wait(queued) {
+        Err(LogError::Conflict { expected: 1, found: 2 }) => {}
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    let all = b.open("user.race", clock())?.1.records;
+    assert_eq!(
+        all.iter().map(|r| r.payload.as_slice()).collect::<Vec<_>>(),
+        [&b"batch 1"[..], b"batch 2 from b"]
+    );
+    // Prepared again on what it learned, it goes on as batch 3.
+    assert_eq!(log_a.wait(log_a.submit(b"batch 3 from a", 2)?)?.seq, 3);
+    Ok(())
+}
+
+#[test]
 fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogError> {
     let Some((_dir, servers)) = servers(1) else { return Ok(()) };
     let node = JetStreamBackend::init(&config(&servers, 1))?;
