@@ -13,7 +13,7 @@
 //! it: opening finds content the erasure names (`NamespaceIndex::erasure_pending`) and
 //! compacts first.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
@@ -66,7 +66,8 @@ pub struct Erased {
     pub system_time: Timestamp,
     /// Every record erased, with the SHA-256 (hex) of its content.
     pub records: Vec<(ErasedRef, String)>,
-    /// Batches of the log written again without the erased content.
+    /// Batches of the log written again with a tombstone in place of a record it erased
+    /// (the same count whichever node of a cluster rewrote them).
     pub batches_rewritten: usize,
     /// Entries the embedding cache dropped.
     pub cache_entries_dropped: usize,
@@ -141,7 +142,8 @@ impl Store {
         };
         let system_time = Timestamp::from_micros(committed.system_time);
         shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
-        let (batches_rewritten, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
+        let (compacted, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
+        let batches_rewritten = compacted.get(&committed.seq).copied().unwrap_or(0);
         Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
     }
 
@@ -313,8 +315,8 @@ impl Store {
     }
 
     /// Compacts a retired namespace's log, drops what was derived from it and opens it
-    /// again; returns the batches rewritten and the cache entries dropped.
-    fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(usize, usize), EngineError> {
+    /// again; returns what the compaction did and the cache entries dropped.
+    fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(Compacted, usize), EngineError> {
         let ns = &shard.name;
         {
             // From here nobody opens the namespace until it is compacted; the others open
@@ -385,9 +387,9 @@ impl Store {
     }
 
     /// The work of [`Store::compact_and_reopen`]: the log rewritten, the derived copies
-    /// dropped, the namespace opened from the compacted log; the batches rewritten and the
-    /// cache entries dropped.
-    fn compact_shard(&self, shard: &Arc<Shard>) -> Result<(Arc<Shard>, (usize, usize)), EngineError> {
+    /// dropped, the namespace opened from the compacted log; what the compaction did and
+    /// the cache entries dropped.
+    fn compact_shard(&self, shard: &Arc<Shard>) -> Result<(Arc<Shard>, (Compacted, usize)), EngineError> {
         let ns = &shard.name;
         // The embedding cache forgets the texts that exist no more: with no embedder there
         // is no cache, and nothing to compare.
@@ -438,24 +440,30 @@ impl Store {
 
     /// Rewrites the log of `ns` (whose records are `records`) without the content its
     /// erasures name, and removes what was derived from it: its checkpoint, its search
-    /// indexes and saved vectors. Returns how many batches changed.
-    pub(crate) fn compact_log(&self, ns: &Namespace, records: Vec<Record>) -> Result<usize, EngineError> {
+    /// indexes and saved vectors. Returns the batches holding each erasure's tombstones.
+    pub(crate) fn compact_log(&self, ns: &Namespace, records: Vec<Record>) -> Result<Compacted, EngineError> {
         let started = std::time::Instant::now();
-        let mut erased = BTreeSet::new();
+        // Each erased record, and the batch of the erasure that names it.
+        let mut erased = BTreeMap::new();
         let mut decoded = Vec::with_capacity(records.len());
         for record in &records {
             let events = decode(ns, record.seq, &record.payload)?;
             for event in &events {
                 if let Event::Erased(e) = event {
-                    erased.extend(e.records.iter().map(|(r, _)| *r));
+                    erased.extend(e.records.iter().map(|(r, _)| (*r, record.seq)));
                 }
             }
             decoded.push(events);
         }
         let mut rewritten = 0;
+        let mut tombstoned = BTreeMap::new();
         let mut out = Vec::with_capacity(records.len());
         for (record, events) in records.into_iter().zip(decoded) {
-            match scrub(&events, &erased) {
+            let kept = scrub(&events, &|r| erased.contains_key(&r));
+            for erasure in erasures_tombstoned(kept.as_ref().unwrap_or(&events), &erased) {
+                *tombstoned.entry(erasure).or_insert(0) += 1;
+            }
+            match kept {
                 Some(kept) => {
                     rewritten += 1;
                     out.push(Record { payload: encode(&kept)?, ..record });
@@ -476,13 +484,27 @@ impl Store {
             took_ms = started.elapsed().as_millis() as u64,
             "log compacted for an erasure"
         );
-        Ok(rewritten)
+        Ok(tombstoned)
     }
 }
 
+/// For each erasure in a log (by its batch), the batches that hold a tombstone of a record
+/// it names, whoever wrote them: the same count on every node and every run.
+pub(crate) type Compacted = BTreeMap<u64, usize>;
+
+/// The erasures (by batch) with a tombstone of one of their records among `events`.
+fn erasures_tombstoned(events: &[Event], erased: &BTreeMap<ErasedRef, u64>) -> BTreeSet<u64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Tombstone { of: TombstoneOf::Record(r), .. } => erased.get(r).copied(),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The batch's events without the erased content, or `None` when it held none.
-fn scrub(events: &[Event], erased: &BTreeSet<ErasedRef>) -> Option<Vec<Event>> {
-    let is = |r: ErasedRef| erased.contains(&r);
+fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool) -> Option<Vec<Event>> {
     let is_record = |r: &RecordRef| is(NamespaceIndex::erased_ref(*r));
     let mut changed = false;
     let out = events
