@@ -100,6 +100,8 @@ pub struct Without {
     pub speaker: bool,
     /// No time boost (`when`).
     pub when: bool,
+    /// The time boost, when not the search's default (`--time-boost`).
+    pub time_boost: Option<f64>,
 }
 
 /// Parses `time,vector-in-time,…` into search components and the boosts `speaker` and
@@ -267,7 +269,10 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             limit: depth,
             without: options.without.lists.clone(),
             speaker_boost: if options.without.speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
-            time_boost: if options.without.when { 0.0 } else { mnemo_engine::DEFAULT_TIME_BOOST },
+            time_boost: match &options.without {
+                w if w.when => 0.0,
+                w => w.time_boost.unwrap_or(mnemo_engine::DEFAULT_TIME_BOOST),
+            },
             ..SearchQuery::default()
         };
         let found = match store.search(&ns, &query, read) {

@@ -167,6 +167,10 @@ enum Command {
         /// and `when` for the speaker and time boosts.
         #[arg(long, value_name = "LISTS")]
         without: Option<String>,
+        /// How much more an episode that states a time weighs when the question asks
+        /// when (the default is the search's own; 0 is `--without when`).
+        #[arg(long, value_name = "X", value_parser = boost)]
+        time_boost: Option<f64>,
     },
     /// Write a checkpoint of every namespace (its state folded from the log), so that the
     /// next open loads it and replays only what follows. Checkpoints are derived: deleting
@@ -309,8 +313,9 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
-        Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without } => {
-            let without = eval::components(without.as_deref().unwrap_or(""))?;
+        Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without, time_boost } => {
+            let mut without = eval::components(without.as_deref().unwrap_or(""))?;
+            without.time_boost = time_boost;
             let dir = data.existing()?;
             let store = open_store(&dir, mnemo_engine::Residency::default(), all_cores())?;
             let options = eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without };
@@ -721,4 +726,12 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
         }
     }
     Ok(healthy)
+}
+
+/// A boost: a number from 0 to 1.
+fn boost(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{text:?} is not a number from 0 to 1")),
+    }
 }

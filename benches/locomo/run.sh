@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 data=$root/../shared/data/locomo-dev/locomo-dev.json
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=${1:-$data}; shift; fi
 [ "${1:-}" = "--" ] && shift
 target=${CARGO_TARGET_DIR:-$root/target}
 cargo build --release --manifest-path "$root/Cargo.toml" --quiet

@@ -307,6 +307,12 @@ fn import_wait_indexes_and_eval_reports_each_question() {
     let out = run(&["eval", questions.to_str().unwrap(), "--without", "bogus"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no search component \"bogus\""));
+    // Another time boost is taken; one past 1 is refused before anything runs.
+    let out = run(&["eval", questions.to_str().unwrap(), "--time-boost", "0.4", "--filter", "single-hop"]);
+    assert!(stdout(&out).lines().any(|l| l.starts_with("all ")), "{}", stdout(&out));
+    let out = run(&["eval", questions.to_str().unwrap(), "--time-boost", "1.5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"1.5\" is not a number from 0 to 1"));
 }
 
 /// Lines for [`pipelined_import_matches_one_line_at_a_time`]: runs of `assertFacts` by
