@@ -47,6 +47,13 @@ const MAX_ID_LEN: usize = 4096;
 /// in every version.
 type Key = [u8; KEY_LEN];
 
+/// The key of `text` embedded as a query ([`Embedder::embed_query`]): the key of the text
+/// marked as one, so a model whose query and passage vectors differ keeps both. (A stored
+/// text beginning with that mark would share its key; no text of Mnemo's does.)
+fn query_key(text: &str) -> Key {
+    key_of(&format!("\u{0}query\u{0}{text}"))
+}
+
 fn key_of(text: &str) -> Key {
     let digest = Sha256::digest(text.as_bytes());
     let mut key = [0u8; KEY_LEN];
@@ -135,6 +142,7 @@ impl EmbeddingCache {
         let before = state.entries.len();
         for text in texts {
             state.entries.remove(&key_of(text));
+            state.entries.remove(&query_key(text));
         }
         let dropped = before - state.entries.len();
         if dropped == 0 {
@@ -166,6 +174,36 @@ impl EmbeddingCache {
         state.file = OpenOptions::new().read(true).append(true).open(&self.path).map_err(io)?;
         state.end = bytes.len() as u64;
         state.broken = false;
+        Ok(dropped)
+    }
+
+    /// [`EmbeddingCache::forget`] in the caches of the other models in the same folder (a
+    /// namespace's vectors may have been made by another model before): an erased text
+    /// leaves no vector in any of them. Returns how many entries went.
+    pub fn forget_in_others(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        let Some(dir) = self.path.parent() else { return Ok(0) };
+        let mut dropped = 0;
+        for entry in fs::read_dir(dir).map_err(crate::error::io(dir))? {
+            let path = entry.map_err(crate::error::io(dir))?.path();
+            if path == self.path || path.extension().is_none_or(|e| e != "emb") {
+                continue;
+            }
+            let mut fixed = [0u8; FIXED_HEADER_LEN];
+            let mut file = File::open(&path).map_err(crate::error::io(&path))?;
+            if file.read_exact(&mut fixed).is_err() || &fixed[..8] != MAGIC {
+                continue;
+            }
+            let (dim, id_len) = (u32_at(&fixed, 12) as usize, u32_at(&fixed, 16) as usize);
+            let mut id = vec![0u8; id_len.min(MAX_ID_LEN)];
+            if file.read_exact(&mut id).is_err() {
+                continue;
+            }
+            let Ok(model_id) = String::from_utf8(id) else { continue };
+            if dir.join(file_name(&model_id)) != path {
+                continue;
+            }
+            dropped += EmbeddingCache::open(dir, &model_id, dim)?.forget(texts)?;
+        }
         Ok(dropped)
     }
 
@@ -408,7 +446,7 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
     }
 
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
-        Ok(self.cache.forget(texts)? + self.inner.forget(texts)?)
+        Ok(self.cache.forget(texts)? + self.cache.forget_in_others(texts)? + self.inner.forget(texts)?)
     }
 
     fn dim(&self) -> usize {
@@ -423,6 +461,20 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
             return Ok(vector);
         }
         let vector = self.inner.embed_now(text)?;
+        self.cache.put_keys(&[(key, vector.as_slice())])?;
+        Ok(vector)
+    }
+
+    /// As [`CachedEmbedder::embed_now`], for a query: kept under the key of the text marked
+    /// as a query (`"\0query\0"` before it), so that a model whose query and passage
+    /// vectors differ keeps both.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.check_inner()?;
+        let key = query_key(text);
+        if let Some(vector) = self.cache.get_key(&key) {
+            return Ok(vector);
+        }
+        let vector = self.inner.embed_query(text)?;
         self.cache.put_keys(&[(key, vector.as_slice())])?;
         Ok(vector)
     }

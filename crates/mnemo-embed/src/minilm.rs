@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use crate::fetch::{MODEL_FILES, hex};
+use crate::pools::worker_pool;
 use crate::{EmbedError, Embedder};
 
 /// Word pieces per text, special tokens included: the `max_seq_length` of all-MiniLM-L6-v2, as in
@@ -172,34 +173,6 @@ impl MiniLm {
 
 /// The positions of a batch's texts in the call, and their vectors.
 type Encoded<'a> = (&'a [usize], Vec<Vec<f32>>);
-
-/// A pool of one thread: the model's matrix products run on the pool they are called from,
-/// so inside it they use one core. A `background` one yields the CPU to every other thread
-/// of normal priority (the indexer's batches must not slow the requests meanwhile).
-fn worker_pool(dir: &Path, background: bool) -> Result<rayon::ThreadPool, EmbedError> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .thread_name(|_| "mnemo-embed".to_owned())
-        .start_handler(move |_| {
-            if background {
-                lower_priority();
-            }
-        })
-        .build()
-        .map_err(|err| EmbedError::Load { path: dir.to_owned(), reason: err.to_string() })
-}
-
-/// The calling thread at the lowest priority but one (nice 19 is left to the machine's
-/// own chores). On Linux the nice value is the thread's own. Where it cannot be set, the
-/// thread keeps its priority: only how the CPU is shared changes, never a result.
-fn lower_priority() {
-    #[cfg(unix)]
-    let _ = rustix::process::setpriority_process(None, BACKGROUND_NICE);
-}
-
-/// The nice value of the threads that embed in the background.
-#[cfg(unix)]
-const BACKGROUND_NICE: i32 = 15;
 
 /// Mean of the token vectors (the rows of `tokens`, `dim` wide), then divided by its L2 norm.
 ///

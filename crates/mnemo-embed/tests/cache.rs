@@ -210,3 +210,21 @@ fn boxed_and_shared_embedders_work_through_the_trait() {
     let cached = CachedEmbedder::new(shared, EmbeddingCache::open(dir.path(), MODEL, DIM).unwrap());
     assert_eq!(cached.embed(&["xyz"]).unwrap(), vec![vector(3.0)]);
 }
+
+#[test]
+fn forgetting_drops_a_text_from_every_model_s_cache_and_its_query_vector_too() {
+    let dir = tempfile::tempdir().unwrap();
+    // Vectors of another model, made before (a namespace embedded by it, then by this one).
+    let other = EmbeddingCache::open(dir.path(), "another/model", DIM).unwrap();
+    other.put(&[("the secret", vector(9.0)), ("kept", vector(8.0))]).unwrap();
+    drop(other);
+    let embedder =
+        CachedEmbedder::new(Counting::new(DIM), EmbeddingCache::open(dir.path(), MODEL, DIM).unwrap());
+    embedder.embed(&["the secret", "kept"]).unwrap();
+    embedder.embed_query("the secret").unwrap();
+    assert_eq!(embedder.cache().len(), 3, "a query's vector is kept apart from the passage's");
+    assert_eq!(embedder.forget(&["the secret"]).unwrap(), 3);
+    assert_eq!(embedder.cache().len(), 1);
+    let other = EmbeddingCache::open(dir.path(), "another/model", DIM).unwrap();
+    assert_eq!((other.get("the secret"), other.get("kept")), (None, Some(vector(8.0))));
+}

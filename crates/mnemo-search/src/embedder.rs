@@ -94,6 +94,13 @@ pub trait Embedder: Send + Sync {
         let mut vectors = self.embed(&[text])?;
         vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
     }
+    /// A text searched for (a query, a message matched against cues): the vector to
+    /// compare with those of stored texts. Models trained with separate prefixes for
+    /// queries and passages (e5: `query: `, `passage: `) embed it as a query; for the
+    /// others it is [`Embedder::embed_now`].
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embed_now(text)
+    }
     /// Drops whatever it keeps of these texts (a cache's entries), for an erasure;
     /// returns how many it dropped. An embedder that keeps nothing drops nothing.
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
@@ -115,6 +122,9 @@ impl<E: Embedder + ?Sized> Embedder for &E {
     fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         (**self).embed_now(text)
     }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_query(text)
+    }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)
     }
@@ -133,6 +143,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         (**self).embed_now(text)
     }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_query(text)
+    }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)
     }
@@ -150,6 +163,9 @@ impl<E: Embedder + ?Sized> Embedder for Arc<E> {
     }
     fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         (**self).embed_now(text)
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        (**self).embed_query(text)
     }
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
         (**self).forget(texts)
