@@ -53,7 +53,7 @@ impl EraseArgs {
 /// namespace); its embedder is there only for its cache to forget erased texts.
 pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()> {
     let mut options = mnemo_engine::StoreOptions { defer_search: true, ..Default::default() };
-    options.embedder = crate::embedder_source(data, 1);
+    options.embedder = crate::embedder_source(data, 1)?;
     let store = crate::cluster::open(data, options)?;
     let store = &store;
     let ns = Namespace::new("namespace", &args.namespace)?;

@@ -334,31 +334,44 @@ fn open_store(
     embed_workers: usize,
 ) -> anyhow::Result<Store> {
     let residency = within_descriptors(residency);
-    let options =
-        StoreOptions { residency, embedder: embedder_source(data, embed_workers), ..StoreOptions::default() };
+    let options = StoreOptions {
+        residency,
+        embedder: embedder_source(data, embed_workers)?,
+        ..StoreOptions::default()
+    };
     cluster::open(data, options)
 }
 
-/// The built-in embedder, loaded when first needed, with its cache (`MNEMO_EMBEDDER=off`: none).
-fn embedder_source(data: &Path, embed_workers: usize) -> Option<EmbedderSource> {
-    if std::env::var("MNEMO_EMBEDDER").as_deref() == Ok("off") {
-        return None;
-    }
+/// The built-in embedder, loaded when first needed, with its cache: all-MiniLM-L6-v2
+/// (`MNEMO_EMBEDDER` unset, `on` or `minilm`), multilingual-e5-small (`e5`), or none (`off`).
+fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<EmbedderSource>> {
+    let choice = std::env::var("MNEMO_EMBEDDER").unwrap_or_default().to_ascii_lowercase();
+    let multilingual = match choice.as_str() {
+        "off" => return Ok(None),
+        "" | "on" | "minilm" => false,
+        "e5" => true,
+        other => bail!("MNEMO_EMBEDDER={other:?}: expected minilm (the default), e5 or off"),
+    };
     let cache_dir = data.join("embeddings");
     let source: EmbedderSource = Arc::new(move || {
         let report = |m: &str| {
             eprintln!("mnemo: {m}");
             tracing::info!("{m}");
         };
-        let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &report)
-            .map_err(|e| e.to_string())?;
-        let model = mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?;
+        let models = mnemo_embed::default_model_cache();
+        let model: Arc<dyn Embedder> = if multilingual {
+            let file = mnemo_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
+            Arc::new(mnemo_embed::E5::load(&file).map_err(|e| e.to_string())?)
+        } else {
+            let dir = mnemo_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
+            Arc::new(mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)
+        };
         let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
             .map_err(|e| e.to_string())?;
         let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
         Ok(embedder)
     });
-    Some(source)
+    Ok(Some(source))
 }
 
 /// File descriptors an open namespace may hold: its log, and a file opened for a while

@@ -307,6 +307,16 @@ fn import_wait_indexes_and_eval_reports_each_question() {
     let out = run(&["eval", questions.to_str().unwrap(), "--without", "bogus"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no search component \"bogus\""));
+    // An embedder that is not one of those built in is refused, saying which are.
+    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["eval", questions.to_str().unwrap(), "--data"])
+        .arg(&data)
+        .env("MNEMO_EMBEDDER", "bert-large")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MNEMO_EMBEDDER=\"bert-large\": expected minilm (the default), e5 or off"), "{err}");
     // Another time boost is taken; one past 1 is refused before anything runs.
     let out = run(&["eval", questions.to_str().unwrap(), "--time-boost", "0.4", "--filter", "single-hop"]);
     assert!(stdout(&out).lines().any(|l| l.starts_with("all ")), "{}", stdout(&out));

@@ -136,7 +136,7 @@ impl Store {
             (Some(m), Some(Ok(embedder)))
                 if self.with_index(ns, |i| i.embedding_mode()) == mnemo_core::EmbeddingMode::Builtin =>
             {
-                embedder.embed_now(m).ok()
+                embedder.embed_query(m).ok()
             }
             _ => None,
         };

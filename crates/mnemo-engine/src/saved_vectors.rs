@@ -4,16 +4,17 @@
 //!
 //! Derived like every index: the file says which batches its vectors hold (the same
 //! [`Stamp`] as the text indexes' commits), and one that is missing, damaged, of another
-//! format, of another log, of another embedding mode, or not at the text indexes' batch
-//! is ignored and the vectors are rebuilt. It is written whole to a temporary file,
+//! format, of another log, of another embedding mode or model, or not at the text indexes'
+//! batch is ignored and the vectors are rebuilt. It is written whole to a temporary file,
 //! synced and renamed, so a crash leaves the old file or the new one.
 //!
 //! ```text
 //! magic    8 bytes  "MNEMOVEC"
-//! version  u32      1
+//! version  u32      2
 //! stamp    u64 seq, i64 time, i64 first   (µs; see Stamp)
 //! mode     u8       1 built-in, 2 client
 //! dim      u32
+//! model    u16 length, UTF-8   (the built-in embedder's model id; empty for client vectors)
 //! twice (alone, then with context):
 //!   count  u64
 //!   count × (key u64, dim × f32)
@@ -30,7 +31,7 @@ use mnemo_index::NamespaceIndex;
 use mnemo_search::{HnswConfig, VectorIndex};
 
 const MAGIC: &[u8; 8] = b"MNEMOVEC";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// magic, version, stamp, mode, dim.
 const HEADER_LEN: usize = 8 + 4 + 24 + 1 + 4;
 
@@ -38,6 +39,8 @@ const HEADER_LEN: usize = 8 + 4 + 24 + 1 + 4;
 pub(crate) struct Saved {
     pub(crate) stamp: Stamp,
     pub(crate) mode: EmbeddingMode,
+    /// The model that made them (empty for client vectors).
+    pub(crate) model: String,
     pub(crate) alone: VectorIndex,
     pub(crate) context: VectorIndex,
 }
@@ -56,6 +59,7 @@ pub(crate) fn save(
     path: &Path,
     stamp: Stamp,
     mode: EmbeddingMode,
+    model: &str,
     alone: &VectorIndex,
     context: &VectorIndex,
 ) -> std::io::Result<()> {
@@ -64,7 +68,7 @@ pub(crate) fn save(
     }
     mnemo_log::replace_file(path, |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
-        write_to(&mut out, stamp, mode, alone, context)?;
+        write_to(&mut out, stamp, mode, model, alone, context)?;
         out.flush()
     })
 }
@@ -74,6 +78,7 @@ pub(crate) fn save(
 pub(crate) fn encode(
     stamp: Stamp,
     mode: EmbeddingMode,
+    model: &str,
     alone: &VectorIndex,
     context: &VectorIndex,
 ) -> std::io::Result<Option<Vec<u8>>> {
@@ -81,7 +86,7 @@ pub(crate) fn encode(
         return Ok(None);
     }
     let mut bytes = Vec::new();
-    write_to(&mut bytes, stamp, mode, alone, context)?;
+    write_to(&mut bytes, stamp, mode, model, alone, context)?;
     Ok(Some(bytes))
 }
 
@@ -89,6 +94,7 @@ fn write_to(
     out: &mut impl std::io::Write,
     stamp: Stamp,
     mode: EmbeddingMode,
+    model: &str,
     alone: &VectorIndex,
     context: &VectorIndex,
 ) -> std::io::Result<()> {
@@ -102,6 +108,9 @@ fn write_to(
     out.write_all(&stamp.first.to_le_bytes())?;
     out.write_all(&[tag])?;
     out.write_all(&dim.to_le_bytes())?;
+    let model_len = u16::try_from(model.len()).map_err(std::io::Error::other)?;
+    out.write_all(&model_len.to_le_bytes())?;
+    out.write_all(model.as_bytes())?;
     for index in [alone, context] {
         index.live_vectors(|count, vectors| -> std::io::Result<()> {
             out.write_all(&(count as u64).to_le_bytes())?;
@@ -152,6 +161,9 @@ pub(crate) fn decode(bytes: &[u8], config: HnswConfig) -> Result<Saved, String> 
         2 => EmbeddingMode::Client { dim },
         _ => return Err(format!("unknown embedding mode {tag}")),
     };
+    let model_len = r.take(2)?;
+    let model_len = usize::from(u16::from_le_bytes([model_len[0], model_len[1]]));
+    let model = String::from_utf8(r.take(model_len)?.to_vec()).map_err(|_| "a model id that is not UTF-8")?;
     let dim = dim as usize;
     let mut index = || -> Result<VectorIndex, String> {
         let count = usize::try_from(r.u64()?).map_err(|e| e.to_string())?;
@@ -172,7 +184,7 @@ pub(crate) fn decode(bytes: &[u8], config: HnswConfig) -> Result<Saved, String> 
     if !r.bytes.is_empty() {
         return Err("bytes after the vectors".into());
     }
-    Ok(Saved { stamp, mode, alone, context })
+    Ok(Saved { stamp, mode, model, alone, context })
 }
 
 /// The batch the file at `path` says its vectors hold, from its header alone (for
@@ -293,10 +305,10 @@ mod tests {
         assert!(load(&path, HnswConfig::default()).unwrap().is_none());
         let stamp = Stamp { seq: 42, time: 1_700_000_000_000_000, first: 1_600_000_000_000_000 };
         let (alone, context) = (index(8, 30), index(8, 3));
-        save(&path, stamp, EmbeddingMode::Client { dim: 8 }, &alone, &context).unwrap();
+        save(&path, stamp, EmbeddingMode::Builtin, "some/model-1", &alone, &context).unwrap();
         let back = load(&path, HnswConfig::default()).unwrap().unwrap();
         assert_eq!(back.stamp, stamp);
-        assert_eq!(back.mode, EmbeddingMode::Client { dim: 8 });
+        assert_eq!((back.mode, back.model.as_str()), (EmbeddingMode::Builtin, "some/model-1"));
         assert_eq!(vectors(&back.alone), vectors(&alone));
         assert_eq!(vectors(&back.context), vectors(&context));
         let good = std::fs::read(&path).unwrap();
@@ -309,7 +321,7 @@ mod tests {
         std::fs::write(&path, &good[..good.len() - 9]).unwrap();
         assert!(load(&path, HnswConfig::default()).is_err(), "cut short");
         std::fs::remove_file(&path).unwrap();
-        save(&path, stamp, EmbeddingMode::Off, &alone, &context).unwrap();
+        save(&path, stamp, EmbeddingMode::Off, "", &alone, &context).unwrap();
         assert!(load(&path, HnswConfig::default()).unwrap().is_none(), "nothing is written for Off");
     }
 }

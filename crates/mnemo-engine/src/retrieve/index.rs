@@ -21,6 +21,9 @@ pub const INDEX_WAIT: Duration = Duration::from_secs(120);
 /// The vectors of one namespace in one embedding mode.
 pub(crate) struct Vectors {
     pub(crate) mode: EmbeddingMode,
+    /// The built-in embedder's model id (empty for client vectors): vectors saved by
+    /// one model are never used with another's queries.
+    pub(crate) model: String,
     pub(crate) alone: VectorIndex,
     pub(crate) context: VectorIndex,
 }
@@ -193,7 +196,14 @@ impl SearchIndex {
         };
         let mut saved = lock(&self.vectors_saved);
         if let Some(path) = path.filter(|_| upto > *saved) {
-            match crate::saved_vectors::save(&path, stamp, vectors.mode, &vectors.alone, &vectors.context) {
+            match crate::saved_vectors::save(
+                &path,
+                stamp,
+                vectors.mode,
+                &vectors.model,
+                &vectors.alone,
+                &vectors.context,
+            ) {
                 Ok(()) => *saved = upto,
                 Err(e) => warn(&e),
             }
@@ -201,12 +211,18 @@ impl SearchIndex {
         drop(saved);
         let mut shared = lock(&self.vectors_shared);
         if let Some(backend) = self.shared.as_ref().filter(|_| upto > *shared) {
-            let sent = crate::saved_vectors::encode(stamp, vectors.mode, &vectors.alone, &vectors.context)
-                .map_err(mnemo_log::LogError::Io)
-                .and_then(|bytes| match bytes {
-                    Some(bytes) => backend.save_vectors(namespace.as_str(), &bytes),
-                    None => Ok(()),
-                });
+            let sent = crate::saved_vectors::encode(
+                stamp,
+                vectors.mode,
+                &vectors.model,
+                &vectors.alone,
+                &vectors.context,
+            )
+            .map_err(mnemo_log::LogError::Io)
+            .and_then(|bytes| match bytes {
+                Some(bytes) => backend.save_vectors(namespace.as_str(), &bytes),
+                None => Ok(()),
+            });
             match sent {
                 Ok(()) => *shared = upto,
                 Err(e) => warn(&e),

@@ -334,17 +334,21 @@ impl Indexer {
             let erased_since = index.erasures().iter().any(|e| e.seq.0 > held);
             held >= at_least && saved.stamp.fits(&index) && !erased_since
         };
-        let dim = match mode {
-            EmbeddingMode::Builtin => self.embedder()?.ok()?.dim(),
-            EmbeddingMode::Client { dim } => dim as usize,
+        let (dim, model) = match mode {
+            EmbeddingMode::Builtin => {
+                let embedder = self.embedder()?.ok()?;
+                (embedder.dim(), embedder.model_id().to_owned())
+            }
+            EmbeddingMode::Client { dim } => (dim as usize, String::new()),
             EmbeddingMode::Off => return None,
         };
         let reembeds = tail.iter().any(|(seq, events)| seq.0 > held && reembeds(events));
-        if !fits || reembeds || saved.mode != mode || saved.alone.dim() != dim || saved.context.dim() != dim {
+        let other = saved.mode != mode || saved.model != model;
+        if !fits || reembeds || other || saved.alone.dim() != dim || saved.context.dim() != dim {
             tracing::info!(namespace = %shard.name, batch = held, "saved search vectors are of other settings or batches; embedding again");
             return None;
         }
-        Some((held, Arc::new(Vectors { mode, alone: saved.alone, context: saved.context })))
+        Some((held, Arc::new(Vectors { mode, model, alone: saved.alone, context: saved.context })))
     }
 
     /// Builds the indexes of a namespace whose text indexes start empty from the vectors
@@ -550,8 +554,17 @@ impl Indexer {
         match &*slot {
             Some(v) if v.mode == mode && v.alone.dim() == dim => Arc::clone(v),
             _ => {
+                let model = match mode {
+                    EmbeddingMode::Builtin => self
+                        .embedder()
+                        .and_then(Result::ok)
+                        .map(|e| e.model_id().to_owned())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
                 let v = Arc::new(Vectors {
                     mode,
+                    model,
                     alone: VectorIndex::new(dim, self.options.hnsw),
                     context: VectorIndex::new(dim, self.options.hnsw),
                 });

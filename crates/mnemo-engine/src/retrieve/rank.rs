@@ -238,7 +238,7 @@ impl Store {
                 warnings.push(format!("searching without vectors: {e}"));
                 Ok(None)
             }
-            Some(Ok(embedder)) => match embedder.embed_now(text) {
+            Some(Ok(embedder)) => match embedder.embed_query(text) {
                 Ok(v) => Ok(Some(v)),
                 Err(e) => {
                     warnings.push(format!("searching without vectors: {e}"));

@@ -139,3 +139,48 @@ fn shares_vectors(backend: impl Fn() -> Arc<dyn LogBackend>) {
     assert_eq!(search(&node(backend(), &fresh)), expected);
     assert_eq!(fresh.embedded(), 0);
 }
+
+/// Another model of the same length: each text's vector cubed (another geometry, so
+/// that it ranks otherwise), texts counted by the [`Counting`] inside.
+struct Other(Arc<Counting>);
+
+impl Embedder for Other {
+    fn model_id(&self) -> &str {
+        "other"
+    }
+    fn dim(&self) -> usize {
+        8
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let squared = |v: Vec<f32>| {
+            let v: Vec<f32> = v.iter().map(|x| x * x * x).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / norm).collect()
+        };
+        Ok(self.0.embed(texts)?.into_iter().map(squared).collect())
+    }
+}
+
+#[test]
+fn vectors_another_model_made_are_never_searched_with_this_one_s_queries() {
+    let backend = SharedBackend::new();
+    let a = node(Arc::new(backend.clone()), &Arc::new(Counting::default()));
+    episodes(&a, 0, 12);
+    let first = search(&a);
+    a.checkpoint(&ns()).unwrap().expect("a checkpoint");
+    assert!(backend.load_vectors(ns().as_str()).unwrap().is_some());
+    // A node whose built-in embedder is another model embeds everything again, and
+    // answers as a node of that model that never saw the first one's vectors.
+    let other = |counting: &Arc<Counting>| {
+        let model: Arc<dyn Embedder> = Arc::new(Other(Arc::clone(counting)));
+        let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&model)));
+        let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
+        Arc::new(Store::with_backend(Arc::new(backend.clone()), system_clock(), options).unwrap())
+    };
+    let counted = Arc::new(Counting::default());
+    let answers = search(&other(&counted));
+    assert!(counted.embedded() >= 12, "{} texts embedded", counted.embedded());
+    backend.save_vectors(ns().as_str(), b"none").unwrap();
+    assert_eq!(search(&other(&Arc::new(Counting::default()))), answers);
+    assert_ne!(answers, first, "the two models rank alike: the test shows nothing");
+}
