@@ -342,15 +342,15 @@ fn open_store(
     cluster::open(data, options)
 }
 
-/// The built-in embedder, loaded when first needed, with its cache: all-MiniLM-L6-v2
-/// (`MNEMO_EMBEDDER` unset, `on` or `minilm`), multilingual-e5-small (`e5`), or none (`off`).
+/// The built-in embedder, loaded when first needed, with its cache: multilingual-e5-small
+/// (`MNEMO_EMBEDDER` unset, `on` or `e5`), all-MiniLM-L6-v2 (`minilm`), or none (`off`).
 fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<EmbedderSource>> {
     let choice = std::env::var("MNEMO_EMBEDDER").unwrap_or_default().to_ascii_lowercase();
     let multilingual = match choice.as_str() {
         "off" => return Ok(None),
-        "" | "on" | "minilm" => false,
-        "e5" => true,
-        other => bail!("MNEMO_EMBEDDER={other:?}: expected minilm (the default), e5 or off"),
+        "" | "on" | "e5" => true,
+        "minilm" => false,
+        other => bail!("MNEMO_EMBEDDER={other:?}: expected e5 (the default), minilm or off"),
     };
     let cache_dir = data.join("embeddings");
     let source: EmbedderSource = Arc::new(move || {

@@ -158,8 +158,8 @@ class Server:
     def __init__(self, data, embedder="off"):
         self.port = free_port()
         env = dict(os.environ, MNEMO_LOG="warn")
-        if embedder == "off":
-            env["MNEMO_EMBEDDER"] = "off"
+        if embedder in ("off", "minilm", "e5"):
+            env["MNEMO_EMBEDDER"] = embedder
         self.proc = subprocess.Popen([MNEMO, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"],
                                      env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(os.path.dirname(data), "serve.log"), "a"))
         deadline = time.monotonic() + 600
@@ -664,10 +664,10 @@ def main():
                          f"RSS {t['rss'] / 2**20:.0f} MB; reads of 1 %: p50 {t['p50_ms']:.2f} ms, p99 {t['p99_ms']:.2f} ms",
                          None))
         if "search" in only:
-            for embedder in ("off", "builtin"):
+            for embedder in ("off", "minilm", "e5"):
                 say(f"search under writes, embedder {embedder}")
                 idle, busy, achieved, lag = search_under_writes(work, a.seconds, 50, embedder)
-                what = "text only" if embedder == "off" else "text and built-in vectors"
+                what = {"off": "text only", "minilm": "text and MiniLM vectors", "e5": "text and e5 vectors"}[embedder]
                 rows.append((f"search, {what}, idle", "—",
                              f"p50 {idle[0]:.1f} ms, p99 {idle[1]:.1f} ms ({idle[2]} searches)", None))
                 behind = "no search answered" if lag is None else f"vectors of the last answer {lag} batches behind the writer"

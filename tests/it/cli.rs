@@ -316,7 +316,7 @@ fn import_wait_indexes_and_eval_reports_each_question() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("MNEMO_EMBEDDER=\"bert-large\": expected minilm (the default), e5 or off"), "{err}");
+    assert!(err.contains("MNEMO_EMBEDDER=\"bert-large\": expected e5 (the default), minilm or off"), "{err}");
     // Another time boost is taken; one past 1 is refused before anything runs.
     let out = run(&["eval", questions.to_str().unwrap(), "--time-boost", "0.4", "--filter", "single-hop"]);
     assert!(stdout(&out).lines().any(|l| l.starts_with("all ")), "{}", stdout(&out));
