@@ -66,8 +66,8 @@ pub struct Erased {
     pub system_time: Timestamp,
     /// Every record erased, with the SHA-256 (hex) of its content.
     pub records: Vec<(ErasedRef, String)>,
-    /// Batches of the log written again with a tombstone in place of a record it erased
-    /// (the same count whichever node of a cluster rewrote them).
+    /// Batches of the log written again with tombstones in place of what it erased (the
+    /// same count whichever node of a cluster rewrote them).
     pub batches_rewritten: usize,
     /// Entries the embedding cache dropped.
     pub cache_entries_dropped: usize,
@@ -455,12 +455,14 @@ impl Store {
             }
             decoded.push(events);
         }
+        let erasure_batches: BTreeSet<u64> = erased.values().copied().collect();
         let mut rewritten = 0;
         let mut tombstoned = BTreeMap::new();
         let mut out = Vec::with_capacity(records.len());
         for (record, events) in records.into_iter().zip(decoded) {
             let kept = scrub(&events, &|r| erased.contains_key(&r));
-            for erasure in erasures_tombstoned(kept.as_ref().unwrap_or(&events), &erased) {
+            let after = erasure_batches.range(record.seq + 1..).next().copied();
+            for erasure in erasures_tombstoned(kept.as_ref().unwrap_or(&events), &erased, after) {
                 *tombstoned.entry(erasure).or_insert(0) += 1;
             }
             match kept {
@@ -488,16 +490,24 @@ impl Store {
     }
 }
 
-/// For each erasure in a log (by its batch), the batches that hold a tombstone of a record
-/// it names, whoever wrote them: the same count on every node and every run.
+/// For each erasure in a log (by its batch), the batches that hold its tombstones,
+/// whoever wrote them: the same count on every node and every run.
 pub(crate) type Compacted = BTreeMap<u64, usize>;
 
-/// The erasures (by batch) with a tombstone of one of their records among `events`.
-fn erasures_tombstoned(events: &[Event], erased: &BTreeMap<ErasedRef, u64>) -> BTreeSet<u64> {
+/// The erasures (by batch) whose tombstones `events` hold: those of a record they name,
+/// and, for a tombstone that stands for a reference (which does not say to what), the
+/// first erasure after the batch — exact while no later erasure erases what the same
+/// batch referred to.
+fn erasures_tombstoned(
+    events: &[Event],
+    erased: &BTreeMap<ErasedRef, u64>,
+    after: Option<u64>,
+) -> BTreeSet<u64> {
     events
         .iter()
         .filter_map(|e| match e {
             Event::Tombstone { of: TombstoneOf::Record(r), .. } => erased.get(r).copied(),
+            Event::Tombstone { of: TombstoneOf::Reference, .. } => after,
             _ => None,
         })
         .collect()

@@ -70,8 +70,8 @@ pub struct ErasePayload {
     /// Every record erased (an entity takes its facts, the episodes that mention it and
     /// the intentions it triggers with it).
     pub records: Vec<ErasedRecord>,
-    /// Batches of the log written again with a tombstone in place of a record erased
-    /// (the same count whichever node of a cluster rewrote them).
+    /// Batches of the log written again with tombstones in place of erased content (the
+    /// same count whichever node of a cluster rewrote them).
     pub batches_rewritten: u64,
 }
 
