@@ -361,7 +361,7 @@ fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<E
         let models = mnemo_embed::default_model_cache();
         let model: Arc<dyn Embedder> = if multilingual {
             let file = mnemo_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
-            Arc::new(mnemo_embed::E5::load(&file).map_err(|e| e.to_string())?)
+            Arc::new(mnemo_embed::E5::load_with_workers(&file, embed_workers).map_err(|e| e.to_string())?)
         } else {
             let dir = mnemo_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
             Arc::new(mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)

@@ -1,4 +1,5 @@
-//! Texts per second of multilingual-e5-small (4-bit) and all-MiniLM-L6-v2 on one core:
+//! Texts per second of multilingual-e5-small (4-bit; one worker, then two) and
+//! all-MiniLM-L6-v2 (one worker):
 //! `cargo run --release -p mnemo-embed --example e5_speed [TEXTS.jsonl]`.
 use std::time::Instant;
 
@@ -19,6 +20,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     e5.embed(&texts)?;
     let s = started.elapsed().as_secs_f64();
     println!("e5: {} texts in {s:.2} s: {:.0} texts/s", texts.len(), texts.len() as f64 / s);
+    let two = E5::load_with_workers(&locate_or_fetch_e5(&default_model_cache(), &|l| eprintln!("{l}"))?, 2)?;
+    let started = Instant::now();
+    two.embed(&texts)?;
+    let s = started.elapsed().as_secs_f64();
+    println!("e5, two workers: {} texts in {s:.2} s: {:.0} texts/s", texts.len(), texts.len() as f64 / s);
     let started = Instant::now();
     let minilm = MiniLm::load(&locate_or_fetch(&default_model_cache(), &|l| eprintln!("{l}"))?)?;
     println!("MiniLM: loaded in {:.2} s", started.elapsed().as_secs_f64());

@@ -118,3 +118,17 @@ fn a_damaged_model_file_is_refused_with_a_reason() {
         }
     }
 }
+
+#[test]
+fn two_workers_give_the_vectors_one_gives() {
+    let file = locate_or_fetch_e5(&default_model_cache(), &|_| {}).unwrap();
+    let two = E5::load_with_workers(&file, 2).unwrap();
+    let golden = golden();
+    let texts: Vec<&str> = golden.passages.iter().map(String::as_str).collect();
+    let one = model().embed(&texts).unwrap();
+    let both = two.embed(&texts).unwrap();
+    assert_eq!(both.len(), texts.len());
+    for ((a, b), text) in one.iter().zip(&both).zip(&texts) {
+        assert!(cosine(a, b) > 0.99999, "{text:?}");
+    }
+}
