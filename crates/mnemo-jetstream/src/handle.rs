@@ -82,6 +82,21 @@ impl State {
         self.queue.back().map(|(c, _)| c.seq).or(self.in_flight.map(|c| c.seq)).unwrap_or(self.known.seq)
     }
 
+    /// Refuses the group `first..=last` and everything queued after it (prepared on top of
+    /// it); the caller wakes their waiters.
+    fn refuse(&mut self, first: Committed, last: Committed, failure: Failure) {
+        if let Failure::Conflict { found, .. } = failure {
+            self.seen_elsewhere = self.seen_elsewhere.max(found);
+        }
+        let until = self.queue.back().map_or(last.system_time, |(c, _)| c.system_time);
+        self.queue.clear();
+        self.failed.push_back((first.system_time, until, failure));
+        if self.failed.len() > FAILURES_KEPT {
+            self.failed.pop_front();
+        }
+        self.done_time = until;
+    }
+
     /// Takes in what a read found, when it is past what was known.
     fn learn(&mut self, message: &Message) {
         if message.stream_seq <= self.known.stream_seq {
@@ -281,7 +296,8 @@ impl StreamLog {
             // and expecting the newly learned message would land it as a second batch of
             // that seq. It is refused like a publish JetStream refused.
             let found = state.known.seq;
-            self.refuse(&mut state, first, last, Failure::Conflict { expected: first.seq - 1, found });
+            state.refuse(first, last, Failure::Conflict { expected: first.seq - 1, found });
+            self.done.notify_all();
             return state;
         }
         state.in_flight = Some(last);
@@ -299,26 +315,10 @@ impl StreamLog {
                 }
                 state.done_time = last.system_time;
             }
-            Err(failure) => self.refuse(&mut state, first, last, failure),
+            Err(failure) => state.refuse(first, last, failure),
         }
         self.done.notify_all();
         state
-    }
-
-    /// Refuses the group `first..=last` and everything queued after it (prepared on top of
-    /// it), waking their waiters.
-    fn refuse(&self, state: &mut State, first: Committed, last: Committed, failure: Failure) {
-        if let Failure::Conflict { found, .. } = failure {
-            state.seen_elsewhere = state.seen_elsewhere.max(found);
-        }
-        let until = state.queue.back().map_or(last.system_time, |(c, _)| c.system_time);
-        state.queue.clear();
-        state.failed.push_back((first.system_time, until, failure));
-        if state.failed.len() > FAILURES_KEPT {
-            state.failed.pop_front();
-        }
-        state.done_time = until;
-        self.done.notify_all();
     }
 }
 
