@@ -224,8 +224,10 @@ fn sigterm_with_a_thousand_open_namespaces_exits_0_at_once_within_its_descriptor
     assert!(descriptors < 1000 + 128, "{descriptors} descriptors for 1,000 namespaces");
     let started = Instant::now();
     stop(server, "TERM");
-    // Nothing was running: no wait for the grace period, and exit 0 (`stop` checks it).
-    assert!(started.elapsed() < Duration::from_secs(2), "stopped after {:?}", started.elapsed());
+    // Nothing was running: no wait for the grace period (10 s), and exit 0 (`stop` checks
+    // it). The stop writes 1,000 checkpoints, which a slow shared disk takes seconds over,
+    // so the bound is half the grace period: a wait for it would still fail.
+    assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
     // The next start reads every namespace from its checkpoint.
     assert_eq!(std::fs::read_dir(dir.path().join("checkpoints")).unwrap().count(), 1000);
 }
