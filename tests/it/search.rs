@@ -337,6 +337,56 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
     assert_eq!(facts(only, ReadAt::latest()).len(), 1);
 }
 
+/// A turn, with a fact extracted from it that says plainly what the turn only hints at.
+fn turn_with_fact(fx: &Fixture, turn: &str, fact: &str, day: &str) -> mnemo_engine::core::FactId {
+    let mut stated = NewFact::new(
+        EntityRef::Name("Ann".into()),
+        "noted",
+        ObjectRef::Literal(mnemo_engine::core::Literal::String(fact.into())),
+        common::iv(day, None),
+    );
+    stated.provenance = vec![EpisodeRef::New(0)];
+    let receipt = fx.append(vec![episode(turn, day, "chat"), Change::AssertFact(stated)]);
+    receipt.fact(1).unwrap()
+}
+
+/// The graph rank of the turn whose text is `turn` among `q`'s hits, with its place.
+fn graph_rank(fx: &Fixture, q: &SearchQuery, turn: &str) -> Option<(usize, usize)> {
+    let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+    found.value.hits.iter().enumerate().find_map(|(place, h)| {
+        let RecordRef::Episode(id) = h.record else { return None };
+        let text = fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone()))?;
+        let graph = h.explanation.components.iter().find(|c| c.component == Component::Graph)?;
+        (text == turn).then_some((place + 1, graph.rank))
+    })
+}
+
+#[test]
+fn a_fact_the_question_finds_brings_the_turn_it_was_extracted_from() {
+    let fx = Fixture::new();
+    let keys = "Ann: guess who finally got the keys today!";
+    let house = turn_with_fact(&fx, keys, "Ann bought a house in Lisbon", "2029-01-02");
+    // Fifty later turns, each with its own fact: newest first, the house would be last.
+    for i in 0..50 {
+        let day = format!("2029-03-{:02}T{:02}:00:00Z", 1 + i / 20, i % 20);
+        turn_with_fact(&fx, &format!("Ann: chat number {i}"), &format!("Ann enjoyed evening {i}"), &day);
+    }
+    let only_turns = |q: &str| SearchQuery { kinds: vec![RecordKind::Episode], limit: 60, ..text(q) };
+    // The question names Ann (the graph's seed) and words of the fact, none of the turn's
+    // but her name: newest first, the turn would be the graph's last.
+    let (place, rank) = graph_rank(&fx, &only_turns("In which city did Ann buy a house?"), keys)
+        .expect("the turn is found through its fact");
+    assert_eq!(rank, 1, "the graph's first episode");
+    assert!(place <= 10, "ranked {place} of 51");
+    // A question that names nobody (or the wrong person) finds it through the fact too.
+    assert!(graph_rank(&fx, &only_turns("Who bought a house in Lisbon?"), keys).is_some());
+    // Only facts in force lead to their turns (unless asked otherwise).
+    fx.append(vec![Change::RetractFact { fact: house, reason: None }]);
+    assert_eq!(graph_rank(&fx, &only_turns("Who bought a house in Lisbon?"), keys), None);
+    let all = SearchQuery { include_not_in_force: true, ..only_turns("Who bought a house in Lisbon?") };
+    assert!(graph_rank(&fx, &all, keys).is_some());
+}
+
 #[test]
 fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
     let fx = Fixture::new();

@@ -138,7 +138,8 @@ pub enum SearchComponent {
     Vector,
     /// Embedding similarity of each episode together with the ones before and after it.
     VectorInContext,
-    /// The neighbourhood of the entities the query names.
+    /// The facts the query finds, and the neighbourhood of the entities it names: each
+    /// with the episodes its facts were stated from.
     Graph,
     /// BM25 among the episodes of the days the query names ("on May 3, 2023", "last
     /// June"): those that happened then or speak of then ("yesterday" in a turn of May 4).

@@ -4,7 +4,7 @@
 use mnemo_core::{EntityId, EpisodeId, FactId, RecordKind, RecordRef};
 
 pub(crate) const KIND_EPISODE: u64 = 0;
-const KIND_FACT: u64 = 1;
+pub(crate) const KIND_FACT: u64 = 1;
 const KIND_ENTITY: u64 = 2;
 /// In the context indexes only: an episode together with the ones before and after it
 /// (its documents there are keyed as episodes otherwise, with the one before it).

@@ -1,6 +1,7 @@
 //! Retrieval: per namespace, a full-text index and vector indexes fed off the write path
 //! by a background indexer, and `search`, which fuses full text, vectors and the graph
-//! neighbourhood of the entities a query names, weights by retention, and diversifies.
+//! (the facts a query finds and the neighbourhood of the entities it names, with the
+//! episodes behind those facts), weights by retention, and diversifies.
 //!
 //! Each episode is indexed twice: alone, and together with the episodes before and after
 //! it in its thread (conversation turns lean on their neighbours: "yes, that one!" is
@@ -10,6 +11,7 @@
 //! too; the turns of a speaker it names weigh a little more.
 
 pub(crate) mod docs;
+pub(crate) mod graph;
 pub(crate) mod index;
 pub(crate) mod indexer;
 pub(crate) mod keys;

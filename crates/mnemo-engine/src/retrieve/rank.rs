@@ -1,5 +1,5 @@
-//! `search`: full text, vectors and the graph neighbourhood of the entities a query
-//! names, fused, weighted by retention and diversified.
+//! `search`: full text, vectors and the graph (the facts a query finds and the
+//! neighbourhood of the entities it names), fused, weighted by retention and diversified.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
@@ -18,6 +18,7 @@ use crate::read_point::{Answer, Basis, ReadAt};
 use crate::retrieve::docs::name_words;
 use crate::retrieve::docs::record_text;
 use crate::retrieve::docs::speaker;
+use crate::retrieve::graph::{graph_list, relevant_facts};
 use crate::retrieve::index::SearchIndex;
 use crate::retrieve::keys::KIND_EPISODE;
 use crate::retrieve::keys::as_episodes;
@@ -478,8 +479,9 @@ fn candidate_lists(
             seeds.push(e);
         }
     }
-    if !seeds.is_empty() {
-        let graph = graph_list(index, view, &seeds, query.include_not_in_force);
+    let relevant = relevant_facts(search, query.text.as_deref(), query_vector, pool);
+    if !seeds.is_empty() || !relevant.is_empty() {
+        let graph = graph_list(index, view, &seeds, &relevant, query.include_not_in_force);
         push(&mut lists, Component::Graph, Ok(graph), warnings);
     }
 
@@ -704,36 +706,4 @@ fn allowed(
     }
     let episodes = facts.iter().flat_map(|f| f.provenance.iter().copied()).collect();
     (Some(facts.into_iter().map(|f| f.fact.id).collect()), Some(episodes))
-}
-
-/// The graph component: for each seed entity in turn, the entity, its facts (latest
-/// valid first) and the episodes behind them.
-fn graph_list(index: &NamespaceIndex, view: View, seeds: &[EntityId], all: bool) -> Vec<(u64, f32)> {
-    let scope = if all { Scope::All } else { Scope::InForce };
-    let mut keys: Vec<u64> = Vec::new();
-    let mut seen = HashSet::new();
-    let mut add = |k: u64, keys: &mut Vec<u64>| {
-        if seen.insert(k) {
-            keys.push(k);
-        }
-    };
-    for &e in seeds {
-        add(key(RecordRef::Entity(e)), &mut keys);
-        let mut facts = index.facts(&FactFilter { subject: Some(e), ..FactFilter::default() }, view, scope);
-        facts.extend(index.facts(
-            &FactFilter { subject: None, predicate: None, object: Some(Value::Entity(e)) },
-            view,
-            scope,
-        ));
-        facts.sort_by(|a, b| b.valid.from().cmp(&a.valid.from()).then(b.fact.id.cmp(&a.fact.id)));
-        for f in &facts {
-            add(key(RecordRef::Fact(f.fact.id)), &mut keys);
-        }
-        for f in &facts {
-            for p in f.provenance.iter().rev() {
-                add(key(RecordRef::Episode(*p)), &mut keys);
-            }
-        }
-    }
-    keys.into_iter().enumerate().map(|(i, k)| (k, 1.0 / (i + 1) as f32)).collect()
 }
