@@ -3,7 +3,11 @@
 # and runs `mnemo eval` over their questions, printing recall@1/5/10, hit@k, the share of
 # questions with all their evidence in the top 10, and MRR, overall and per category.
 #
-#   benches/locomo/run.sh [LOCOMO.json] [-- extra mnemo eval flags]
+#   benches/locomo/run.sh [--observations] [LOCOMO.json] [-- extra mnemo eval flags]
+#
+# --observations also imports the dataset's own per-session observations as extracted
+# facts citing their turns (see convert.py): an upper bound of what an extractor of that
+# quality adds, through the graph list.
 #
 # LOCOMO.json defaults to ../shared/data/locomo-dev/locomo-dev.json. Uses the release
 # binary (built if need be). Embeddings are cached in the user's cache across runs
@@ -12,6 +16,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 data=$root/../shared/data/locomo-dev/locomo-dev.json
+observations=
+if [ "${1:-}" = "--observations" ]; then observations=--observations; shift; fi
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=${1:-$data}; shift; fi
 [ "${1:-}" = "--" ] && shift
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -19,9 +25,12 @@ cargo build --release --manifest-path "$root/Cargo.toml" --quiet
 bin=$target/release/mnemo
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 "$root/benches/locomo/convert.py" "$data" "$work/in"
+python3 "$root/benches/locomo/convert.py" "$data" "$work/in" $observations
 cache=${MNEMO_EVAL_CACHE:-$HOME/.cache/mnemo/locomo-embeddings}
 mkdir -p "$cache"
 "$bin" import "$work/in/episodes.jsonl" --data "$work/data" 2>/dev/null | tail -1
+if [ -n "$observations" ]; then
+  "$bin" import "$work/in/observations.jsonl" --data "$work/data" 2>/dev/null | tail -1
+fi
 ln -s "$cache" "$work/data/embeddings"
 "$bin" eval "$work/in/questions.jsonl" --data "$work/data" "$@" 2> >(grep -v ' INFO ' >&2)
