@@ -191,11 +191,27 @@ impl JetStreamBackend {
                 deliver_policy: DeliverPolicy::New,
                 ..Default::default()
             };
-            let mut messages = self.link.bridge.run(async move {
-                let consumer =
-                    stream.create_consumer(config).await.map_err(|e| unavailable("following appends", e))?;
-                consumer.messages().await.map_err(|e| unavailable("following appends", e))
-            })??;
+            // A server that was just restarted may take a while to answer for the stream
+            // while it catches up: try again for as long as a node waits for the layout.
+            let started = std::time::Instant::now();
+            let mut messages = loop {
+                let (stream, config) = (stream.clone(), config.clone());
+                let created = self.link.bridge.run(async move {
+                    let consumer = stream
+                        .create_consumer(config)
+                        .await
+                        .map_err(|e| unavailable("following appends", e))?;
+                    consumer.messages().await.map_err(|e| unavailable("following appends", e))
+                })?;
+                match created {
+                    Ok(messages) => break messages,
+                    Err(LogError::Unavailable { reason }) if started.elapsed() < INIT_PATIENCE => {
+                        tracing::debug!(reason, "following a shard's appends; retrying");
+                        std::thread::sleep(Duration::from_millis(250));
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
             let watchers = Arc::clone(&self.watchers);
             self.link.bridge.handle().spawn(async move {
                 while let Some(message) = messages.next().await {
