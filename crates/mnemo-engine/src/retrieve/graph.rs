@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use mnemo_core::{EntityId, FactId, Polarity, RecordRef, Status, Value};
+use mnemo_core::{EntityId, FactId, RecordRef, Value};
 use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 use mnemo_search::{RRF_K, rrf};
 
@@ -97,9 +97,7 @@ pub(crate) fn graph_list(
     ordered.sort_unstable();
     let ids: Vec<FactId> = ordered.into_iter().map(|(_, id)| id).collect();
     for f in index.facts_by_id(&ids, view) {
-        let in_force =
-            f.status == Status::Current && f.fact.polarity == Polarity::Asserted && f.retraction.is_none();
-        if !all && !in_force {
+        if !all && !f.in_force() {
             continue;
         }
         add(key(RecordRef::Fact(f.fact.id)), &mut keys);

@@ -479,10 +479,13 @@ fn candidate_lists(
             seeds.push(e);
         }
     }
-    let relevant = relevant_facts(search, query.text.as_deref(), query_vector, pool);
-    if !seeds.is_empty() || !relevant.is_empty() {
-        let graph = graph_list(index, view, &seeds, &relevant, query.include_not_in_force);
-        push(&mut lists, Component::Graph, Ok(graph), warnings);
+    // Made only when it takes part: its fact search costs a query.
+    if !query.without.contains(&Component::Graph) {
+        let relevant = relevant_facts(search, query.text.as_deref(), query_vector, pool);
+        if !seeds.is_empty() || !relevant.is_empty() {
+            let graph = graph_list(index, view, &seeds, &relevant, query.include_not_in_force);
+            push(&mut lists, Component::Graph, Ok(graph), warnings);
+        }
     }
 
     // Evidence in a conversation spans turns: the turns before and after the best
