@@ -18,6 +18,7 @@ mod cluster;
 mod erase;
 mod eval;
 mod export;
+mod extract;
 
 use export::{ExportFormat, RdfPoint, Reification, export};
 
@@ -192,6 +193,15 @@ enum Command {
         #[command(flatten)]
         what: erase::EraseArgs,
     },
+    /// Read a namespace's episodes that the `[extraction]` section's model has not read,
+    /// now, writing the facts it finds (`--dry-run`: print them, write nothing). Exits 1
+    /// if an episode was given up.
+    Extract {
+        #[command(flatten)]
+        data: DataDir,
+        #[command(flatten)]
+        args: extract::ExtractArgs,
+    },
     /// Read every namespace's log and print what it holds (batches, episodes, entities,
     /// facts, log size), the torn tail recovery would cut and any damage. Changes nothing
     /// unless `--repair`. Exits 1 if a namespace is damaged.
@@ -275,6 +285,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         | Command::Eval { data, .. }
         | Command::Checkpoint { data }
         | Command::Erase { data, .. }
+        | Command::Extract { data, .. }
         | Command::Inspect { data, .. } => data.cluster.as_deref(),
         Command::Cluster { .. } => None,
     };
@@ -313,6 +324,10 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
+        Command::Extract { data, args } => {
+            let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), 1)?;
+            extract::run(store, &args)
+        }
         Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without, time_boost } => {
             let mut without = eval::components(without.as_deref().unwrap_or(""))?;
             without.time_boost = time_boost;

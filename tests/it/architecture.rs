@@ -38,7 +38,7 @@ fn protocol_crates_use_only_the_typed_store_api() {
     // store's look-inside entry point.
     let forbidden = ["mnemo_index", "NamespaceIndex", ".inspect(", "read_search(", "with_index("];
     let mut found = Vec::new();
-    for krate in ["mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp"] {
+    for krate in ["mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp", "mnemo-extract"] {
         let dir = root().join("crates").join(krate);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         for dep in ["mnemo-index", "mnemo-embed", "features = [\"inspect\"]"] {
@@ -80,7 +80,8 @@ fn only_the_binary_links_the_embedding_model() {
             .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
             .collect::<std::collections::BTreeSet<_>>()
     };
-    for krate in ["mnemo-engine", "mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp"] {
+    for krate in ["mnemo-engine", "mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp", "mnemo-extract"]
+    {
         let deps = closure(krate);
         assert!(deps.contains(krate), "{krate}: {deps:?}");
         for heavy in ["candle-core", "tokenizers", "mnemo-embed"] {

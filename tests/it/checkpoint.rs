@@ -56,6 +56,10 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
                 records: vec![RecordRef::Entity(entities[rng.random_range(0..entities.len())])],
                 at: t("2030-02-01"),
             }),
+            3 => changes.push(Change::MarkExtracted {
+                episode: EpisodeRef::New(0),
+                source: "model@extract-1".into(),
+            }),
             _ => {}
         }
         let Ok(receipt) = store.append(ns, changes) else { continue };
@@ -139,7 +143,7 @@ fn a_damaged_checkpoint_is_refused_by_its_checksums() {
 }
 
 /// The state of a fixed history, and its checkpoint as this format stores it.
-const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v6.ckpt";
+const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v7.ckpt";
 
 #[test]
 fn a_checkpoint_of_the_stored_format_still_loads() {

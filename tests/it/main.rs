@@ -16,6 +16,7 @@ mod durability;
 mod e2e;
 mod embedding;
 mod erase;
+mod extraction;
 mod fuzz;
 mod golden;
 mod hardening;

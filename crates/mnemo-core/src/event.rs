@@ -148,4 +148,13 @@ pub enum Event {
     },
     /// How long the namespace keeps episodes changed (from this batch on).
     RetentionConfigured(RetentionPolicy),
+    /// The store's extractor read an episode: the facts of this batch that give it as
+    /// provenance are what `source` (a model and a prompt version) found in it, none if
+    /// it found nothing. Recorded once per (episode, source).
+    Extracted {
+        /// The episode read.
+        episode: EpisodeId,
+        /// Who read it: the model and the prompt's version.
+        source: String,
+    },
 }

@@ -217,6 +217,16 @@ pub enum Change {
     /// An erasure's record (`Event::Erased`) or a tombstone, as an export holds them:
     /// accepted only in a replayed export ([`Store::replay`](crate::Store::replay)).
     Restore(mnemo_core::Event),
+    /// Record that `source` (a model and a prompt version) has read the episode: the
+    /// facts of the same batch citing it are what it found. Refused
+    /// ([`EngineError::AlreadyExtracted`](crate::EngineError::AlreadyExtracted)) when that
+    /// source has read it already, so that two extractors never both write what they found.
+    MarkExtracted {
+        /// The episode.
+        episode: EpisodeRef,
+        /// Who read it.
+        source: String,
+    },
     /// Add an intention (prospective memory).
     AddIntention(NewIntention),
     /// Cancel a pending intention.

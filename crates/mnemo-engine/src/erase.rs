@@ -564,6 +564,7 @@ fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool) -> Option<Vec<Event>>
                 {
                     reference()
                 }
+                Event::Extracted { episode, .. } if is(ErasedRef::Episode(*episode)) => reference(),
                 Event::IntentionCancelled { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
                 Event::IntentionFired { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
                 Event::IntentionFired { id, episode: Some(e), at } if is(ErasedRef::Episode(*e)) => {

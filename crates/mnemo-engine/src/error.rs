@@ -98,6 +98,16 @@ pub enum EngineError {
         /// The external id.
         value: String,
     },
+    /// This source has read this episode already (its extraction is recorded once).
+    #[error("`{field}`: episode {value} was read by {source_name:?} already")]
+    AlreadyExtracted {
+        /// The input field.
+        field: String,
+        /// The episode.
+        value: String,
+        /// Who read it.
+        source_name: String,
+    },
     /// A request exceeds a limit (batch size, page size, depth, text size).
     #[error("limit exceeded in `{field}`: {value} (at most {max})")]
     LimitExceeded {
@@ -254,6 +264,7 @@ impl EngineError {
             | EngineError::NotAFact { field, .. }
             | EngineError::SupersedesOtherSlot { field, .. }
             | EngineError::DuplicateExternalId { field, .. }
+            | EngineError::AlreadyExtracted { field, .. }
             | EngineError::LimitExceeded { field, .. } => Some(field),
             EngineError::InChange { error, .. } => error.field(),
             _ => None,
@@ -275,6 +286,7 @@ impl EngineError {
                 | EngineError::AlreadyRetracted { field, .. }
                 | EngineError::SupersedesOtherSlot { field, .. }
                 | EngineError::DuplicateExternalId { field, .. }
+                | EngineError::AlreadyExtracted { field, .. }
                 | EngineError::LimitExceeded { field, .. } = &mut other
                 {
                     *field = mnemo_core::join_field(prefix, field);

@@ -108,6 +108,35 @@ impl Store {
         self.with_index(ns, |i| i.sourced_facts(episode, known_at))
     }
 
+    /// Who has read an episode at `known_at` (the store's extractor: a model and a prompt
+    /// version each), in log order.
+    pub fn extracted_by(&self, ns: &Namespace, episode: EpisodeId, known_at: Seq) -> Vec<String> {
+        self.with_index(ns, |i| i.extracted_by(episode, known_at).into_iter().map(str::to_owned).collect())
+    }
+
+    /// Who wrote the facts of batch `seq`, when it is an extraction: the episode read and
+    /// the source that read it.
+    pub fn extraction_of_batch(&self, ns: &Namespace, seq: Seq) -> Option<(EpisodeId, String)> {
+        self.with_index(ns, |i| i.extraction_of_batch(seq).map(|(e, s)| (e, s.to_owned())))
+    }
+
+    /// Up to `limit` episodes with ids above `after`, in id order, that `source` has not
+    /// read, at the latest batch; and the last id looked at (where the next call starts).
+    pub fn unextracted(
+        &self,
+        ns: &Namespace,
+        source: &str,
+        after: EpisodeId,
+        limit: usize,
+    ) -> (Vec<Episode>, EpisodeId) {
+        self.with_index(ns, |i| i.unextracted(source, after, limit))
+    }
+
+    /// How many episodes with ids above `after` `source` has not read, at the latest batch.
+    pub fn unextracted_count(&self, ns: &Namespace, source: &str, after: EpisodeId) -> u64 {
+        self.with_index(ns, |i| i.unextracted_count(source, after))
+    }
+
     /// The episode after (`forward`) or before an episode in its thread at `known_at`.
     pub fn thread_neighbour(
         &self,

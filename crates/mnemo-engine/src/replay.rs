@@ -116,6 +116,9 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             // An erasure and its tombstones come back as they were: ids and hashes only.
             Event::Erased(_) | Event::Tombstone { .. } => Some(Change::Restore(event.clone())),
             Event::RetentionConfigured(policy) => Some(Change::ConfigureRetention(*policy)),
+            Event::Extracted { episode, source } => {
+                Some(Change::MarkExtracted { episode: EpisodeRef::Id(*episode), source: source.clone() })
+            }
             Event::Mentioned { episode, entities, source } => Some(Change::Mention {
                 episode: EpisodeRef::Id(*episode),
                 entities: entities.iter().map(|e| EntityRef::Id(*e)).collect(),

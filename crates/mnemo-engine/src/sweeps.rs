@@ -235,6 +235,7 @@ fn slots_touched(events: &[Event], index: &NamespaceIndex) -> Option<Vec<(Entity
             | Event::EmbeddingConfigured(_)
             | Event::Embedded { .. }
             | Event::Mentioned { .. }
+            | Event::Extracted { .. }
             | Event::SegmentationConfigured(_)
             | Event::SegmentClosed { .. }
             | Event::IntentionAdded(_)

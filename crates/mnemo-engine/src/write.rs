@@ -101,6 +101,7 @@ pub(crate) fn prepare(
                 batch.close_segment(thread, episodes, end, centroid)
             }
             Change::Restore(event) => batch.restore(event),
+            Change::MarkExtracted { episode, source } => batch.mark_extracted(episode, source),
         };
         let id = checked.map_err(|e| e.in_change(n))?;
         batch.ids.push(id);

@@ -239,6 +239,28 @@ impl Batch<'_> {
         Ok(None)
     }
 
+    pub(crate) fn mark_extracted(
+        &mut self,
+        episode: EpisodeRef,
+        source: String,
+    ) -> Result<Option<RecordId>, EngineError> {
+        let field = Field;
+        let episode = self.episode(&episode, format_args!("episode"))?;
+        validate_name(field("source"), &source)?;
+        if self.index.extracted_by(episode, mnemo_core::Seq(u64::MAX)).contains(&source.as_str())
+            || self.writer.extracted(episode, &source)
+            || !self.effects.extractions.insert((episode, source.clone()))
+        {
+            return Err(EngineError::AlreadyExtracted {
+                field: field("episode").to_string(),
+                value: episode.to_string(),
+                source_name: source,
+            });
+        }
+        self.events.push(Event::Extracted { episode, source });
+        Ok(None)
+    }
+
     pub(crate) fn add_intention(
         &mut self,
         new: crate::change::NewIntention,

@@ -34,6 +34,8 @@ pub(crate) struct Effects {
     /// Intentions this batch fired or cancelled.
     pub(crate) fired: HashSet<IntentionId>,
     pub(crate) cancelled: HashSet<IntentionId>,
+    /// Episodes this batch records as read, with who read them.
+    pub(crate) extractions: HashSet<(EpisodeId, String)>,
 }
 
 /// The writer's state of one namespace, behind its writer lock.
@@ -159,6 +161,11 @@ impl Writer {
 
     pub(crate) fn cancelled(&self, id: IntentionId) -> bool {
         self.in_flight.values().any(|e| e.cancelled.contains(&id))
+    }
+
+    /// Whether a batch in flight records that `source` read `episode`.
+    pub(crate) fn extracted(&self, episode: EpisodeId, source: &str) -> bool {
+        self.in_flight.values().any(|e| e.extractions.contains(&(episode, source.to_owned())))
     }
 
     pub(crate) fn named(&self, key: &str) -> Option<EntityId> {

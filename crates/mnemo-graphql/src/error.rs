@@ -34,6 +34,8 @@ pub mod code {
     pub const SUPERSEDES_OTHER_SLOT: &str = "SUPERSEDES_OTHER_SLOT";
     /// Another episode has this external id.
     pub const DUPLICATE_EXTERNAL_ID: &str = "DUPLICATE_EXTERNAL_ID";
+    /// This extractor (model and prompt version) has read this episode already.
+    pub const ALREADY_EXTRACTED: &str = "ALREADY_EXTRACTED";
     /// `knownAt` is past the last committed batch.
     pub const NOT_YET_KNOWN: &str = "NOT_YET_KNOWN";
     /// The token may not do this in this namespace.
@@ -146,6 +148,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::NotAFact { .. } => code::NOT_A_FACT,
         EngineError::SupersedesOtherSlot { .. } => code::SUPERSEDES_OTHER_SLOT,
         EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
+        EngineError::AlreadyExtracted { .. } => code::ALREADY_EXTRACTED,
         EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
         EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
         EngineError::IndexBehind { .. } => code::INDEX_BEHIND,

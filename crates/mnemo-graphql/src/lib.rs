@@ -289,6 +289,7 @@ fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
                 Event::Erased(_) => ("Erased", None, None, None, None),
                 Event::Tombstone { .. } => ("Tombstone", None, None, None, None),
                 Event::RetentionConfigured(_) => ("RetentionConfigured", None, None, None, None),
+                Event::Extracted { episode, .. } => ("Extracted", None, None, id(episode.0), None),
             };
             info::EventNotice {
                 namespace: batch.namespace.to_string(),

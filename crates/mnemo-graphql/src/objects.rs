@@ -314,6 +314,12 @@ impl FactObject {
         self.view.corroborations
     }
 
+    /// Who first stated it: null for a client; for a fact the server's extractor found in
+    /// an episode, the model and prompt version that read it (`model@prompt-version`).
+    async fn source(&self, ctx: &Context<'_>) -> Result<Option<String>> {
+        Ok(store(ctx)?.extraction_of_batch(&self.pin.ns, self.view.asserted_seq).map(|(_, source)| source))
+    }
+
     /// The episodes it comes from (the first `first` by id).
     async fn provenance(
         &self,
@@ -545,6 +551,11 @@ impl EpisodeObject {
     /// Who spoke.
     async fn role(&self) -> Option<&str> {
         self.episode.role.as_deref()
+    }
+
+    /// The extractors (model and prompt version) that have read it, as known at knownAt.
+    async fn extracted_by(&self, ctx: &Context<'_>) -> Result<Vec<String>> {
+        Ok(store(ctx)?.extracted_by(&self.pin.ns, self.episode.id, self.pin.basis.known_at))
     }
 
     /// The batch that recorded it.

@@ -6,6 +6,7 @@
 mod analytics;
 pub mod checkpoint;
 mod erasure;
+mod extraction;
 mod facts;
 mod heap;
 mod merge;

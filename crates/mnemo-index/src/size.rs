@@ -97,6 +97,16 @@ impl NamespaceIndex {
         n += hash(&self.absorbed) + self.absorbed.values().map(vec).sum::<usize>();
         n += hash(&self.embedded) + self.embedded.values().map(|(_, v)| vec(v)).sum::<usize>();
         n += vec(&self.batches) + hash(&self.segment_of);
+        n += hash(&self.extraction_batches)
+            + hash(&self.extracted)
+            + self
+                .extracted
+                .values()
+                .map(|v| {
+                    let spilled = if v.spilled() { v.capacity() * 24 } else { 0 };
+                    spilled + v.iter().map(|(_, s)| s.len()).sum::<usize>()
+                })
+                .sum::<usize>();
         n += self
             .segments
             .iter()

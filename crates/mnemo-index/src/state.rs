@@ -102,6 +102,10 @@ pub struct NamespaceIndex {
     pub(crate) pending_erasure: bool,
     /// How long episodes are kept, as last configured.
     pub(crate) retention: mnemo_core::RetentionPolicy,
+    /// Extractions: episode → (batch, who read it), in log order.
+    pub(crate) extracted: HashMap<EpisodeId, Extractions>,
+    /// The batch of each extraction → the episode it read.
+    pub(crate) extraction_batches: HashMap<Seq, EpisodeId>,
 }
 
 /// The entities one normalised name stands for, each list sorted and without repeats.
@@ -113,6 +117,9 @@ pub(crate) struct Named {
     /// The entities whose latest version has it.
     pub(crate) now: IdList,
 }
+
+/// The extractions of one episode: (batch, who read it), in log order (mostly one).
+pub(crate) type Extractions = SmallVec<[(Seq, Box<str>); 1]>;
 
 /// One mention of an entity by an episode: (batch, entity, who said so).
 pub(crate) type Mention = (Seq, EntityId, MentionSource);
@@ -308,6 +315,13 @@ impl NamespaceIndex {
             Event::Erased(erasure) => self.apply_erased(seq, erasure),
             Event::Tombstone { of, .. } => self.apply_tombstone(seq, *of),
             Event::RetentionConfigured(policy) => self.retention = *policy,
+            Event::Extracted { episode, source } => {
+                let list = self.extracted.entry(*episode).or_default();
+                if !list.iter().any(|(_, known)| **known == **source) {
+                    list.push((seq, source.as_str().into()));
+                    self.extraction_batches.insert(seq, *episode);
+                }
+            }
             Event::Mentioned { episode, entities, source } => {
                 let list = self.mentions.entry(*episode).or_default();
                 for e in entities {

@@ -35,6 +35,12 @@
 //! # allow_list = "operations.json"  # only these run (an Apollo persisted-query manifest;
 //! #                                 # a path relative to this file)
 //!
+//! # Optional: read facts out of episodes with a language model (see `extraction.rs`).
+//! # [extraction]
+//! # url = "https://api.openai.com/v1"
+//! # model = "gpt-4o-mini"
+//! # api_key_env = "OPENAI_API_KEY"
+//!
 //! # Optional: keep the logs on a NATS JetStream cluster instead of the data directory
 //! # (see `ClusterSettings`).
 //! # [cluster]
@@ -123,6 +129,7 @@ struct RawConfig {
     cluster: Option<crate::cluster::RawCluster>,
     #[serde(default)]
     persisted_queries: RawPersisted,
+    extraction: Option<crate::extraction::RawExtraction>,
 }
 
 #[derive(Deserialize, Default)]
@@ -189,7 +196,7 @@ pub struct Token {
 }
 
 /// The server's configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// Access tokens; none means every request is the local user ([`Access::Local`]).
     pub tokens: Vec<Token>,
@@ -221,6 +228,8 @@ pub struct Config {
     pub cluster: Option<crate::cluster::ClusterSettings>,
     /// Persisted queries: automatic ones, and the operator's allow-list.
     pub persisted: crate::persisted::PersistedSettings,
+    /// Extraction of facts from episodes by a language model (`[extraction]`); `None`: off.
+    pub extraction: Option<mnemo_extract::ExtractionSettings>,
 }
 
 impl Default for Config {
@@ -238,6 +247,7 @@ impl Default for Config {
             sparql_max_memory_bytes: mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY,
             cluster: None,
             persisted: crate::persisted::PersistedSettings::default(),
+            extraction: None,
         }
     }
 }
@@ -421,7 +431,10 @@ impl Config {
             cached_documents,
             allow_list,
         };
+        let extraction =
+            raw.extraction.map(|e| e.check()).transpose().map_err(|(field, why)| invalid(field, &why))?;
         Ok(Config {
+            extraction,
             cluster,
             persisted,
             tokens,

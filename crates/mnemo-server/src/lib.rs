@@ -36,6 +36,7 @@ mod cluster;
 mod config;
 mod error;
 mod execute;
+mod extraction;
 mod guard;
 mod mcp;
 mod metrics;
@@ -103,6 +104,9 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sleeper = tokio::spawn(maintain_periodically(state.inner.store.clone(), MAINTAIN_EVERY));
+    let extractor = state.inner.extractor.clone().map(|extractor| {
+        tokio::spawn(extractor.run(state.inner.store.clone(), state.inner.stop.child_token()))
+    });
     let stopping = state.clone();
     let shutdown = async move {
         shutdown.await;
@@ -110,6 +114,9 @@ pub async fn serve(
     };
     let served = axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await;
     sleeper.abort();
+    if let Some(extractor) = extractor {
+        extractor.abort();
+    }
     served
 }
 
@@ -169,17 +176,37 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
 
 /// `ok` for probes. With `?indexing`, a JSON answer that adds how far the open
 /// namespaces' search indexes are, summed over them: none is named, as `/healthz` needs
-/// no token (`/metrics` has them one by one).
+/// no token (`/metrics` has them one by one). With `?extraction`, the extractor's queue
+/// and counters (`null` when none is configured).
 async fn healthz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
     // A node of a cluster that cannot reach JetStream cannot write: not healthy.
     if let Err(why) = state.inner.store.log_health() {
         return (axum::http::StatusCode::SERVICE_UNAVAILABLE, format!("unavailable: {why}\n"))
             .into_response();
     }
-    if !uri.query().is_some_and(|q| q.split('&').any(|p| p == "indexing" || p.starts_with("indexing="))) {
+    let asks = |name: &str| {
+        uri.query().is_some_and(|q| {
+            q.split('&').any(|p| p == name || p.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
+        })
+    };
+    let (indexing, extraction) = (asks("indexing"), asks("extraction"));
+    if !indexing && !extraction {
         return "ok\n".into_response();
     }
-    let store = &state.inner.store;
+    let mut answer = serde_json::json!({ "status": "ok" });
+    if extraction {
+        answer["extraction"] =
+            serde_json::to_value(state.inner.extractor.as_ref().map(|e| e.status().snapshot()))
+                .unwrap_or_default();
+    }
+    if indexing {
+        answer["indexing"] = indexing_progress(&state.inner.store);
+    }
+    axum::Json(answer).into_response()
+}
+
+/// How far the open namespaces' search indexes are, summed over them.
+fn indexing_progress(store: &Store) -> serde_json::Value {
     let (mut open, mut behind, mut lag, mut to_embed, mut embedded) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for ns in store.namespaces() {
         let Some(progress) = store.search_progress(&ns) else { continue };
@@ -190,17 +217,13 @@ async fn healthz(State(state): State<AppState>, uri: axum::http::Uri) -> Respons
         to_embed = to_embed.saturating_add(progress.to_embed.saturating_sub(progress.embedded));
         embedded = embedded.saturating_add(progress.embedded);
     }
-    axum::Json(serde_json::json!({
-        "status": "ok",
-        "indexing": {
-            "openNamespaces": open,
-            "namespacesBehind": behind,
-            "lagBatches": lag,
-            "textsToEmbed": to_embed,
-            "textsEmbedded": embedded,
-        }
-    }))
-    .into_response()
+    serde_json::json!({
+        "openNamespaces": open,
+        "namespacesBehind": behind,
+        "lagBatches": lag,
+        "textsToEmbed": to_embed,
+        "textsEmbedded": embedded,
+    })
 }
 
 /// The metrics name every namespace, so with tokens configured only a token granted
@@ -212,6 +235,9 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
         }
         _ => {}
     }
-    let body = state.inner.metrics.render(&state.inner.store);
+    let mut body = state.inner.metrics.render(&state.inner.store);
+    if let Some(extractor) = &state.inner.extractor {
+        extraction::render_metrics(&mut body, &extractor.status().snapshot());
+    }
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], body).into_response())
 }

@@ -32,6 +32,8 @@ pub(crate) struct Inner {
     pub(crate) stop: tokio_util::sync::CancellationToken,
     /// Documents known by their hash, and the allow-list.
     pub(crate) persisted: Arc<crate::persisted::Persisted>,
+    /// The extractor, when `[extraction]` configures one (`serve` runs it).
+    pub(crate) extractor: Option<Arc<mnemo_extract::Extractor>>,
 }
 
 impl AppState {
@@ -55,6 +57,17 @@ impl AppState {
         let stopping = Interrupt::new(None);
         let permits = Arc::new(tokio::sync::Semaphore::new(config.max_running_requests));
         let persisted = Arc::new(crate::persisted::Persisted::new(&config.persisted));
+        let extractor =
+            config.extraction.clone().and_then(|settings| match mnemo_extract::Extractor::new(settings) {
+                Ok(extractor) => {
+                    extractor.listen(&store);
+                    Some(extractor)
+                }
+                Err(why) => {
+                    tracing::error!(error = %why, "extraction is off");
+                    None
+                }
+            });
         AppState {
             inner: Arc::new(Inner {
                 store,
@@ -66,6 +79,7 @@ impl AppState {
                 sparql,
                 stop: tokio_util::sync::CancellationToken::new(),
                 persisted,
+                extractor,
             }),
         }
     }
@@ -105,6 +119,11 @@ impl AppState {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The extractor, if one is configured.
+    pub fn extractor(&self) -> Option<&Arc<mnemo_extract::Extractor>> {
+        self.inner.extractor.as_ref()
     }
 
     /// The metrics.

@@ -34,3 +34,4 @@ pub mod fuzz;
 pub mod python;
 pub mod serve;
 pub mod sparql_fuzz;
+pub mod stub_model;
