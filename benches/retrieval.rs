@@ -747,7 +747,7 @@ struct Probe {
 
 fn builtin_options(dir: &Path, model: &Path, probe: &Probe) -> StoreOptions {
     let (cache_dir, model, probe) = (dir.join("embeddings"), model.to_owned(), probe.clone());
-    let source: EmbedderSource = Arc::new(move || {
+    let source: EmbedderSource = Arc::new(move |_| {
         let t = Instant::now();
         let inner = MiniLm::load(&model).map_err(|e| e.to_string())?;
         let cache =

@@ -368,25 +368,42 @@ fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<E
         other => bail!("MNEMO_EMBEDDER={other:?}: expected e5 (the default), minilm or off"),
     };
     let cache_dir = data.join("embeddings");
-    let source: EmbedderSource = Arc::new(move || {
-        let report = |m: &str| {
-            eprintln!("mnemo: {m}");
-            tracing::info!("{m}");
+    // One load of each model, whether a namespace names it or has it as the default.
+    let loaded: Arc<[std::sync::OnceLock<Loaded>; 2]> = Arc::default();
+    let source: EmbedderSource = Arc::new(move |named| {
+        let multilingual = match named {
+            None => multilingual,
+            Some(model) => model == mnemo_engine::core::BuiltinModel::E5,
         };
-        let models = mnemo_embed::default_model_cache();
-        let model: Arc<dyn Embedder> = if multilingual {
-            let file = mnemo_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
-            Arc::new(mnemo_embed::E5::load_with_workers(&file, embed_workers).map_err(|e| e.to_string())?)
-        } else {
-            let dir = mnemo_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
-            Arc::new(mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)
-        };
-        let cache = mnemo_embed::EmbeddingCache::open(&cache_dir, model.model_id(), model.dim())
-            .map_err(|e| e.to_string())?;
-        let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
-        Ok(embedder)
+        loaded[usize::from(!multilingual)]
+            .get_or_init(|| load_embedder(&cache_dir, multilingual, embed_workers))
+            .clone()
     });
     Ok(Some(source))
+}
+
+/// A built-in embedder once loaded, or why it could not be.
+type Loaded = Result<Arc<dyn Embedder>, String>;
+
+/// Loads (fetching it once if need be) the built-in embedder of one model with its
+/// embedding cache in `cache_dir`.
+fn load_embedder(cache_dir: &Path, multilingual: bool, embed_workers: usize) -> Loaded {
+    let report = |m: &str| {
+        eprintln!("mnemo: {m}");
+        tracing::info!("{m}");
+    };
+    let models = mnemo_embed::default_model_cache();
+    let model: Arc<dyn Embedder> = if multilingual {
+        let file = mnemo_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
+        Arc::new(mnemo_embed::E5::load_with_workers(&file, embed_workers).map_err(|e| e.to_string())?)
+    } else {
+        let dir = mnemo_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
+        Arc::new(mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)
+    };
+    let cache = mnemo_embed::EmbeddingCache::open(cache_dir, model.model_id(), model.dim())
+        .map_err(|e| e.to_string())?;
+    let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
+    Ok(embedder)
 }
 
 /// File descriptors an open namespace may hold: its log, and a file opened for a while

@@ -64,7 +64,7 @@ impl Embedder for Recording {
 fn store() -> (Store, Arc<Recording>) {
     let recording = Arc::new(Recording(Mutex::new(Vec::new()), Gate::default()));
     let r = Arc::clone(&recording);
-    let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&r) as Arc<dyn Embedder>));
+    let source: EmbedderSource = Arc::new(move |_| Ok(Arc::clone(&r) as Arc<dyn Embedder>));
     let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
     (
         Store::with_storage_and_options(Arc::new(MemStorage::new()), system_clock(), options).unwrap(),
@@ -190,4 +190,107 @@ async fn search_waits_for_the_vectors_of_new_writes_only_when_it_names_its_batch
     let answer = named.await.unwrap();
     assert_eq!(answer["search"]["indexedSeq"], 2, "{answer}");
     assert_eq!(answer["search"]["warnings"], serde_json::json!([]), "{answer}");
+}
+
+/// An embedder of one model: its texts hashed as [`bag_of_words`] shifted by its
+/// model (so two models' vectors differ), remembering what it embedded and forgot.
+struct Model {
+    id: &'static str,
+    shift: usize,
+    embedded: Mutex<Vec<String>>,
+    forgotten: Mutex<Vec<String>>,
+}
+
+impl Embedder for Model {
+    fn model_id(&self) -> &str {
+        self.id
+    }
+    fn dim(&self) -> usize {
+        16
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        texts.iter().map(|text| self.embed_now(text)).collect()
+    }
+    fn embed_now(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embedded.lock().unwrap().push(text.to_owned());
+        let mut v = bag_of_words(text);
+        v.rotate_left(self.shift);
+        Ok(v)
+    }
+    fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
+        self.forgotten.lock().unwrap().extend(texts.iter().map(|t| (*t).to_owned()));
+        Ok(texts.len())
+    }
+}
+
+#[tokio::test]
+async fn a_namespace_names_its_model_and_every_model_it_used_forgets_an_erased_text() {
+    use mnemo_engine::core::BuiltinModel;
+    let model =
+        |id, shift| Arc::new(Model { id, shift, embedded: Mutex::default(), forgotten: Mutex::default() });
+    let (e5, minilm) = (model("e5", 0), model("minilm", 3));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let source: EmbedderSource = {
+        let (e5, minilm, asked) = (Arc::clone(&e5), Arc::clone(&minilm), Arc::clone(&asked));
+        Arc::new(move |named| {
+            asked.lock().unwrap().push(named);
+            // The store's default is e5, as the binary's is.
+            let chosen = if named == Some(BuiltinModel::MiniLm) { &minilm } else { &e5 };
+            Ok(Arc::clone(chosen) as Arc<dyn Embedder>)
+        })
+    };
+    let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
+    let store = Arc::new(
+        Store::with_storage_and_options(Arc::new(MemStorage::new()), system_clock(), options).unwrap(),
+    );
+    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let configured = crate::common::gql(
+        &schema,
+        r#"mutation { configureNamespace(namespace: "english", embedding: { model: MINILM }) {
+            embedding { mode model dimensions } } }"#,
+    )
+    .await;
+    assert_eq!(
+        configured["configureNamespace"]["embedding"],
+        serde_json::json!({ "mode": "BUILTIN", "model": "MINILM", "dimensions": null })
+    );
+    let refused = crate::common::gql_error(
+        &schema,
+        r#"mutation { configureNamespace(namespace: "x", embedding: { mode: OFF, model: E5 }) { name } }"#,
+    )
+    .await;
+    assert_eq!(refused, "INVALID_VALUE");
+    let (english, default) =
+        (Namespace::new("ns", "english").unwrap(), Namespace::new("ns", "default").unwrap());
+    for ns in [&english, &default] {
+        let episode = NewEpisode { text: format!("the weather in {ns} is mild"), ..NewEpisode::default() };
+        store.append(ns, vec![Change::RecordEpisode(episode)]).unwrap();
+        settle(&store, ns);
+    }
+    assert!(minilm.embedded.lock().unwrap().iter().any(|t| t.contains("english")));
+    assert!(!minilm.embedded.lock().unwrap().iter().any(|t| t.contains("default")));
+    assert!(e5.embedded.lock().unwrap().iter().any(|t| t.contains("default")));
+    assert!(!e5.embedded.lock().unwrap().iter().any(|t| t.contains("english")));
+    // Each namespace's query goes to its own model.
+    let query = SearchQuery { text: Some("weather".into()), ..SearchQuery::default() };
+    let before = minilm.embedded.lock().unwrap().len();
+    store.search(&english, &query, ReadAt::latest()).unwrap();
+    assert_eq!(minilm.embedded.lock().unwrap().len(), before + 1);
+    // A namespace that changed its model: an erased text is forgotten by both caches.
+    store
+        .append(&english, vec![Change::ConfigureEmbedding(mnemo_engine::core::EmbeddingMode::Builtin)])
+        .unwrap();
+    settle(&store, &english);
+    assert!(e5.embedded.lock().unwrap().iter().any(|t| t.contains("english")), "the default model re-embeds");
+    let request = mnemo_engine::EraseRequest {
+        target: mnemo_engine::EraseTarget::Episodes(vec![mnemo_engine::core::EpisodeId(1)]),
+        reason: None,
+        by: None,
+    };
+    store.erase(&english, request).unwrap();
+    for m in [&e5, &minilm] {
+        assert!(m.forgotten.lock().unwrap().iter().any(|t| t.contains("english is mild")), "{}", m.id);
+    }
+    assert!(asked.lock().unwrap().contains(&Some(BuiltinModel::MiniLm)));
+    assert!(asked.lock().unwrap().contains(&None));
 }

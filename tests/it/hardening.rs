@@ -307,7 +307,7 @@ async fn a_response_over_its_size_limit_is_replaced_by_an_error() {
 /// waits for it.
 fn slow_embedder_store(delay: Duration) -> Arc<Store> {
     let options = StoreOptions {
-        embedder: Some(Arc::new(move || {
+        embedder: Some(Arc::new(move |_| {
             std::thread::sleep(delay);
             Err("no model here".to_owned())
         })),

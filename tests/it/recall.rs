@@ -21,7 +21,7 @@ fn t(s: &str) -> Timestamp {
 /// A store in memory with the built-in embedder, its embedding cache under `cache`.
 fn store(cache: &Path) -> Store {
     let cache = cache.to_path_buf();
-    let source: EmbedderSource = Arc::new(move || {
+    let source: EmbedderSource = Arc::new(move |_| {
         let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &|m| eprintln!("{m}"))
             .map_err(|e| e.to_string())?;
         let model = mnemo_embed::MiniLm::load(&dir).map_err(|e| e.to_string())?;

@@ -33,10 +33,10 @@ pub use error::{CoreError, join_field};
 pub use event::{EVENT_FORMAT, Event};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{
-    Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, FactEmbedding,
-    Intention, MAX_MATCHED_NAME_WORDS, MAX_NAME_LEN, MentionSource, Namespace, NamespaceConfig, Polarity,
-    PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name, name_words, normalize_name,
-    validate_name,
+    BuiltinModel, Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact,
+    FactEmbedding, Intention, MAX_MATCHED_NAME_WORDS, MAX_NAME_LEN, MentionSource, Namespace,
+    NamespaceConfig, Polarity, PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name,
+    name_words, normalize_name, validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
 pub use ties::{Contradicts, TieGroup};

@@ -315,6 +315,34 @@ pub enum EmbeddingMode {
     },
     /// No vectors: full text and the graph only.
     Off,
+    /// The store's built-in embedder with this model, whatever the store's default.
+    Model(BuiltinModel),
+}
+
+impl EmbeddingMode {
+    /// The model asked of the built-in embedder when it embeds: `Some(None)` for the
+    /// store's default, `None` when vectors come from clients or nowhere.
+    pub fn builtin(self) -> Option<Option<BuiltinModel>> {
+        match self {
+            EmbeddingMode::Builtin => Some(None),
+            EmbeddingMode::Model(model) => Some(Some(model)),
+            EmbeddingMode::Client { .. } | EmbeddingMode::Off => None,
+        }
+    }
+
+    /// Whether the built-in embedder makes its vectors.
+    pub fn is_builtin(self) -> bool {
+        self.builtin().is_some()
+    }
+}
+
+/// A model of the built-in embedder, for a namespace that names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum BuiltinModel {
+    /// multilingual-e5-small: about a hundred languages (384 dimensions).
+    E5,
+    /// all-MiniLM-L6-v2: English, about 2.7 times faster to embed (384 dimensions).
+    MiniLm,
 }
 
 /// Which facts the built-in embedder embeds (episodes always are).

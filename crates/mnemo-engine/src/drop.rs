@@ -44,22 +44,23 @@ impl Store {
     /// The work of [`Store::drop_namespace`], with the namespace marked compacting.
     fn drop_marked(&self, ns: &Namespace, open: Option<Arc<Shard>>) -> Result<bool, EngineError> {
         // A closed namespace is opened only for the embedding cache to forget its texts.
-        let embedder = self.retrieval.embedder().and_then(Result::ok);
+        let embeds = self.retrieval.has_embedder();
         let exists = open.is_some() || read(&self.known).contains(ns) || self.backend.shared();
         let shard = match open {
             Some(shard) => Some(shard),
-            None if embedder.is_some() && exists && !read(&self.damaged).contains_key(ns) => {
-                match self.open_shard(ns) {
-                    Ok(shard) if shard.log.last_seq() > 0 => Some(Arc::new(shard)),
-                    Ok(_) => None,
-                    Err(e @ EngineError::Unavailable { .. }) => return Err(e),
-                    Err(_) => None,
-                }
-            }
+            None if embeds && exists && !read(&self.damaged).contains_key(ns) => match self.open_shard(ns) {
+                Ok(shard) if shard.log.last_seq() > 0 => Some(Arc::new(shard)),
+                Ok(_) => None,
+                Err(e @ EngineError::Unavailable { .. }) => return Err(e),
+                Err(_) => None,
+            },
             None => None,
         };
-        let texts = match &shard {
-            Some(shard) => self.retire_for_good(shard, embedder.is_some()),
+        let (texts, embedders) = match &shard {
+            Some(shard) => {
+                let texts = self.retire_for_good(shard, embeds);
+                (texts, self.retrieval.embedders_used(&read(&shard.index)))
+            }
             None => Default::default(),
         };
         let existed = shard.is_some() || read(&self.known).contains(ns) || self.log_has_records(ns)?;
@@ -70,8 +71,8 @@ impl Store {
         drop(shard);
         self.backend.remove(ns.as_str()).map_err(|source| EngineError::of_log(ns, source))?;
         self.remove_search_dir(ns)?;
-        if let Some(embedder) = embedder {
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for embedder in embedders {
             embedder.forget(&texts).map_err(|e| EngineError::Index(e.to_string()))?;
         }
         tracing::info!(namespace = %ns, "namespace dropped");
@@ -121,8 +122,8 @@ impl Store {
             shard.retired.swap(true, Ordering::SeqCst)
         };
         if !already {
-            let embedder = self.retrieval.embedder().and_then(Result::ok);
-            let texts = self.retire_for_good(shard, embedder.is_some());
+            let texts = self.retire_for_good(shard, self.retrieval.has_embedder());
+            let embedders = self.retrieval.embedders_used(&read(&shard.index));
             {
                 let _opening = self.opening_lock(ns);
                 let current = read(&self.shards).get(ns).is_some_and(|s| Arc::ptr_eq(s, shard));
@@ -133,8 +134,8 @@ impl Store {
                     tracing::warn!(namespace = %ns, error = %e, "a dropped namespace's search files stay");
                 }
             }
-            if let Some(embedder) = embedder {
-                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            for embedder in embedders {
                 if let Err(e) = embedder.forget(&texts) {
                     tracing::warn!(namespace = %ns, error = %e, "the embedding cache keeps a dropped namespace's texts");
                 }

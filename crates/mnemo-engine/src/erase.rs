@@ -393,8 +393,8 @@ impl Store {
         let ns = &shard.name;
         // The embedding cache forgets the texts that exist no more: with no embedder there
         // is no cache, and nothing to compare.
-        let embedder = self.retrieval.embedder().and_then(Result::ok);
-        let before = embedder.as_ref().map(|_| crate::retrieve::docs::all_texts(&read(&shard.index)));
+        let embedders = self.retrieval.embedders_used(&read(&shard.index));
+        let before = (!embedders.is_empty()).then(|| crate::retrieve::docs::all_texts(&read(&shard.index)));
         self.wait_for_indexer(shard);
         // On a shared log another node may append (another erasure) while this one
         // rewrites: the rewrite then refuses to act on what it read, and it is read again.
@@ -410,14 +410,14 @@ impl Store {
             }
         };
         let reopened = Arc::new(self.open_shard(ns)?);
-        let dropped = match (embedder, before) {
-            (Some(embedder), Some(before)) => {
-                let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
-                let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
-                embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?
+        let mut dropped = 0;
+        if let Some(before) = before {
+            let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
+            let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
+            for embedder in &embedders {
+                dropped += embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?;
             }
-            _ => 0,
-        };
+        }
         Ok((reopened, (rewritten, dropped)))
     }
 

@@ -132,12 +132,9 @@ impl Store {
         message: Option<&str>,
         at: ReadAt,
     ) -> Result<Answer<Vec<Due>>, EngineError> {
-        let query_vector = match (message, self.retrieval.embedder()) {
-            (Some(m), Some(Ok(embedder)))
-                if self.with_index(ns, |i| i.embedding_mode()) == mnemo_core::EmbeddingMode::Builtin =>
-            {
-                embedder.embed_query(m).ok()
-            }
+        let mode = self.with_index(ns, |i| i.embedding_mode());
+        let query_vector = match (message, self.retrieval.embedder(mode)) {
+            (Some(m), Some(Ok(embedder))) => embedder.embed_query(m).ok(),
             _ => None,
         };
         let shard = self.shard(ns)?;
@@ -192,7 +189,10 @@ impl Store {
             mnemo_core::CoreError::invalid_value("trigger.cueVector", "none", why).into()
         };
         match self.with_index(ns, |i| i.embedding_mode()) {
-            mnemo_core::EmbeddingMode::Builtin => match self.retrieval.embedder() {
+            mode @ (mnemo_core::EmbeddingMode::Builtin | mnemo_core::EmbeddingMode::Model(_)) => match self
+                .retrieval
+                .embedder(mode)
+            {
                 Some(Ok(embedder)) => embedder.embed_now(text).map_err(|e| EngineError::Index(e.to_string())),
                 Some(Err(e)) => Err(EngineError::Index(e)),
                 None => Err(no("this store runs without an embedder: send the cue's vector")),

@@ -5,15 +5,17 @@ use std::sync::Arc;
 
 use mnemo_search::{Embedder, HnswConfig};
 
-/// Gives the built-in embedder when first needed (loading a model can take seconds and
-/// may fetch it): called at most once per store.
-pub type EmbedderSource = Arc<dyn Fn() -> Result<Arc<dyn Embedder>, String> + Send + Sync>;
+/// Gives the built-in embedder of a model (`None`: the store's default) when first needed
+/// (loading a model can take seconds and may fetch it): called at most once per model
+/// and store.
+pub type EmbedderSource =
+    Arc<dyn Fn(Option<mnemo_core::BuiltinModel>) -> Result<Arc<dyn Embedder>, String> + Send + Sync>;
 
 /// How a store retrieves.
 #[derive(Clone, Default)]
 pub struct StoreOptions {
-    /// The built-in embedder, for namespaces in `Builtin` embedding mode. Without one,
-    /// those namespaces search by full text and graph only.
+    /// The built-in embedder, for namespaces in `Builtin` or `Model` embedding mode.
+    /// Without one, those namespaces search by full text and graph only.
     pub embedder: Option<EmbedderSource>,
     /// When vector indexes switch from exact scan to HNSW.
     pub hnsw: HnswConfig,

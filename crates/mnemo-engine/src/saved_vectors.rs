@@ -49,6 +49,8 @@ fn mode_tag(mode: EmbeddingMode) -> Option<u8> {
     match mode {
         EmbeddingMode::Builtin => Some(1),
         EmbeddingMode::Client { .. } => Some(2),
+        EmbeddingMode::Model(mnemo_core::BuiltinModel::E5) => Some(3),
+        EmbeddingMode::Model(mnemo_core::BuiltinModel::MiniLm) => Some(4),
         EmbeddingMode::Off => None,
     }
 }
@@ -159,6 +161,8 @@ pub(crate) fn decode(bytes: &[u8], config: HnswConfig) -> Result<Saved, String> 
     let mode = match tag {
         1 => EmbeddingMode::Builtin,
         2 => EmbeddingMode::Client { dim },
+        3 => EmbeddingMode::Model(mnemo_core::BuiltinModel::E5),
+        4 => EmbeddingMode::Model(mnemo_core::BuiltinModel::MiniLm),
         _ => return Err(format!("unknown embedding mode {tag}")),
     };
     let model_len = r.take(2)?;

@@ -125,6 +125,9 @@ pub struct EmbeddingInfo {
     pub mode: crate::input::EmbeddingModeKind,
     /// The vectors' length when clients send them.
     pub dimensions: Option<u32>,
+    /// The built-in embedder's model when the namespace names one (null: the server's
+    /// default model, or no built-in vectors).
+    pub model: Option<crate::input::EmbeddingModel>,
     /// Which facts the built-in embedder embeds.
     pub facts: crate::input::FactEmbeddingKind,
     /// Whether it embeds entities.
@@ -143,13 +146,19 @@ impl NamespaceInfo {
             segmentation,
             retention,
         } = store.settings(ns);
+        let model = match mode {
+            mnemo_core::EmbeddingMode::Model(m) => Some(m.into()),
+            _ => None,
+        };
         let (mode, dimensions) = match mode {
-            mnemo_core::EmbeddingMode::Builtin => (crate::input::EmbeddingModeKind::Builtin, None),
+            mnemo_core::EmbeddingMode::Builtin | mnemo_core::EmbeddingMode::Model(_) => {
+                (crate::input::EmbeddingModeKind::Builtin, None)
+            }
             mnemo_core::EmbeddingMode::Client { dim } => (crate::input::EmbeddingModeKind::Client, Some(dim)),
             mnemo_core::EmbeddingMode::Off => (crate::input::EmbeddingModeKind::Off, None),
         };
         let embedding =
-            EmbeddingInfo { mode, dimensions, facts: policy.facts.into(), entities: policy.entities };
+            EmbeddingInfo { mode, dimensions, model, facts: policy.facts.into(), entities: policy.entities };
         let time_zone = config.time_zone;
         NamespaceInfo {
             name: ns.to_string(),

@@ -108,12 +108,25 @@ pub struct EpisodeInput {
 #[derive(async_graphql::Enum, Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum EmbeddingModeKind {
-    /// The server's built-in embedder (all-MiniLM-L6-v2) embeds every text.
+    /// The server's built-in embedder embeds every text, with its default model
+    /// (multilingual-e5-small unless the server is set otherwise) or the one `model` names.
     Builtin,
     /// Clients send vectors with episodes and queries.
     Client,
     /// No vectors: full text and the graph only.
     Off,
+}
+
+/// A model of the server's built-in embedder.
+#[derive(async_graphql::Enum, Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "mnemo_core::BuiltinModel")]
+pub enum EmbeddingModel {
+    /// multilingual-e5-small: about a hundred languages.
+    E5,
+    /// all-MiniLM-L6-v2: English only, about 2.7 times faster to embed.
+    #[graphql(name = "MINILM")]
+    #[serde(rename = "MINILM")]
+    MiniLm,
 }
 
 /// Which facts the built-in embedder embeds (episodes always are).
@@ -138,6 +151,9 @@ pub struct EmbeddingInput {
     pub mode: Option<EmbeddingModeKind>,
     /// Their length (CLIENT only).
     pub dimensions: Option<u32>,
+    /// The built-in embedder's model for this namespace (BUILTIN only; alone it means
+    /// BUILTIN); without it, the server's default model.
+    pub model: Option<EmbeddingModel>,
     /// Which facts are embedded (built-in mode).
     pub facts: Option<FactEmbeddingKind>,
     /// Whether entities are embedded (built-in mode).
@@ -148,8 +164,9 @@ impl EmbeddingInput {
     /// The changes this asks for: the mode, then the policy, each only if given.
     pub(crate) fn changes(&self) -> Result<Vec<Change>> {
         let mut changes = Vec::new();
-        if let Some(mode) = self.mode {
-            changes.push(Change::ConfigureEmbedding(Self::mode(mode, self.dimensions)?));
+        let mode = self.mode.or(self.model.map(|_| EmbeddingModeKind::Builtin));
+        if let Some(mode) = mode {
+            changes.push(Change::ConfigureEmbedding(Self::mode(mode, self.dimensions, self.model)?));
         } else if let Some(d) = self.dimensions {
             return Err(invalid("embedding.dimensions", d, "give the mode (CLIENT) with its dimensions"));
         }
@@ -165,8 +182,21 @@ impl EmbeddingInput {
         Ok(changes)
     }
 
-    fn mode(mode: EmbeddingModeKind, dimensions: Option<u32>) -> Result<mnemo_core::EmbeddingMode> {
+    fn mode(
+        mode: EmbeddingModeKind,
+        dimensions: Option<u32>,
+        model: Option<EmbeddingModel>,
+    ) -> Result<mnemo_core::EmbeddingMode> {
         use mnemo_core::EmbeddingMode as M;
+        match (mode, model) {
+            (EmbeddingModeKind::Builtin, Some(model)) if dimensions.is_none() => {
+                return Ok(M::Model(model.into()));
+            }
+            (EmbeddingModeKind::Client | EmbeddingModeKind::Off, Some(model)) => {
+                return Err(invalid("embedding.model", format!("{model:?}"), "only BUILTIN takes a model"));
+            }
+            _ => {}
+        }
         match (mode, dimensions) {
             (EmbeddingModeKind::Client, Some(dim)) => Ok(M::Client { dim }),
             (EmbeddingModeKind::Client, None) => {

@@ -598,6 +598,11 @@ impl NamespaceIndex {
         self.embedding.last().map(|(_, m)| *m).unwrap_or_default()
     }
 
+    /// Every embedding mode the namespace has had, the default it starts with first.
+    pub fn embedding_modes(&self) -> Vec<EmbeddingMode> {
+        std::iter::once(EmbeddingMode::default()).chain(self.embedding.iter().map(|(_, m)| *m)).collect()
+    }
+
     /// What the built-in embedder embeds besides episodes, as last set.
     pub fn embedding_policy(&self) -> EmbeddingPolicy {
         self.embedding_policy

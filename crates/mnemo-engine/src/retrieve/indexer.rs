@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use mnemo_core::{EmbeddingMode, Event, RecordRef, Seq};
+use mnemo_core::{BuiltinModel, EmbeddingMode, Event, RecordRef, Seq};
 use mnemo_search::Embedder;
 use mnemo_search::{TextIndex, VectorIndex};
 
@@ -41,7 +41,9 @@ pub(crate) struct Retrieval {
 /// What the indexer thread works with: options and the embedder once loaded.
 pub(crate) struct Indexer {
     pub(crate) options: StoreOptions,
-    pub(crate) embedder: OnceLock<Result<Arc<dyn Embedder>, String>>,
+    /// The built-in embedder of each model once loaded: the store's default, then each
+    /// [`BuiltinModel`] in declaration order.
+    pub(crate) embedders: [OnceLock<Result<Arc<dyn Embedder>, String>>; 3],
     pub(crate) closing: std::sync::atomic::AtomicBool,
     /// Where the built-in embedder's vectors of live batches are written.
     pub(crate) lane: Lane,
@@ -52,7 +54,7 @@ impl Retrieval {
         Arc::new(Retrieval {
             indexer: Arc::new(Indexer {
                 options,
-                embedder: OnceLock::new(),
+                embedders: Default::default(),
                 closing: std::sync::atomic::AtomicBool::new(false),
                 lane: Lane::new(),
             }),
@@ -60,8 +62,28 @@ impl Retrieval {
         })
     }
 
-    pub(crate) fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
-        self.indexer.embedder()
+    /// The built-in embedder of a namespace in embedding mode `mode`, if it has one.
+    pub(crate) fn embedder(&self, mode: EmbeddingMode) -> Option<Result<Arc<dyn Embedder>, String>> {
+        self.indexer.embedder(mode)
+    }
+
+    /// Whether the store has a built-in embedder.
+    pub(crate) fn has_embedder(&self) -> bool {
+        self.indexer.options.embedder.is_some()
+    }
+
+    /// The built-in embedders a namespace has used (every model its embedding modes
+    /// named), loaded if need be: each keeps an embedding cache that must forget the
+    /// namespace's texts when they are erased.
+    pub(crate) fn embedders_used(&self, index: &mnemo_index::NamespaceIndex) -> Vec<Arc<dyn Embedder>> {
+        let mut found: Vec<Arc<dyn Embedder>> = Vec::new();
+        for mode in index.embedding_modes() {
+            let Some(Ok(embedder)) = self.embedder(mode) else { continue };
+            if !found.iter().any(|e| e.model_id() == embedder.model_id()) {
+                found.push(embedder);
+            }
+        }
+        found
     }
 
     pub(crate) fn residency(&self) -> crate::options::Residency {
@@ -118,9 +140,15 @@ impl Drop for Retrieval {
 }
 
 impl Indexer {
-    pub(crate) fn embedder(&self) -> Option<Result<Arc<dyn Embedder>, String>> {
+    pub(crate) fn embedder(&self, mode: EmbeddingMode) -> Option<Result<Arc<dyn Embedder>, String>> {
+        let model = mode.builtin()?;
         let source = self.options.embedder.as_ref()?;
-        Some(self.embedder.get_or_init(|| source()).clone())
+        let slot = match model {
+            None => 0,
+            Some(BuiltinModel::E5) => 1,
+            Some(BuiltinModel::MiniLm) => 2,
+        };
+        Some(self.embedders[slot].get_or_init(|| source(model)).clone())
     }
 
     pub(crate) fn closing(&self) -> bool {
@@ -335,8 +363,8 @@ impl Indexer {
             held >= at_least && saved.stamp.fits(&index) && !erased_since
         };
         let (dim, model) = match mode {
-            EmbeddingMode::Builtin => {
-                let embedder = self.embedder()?.ok()?;
+            EmbeddingMode::Builtin | EmbeddingMode::Model(_) => {
+                let embedder = self.embedder(mode)?.ok()?;
                 (embedder.dim(), embedder.model_id().to_owned())
             }
             EmbeddingMode::Client { dim } => (dim as usize, String::new()),
@@ -361,7 +389,7 @@ impl Indexer {
         mode: EmbeddingMode,
         upto: Seq,
     ) -> Option<Docs> {
-        if shard.search.shared.is_none() || mode != EmbeddingMode::Builtin {
+        if shard.search.shared.is_none() || !mode.is_builtin() {
             return Some(docs);
         }
         // Which batches the shared vectors hold is known only once they are read: the
@@ -415,12 +443,12 @@ impl Indexer {
             self.rebuild(shard, Some(upto));
             return;
         }
-        if mode == EmbeddingMode::Builtin && self.options.embedder.is_some() {
+        if mode.is_builtin() && self.options.embedder.is_some() {
             // The text now (before the embedder is loaded, which can take a while), the
             // vectors on the lane behind it.
             let warning = self.write_text(shard, &docs, upto, upto);
             let epoch = search.epoch();
-            let embedder = match self.embedder() {
+            let embedder = match self.embedder(mode) {
                 Some(Ok(embedder)) => embedder,
                 failed => {
                     let why = failed.and_then(Result::err).map(|e| format!("no built-in embedder: {e}"));
@@ -529,8 +557,8 @@ impl Indexer {
                 return Ok(false);
             }
             EmbeddingMode::Client { dim } => self.vectors_for(search, mode, dim as usize),
-            EmbeddingMode::Builtin => {
-                let Some(embedder) = self.embedder() else {
+            EmbeddingMode::Builtin | EmbeddingMode::Model(_) => {
+                let Some(embedder) = self.embedder(mode) else {
                     return Ok(false);
                 };
                 let embedder = embedder.map_err(|e| format!("no built-in embedder: {e}"))?;
@@ -554,14 +582,11 @@ impl Indexer {
         match &*slot {
             Some(v) if v.mode == mode && v.alone.dim() == dim => Arc::clone(v),
             _ => {
-                let model = match mode {
-                    EmbeddingMode::Builtin => self
-                        .embedder()
-                        .and_then(Result::ok)
-                        .map(|e| e.model_id().to_owned())
-                        .unwrap_or_default(),
-                    _ => String::new(),
-                };
+                let model = self
+                    .embedder(mode)
+                    .and_then(Result::ok)
+                    .map(|e| e.model_id().to_owned())
+                    .unwrap_or_default();
                 let v = Arc::new(Vectors {
                     mode,
                     model,

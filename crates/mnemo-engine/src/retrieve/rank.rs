@@ -222,7 +222,7 @@ impl Store {
                     )
                     .into());
                 }
-                EmbeddingMode::Builtin => match shard.search.vectors() {
+                EmbeddingMode::Builtin | EmbeddingMode::Model(_) => match shard.search.vectors() {
                     Some(vectors) => vectors.alone.dim(),
                     None => v.len(),
                 },
@@ -230,10 +230,10 @@ impl Store {
             crate::write::check_vector("vector", v, dim)?;
             return Ok(Some(v.clone()));
         }
-        let (EmbeddingMode::Builtin, Some(text)) = (mode, &query.text) else {
+        let (true, Some(text)) = (mode.is_builtin(), &query.text) else {
             return Ok(None);
         };
-        match self.retrieval.embedder() {
+        match self.retrieval.embedder(mode) {
             None => Ok(None),
             Some(Err(e)) => {
                 warnings.push(format!("searching without vectors: {e}"));

@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mnemo_core::{EmbeddingMode, EpisodeId, RecordRef, Seq, Timestamp};
 
@@ -89,7 +89,7 @@ fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
     let last = batches.pop().unwrap();
     let indexer = Indexer {
         options: StoreOptions::default(),
-        embedder: OnceLock::new(),
+        embedders: Default::default(),
         closing: false.into(),
         lane: Lane::new(),
     };

@@ -160,7 +160,7 @@ impl mnemo_engine::Embedder for Remembering {
 
 fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store {
     let embedder = std::sync::Arc::clone(embedder);
-    let source: mnemo_engine::EmbedderSource = std::sync::Arc::new(move || {
+    let source: mnemo_engine::EmbedderSource = std::sync::Arc::new(move |_| {
         Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn mnemo_engine::Embedder>)
     });
     let options = mnemo_engine::StoreOptions {

@@ -68,7 +68,7 @@ impl Embedder for Gated {
 
 fn store(gated: &Arc<Gated>) -> Arc<Store> {
     let embedder = Arc::clone(gated);
-    let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&embedder) as Arc<dyn Embedder>));
+    let source: EmbedderSource = Arc::new(move |_| Ok(Arc::clone(&embedder) as Arc<dyn Embedder>));
     let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
     Arc::new(Store::with_storage_and_options(Arc::new(MemStorage::new()), system_clock(), options).unwrap())
 }

@@ -52,7 +52,7 @@ impl Embedder for Counting {
 /// A node: a store over its own handle on the backend, embedding with `embedder`.
 fn node(backend: Arc<dyn LogBackend>, embedder: &Arc<Counting>) -> Arc<Store> {
     let embedder = Arc::clone(embedder);
-    let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&embedder) as Arc<dyn Embedder>));
+    let source: EmbedderSource = Arc::new(move |_| Ok(Arc::clone(&embedder) as Arc<dyn Embedder>));
     let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
     let store = Arc::new(Store::with_backend(backend, system_clock(), options).unwrap());
     store.follow_others();
@@ -173,7 +173,7 @@ fn vectors_another_model_made_are_never_searched_with_this_one_s_queries() {
     // answers as a node of that model that never saw the first one's vectors.
     let other = |counting: &Arc<Counting>| {
         let model: Arc<dyn Embedder> = Arc::new(Other(Arc::clone(counting)));
-        let source: EmbedderSource = Arc::new(move || Ok(Arc::clone(&model)));
+        let source: EmbedderSource = Arc::new(move |_| Ok(Arc::clone(&model)));
         let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };
         Arc::new(Store::with_backend(Arc::new(backend.clone()), system_clock(), options).unwrap())
     };
