@@ -47,6 +47,9 @@ pub struct Options {
     pub dump: Option<PathBuf>,
     /// The lists and boosts left out.
     pub without: Without,
+    /// Also build each question's context block within this many tokens and count the
+    /// questions with an evidence episode in it.
+    pub context: Option<usize>,
 }
 
 /// Longest time to wait for one namespace's indexes.
@@ -205,6 +208,7 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
     let mut overall = Score::default();
     let mut by_tag: BTreeMap<String, Score> = BTreeMap::new();
     let mut problems = Vec::new();
+    let mut in_block = (0usize, 0usize);
     let mut ready: Vec<Namespace> = Vec::new();
     let known = store.namespaces();
     for (n, raw) in text.lines().enumerate() {
@@ -336,6 +340,15 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             });
             writeln!(out, "{row}")?;
         }
+        if let Some(budget) = options.context {
+            match store.context(&ns, &line.question, budget, &SearchQuery::default(), read) {
+                Ok(block) => {
+                    in_block.0 += 1;
+                    in_block.1 += usize::from(block.value.episodes.iter().any(|e| gold.contains(&e.id)));
+                }
+                Err(e) => problems.push(format!("{where_}: context failed: {e}")),
+            }
+        }
         overall.add(&cuts, &ranks, gold.len());
         for tag in &line.tags {
             by_tag.entry(tag.clone()).or_default().add(&cuts, &ranks, gold.len());
@@ -358,6 +371,14 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
     println!("{}", overall.row("all", cuts.len()));
     for (tag, score) in &by_tag {
         println!("{}", score.row(tag, cuts.len()));
+    }
+    if let (Some(budget), (n, found)) = (options.context, in_block)
+        && n > 0
+    {
+        println!(
+            "evidence in a {budget}-token context block: {found} of {n} ({:.3})",
+            found as f64 / n as f64
+        );
     }
     for p in &problems {
         eprintln!("mnemo eval: {p}");

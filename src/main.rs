@@ -172,6 +172,10 @@ enum Command {
         /// when (the default is the search's own; 0 is `--without when`).
         #[arg(long, value_name = "X", value_parser = boost)]
         time_boost: Option<f64>,
+        /// Also build each question's context block within this many tokens and report
+        /// the share of questions with an evidence episode in it.
+        #[arg(long, value_name = "TOKENS")]
+        context: Option<usize>,
     },
     /// Write a checkpoint of every namespace (its state folded from the log), so that the
     /// next open loads it and replays only what follows. Checkpoints are derived: deleting
@@ -328,12 +332,25 @@ fn run(command: Command) -> anyhow::Result<bool> {
             let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), 1)?;
             extract::run(store, &args)
         }
-        Command::Eval { file, data, namespace, verbose, k, filter, at, dump, without, time_boost } => {
+        Command::Eval {
+            file,
+            data,
+            namespace,
+            verbose,
+            k,
+            filter,
+            at,
+            dump,
+            without,
+            time_boost,
+            context,
+        } => {
             let mut without = eval::components(without.as_deref().unwrap_or(""))?;
             without.time_boost = time_boost;
             let dir = data.existing()?;
             let store = open_store(&dir, mnemo_engine::Residency::default(), all_cores())?;
-            let options = eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without };
+            let options =
+                eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without, context };
             eval::eval(&store, &file, &options)
         }
     }

@@ -60,6 +60,12 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
                 episode: EpisodeRef::New(0),
                 source: "model@extract-1".into(),
             }),
+            4 => changes.push(Change::Place {
+                record: RecordRef::Entity(entities[round as usize % entities.len()]),
+                tier: mnemo_engine::core::Tier::Active(format!("scope {round}")),
+                reason: Some("the task at hand".into()),
+                by: mnemo_engine::core::PlacedBy::Client,
+            }),
             _ => {}
         }
         let Ok(receipt) = store.append(ns, changes) else { continue };
@@ -143,7 +149,7 @@ fn a_damaged_checkpoint_is_refused_by_its_checksums() {
 }
 
 /// The state of a fixed history, and its checkpoint as this format stores it.
-const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v7.ckpt";
+const FORMAT_FIXTURE: &str = "tests/data/checkpoint-v8.ckpt";
 
 #[test]
 fn a_checkpoint_of_the_stored_format_still_loads() {

@@ -36,5 +36,6 @@ mod sparql_fuzz;
 mod sparql_limits;
 mod statements;
 mod subscription;
+mod tiers;
 mod topics;
 mod yago;

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 15] = [
     "add_intention",
     "assert_fact",
     "context",
@@ -28,10 +28,20 @@ const TOOLS: [&str; 12] = [
     "entity",
     "facts_as_of",
     "history",
+    "place_memory",
     "recall",
+    "release_memory",
     "remember",
     "retract_fact",
+    "tiers",
 ];
+
+/// The TLS provider the HTTP client needs (reqwest is built without one of its own, as
+/// the extractor installs ring), installed once for the process.
+fn install_tls_provider() {
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
 
 /// Calls a tool; its result, with whether it is an error.
 pub(crate) async fn call(client: &Client, tool: &'static str, args: Value) -> (bool, Value) {
@@ -238,6 +248,23 @@ async fn exercise(client: &Client) {
     assert_eq!(due[0]["intention"]["payload"], "Ask how the new flat is");
     let quiet = ok(client, "due_intentions", json!({ "message": "The weather is fine" })).await;
     assert_eq!(quiet["result"], json!([]), "{quiet}");
+
+    // An allergy pinned as core is in every context block, whatever the message.
+    let allergy = json!({ "subject": { "name": "Alice" }, "predicate": "allergicTo",
+                          "object": { "entity": { "name": "peanuts" } }, "validFrom": "2020" });
+    let allergy = ok(client, "assert_fact", allergy).await;
+    let allergy = allergy["facts"][0]["id"].as_str().unwrap_or_else(|| panic!("{allergy}")).to_owned();
+    let block = ok(client, "context", json!({ "message": "The weather is fine", "budget": 200 })).await;
+    assert!(!block["text"].as_str().unwrap().contains("peanuts"), "{block}");
+    let placed =
+        ok(client, "place_memory", json!({ "fact": allergy, "tier": "CORE", "reason": "health" })).await;
+    assert_eq!(placed["core"][0]["fact"]["id"], allergy.as_str(), "{placed}");
+    let block = ok(client, "context", json!({ "message": "The weather is fine", "budget": 200 })).await;
+    assert!(block["text"].as_str().unwrap().contains("Core memory:\n- Alice allergic to peanuts"), "{block}");
+    assert_eq!(ok(client, "tiers", json!({})).await["core"][0]["reason"], "health");
+    let released = ok(client, "release_memory", json!({ "fact": allergy, "tier": "CORE" })).await;
+    assert_eq!(released["core"], json!([]), "{released}");
+    fails(client, "release_memory", json!({ "fact": allergy, "tier": "CORE" }), "INVALID_VALUE").await;
 }
 
 /// The Lyon/Berlin story through the tools alone: an undeclared predicate holds both
@@ -439,6 +466,7 @@ async fn http_server() -> (std::net::SocketAddr, AppState) {
 }
 
 async fn http_client(addr: std::net::SocketAddr, path: &str, token: &str) -> Result<Client, String> {
+    install_tls_provider();
     let config =
         StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}{path}")).auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
@@ -475,6 +503,7 @@ async fn http_client_can_use_every_tool_within_its_tokens_namespace() {
     let config = StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
         .auth_header("alice-read-write-0001")
         .custom_headers(foreign);
+    install_tls_provider();
     let refused = ClientConfig::default().serve(StreamableHttpClientTransport::from_config(config)).await;
     assert!(refused.is_err(), "a foreign Origin reached the tools");
     // A token for two namespaces must name one.

@@ -156,6 +156,12 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("eraseEntity", r#"mutation { eraseEntity(namespace: "NS", id: "1") { seq } }"#),
     ("eraseEpisodes", r#"mutation { eraseEpisodes(namespace: "NS", ids: ["1"]) { seq } }"#),
     ("eraseFacts", r#"mutation { eraseFacts(namespace: "NS", ids: ["1"]) { seq } }"#),
+    ("tiers", r#"{ tiers(namespace: "NS") { core { placedSeq } } }"#),
+    ("placeMemory", r#"mutation { placeMemory(namespace: "NS", fact: "1", tier: CORE) { basis { seq } } }"#),
+    (
+        "releaseMemory",
+        r#"mutation { releaseMemory(namespace: "NS", fact: "1", tier: CORE) { basis { seq } } }"#,
+    ),
     ("dropNamespace", r#"mutation { dropNamespace(name: "NS", confirm: "NS") }"#),
 ];
 

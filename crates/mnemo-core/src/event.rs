@@ -14,6 +14,7 @@ use crate::model::{
     EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact, Intention, MentionSource, NamespaceConfig,
     PredicateDef, SegmentConfig, SegmentEnd,
 };
+use crate::tiers::{PlacedBy, Tier, TierSettings};
 use crate::time::Timestamp;
 
 /// Version of the event encoding written by this build.
@@ -157,4 +158,39 @@ pub enum Event {
         /// Who read it: the model and the prompt's version.
         source: String,
     },
+    /// A record was placed in a tier of context (CORE, or an ACTIVE scope).
+    Placed {
+        /// The record.
+        record: RecordRef,
+        /// Where.
+        tier: Tier,
+        /// Why, for people.
+        reason: Option<String>,
+        /// Who placed it.
+        by: PlacedBy,
+    },
+    /// A record was taken out of a tier: back to ARCHIVE unless another tier holds it.
+    Released {
+        /// The record.
+        record: RecordRef,
+        /// The tier it leaves.
+        tier: Tier,
+        /// Why, for people.
+        reason: Option<String>,
+        /// Who released it.
+        by: PlacedBy,
+    },
+    /// Upkeep proposes a placement (or, with `release`, a release) for review.
+    PlacementProposed {
+        /// The record.
+        record: RecordRef,
+        /// The tier.
+        tier: Tier,
+        /// A release rather than a placement.
+        release: bool,
+        /// Why.
+        reason: String,
+    },
+    /// The namespace's tier settings changed (from this batch on).
+    TiersConfigured(TierSettings),
 }

@@ -12,6 +12,7 @@ mod ids;
 mod model;
 mod resolve;
 mod segments;
+mod tiers;
 mod ties;
 mod time;
 mod value;
@@ -39,6 +40,7 @@ pub use model::{
     name_words, normalize_name, validate_name,
 };
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
+pub use tiers::{MAX_SCOPE_LEN, PlacedBy, Tier, TierPolicy, TierSettings};
 pub use ties::{Contradicts, TieGroup};
 pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
 pub use value::{Literal, MAX_LITERAL_BYTES, Value, ValueType};

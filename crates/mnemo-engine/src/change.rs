@@ -120,6 +120,49 @@ impl NewFact {
     }
 }
 
+/// Tier settings to change; `None` leaves one as it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TierSettingsPatch {
+    /// What upkeep does.
+    pub policy: Option<mnemo_core::TierPolicy>,
+    /// CORE's share of a context's budget.
+    pub core_share: Option<f64>,
+    /// ACTIVE's share.
+    pub active_share: Option<f64>,
+    /// Most records in CORE.
+    pub core_max_items: Option<u32>,
+    /// Most tokens of CORE.
+    pub core_max_tokens: Option<u32>,
+    /// Most records in one scope.
+    pub scope_max_items: Option<u32>,
+    /// Most tokens of one scope.
+    pub scope_max_tokens: Option<u32>,
+    /// Threads a fact's statements come from for it to become a CORE candidate.
+    pub promote_after_threads: Option<u32>,
+    /// How long a scope may go without a placement before upkeep releases it
+    /// (`Some(None)`: never).
+    pub release_idle_after_micros: Option<Option<i64>>,
+}
+
+impl TierSettingsPatch {
+    /// `base` with this patch applied.
+    pub fn apply(&self, base: mnemo_core::TierSettings) -> mnemo_core::TierSettings {
+        mnemo_core::TierSettings {
+            policy: self.policy.unwrap_or(base.policy),
+            core_share: self.core_share.unwrap_or(base.core_share),
+            active_share: self.active_share.unwrap_or(base.active_share),
+            core_max_items: self.core_max_items.unwrap_or(base.core_max_items),
+            core_max_tokens: self.core_max_tokens.unwrap_or(base.core_max_tokens),
+            scope_max_items: self.scope_max_items.unwrap_or(base.scope_max_items),
+            scope_max_tokens: self.scope_max_tokens.unwrap_or(base.scope_max_tokens),
+            promote_after_threads: self.promote_after_threads.unwrap_or(base.promote_after_threads),
+            release_idle_after_micros: self
+                .release_idle_after_micros
+                .unwrap_or(base.release_idle_after_micros),
+        }
+    }
+}
+
 /// One change of a batch.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -227,6 +270,42 @@ pub enum Change {
         /// Who read it.
         source: String,
     },
+    /// Place a record in a tier of context (CORE, or an ACTIVE scope): refused when it is
+    /// there already, or past the tier's caps.
+    Place {
+        /// The record.
+        record: RecordRef,
+        /// Where.
+        tier: mnemo_core::Tier,
+        /// Why.
+        reason: Option<String>,
+        /// Who: [`PlacedBy::Client`](mnemo_core::PlacedBy) unless upkeep or a replay.
+        by: mnemo_core::PlacedBy,
+    },
+    /// Take a record out of a tier it is in.
+    Release {
+        /// The record.
+        record: RecordRef,
+        /// The tier.
+        tier: mnemo_core::Tier,
+        /// Why.
+        reason: Option<String>,
+        /// Who.
+        by: mnemo_core::PlacedBy,
+    },
+    /// Record upkeep's proposal of a placement or release, for review.
+    ProposePlacement {
+        /// The record.
+        record: RecordRef,
+        /// The tier.
+        tier: mnemo_core::Tier,
+        /// A release rather than a placement.
+        release: bool,
+        /// Why.
+        reason: String,
+    },
+    /// Change some tier settings; the others stay as they are when the batch is validated.
+    ConfigureTiers(TierSettingsPatch),
     /// Add an intention (prospective memory).
     AddIntention(NewIntention),
     /// Cancel a pending intention.

@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 
-use mnemo_core::{Entity, EntityId, Episode, Namespace, RecordRef, Timestamp, Value};
+use mnemo_core::{Entity, EntityId, Episode, Namespace, RecordRef, Value};
 use mnemo_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
+use crate::context_lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
 use crate::error::EngineError;
 use crate::limits::MAX_CONTEXT_TOKENS;
 use crate::read_point::{Answer, ReadAt};
-use crate::retrieve::docs::fact_sentence;
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
@@ -37,102 +37,35 @@ pub struct ContextBlock {
     pub intentions: Vec<crate::intentions::Due>,
     /// The search the block was built from.
     pub search: SearchResult,
-}
-
-/// Estimated tokens of a text: one per four bytes, rounded up.
-pub fn estimate_tokens(text: &str) -> usize {
-    text.len().div_ceil(4)
-}
-
-/// A timestamp as a prompt reads it: the date, then the time of day (UTC) to the minute,
-/// or to the second when it has seconds; never fractions.
-fn short(t: Timestamp) -> String {
-    let s = t.to_string(); // 2015-06-01T08:30:00.000000Z
-    let (date, time) = (s.get(..10).unwrap_or(&s), s.get(11..19).unwrap_or(""));
-    match time {
-        "" | "00:00:00" => date.to_owned(),
-        _ if time.ends_with(":00") => format!("{date} {}", &time[..5]),
-        _ => format!("{date} {time}"),
-    }
-}
-
-/// A fact with the stretch of its effective validity (as known at S) that holds `valid_at`,
-/// so a fact later superseded shows when it stopped.
-/// When its subject holds `values` values of its predicate at once (a MANY predicate),
-/// the line says so, so that a model does not read "lives in Lyon" and "lives in Berlin"
-/// as a contradiction, or as one replacing the other.
-fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestamp, values: usize) -> String {
-    let span = f.effective.iter().find(|i| i.contains(valid_at)).unwrap_or(&f.valid);
-    let mut when = match span.to() {
-        Some(to) => format!("valid {} to {}", short(span.from()), short(to)),
-        None => format!("since {}", short(span.from())),
-    };
-    if values > 1 {
-        when.push_str(&format!("; one of {values} values at once"));
-    }
-    format!("- {} ({when})\n", fact_sentence(index, &f.fact))
-}
-
-fn episode_line(e: &Episode) -> String {
-    let mut who = String::new();
-    if let Some(role) = &e.role {
-        who = format!("{role}: ");
-    }
-    let text: String = e.text.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("- [{}] {who}{text}\n", short(e.occurred_at))
-}
-
-fn entity_line(e: &Entity) -> String {
-    let mut extra = Vec::new();
-    if let Some(k) = &e.kind {
-        extra.push(k.clone());
-    }
-    if !e.aliases.is_empty() {
-        extra.push(format!("also {}", e.aliases.join(", ")));
-    }
-    if extra.is_empty() {
-        format!("- {}\n", e.name)
-    } else {
-        format!("- {} ({})\n", e.name, extra.join("; "))
-    }
-}
-
-/// Appends sections line by line while they fit the budget.
-struct Builder {
-    text: String,
-    budget: usize,
-    truncated: bool,
-}
-
-impl Builder {
-    fn fits(&self, extra: &str) -> bool {
-        (self.text.len() + extra.len()).div_ceil(4) <= self.budget
-    }
-
-    /// Adds a section's lines in order (with its header before the first) until one does
-    /// not fit, so a shorter, less relevant line never jumps ahead of a longer, more
-    /// relevant one; returns how many fitted.
-    fn section(&mut self, header: &str, lines: &[String]) -> usize {
-        for (n, line) in lines.iter().enumerate() {
-            let piece = if n > 0 { line.clone() } else { format!("{header}\n{line}") };
-            if !self.fits(&piece) {
-                self.truncated = true;
-                return n;
-            }
-            self.text.push_str(&piece);
-        }
-        lines.len()
-    }
+    /// What each tier gave: CORE, the ACTIVE scopes, then ARCHIVE (the search's finds),
+    /// each with what the budget left out. The lists above hold them all, in block order.
+    pub tiers: Vec<crate::context_tiers::TierUse>,
 }
 
 impl Store {
-    /// The context block for `message` within `budget` tokens, read at `at`.
+    /// The context block for `message` within `budget` tokens, read at `at`, with every
+    /// current ACTIVE scope ([`Store::context_in`]).
     pub fn context(
         &self,
         ns: &Namespace,
         message: &str,
         budget: usize,
         query: &SearchQuery,
+        at: ReadAt,
+    ) -> Result<Answer<ContextBlock>, EngineError> {
+        self.context_in(ns, message, budget, query, None, at)
+    }
+
+    /// The context block for `message` within `budget` tokens, read at `at`: due
+    /// intentions, CORE, the ACTIVE scopes `scopes` names (`None`: every scope with
+    /// records), then what the search finds.
+    pub fn context_in(
+        &self,
+        ns: &Namespace,
+        message: &str,
+        budget: usize,
+        query: &SearchQuery,
+        scopes: Option<&[String]>,
         at: ReadAt,
     ) -> Result<Answer<ContextBlock>, EngineError> {
         if budget == 0 || budget > MAX_CONTEXT_TOKENS {
@@ -152,8 +85,8 @@ impl Store {
         let found = self.search(ns, &query, at)?;
         let basis = found.basis;
         let due = self.due_intentions(ns, Some(message), basis.point())?.value;
-        let answer =
-            self.read_at(ns, basis.point(), |index, view| build(index, view, budget, found.value, due))?;
+        let answer = self
+            .read_at(ns, basis.point(), |index, view| build(index, view, budget, found.value, due, scopes))?;
         Ok(Answer { basis, value: answer.value })
     }
 
@@ -181,6 +114,7 @@ fn build(
     budget: usize,
     search: SearchResult,
     mut intentions: Vec<crate::intentions::Due>,
+    scopes: Option<&[String]>,
 ) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
     let mut episodes: Vec<Episode> = Vec::new();
@@ -223,6 +157,11 @@ fn build(
         })
         .collect();
     intentions.truncate(b.section("Intentions due now:", &intention_lines));
+    let rank = |r: RecordRef| search.hits.iter().position(|h| h.record == r);
+    let placed = crate::context_tiers::add_tiers(&mut b, index, view, budget, scopes, &rank);
+    facts.retain(|f| !placed.shown.contains(&RecordRef::Fact(f.fact.id)));
+    episodes.retain(|e| !placed.shown.contains(&RecordRef::Episode(e.id)));
+    let found = (facts.len(), episodes.len());
     let header = format!("Facts in force at {}:", short(view.valid_at));
     let slot =
         |f: &FactView| (index.canonical_entity(f.fact.subject, view.known_at), f.fact.predicate.clone());
@@ -244,52 +183,31 @@ fn build(
         }
     }
     let mut seen = HashSet::new();
-    entity_ids.retain(|e| seen.insert(*e));
+    entity_ids.retain(|e| seen.insert(*e) && !placed.shown.contains(&RecordRef::Entity(*e)));
     let mut entities: Vec<Entity> =
         entity_ids.iter().filter_map(|e| index.entity_at(*e, view).map(|v| v.entity)).collect();
     let entity_lines: Vec<String> = entities.iter().map(entity_line).collect();
+    let found_entities = entities.len();
     entities.truncate(b.section("Entities:", &entity_lines));
+    let archive = crate::context_tiers::TierUse {
+        tier: None,
+        records: (facts.iter().map(|f| RecordRef::Fact(f.fact.id)))
+            .chain(episodes.iter().map(|e| RecordRef::Episode(e.id)))
+            .chain(entities.iter().map(|e| RecordRef::Entity(e.id)))
+            .collect(),
+        left_out: found.0 - facts.len() + found.1 - episodes.len() + found_entities - entities.len(),
+    };
+    let mut tiers = placed.uses;
+    tiers.push(archive);
     ContextBlock {
         tokens: estimate_tokens(&b.text),
         text: b.text,
         truncated: b.truncated,
-        facts,
-        episodes,
-        entities,
+        facts: placed.facts.into_iter().chain(facts).collect(),
+        episodes: placed.episodes.into_iter().chain(episodes).collect(),
+        entities: placed.entities.into_iter().chain(entities).collect(),
         intentions,
         search,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(micros: i64) -> Timestamp {
-        Timestamp::from_micros(micros)
-    }
-
-    #[test]
-    fn short_times_drop_what_is_zero_and_never_show_fractions() {
-        const DAY: i64 = 86_400_000_000;
-        // 2024-01-01 is day 19723 after the epoch.
-        let midnight = 19_723 * DAY;
-        assert_eq!(short(at(midnight)), "2024-01-01");
-        assert_eq!(short(at(midnight + (8 * 3600 + 30 * 60) * 1_000_000)), "2024-01-01 08:30");
-        assert_eq!(
-            short(at(midnight + (8 * 3600 + 30 * 60 + 7) * 1_000_000 + 143_602)),
-            "2024-01-01 08:30:07"
-        );
-        assert_eq!(short(at(midnight + 5)), "2024-01-01", "fractions of a second are dropped");
-    }
-
-    #[test]
-    fn sections_stop_at_the_first_line_that_does_not_fit() {
-        let mut b = Builder { text: String::new(), budget: 6, truncated: false };
-        let lines =
-            ["- first line\n".to_owned(), "- a much longer second line\n".to_owned(), "- 3\n".to_owned()];
-        assert_eq!(b.section("H:", &lines), 1);
-        assert!(b.truncated);
-        assert_eq!(b.text, "H:\n- first line\n");
+        tiers,
     }
 }

@@ -565,6 +565,13 @@ fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool) -> Option<Vec<Event>>
                     reference()
                 }
                 Event::Extracted { episode, .. } if is(ErasedRef::Episode(*episode)) => reference(),
+                Event::Placed { record: r, .. }
+                | Event::Released { record: r, .. }
+                | Event::PlacementProposed { record: r, .. }
+                    if is_record(r) =>
+                {
+                    reference()
+                }
                 Event::IntentionCancelled { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
                 Event::IntentionFired { id, .. } if is(ErasedRef::Intention(*id)) => reference(),
                 Event::IntentionFired { id, episode: Some(e), at } if is(ErasedRef::Episode(*e)) => {

@@ -10,6 +10,8 @@ mod checkpoint;
 mod codec;
 mod consolidate;
 mod context;
+mod context_lines;
+mod context_tiers;
 mod drop;
 mod erase;
 mod error;
@@ -33,19 +35,23 @@ mod shard;
 mod store;
 mod sweeps;
 mod sync;
+mod tiers;
 mod topics;
 mod write;
 mod write_records;
 mod write_settings;
+mod write_tiers;
 mod writer;
 
 pub use analytics::{Changes, Overlaps, Series};
 pub use change::{
     Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, NamespacePatch, NewEntity, NewEpisode, NewFact,
-    NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch,
+    NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch, TierSettingsPatch,
 };
 pub use checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
-pub use context::{ContextBlock, estimate_tokens};
+pub use context::ContextBlock;
+pub use context_lines::estimate_tokens;
+pub use context_tiers::TierUse;
 pub use erase::{EraseRequest, EraseTarget, Erased};
 pub use error::EngineError;
 pub use inspect::{CheckpointFile, NamespaceReport, inspect_dir, inspect_storage};
@@ -55,8 +61,10 @@ pub use lookup::Settings;
 pub use maintain::Maintenance;
 pub use mnemo_core as core;
 pub use mnemo_index::{ErasedMark, ErasureRecord};
+pub use mnemo_index::{Placement, Proposal};
 pub use options::{EmbedderSource, Residency, SEARCH_ON_DISK_BYTES, StoreOptions};
 pub use schedule::IDLE_AFTER_MICROS;
+pub use tiers::TierUpkeep;
 // Answers are the core's plain data: nothing of the index crosses this API.
 pub use append::Submitted;
 pub use consolidate::ConsolidationReport;

@@ -22,6 +22,8 @@ pub struct Maintenance {
     pub consolidated: Vec<(Namespace, ConsolidationReport)>,
     /// Episodes erased because the namespace's retention period passed, by namespace.
     pub retained: Vec<(Namespace, usize)>,
+    /// Tier promotions and releases proposed or made, by namespace.
+    pub tiers: Vec<(Namespace, crate::TierUpkeep)>,
     /// Work that failed, by namespace, with the reason (the other namespaces went on).
     pub failed: Vec<(Namespace, String)>,
     /// Namespaces closed for idleness.
@@ -83,6 +85,10 @@ impl Store {
         let erased = self.apply_retention(ns, now)?;
         if erased > 0 {
             report.retained.push((ns.clone(), erased));
+        }
+        let tiers = self.maintain_tiers(ns, now)?;
+        if tiers != crate::TierUpkeep::default() {
+            report.tiers.push((ns.clone(), tiers));
         }
         let (every, last_commit) =
             self.with_index(ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));

@@ -116,6 +116,31 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
             // An erasure and its tombstones come back as they were: ids and hashes only.
             Event::Erased(_) | Event::Tombstone { .. } => Some(Change::Restore(event.clone())),
             Event::RetentionConfigured(policy) => Some(Change::ConfigureRetention(*policy)),
+            Event::Placed { record, tier, reason, by } => {
+                Some(Change::Place { record: *record, tier: tier.clone(), reason: reason.clone(), by: *by })
+            }
+            Event::Released { record, tier, reason, by } => {
+                Some(Change::Release { record: *record, tier: tier.clone(), reason: reason.clone(), by: *by })
+            }
+            Event::PlacementProposed { record, tier, release, reason } => Some(Change::ProposePlacement {
+                record: *record,
+                tier: tier.clone(),
+                release: *release,
+                reason: reason.clone(),
+            }),
+            Event::TiersConfigured(settings) => {
+                Some(Change::ConfigureTiers(crate::change::TierSettingsPatch {
+                    policy: Some(settings.policy),
+                    core_share: Some(settings.core_share),
+                    active_share: Some(settings.active_share),
+                    core_max_items: Some(settings.core_max_items),
+                    core_max_tokens: Some(settings.core_max_tokens),
+                    scope_max_items: Some(settings.scope_max_items),
+                    scope_max_tokens: Some(settings.scope_max_tokens),
+                    promote_after_threads: Some(settings.promote_after_threads),
+                    release_idle_after_micros: Some(settings.release_idle_after_micros),
+                }))
+            }
             Event::Extracted { episode, source } => {
                 Some(Change::MarkExtracted { episode: EpisodeRef::Id(*episode), source: source.clone() })
             }

@@ -66,4 +66,6 @@ pub(crate) struct Schedule {
     pub(crate) consolidated: Mutex<HashMap<Namespace, i64>>,
     /// When retention last ran for each namespace (µs, the store's clock).
     pub(crate) retained: Mutex<HashMap<Namespace, i64>>,
+    /// The batch up to which tier upkeep last looked for promotions, per namespace.
+    pub(crate) tiers_checked: Mutex<HashMap<Namespace, u64>>,
 }

@@ -236,6 +236,10 @@ fn slots_touched(events: &[Event], index: &NamespaceIndex) -> Option<Vec<(Entity
             | Event::Embedded { .. }
             | Event::Mentioned { .. }
             | Event::Extracted { .. }
+            | Event::Placed { .. }
+            | Event::Released { .. }
+            | Event::PlacementProposed { .. }
+            | Event::TiersConfigured(_)
             | Event::SegmentationConfigured(_)
             | Event::SegmentClosed { .. }
             | Event::IntentionAdded(_)

@@ -102,6 +102,12 @@ pub(crate) fn prepare(
             }
             Change::Restore(event) => batch.restore(event),
             Change::MarkExtracted { episode, source } => batch.mark_extracted(episode, source),
+            Change::Place { record, tier, reason, by } => batch.place(record, tier, reason, by),
+            Change::Release { record, tier, reason, by } => batch.release(record, tier, reason, by),
+            Change::ProposePlacement { record, tier, release, reason } => {
+                batch.propose_placement(record, tier, release, reason)
+            }
+            Change::ConfigureTiers(patch) => batch.configure_tiers(&patch),
         };
         let id = checked.map_err(|e| e.in_change(n))?;
         batch.ids.push(id);

@@ -2,7 +2,8 @@
 //! ends and retractions, predicates, merges): one method of `Batch` per change kind.
 
 use mnemo_core::{
-    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, Value, normalize_name, validate_name,
+    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, RecordRef, Value, normalize_name,
+    validate_name,
 };
 
 use crate::change::{NoteEntity, ObjectRef, RecordId};
@@ -230,6 +231,16 @@ impl Batch<'_> {
         };
         fact.validate("")?;
         self.events.push(Event::FactAsserted(fact));
+        // A correction of a core fact is core too (a replay has the placement already).
+        if let Some(old) = f.supersedes
+            && !self.replay
+        {
+            let corrected = RecordRef::Fact(self.index.canonical(old));
+            if self.index.is_placed(&mnemo_core::Tier::Core, corrected, mnemo_core::Seq(u64::MAX)) {
+                let reason = Some(format!("corrects fact {old}, which is core"));
+                self.place(RecordRef::Fact(id), mnemo_core::Tier::Core, reason, mnemo_core::PlacedBy::Store)?;
+            }
+        }
         Ok(Some(RecordId::Fact(id)))
     }
 

@@ -36,6 +36,10 @@ pub(crate) struct Effects {
     pub(crate) cancelled: HashSet<IntentionId>,
     /// Episodes this batch records as read, with who read them.
     pub(crate) extractions: HashSet<(EpisodeId, String)>,
+    /// Records this batch placed, with the tokens of each, and released, in order.
+    pub(crate) placements: Vec<(mnemo_core::Tier, mnemo_core::RecordRef, bool, usize)>,
+    /// The tier settings this batch left, if it changed them.
+    pub(crate) tiers: Option<mnemo_core::TierSettings>,
 }
 
 /// The writer's state of one namespace, behind its writer lock.
@@ -161,6 +165,18 @@ impl Writer {
 
     pub(crate) fn cancelled(&self, id: IntentionId) -> bool {
         self.in_flight.values().any(|e| e.cancelled.contains(&id))
+    }
+
+    /// The placements and releases of the batches in flight, in log order.
+    pub(crate) fn placements(
+        &self,
+    ) -> impl Iterator<Item = &(mnemo_core::Tier, mnemo_core::RecordRef, bool, usize)> {
+        self.in_flight.values().flat_map(|e| &e.placements)
+    }
+
+    /// The tier settings left by the latest batch in flight that changed them.
+    pub(crate) fn tiers(&self) -> Option<mnemo_core::TierSettings> {
+        self.in_flight.values().rev().find_map(|e| e.tiers)
     }
 
     /// Whether a batch in flight records that `source` read `episode`.

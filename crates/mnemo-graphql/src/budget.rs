@@ -92,6 +92,8 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("Context", "facts", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
     ("Context", "episodes", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
     ("Context", "entities", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    ("Context", "tiers", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
+    ("ContextTier", "records", Bound::Root { arg: "budget", default: 1000, times: 1, per: 4 }),
     // What a mutation wrote, named or recalled: what it was given (an assertion may
     // create its subject and its object).
     ("WritePayload", "facts", Bound::Input { times: 1 }),

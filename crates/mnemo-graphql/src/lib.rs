@@ -26,6 +26,7 @@ mod retention;
 mod root;
 mod scalars;
 mod search;
+mod tiers;
 mod topics;
 mod validated;
 
@@ -252,6 +253,16 @@ pub fn sdl() -> String {
     Schema::build(Query::default(), Mutation::default(), Subscription).finish().sdl()
 }
 
+/// A record's id as a notice's entity, fact or episode.
+fn record_ids(record: mnemo_core::RecordRef) -> (Option<ID>, Option<ID>, Option<ID>) {
+    let id = |n: u64| Some(ID(n.to_string()));
+    match record {
+        mnemo_core::RecordRef::Entity(e) => (id(e.0), None, None),
+        mnemo_core::RecordRef::Fact(f) => (None, id(f.0), None),
+        mnemo_core::RecordRef::Episode(e) => (None, None, id(e.0)),
+    }
+}
+
 /// One notice per event of a batch.
 fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
     batch
@@ -290,6 +301,19 @@ fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
                 Event::Tombstone { .. } => ("Tombstone", None, None, None, None),
                 Event::RetentionConfigured(_) => ("RetentionConfigured", None, None, None, None),
                 Event::Extracted { episode, .. } => ("Extracted", None, None, id(episode.0), None),
+                Event::Placed { record, .. } => {
+                    let (e, f, ep) = record_ids(*record);
+                    ("Placed", e, f, ep, None)
+                }
+                Event::Released { record, .. } => {
+                    let (e, f, ep) = record_ids(*record);
+                    ("Released", e, f, ep, None)
+                }
+                Event::PlacementProposed { record, .. } => {
+                    let (e, f, ep) = record_ids(*record);
+                    ("PlacementProposed", e, f, ep, None)
+                }
+                Event::TiersConfigured(_) => ("TiersConfigured", None, None, None, None),
             };
             info::EventNotice {
                 namespace: batch.namespace.to_string(),

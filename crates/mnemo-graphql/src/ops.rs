@@ -119,11 +119,19 @@ fn mutation(op: &str) -> Option<(&'static str, &'static [&'static str])> {
         ),
         "configureNamespace" => (
             "mutation($namespace: String!, $timeZone: String, $decay: DecayInput, $consolidateEverySeconds: Int, \
-             $embedding: EmbeddingInput, $segmentation: SegmentationInput, $retention: RetentionInput) \
+             $embedding: EmbeddingInput, $segmentation: SegmentationInput, $retention: RetentionInput, $tiers: TiersInput) \
              { configureNamespace(namespace: $namespace, timeZone: $timeZone, decay: $decay, \
              consolidateEverySeconds: $consolidateEverySeconds, embedding: $embedding, segmentation: $segmentation, \
-             retention: $retention) { name } }",
-            &["timeZone", "decay", "consolidateEverySeconds", "embedding", "segmentation", "retention"],
+             retention: $retention, tiers: $tiers) { name } }",
+            &[
+                "timeZone",
+                "decay",
+                "consolidateEverySeconds",
+                "embedding",
+                "segmentation",
+                "retention",
+                "tiers",
+            ],
         ),
         "recall" => (
             "mutation($namespace: String!, $facts: [ID!]! = [], $entities: [ID!]! = [], $episodes: [ID!]! = [], \

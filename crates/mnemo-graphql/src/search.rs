@@ -361,6 +361,16 @@ impl ContextObject {
         self.block.truncated
     }
 
+    /// What each tier gave the block: CORE, then the ACTIVE scopes, then ARCHIVE (what
+    /// the message's search found), each with what the budget left out.
+    async fn tiers(&self) -> Vec<crate::tiers::ContextTier> {
+        self.block
+            .tiers
+            .iter()
+            .map(|used| crate::tiers::ContextTier { pin: Arc::clone(&self.pin), used: used.clone() })
+            .collect()
+    }
+
     /// Intentions the message (or the time) makes due, first in the block.
     async fn intentions(
         &self,

@@ -16,7 +16,7 @@ use crate::NamespaceIndex;
 /// The first bytes of a checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"MNEMOCKP";
 /// The format of checkpoints written now; a file of any other is ignored.
-pub const CHECKPOINT_VERSION: u32 = 7;
+pub const CHECKPOINT_VERSION: u32 = 8;
 /// Bytes before the payload.
 pub const CHECKPOINT_HEADER_LEN: usize = 52;
 

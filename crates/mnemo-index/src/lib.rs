@@ -10,10 +10,12 @@ mod extraction;
 mod facts;
 mod heap;
 mod merge;
+mod placement;
 mod progress;
 mod read;
 mod size;
 mod state;
+mod tiers;
 mod trace;
 
 // What reads answer is plain data of the core's; re-exported for the index's callers.
@@ -23,4 +25,5 @@ pub use mnemo_core::{
     IntentionView, Neighborhood, Page, Recallable, Retraction, RetractionView, Scope, SnapshotCursor,
     SnapshotPage, View,
 };
+pub use placement::{Placement, Proposal};
 pub use state::{IdHighWater, NamespaceIndex, Segment};

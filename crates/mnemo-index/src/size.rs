@@ -97,6 +97,20 @@ impl NamespaceIndex {
         n += hash(&self.absorbed) + self.absorbed.values().map(vec).sum::<usize>();
         n += hash(&self.embedded) + self.embedded.values().map(|(_, v)| vec(v)).sum::<usize>();
         n += vec(&self.batches) + hash(&self.segment_of);
+        n += btree::<(u64, u64), Vec<crate::placement::Placement>>(self.placements.len())
+            + self
+                .placements
+                .iter()
+                .map(|((tier, _), list)| {
+                    let scope = match tier {
+                        mnemo_core::Tier::Active(s) => s.capacity(),
+                        mnemo_core::Tier::Core => 0,
+                    };
+                    scope + vec(list)
+                })
+                .sum::<usize>()
+            + vec(&self.proposals)
+            + vec(&self.tier_settings);
         n += hash(&self.extraction_batches)
             + hash(&self.extracted)
             + self

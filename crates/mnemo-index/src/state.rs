@@ -106,6 +106,13 @@ pub struct NamespaceIndex {
     pub(crate) extracted: HashMap<EpisodeId, Extractions>,
     /// The batch of each extraction → the episode it read.
     pub(crate) extraction_batches: HashMap<Seq, EpisodeId>,
+    /// Placements in tiers of context: (tier, record) → its placements and releases in
+    /// log order.
+    pub(crate) placements: BTreeMap<(mnemo_core::Tier, RecordRef), Vec<crate::placement::Placement>>,
+    /// Upkeep's proposals, in log order.
+    pub(crate) proposals: Vec<crate::placement::Proposal>,
+    /// Tier settings as configured, in log order.
+    pub(crate) tier_settings: Vec<(Seq, mnemo_core::TierSettings)>,
 }
 
 /// The entities one normalised name stands for, each list sorted and without repeats.
@@ -315,6 +322,26 @@ impl NamespaceIndex {
             Event::Erased(erasure) => self.apply_erased(seq, erasure),
             Event::Tombstone { of, .. } => self.apply_tombstone(seq, *of),
             Event::RetentionConfigured(policy) => self.retention = *policy,
+            Event::Placed { record, tier, reason, by } => {
+                let placement =
+                    crate::placement::Placement { seq, placed: true, reason: reason.clone(), by: *by };
+                self.placements.entry((tier.clone(), *record)).or_default().push(placement);
+            }
+            Event::Released { record, tier, reason, by } => {
+                let placement =
+                    crate::placement::Placement { seq, placed: false, reason: reason.clone(), by: *by };
+                self.placements.entry((tier.clone(), *record)).or_default().push(placement);
+            }
+            Event::PlacementProposed { record, tier, release, reason } => {
+                self.proposals.push(crate::placement::Proposal {
+                    seq,
+                    record: *record,
+                    tier: tier.clone(),
+                    release: *release,
+                    reason: reason.clone(),
+                });
+            }
+            Event::TiersConfigured(settings) => self.tier_settings.push((seq, *settings)),
             Event::Extracted { episode, source } => {
                 let list = self.extracted.entry(*episode).or_default();
                 if !list.iter().any(|(_, known)| **known == **source) {

@@ -17,6 +17,7 @@
 
 mod args;
 mod shape;
+mod tier_tools;
 mod tools;
 
 use std::sync::Arc;
@@ -78,13 +79,13 @@ subject's predicate with why each is in force or not. Correct with `end_fact` (i
 impl McpServer {
     /// A server whose every tool acts in `scope` (stdio: one client, one namespace).
     pub fn local(runner: Arc<dyn Runner>, scope: Scope) -> McpServer {
-        McpServer { runner, scope: Some(scope), tool_router: Self::tool_router() }
+        McpServer { runner, scope: Some(scope), tool_router: Self::tool_router() + Self::tier_router() }
     }
 
     /// A server that takes each request's [`Scope`] from the HTTP request (the
     /// [`http_service`]'s).
     fn per_request(runner: Arc<dyn Runner>) -> McpServer {
-        McpServer { runner, scope: None, tool_router: Self::tool_router() }
+        McpServer { runner, scope: None, tool_router: Self::tool_router() + Self::tier_router() }
     }
 
     /// Serves one client over stdin and stdout until it disconnects.

@@ -551,7 +551,7 @@ const DUE_INTENTIONS: &str = "query($namespace: String!, $message: String, $at: 
      entity { id name } intention { id payload trigger at cue priority repeat expiresAt } } }";
 
 /// Arguments as GraphQL variables.
-fn variables(args: &impl Serialize) -> serde_json::Value {
+pub(crate) fn variables(args: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(args).unwrap_or(serde_json::Value::Null)
 }
 

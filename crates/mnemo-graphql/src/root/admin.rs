@@ -48,6 +48,7 @@ impl AdminMutation {
         embedding: Option<EmbeddingInput>,
         segmentation: Option<SegmentationInput>,
         retention: Option<RetentionInput>,
+        tiers: Option<crate::tiers::TiersInput>,
     ) -> Result<NamespaceInfo> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         // Patches: each names only the settings given, and the engine applies them to
@@ -81,6 +82,9 @@ impl AdminMutation {
         }
         if let Some(retention) = retention {
             changes.push(Change::ConfigureRetention(retention.policy()?));
+        }
+        if let Some(tiers) = tiers {
+            changes.push(Change::ConfigureTiers(tiers.patch()?));
         }
         if changes.is_empty() {
             return Ok(NamespaceInfo::of(store, &ns));

@@ -23,6 +23,7 @@ mod intention_ops;
 mod memory_ops;
 mod rdf_ops;
 mod retrieval;
+mod tier_ops;
 mod topic_ops;
 
 /// The queries.
@@ -37,6 +38,7 @@ pub struct Query(
     topic_ops::TopicQuery,
     intention_ops::IntentionQuery,
     erase_ops::EraseQuery,
+    tier_ops::TierQuery,
 );
 
 /// The mutations: each writes one atomic batch; a rejected one stores nothing.
@@ -49,6 +51,7 @@ pub struct Mutation(
     intention_ops::IntentionMutation,
     admin::AdminMutation,
     erase_ops::EraseMutation,
+    tier_ops::TierMutation,
 );
 
 /// The subscriptions.

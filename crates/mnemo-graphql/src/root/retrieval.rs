@@ -68,12 +68,18 @@ impl RetrievalQuery {
         known_at: Option<DateTime>,
         known_at_seq: Option<u64>,
         at: Option<DateTime>,
+        scopes: Option<Vec<String>>,
     ) -> Result<ContextObject> {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
         let query = search::vectors_awaited(query, known_at_seq);
-        let answer = store.context(&ns, &message, search::budget(budget)?, &query, read).map_err(engine)?;
+        if let Some(scopes) = &scopes {
+            crate::tiers::check_scopes(ctx, scopes)?;
+        }
+        let budget = search::budget(budget)?;
+        let answer =
+            store.context_in(&ns, &message, budget, &query, scopes.as_deref(), read).map_err(engine)?;
         Ok(ContextObject { pin: Pin::new(ns, answer.basis), block: answer.value })
     }
 }
