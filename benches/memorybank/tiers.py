@@ -44,9 +44,10 @@ def preferences():
     return found
 
 
-def evaluate(mnemo, data, budget, env):
+def evaluate(mnemo, data, budget, env, tag=None):
+    only = ["--filter", tag] if tag else []
     out = subprocess.run(
-        [mnemo, "eval", GOLD, "--data", data, "--context", str(budget)],
+        [mnemo, "eval", GOLD, "--data", data, "--context", str(budget)] + only,
         capture_output=True, text=True, env=env, check=True,
     ).stdout
     line = [l for l in out.splitlines() if l.startswith("evidence in a")][0]
@@ -67,7 +68,7 @@ def main():
         cache = os.path.expanduser("~/.cache/mnemo/mb-embeddings")
         os.makedirs(cache, exist_ok=True)
         os.symlink(cache, os.path.join(data, "embeddings"))
-        before = evaluate(args.mnemo, data, args.budget, env)
+        before = [evaluate(args.mnemo, data, args.budget, env, tag) for tag in (None, "preference")]
         placed, refused = 0, 0
         full = set()
         for ns, episode, ext in preferences():
@@ -84,10 +85,11 @@ def main():
                 refused += 1
             else:
                 placed += 1
-        after = evaluate(args.mnemo, data, args.budget, env)
+        after = [evaluate(args.mnemo, data, args.budget, env, tag) for tag in (None, "preference")]
         print(f"stated preferences found: {placed + refused}; placed in CORE: {placed}; refused by CORE's caps: {refused}")
-        print(f"before tiers: {before}")
-        print(f"after tiers:  {after}")
+        for what, b, a in zip(("all questions", "questions tagged preference"), before, after):
+            print(f"{what}: before tiers: {b}")
+            print(f"{what}: after tiers:  {a}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

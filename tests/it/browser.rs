@@ -345,6 +345,7 @@ async fn graphiql_and_the_timeline_work_with_only_the_server_reachable() {
     let details = page.eval("document.querySelector('#details').innerText").await;
     let details = details.as_str().unwrap();
     assert!(details.contains("I lived in Paris from 2010"), "{details}");
+    assert!(details.contains("context tier") && details.contains("ARCHIVE"), "{details}");
     let reason = page.eval("document.querySelector('#details .reason')?.textContent.trim()").await;
     assert!(reason.as_str().is_some_and(|r| !r.is_empty()), "no reason shown: {details}");
 

@@ -313,5 +313,31 @@ async fn the_graphql_surface_places_lists_configures_and_reports_tiers_in_contex
     assert_eq!(codes, ["INVALID_VALUE", "INVALID_VALUE", "UNKNOWN_FACT", "INVALID_VALUE"]);
     let at_first = gql(&schema, r#"{ tiers(namespace: "t", knownAtSeq: 2) { core { reason } } }"#).await;
     assert_eq!(at_first["tiers"]["core"], json!([]), "before the placement");
+    // A fact's tiers as known at each point: the timeline page shows them.
+    let fact_tiers = |seq: u64| {
+        format!(
+            r#"{{ facts(namespace: "t", predicate: "allergicTo", knownAtSeq: {seq}) {{ nodes {{ tiers }} }} }}"#
+        )
+    };
+    assert_eq!(gql(&schema, &fact_tiers(2)).await["facts"]["nodes"], json!([{ "tiers": [] }]));
+    assert_eq!(gql(&schema, &fact_tiers(3)).await["facts"]["nodes"], json!([{ "tiers": ["CORE"] }]));
     let _ = Timestamp::from_micros(0);
+}
+
+#[test]
+fn a_fact_recalled_on_three_days_is_proposed_for_core() {
+    let fx = Fixture::new();
+    let (allergy, hobby) = story(&fx);
+    let propose = TierSettingsPatch { policy: Some(TierPolicy::Propose), ..TierSettingsPatch::default() };
+    fx.append(vec![Change::ConfigureTiers(propose)]);
+    for (record, days) in [(allergy, ["2030-02-01", "2030-02-03", "2030-02-09"]), (hobby, ["2030-02-01"; 3])]
+    {
+        for day in days {
+            fx.append(vec![Change::Recall { records: vec![record], at: t(day) }]);
+        }
+    }
+    let done = fx.store.maintain_tiers(&fx.ns, t("2030-02-10")).unwrap();
+    assert_eq!(done.promoted, [allergy], "three recalls on one day are one day");
+    let open = fx.store.open_proposals(&fx.ns, Seq(u64::MAX));
+    assert_eq!(open[0].reason, "recalled on 3 different days");
 }

@@ -28,6 +28,16 @@ impl Tier {
     }
 }
 
+impl Tier {
+    /// Its name as a list shows it: `CORE`, or `ACTIVE` and the scope.
+    pub fn label(&self) -> String {
+        match self {
+            Tier::Core => "CORE".to_owned(),
+            Tier::Active(scope) => format!("ACTIVE {scope}"),
+        }
+    }
+}
+
 impl std::fmt::Display for Tier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -79,8 +89,8 @@ pub struct TierSettings {
     pub scope_max_items: u32,
     /// Most tokens one scope's records may take.
     pub scope_max_tokens: u32,
-    /// A fact stated from episodes of this many different threads becomes a CORE
-    /// candidate (upkeep).
+    /// A fact stated from episodes of this many different threads, or recalled on this
+    /// many different days, becomes a CORE candidate (upkeep).
     pub promote_after_threads: u32,
     /// A scope with no placement for this long is released (upkeep); `None`: never.
     pub release_idle_after_micros: Option<i64>,

@@ -1,8 +1,9 @@
 //! Tiers of context through the store: what is in CORE and in each ACTIVE scope at a
 //! read point, a record's placements over time, upkeep's open proposals, and upkeep
-//! itself: a fact stated from episodes of enough different threads is proposed for (or,
-//! under the apply policy, placed in) CORE, and a scope without a placement for the
-//! configured period is released. Each is an event with its reason.
+//! itself: a fact stated from episodes of enough different threads, or recalled on
+//! enough different days, is proposed for (or, under the apply policy, placed in) CORE,
+//! and a scope without a placement for the configured period is released. Each is an
+//! event with its reason.
 
 use std::collections::BTreeSet;
 
@@ -103,13 +104,18 @@ fn tier_changes(index: &NamespaceIndex, now: Timestamp, promote: bool) -> (Vec<C
             .iter()
             .filter_map(|e| index.episode(*e).and_then(|e| e.thread.as_deref()))
             .collect();
-        if threads.len() < settings.promote_after_threads as usize {
+        let needed = settings.promote_after_threads as usize;
+        let recalled = index.recall_days(record, latest);
+        let reason = if threads.len() >= needed {
+            format!("stated in {} different threads", threads.len())
+        } else if recalled >= needed {
+            format!("recalled on {recalled} different days")
+        } else {
             continue;
-        }
+        };
         if apply && core_count >= settings.core_max_items as usize {
             break;
         }
-        let reason = format!("stated in {} different threads", threads.len());
         changes.push(if apply {
             core_count += 1;
             Change::Place { record, tier: Tier::Core, reason: Some(reason), by: PlacedBy::Store }

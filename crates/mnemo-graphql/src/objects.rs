@@ -314,6 +314,14 @@ impl FactObject {
         self.view.corroborations
     }
 
+    /// The tiers of context it is placed in as known at knownAt (`CORE`, `ACTIVE <scope>`);
+    /// none: ARCHIVE, found by search only.
+    async fn tiers(&self, ctx: &Context<'_>) -> Result<Vec<String>> {
+        let record = mnemo_core::RecordRef::Fact(self.view.fact.id);
+        let tiers = store(ctx)?.tiers_of(&self.pin.ns, record, self.pin.basis.known_at);
+        Ok(tiers.iter().map(mnemo_core::Tier::label).collect())
+    }
+
     /// Who first stated it: null for a client; for a fact the server's extractor found in
     /// an episode, the model and prompt version that read it (`model@prompt-version`).
     async fn source(&self, ctx: &Context<'_>) -> Result<Option<String>> {

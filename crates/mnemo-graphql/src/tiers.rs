@@ -275,7 +275,8 @@ pub struct TierSettingsObject {
     pub scope_max_items: u32,
     /// Most tokens one scope's records take.
     pub scope_max_tokens: u32,
-    /// Threads a fact must be stated from to become a CORE candidate.
+    /// Threads a fact must be stated from (or days it must be recalled on) to become a
+    /// CORE candidate.
     pub promote_after_threads: u32,
     /// Days without a placement after which upkeep releases a scope (null: never).
     pub release_idle_after_days: Option<f64>,
@@ -317,7 +318,8 @@ pub struct TiersInput {
     pub scope_max_items: Option<u32>,
     /// Most tokens of one scope (default 2000).
     pub scope_max_tokens: Option<u32>,
-    /// Threads a fact must be stated from to become a CORE candidate (default 3).
+    /// Threads a fact must be stated from (or days it must be recalled on) to become a
+    /// CORE candidate (default 3).
     pub promote_after_threads: Option<u32>,
     /// Days without a placement after which upkeep releases a scope (default 30; 0: never).
     pub release_idle_after_days: Option<f64>,

@@ -95,6 +95,20 @@ impl NamespaceIndex {
             .collect()
     }
 
+    /// On how many different days (UTC, by the clocks the recalls give) `record` was
+    /// recalled, as known at S.
+    pub fn recall_days(&self, record: RecordRef, known_at: Seq) -> usize {
+        let days: std::collections::BTreeSet<i64> = self
+            .reinforced
+            .get(&record)
+            .into_iter()
+            .flatten()
+            .filter(|(seq, _)| *seq <= known_at)
+            .map(|(_, at)| at.as_micros().div_euclid(mnemo_core::DAY_MICROS))
+            .collect();
+        days.len()
+    }
+
     /// Whether a proposal of this (record, tier, release) stands open at the latest batch.
     pub fn proposed(&self, record: RecordRef, tier: &Tier, release: bool) -> bool {
         self.open_proposals(Seq(u64::MAX))

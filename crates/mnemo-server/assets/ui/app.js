@@ -32,7 +32,7 @@ const TIMELINE = `query Timeline($ns: String!, $id: ID!, $seq: Int, $valid: Date
     nodes {
       id predicate polarity object { ${VALUE} } valid { from to } effective { from to }
       status reason supersededBy { id object { ${VALUE} } } contradicts { id }
-      confidence corroborations assertedSeq assertedAt retractedSeq correction importance
+      confidence corroborations assertedSeq assertedAt retractedSeq correction importance tiers
       provenance { id text occurredAt source role thread }
     }
   }
@@ -490,6 +490,8 @@ function renderDetails() {
       row('reason', h('span', { class: 'reason' }, f.reason)),
       row('declared', interval(f.valid)),
       row('in force', f.effective.length ? f.effective.map(interval).join(', ') : 'nowhere'),
+      row('context tier', h('span', { class: 'tier' }, f.tiers.length ? f.tiers.join(', ') : 'ARCHIVE'),
+        ` as known at seq ${state.basis.seq}`),
       row('confidence', h('span', { class: 'confidence' }, String(f.confidence))),
       row('corroborations', h('span', { class: 'corroborations' }, String(f.corroborations))),
       row('recorded', `seq ${f.assertedSeq}, ${when(f.assertedAt)}`),
