@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy, Timestamp};
+use mnemo_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy};
 use mnemo_engine::{Change, EngineError, EpisodeRef, NewEpisode, ReadAt, SearchQuery, TierSettingsPatch};
 use serde_json::json;
 
@@ -321,7 +321,6 @@ async fn the_graphql_surface_places_lists_configures_and_reports_tiers_in_contex
     };
     assert_eq!(gql(&schema, &fact_tiers(2)).await["facts"]["nodes"], json!([{ "tiers": [] }]));
     assert_eq!(gql(&schema, &fact_tiers(3)).await["facts"]["nodes"], json!([{ "tiers": ["CORE"] }]));
-    let _ = Timestamp::from_micros(0);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! and a scope without a placement for the configured period is released. Each is an
 //! event with its reason.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use mnemo_core::{
     FactFilter, Namespace, PlacedBy, RecordRef, Scope, Seq, Tier, TierPolicy, TierSettings, Timestamp, View,
@@ -89,13 +89,16 @@ fn tier_changes(index: &NamespaceIndex, now: Timestamp, promote: bool) -> (Vec<C
     let apply = settings.policy == TierPolicy::Apply;
     let mut changes = Vec::new();
     let mut core_count = index.tier_members(&Tier::Core, latest).len();
+    // What stands proposed already, once: a proposal is made once, not at every tick.
+    let proposed: HashSet<(RecordRef, Tier, bool)> =
+        index.open_proposals(latest).into_iter().map(|p| (p.record, p.tier, p.release)).collect();
     let view = View { valid_at: now, known_at: latest };
     let facts = if promote { index.facts(&FactFilter::default(), view, Scope::InForce) } else { Vec::new() };
     for fact in facts {
         let record = RecordRef::Fact(fact.fact.id);
         if !fact.in_force()
             || index.is_placed(&Tier::Core, record, latest)
-            || index.proposed(record, &Tier::Core, false)
+            || proposed.contains(&(record, Tier::Core, false))
         {
             continue;
         }
@@ -133,7 +136,7 @@ fn tier_changes(index: &NamespaceIndex, now: Timestamp, promote: bool) -> (Vec<C
             let tier = Tier::Active(scope);
             let days = idle / mnemo_core::DAY_MICROS;
             for (record, _) in index.tier_members(&tier, latest) {
-                if !apply && index.proposed(record, &tier, true) {
+                if !apply && proposed.contains(&(record, tier.clone(), true)) {
                     continue;
                 }
                 let reason = format!("the scope had no placement for {days} days");

@@ -8,8 +8,8 @@
 //! retracting the same fact twice).
 
 use mnemo_core::{
-    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, MentionSource, Trigger, ValueType,
-    find_names, validate_name,
+    CoreError, Entity, EntityId, EpisodeId, Event, Fact, FactId, MentionSource, RecordRef, Trigger,
+    ValueType, find_names, validate_name,
 };
 use mnemo_index::NamespaceIndex;
 
@@ -369,6 +369,33 @@ impl<'a> Batch<'a> {
             .copied()
             .or_else(|| self.writer.predicate_type(name))
             .unwrap_or_else(|| self.index.predicate(name).value_type)
+    }
+
+    /// A record that exists, or that this batch made (`field` names it otherwise).
+    pub(crate) fn check_record(&self, record: RecordRef, field: String) -> Result<(), EngineError> {
+        let known = match record {
+            RecordRef::Fact(id) => self.index.fact(id).is_some() || self.asserted_here(id).is_some(),
+            RecordRef::Entity(id) => self.index.entity(id).is_some() || self.declares_entity(id),
+            RecordRef::Episode(id) => {
+                self.index.episode(id).is_some() || self.ids.contains(&Some(RecordId::Episode(id)))
+            }
+        };
+        if known {
+            return Ok(());
+        }
+        Err(match record {
+            RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
+            RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
+            RecordRef::Episode(id) => EngineError::UnknownEpisode { field, value: id.to_string() },
+        })
+    }
+
+    /// A fact this batch asserted.
+    pub(crate) fn asserted_here(&self, id: FactId) -> Option<&Fact> {
+        self.events.iter().find_map(|e| match e {
+            Event::FactAsserted(f) if f.id == id => Some(f),
+            _ => None,
+        })
     }
 
     /// A fact that exists and still stands at `level`, in the index, in flight and

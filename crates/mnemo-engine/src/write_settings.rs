@@ -190,21 +190,7 @@ impl Batch<'_> {
         let field = Field;
         at.validate(field("at"))?;
         for (i, record) in records.iter().enumerate() {
-            let known = match record {
-                RecordRef::Fact(id) => self.index.fact(*id).is_some(),
-                RecordRef::Entity(id) => self.index.entity(*id).is_some() || self.declares_entity(*id),
-                RecordRef::Episode(id) => {
-                    self.index.episode(*id).is_some() || self.ids.contains(&Some(RecordId::Episode(*id)))
-                }
-            };
-            if !known {
-                let field = format!("records[{i}]");
-                return Err(match record {
-                    RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
-                    RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
-                    RecordRef::Episode(id) => EngineError::UnknownEpisode { field, value: id.to_string() },
-                });
-            }
+            self.check_record(*record, format!("records[{i}]"))?;
         }
         self.events.push(Event::Reinforced { records, at });
         Ok(None)

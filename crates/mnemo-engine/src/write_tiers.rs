@@ -20,39 +20,12 @@ impl Batch<'_> {
             .unwrap_or_else(|| self.index.tier_settings(Seq(u64::MAX)))
     }
 
-    fn check_record(&self, record: RecordRef) -> Result<(), EngineError> {
-        let known = match record {
-            RecordRef::Fact(id) => self.index.fact(id).is_some() || self.asserted_here(id).is_some(),
-            RecordRef::Entity(id) => self.index.entity(id).is_some() || self.declares_entity(id),
-            RecordRef::Episode(id) => {
-                self.index.episode(id).is_some() || self.ids.contains(&Some(RecordId::Episode(id)))
-            }
-        };
-        if known {
-            return Ok(());
-        }
-        let field = "record".to_owned();
-        Err(match record {
-            RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
-            RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
-            RecordRef::Episode(id) => EngineError::UnknownEpisode { field, value: id.to_string() },
-        })
-    }
-
     /// Whether `record` is in `tier` once the batches in flight and this one so far apply.
     fn placed_now(&self, tier: &Tier, record: RecordRef) -> bool {
         let pending = self.writer.placements().chain(&self.effects.placements);
         let last =
             pending.filter(|(t, r, _, _)| t == tier && *r == record).map(|(_, _, placed, _)| *placed).last();
         last.unwrap_or_else(|| self.index.is_placed(tier, record, Seq(u64::MAX)))
-    }
-
-    /// A fact this batch asserted.
-    fn asserted_here(&self, id: mnemo_core::FactId) -> Option<&mnemo_core::Fact> {
-        self.events.iter().find_map(|e| match e {
-            mnemo_core::Event::FactAsserted(f) if f.id == id => Some(f),
-            _ => None,
-        })
     }
 
     /// The tokens a record's line takes in a context block.
@@ -80,7 +53,7 @@ impl Batch<'_> {
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
         }
-        self.check_record(record)?;
+        self.check_record(record, "record".to_owned())?;
         if self.placed_now(&tier, record) {
             return Err(CoreError::invalid_value(
                 field("record"),
@@ -145,7 +118,7 @@ impl Batch<'_> {
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
         }
-        self.check_record(record)?;
+        self.check_record(record, "record".to_owned())?;
         if !self.placed_now(&tier, record) {
             return Err(CoreError::invalid_value(
                 field("record"),
@@ -167,7 +140,7 @@ impl Batch<'_> {
         reason: String,
     ) -> Result<Option<RecordId>, EngineError> {
         CoreError::check_len(Field("reason"), reason.len(), MAX_REASON_BYTES, "bytes")?;
-        self.check_record(record)?;
+        self.check_record(record, "record".to_owned())?;
         self.events.push(mnemo_core::Event::PlacementProposed { record, tier, release, reason });
         Ok(None)
     }

@@ -146,14 +146,20 @@ impl Extractor {
         let mut done = 0usize;
         while done < limit {
             let (store2, ns2, source2, after) = (Arc::clone(store), ns.clone(), source.clone(), *cursor);
+            // The backlog is counted once a look (each episode read then takes one off, and
+            // the commit listener adds new ones), not at every page: a count scans it whole.
+            let first = done == 0;
             let looked = tokio::task::spawn_blocking(move || {
-                let pending = store2.unextracted_count(&ns2, &source2, after);
+                let pending = first.then(|| store2.unextracted_count(&ns2, &source2, after));
                 (store2.unextracted(&ns2, &source2, after, PAGE), pending)
             })
             .await;
             let Ok(((page, last), pending)) = looked else { return false };
-            self.status.set_pending(ns.as_str(), pending);
+            if let Some(pending) = pending {
+                self.status.set_pending(ns.as_str(), pending);
+            }
             if page.is_empty() {
+                self.status.set_pending(ns.as_str(), 0);
                 *cursor = last;
                 return false;
             }

@@ -108,11 +108,4 @@ impl NamespaceIndex {
             .collect();
         days.len()
     }
-
-    /// Whether a proposal of this (record, tier, release) stands open at the latest batch.
-    pub fn proposed(&self, record: RecordRef, tier: &Tier, release: bool) -> bool {
-        self.open_proposals(Seq(u64::MAX))
-            .iter()
-            .any(|p| p.record == record && p.tier == *tier && p.release == release)
-    }
 }
