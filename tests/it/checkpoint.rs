@@ -95,7 +95,7 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
 fn fold(batches: &[mnemo_engine::CommittedBatch], k: usize) -> NamespaceIndex {
     let mut index = NamespaceIndex::new();
     for b in &batches[..k] {
-        assert!(index.apply(b.seq, b.system_time, &b.events));
+        index.apply(b.seq, b.system_time, &b.events).unwrap();
     }
     index
 }
@@ -118,7 +118,7 @@ fn a_checkpoint_at_any_batch_plus_the_tail_folds_to_the_full_replay() {
         assert_eq!(head.seq, Seq(k as u64));
         assert_eq!(loaded, at_k, "a checkpoint at batch {k} loads as the state it was taken of");
         for b in &batches[k..] {
-            assert!(loaded.apply(b.seq, b.system_time, &b.events));
+            loaded.apply(b.seq, b.system_time, &b.events).unwrap();
         }
         assert_eq!(loaded, full, "checkpoint at batch {k} + the tail");
     }

@@ -193,4 +193,32 @@ pub enum Event {
     },
     /// The namespace's tier settings changed (from this batch on).
     TiersConfigured(TierSettings),
+    /// An entity was created, with an id no record of the namespace had before: the
+    /// applier refuses (as damage) one whose id exists. Its later versions are
+    /// [`Event::EntityDeclared`] (which also created entities in logs written before this
+    /// kind existed).
+    EntityCreated(Entity),
+}
+
+impl Event {
+    /// The entity this event declares, created or as its next version.
+    pub fn declared_entity(&self) -> Option<&Entity> {
+        match self {
+            Event::EntityDeclared(e) | Event::EntityCreated(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Whether two batches hold the same events, reading an entity's creation as its
+/// declaration (an export written before [`Event::EntityCreated`] declares new entities).
+pub fn same_events(a: &[Event], b: &[Event]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (
+                Event::EntityCreated(e) | Event::EntityDeclared(e),
+                Event::EntityCreated(f) | Event::EntityDeclared(f),
+            ) => e == f,
+            _ => x == y,
+        })
 }

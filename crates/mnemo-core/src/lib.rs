@@ -31,7 +31,7 @@ pub use decay::{
 };
 pub use erasure::{ErasedRef, Erasure, RetentionPolicy, TombstoneOf};
 pub use error::{CoreError, join_field};
-pub use event::{EVENT_FORMAT, Event};
+pub use event::{EVENT_FORMAT, Event, same_events};
 pub use ids::{EntityId, EpisodeId, FactId, IntentionId, Seq};
 pub use model::{
     BuiltinModel, Cardinality, DecayConfig, EmbeddingMode, EmbeddingPolicy, Entity, Episode, Fact,

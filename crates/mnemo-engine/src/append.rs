@@ -6,12 +6,13 @@ use std::sync::{Arc, PoisonError};
 
 use mnemo_core::{EntityId, Event, Namespace, Seq, Timestamp};
 use mnemo_index::NamespaceIndex;
-use mnemo_log::LogError;
+use mnemo_log::{After, LogError};
+use std::time::Instant;
 
 use crate::change::{Change, Receipt};
 use crate::codec::{decode, encode};
 use crate::error::EngineError;
-use crate::limits::{MAX_BATCH_CHANGES, MAX_CONFLICT_RETRIES};
+use crate::limits::MAX_BATCH_CHANGES;
 use crate::replay::changes_of;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::Listeners;
@@ -58,7 +59,7 @@ impl Store {
         changes: Vec<Change>,
         expected: Option<(Seq, &[Event])>,
     ) -> Result<Receipt, EngineError> {
-        self.submit_checked(ns, changes, expected)?.finish()
+        self.submit_checked(ns, changes, expected, None)?.finish()
     }
 
     /// The first half of [`Store::append`]: validates the batch, gives its records ids and
@@ -68,14 +69,18 @@ impl Store {
     /// applied, by [`Submitted::finish`]; dropping a `Submitted` finishes it too, since a
     /// batch on the log must be applied before any later one is.
     pub fn submit(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Submitted<'_>, EngineError> {
-        self.submit_checked(ns, changes, None)
+        self.submit_checked(ns, changes, None, None)
     }
 
+    /// [`Store::submit`], refusing the batch unless its events come out as `expected`;
+    /// retried (when another writer appended first) until `deadline`, by default the
+    /// log's write budget from now.
     fn submit_checked(
         &self,
         ns: &Namespace,
         changes: Vec<Change>,
         expected: Option<(Seq, &[Event])>,
+        deadline: Option<Instant>,
     ) -> Result<Submitted<'_>, EngineError> {
         let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
         self.check_damaged(ns)?;
@@ -91,13 +96,13 @@ impl Store {
             None => {
                 // A refused first batch must not leave an empty namespace behind.
                 let dry = prepare(
-                    &mut Writer::after(&NamespaceIndex::new()),
+                    &mut Writer::after(&NamespaceIndex::new(), 0),
                     &NamespaceIndex::new(),
                     changes.clone(),
                     expected.is_none(),
                 )?;
                 if let Some((seq, events)) = expected
-                    && (seq != Seq(1) || dry.events != events)
+                    && (seq != Seq(1) || !mnemo_core::same_events(&dry.events, events))
                 {
                     return Err(mismatch(format!("batch {seq} would be batch 1 of a new namespace")));
                 }
@@ -105,6 +110,9 @@ impl Store {
             }
         };
         let log_err = |source| EngineError::of_log(ns, source);
+        // One budget for the whole write: refusals by other writers and a log that does
+        // not answer are retried until it is spent.
+        let deadline = deadline.unwrap_or_else(|| Instant::now() + self.backend.write_budget());
         // Only a log that other writers append to can refuse a batch as stale; each retry
         // prepares the batch again, so it needs a copy of the changes.
         let mut spare = (!shard.log.exclusive()).then(|| changes.clone());
@@ -121,11 +129,7 @@ impl Store {
             }
             let prepared = {
                 let index = read(&shard.index);
-                if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
-                    // Another writer's batches were applied since, or batches this writer
-                    // queued were refused: ids follow what the log holds.
-                    *writer = Writer::after(&index);
-                }
+                writer.follow(&index, &*shard.log);
                 prepare(&mut writer, &index, changes, expected.is_none())?
             };
             if let Some((seq, events)) = expected {
@@ -134,12 +138,13 @@ impl Store {
                 if seq.0 != next {
                     return Err(mismatch(format!("batch {seq} would be batch {next} here")));
                 }
-                if prepared.events != events {
+                if !mnemo_core::same_events(&prepared.events, events) {
                     return Err(mismatch("its ids do not follow this namespace's".into()));
                 }
             }
             let payload = encode(&prepared.events)?;
-            match shard.log.submit(&payload, writer.last_seen()) {
+            let after = After { seq: writer.last_seen(), refusals: writer.refusals, deadline };
+            match shard.log.submit(&payload, after) {
                 Ok(ticket) => {
                     writer.submitted(ticket.committed().seq, prepared.effects);
                     break (ticket, prepared.events, (prepared.ids, prepared.created));
@@ -147,7 +152,7 @@ impl Store {
                 Err(LogError::Conflict { expected: seen, found }) => {
                     drop(writer);
                     conflicts += 1;
-                    let again = spare.take().filter(|_| conflicts <= MAX_CONFLICT_RETRIES);
+                    let again = spare.take().filter(|_| Instant::now() < deadline);
                     let Some(again) = again else {
                         return Err(EngineError::Conflict {
                             namespace: ns.to_string(),
@@ -169,7 +174,7 @@ impl Store {
                 Err(e) => return Err(log_err(e)),
             }
         };
-        let retry = spare.map(|changes| Retry { changes, conflicts, replay: expected.is_some() });
+        let retry = spare.map(|changes| Retry { changes, conflicts, deadline, replay: expected.is_some() });
         Ok(Submitted {
             store: self,
             pending: Some(Pending { ns: ns.clone(), shard, ticket, events, ids, retry }),
@@ -235,7 +240,9 @@ impl Store {
                 return Ok(true);
             }
             let time = Timestamp::from_micros(record.system_time);
-            shard.publish(record.seq, time, events, &self.listeners, &self.retrieval);
+            if let Err(why) = shard.publish(record.seq, time, events, &self.listeners, &self.retrieval) {
+                return Err(self.refuse_damaged(shard, why));
+            }
         }
         Ok(read(&shard.index).erasure_pending())
     }
@@ -299,6 +306,8 @@ struct Retry {
     changes: Vec<Change>,
     /// Refusals so far.
     conflicts: u32,
+    /// When the write's budget is spent.
+    deadline: Instant,
     /// A replayed batch must come out as exported: it is not prepared again.
     replay: bool,
 }
@@ -336,7 +345,7 @@ impl Store {
             Err(e @ (LogError::Conflict { .. } | LogError::Unavailable { .. })) => {
                 let unreachable = matches!(e, LogError::Unavailable { .. });
                 let caught_up = self.catch_up_shard(&shard);
-                let again = retry.filter(|r| !unreachable && !r.replay && r.conflicts < MAX_CONFLICT_RETRIES);
+                let again = retry.filter(|r| !unreachable && !r.replay && Instant::now() < r.deadline);
                 return match (e, again) {
                     (LogError::Conflict { .. }, Some(mut again)) => {
                         // Dropped by another node: prepared again, the batch opens the new one.
@@ -346,9 +355,13 @@ impl Store {
                         tracing::debug!(namespace = %ns, "batch refused as stale; preparing it again");
                         again.conflicts += 1;
                         backoff(again.conflicts);
-                        let mut submitted = self.submit_checked(&ns, again.changes.clone(), None)?;
-                        if let Some(pending) = submitted.pending.as_mut() {
-                            pending.retry = Some(again);
+                        // The write's one budget, counted from its first try.
+                        let mut submitted =
+                            self.submit_checked(&ns, again.changes.clone(), None, Some(again.deadline))?;
+                        if let Some(pending) = submitted.pending.as_mut()
+                            && let Some(retry) = pending.retry.as_mut()
+                        {
+                            retry.conflicts += again.conflicts;
                         }
                         submitted.finish()
                     }
@@ -361,7 +374,10 @@ impl Store {
             Err(e) => return Err(EngineError::of_log(&ns, e)),
         };
         let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        if let Err(why) = shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval)
+        {
+            return Err(self.refuse_damaged(&shard, why));
+        }
         let (ids, created) = ids;
         Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })
     }
@@ -370,7 +386,10 @@ impl Store {
 impl Shard {
     /// Applies a durable batch in log order, then waits until it is visible. Batches
     /// committed by a group may come back out of order; each waits for its
-    /// predecessors, and whoever holds the lock applies every batch that is ready.
+    /// predecessors, and whoever holds the lock applies every batch that is ready. A batch
+    /// the applier refuses ([`NamespaceIndex::admit`](mnemo_index::NamespaceIndex::admit))
+    /// damages the namespace: nothing from it on is applied, and `Err` says why (to this
+    /// caller and every one waiting).
     pub(crate) fn publish(
         self: &Arc<Self>,
         seq: u64,
@@ -378,12 +397,15 @@ impl Shard {
         events: Vec<Event>,
         listeners: &Listeners,
         retrieval: &Retrieval,
-    ) {
+    ) -> Result<(), String> {
         let mut pending = lock(&self.pending);
         if seq <= read(&self.index).last_seq().0 {
             // Applied already: a batch of this writer that catching up read back from the
             // log before its own acknowledgement got here.
-            return;
+            return Ok(());
+        }
+        if let Some(why) = lock(&self.damage).clone() {
+            return Err(why);
         }
         pending.insert(seq, (system_time, events));
         let mut applied_now = Vec::new();
@@ -394,7 +416,11 @@ impl Shard {
                 let Some((time, events)) = pending.remove(&next) else {
                     break;
                 };
-                index.apply(Seq(next), time, &events);
+                if let Err(e) = index.apply(Seq(next), time, &events) {
+                    *lock(&self.damage) = Some(e.to_string());
+                    pending.clear();
+                    break;
+                }
                 self.sweeps.note(Seq(next), &events, &index);
                 applied_now.push(CommittedBatch {
                     namespace: self.name.clone(),
@@ -420,8 +446,12 @@ impl Shard {
         // The log fails every later append once one fails, so a gap before `seq` is
         // always a batch that is durable and about to be published.
         while read(&self.index).last_seq().0 < seq {
+            if let Some(why) = lock(&self.damage).clone() {
+                return Err(why);
+            }
             pending = self.applied.wait(pending).unwrap_or_else(PoisonError::into_inner);
         }
+        Ok(())
     }
 }
 

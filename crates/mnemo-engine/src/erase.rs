@@ -30,7 +30,7 @@ use crate::retrieve::indexer::Job;
 use crate::shard::Shard;
 use crate::store::Store;
 use crate::sync::{lock, read};
-use crate::writer::{Effects, Writer};
+use crate::writer::Effects;
 
 /// What to erase.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,15 +108,16 @@ impl Store {
             return Err(refused(target, EraseRefused::Unknown(format!("{target:?}"))));
         };
         let mut conflicts = 0;
+        let deadline = std::time::Instant::now() + self.backend.write_budget();
         let (committed, events, records) = loop {
             if shard.retired.load(Ordering::SeqCst) {
                 shard = self.reopened(ns, &shard)?;
             }
-            match self.submit_erasure(&shard, &request) {
+            match self.submit_erasure(&shard, &request, deadline) {
                 Ok(Some(done)) => break done,
                 // Batches of this node still being applied, or another node's erasure
                 // being forgotten here: wait for them, then decide again.
-                Ok(None) if conflicts < crate::limits::MAX_CONFLICT_RETRIES => {
+                Ok(None) if std::time::Instant::now() < deadline => {
                     conflicts += 1;
                     self.settle(&shard);
                 }
@@ -128,7 +129,7 @@ impl Store {
                 }
                 // On a shared log another node appended first: catch up (the records may
                 // be gone by now: then the erasure is refused as unknown) and try again.
-                Err(EngineError::Conflict { .. }) if conflicts < crate::limits::MAX_CONFLICT_RETRIES => {
+                Err(EngineError::Conflict { .. }) if std::time::Instant::now() < deadline => {
                     conflicts += 1;
                     crate::append::backoff(conflicts);
                     match self.catch_up_shard(&shard) {
@@ -141,7 +142,10 @@ impl Store {
             }
         };
         let system_time = Timestamp::from_micros(committed.system_time);
-        shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval);
+        if let Err(why) = shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval)
+        {
+            return Err(self.refuse_damaged(&shard, why));
+        }
         let (compacted, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
         let batches_rewritten = compacted.get(&committed.seq).copied().unwrap_or(0);
         Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
@@ -156,6 +160,7 @@ impl Store {
         &self,
         shard: &Arc<Shard>,
         request: &EraseRequest,
+        deadline: std::time::Instant,
     ) -> Result<Option<Decided>, EngineError> {
         let (ns, target) = (&shard.name, &request.target);
         let log_err = |source| EngineError::of_log(ns, source);
@@ -170,9 +175,7 @@ impl Store {
                 // they wrote (a fact about the person), and go out in a message of its own.
                 return Ok(None);
             }
-            if writer.last_seen() < index.last_seq().0 || writer.last_seen() != shard.log.last_seq() {
-                *writer = Writer::after(&index);
-            }
+            writer.follow(&index, &*shard.log);
             let set = match target {
                 EraseTarget::Entity(id) => index.erase_set_of_entity(*id),
                 EraseTarget::Episodes(ids) => index.erase_set_of_episodes(ids),
@@ -188,7 +191,8 @@ impl Store {
                 Erasure { records: records.clone(), reason: request.reason.clone(), by: request.by.clone() };
             let events = vec![Event::Erased(erasure)];
             let payload = encode(&events)?;
-            let ticket = shard.log.submit(&payload, writer.last_seen()).map_err(log_err)?;
+            let after = mnemo_log::After { seq: writer.last_seen(), refusals: writer.refusals, deadline };
+            let ticket = shard.log.submit(&payload, after).map_err(log_err)?;
             writer.submitted(ticket.committed().seq, Effects::default());
             shard.retired.store(true, Ordering::SeqCst);
             (ticket, events, records)
@@ -399,11 +403,12 @@ impl Store {
         // On a shared log another node may append (another erasure) while this one
         // rewrites: the rewrite then refuses to act on what it read, and it is read again.
         let mut attempts = 0;
+        let deadline = std::time::Instant::now() + self.backend.write_budget();
         let rewritten = loop {
             attempts += 1;
             let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
             match self.compact_log(ns, records) {
-                Err(EngineError::Conflict { .. }) if attempts < crate::limits::MAX_CONFLICT_RETRIES => {
+                Err(EngineError::Conflict { .. }) if std::time::Instant::now() < deadline => {
                     crate::append::backoff(attempts);
                 }
                 other => break other?,
@@ -525,7 +530,9 @@ fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool) -> Option<Vec<Event>>
             let reference = || Event::Tombstone { of: TombstoneOf::Reference, hash: hash_event(event) };
             let new = match event {
                 Event::EpisodeRecorded(e) if is(ErasedRef::Episode(e.id)) => record(ErasedRef::Episode(e.id)),
-                Event::EntityDeclared(e) if is(ErasedRef::Entity(e.id)) => record(ErasedRef::Entity(e.id)),
+                Event::EntityDeclared(e) | Event::EntityCreated(e) if is(ErasedRef::Entity(e.id)) => {
+                    record(ErasedRef::Entity(e.id))
+                }
                 Event::FactAsserted(f) if is(ErasedRef::Fact(f.id)) => record(ErasedRef::Fact(f.id)),
                 Event::IntentionAdded(i) if is(ErasedRef::Intention(i.id)) => {
                     record(ErasedRef::Intention(i.id))

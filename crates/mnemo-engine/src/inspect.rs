@@ -136,7 +136,12 @@ fn inspect_one(storage: &dyn Storage, name: &str) -> NamespaceReport {
     for record in recovery.records {
         match decode(&ns, record.seq, &record.payload) {
             Ok(events) => {
-                index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
+                if let Err(e) =
+                    index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events)
+                {
+                    report.damage = Some(e.to_string());
+                    return report;
+                }
             }
             Err(e) => {
                 report.damage = Some(e.to_string());

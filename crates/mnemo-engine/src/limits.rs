@@ -9,9 +9,6 @@ pub const MAX_TEXT_BYTES: usize = 1 << 20;
 pub const MAX_PAGE: usize = 10_000;
 /// Deepest neighbourhood.
 pub const MAX_DEPTH: u32 = 8;
-/// How many times a batch refused because another writer appended first is prepared
-/// again (after catching up) before the write fails with `Conflict`.
-pub const MAX_CONFLICT_RETRIES: u32 = 8;
 
 /// Compactions an open may run before it gives up (on a shared log another node's
 /// erasure can come while one is compacted).

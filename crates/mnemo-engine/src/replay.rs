@@ -27,7 +27,7 @@ pub(crate) fn changes_of(index: &NamespaceIndex, events: &[Event]) -> Vec<Change
                 external_id: e.external_id.clone(),
                 importance: e.importance,
             })),
-            Event::EntityDeclared(e) => {
+            Event::EntityDeclared(e) | Event::EntityCreated(e) => {
                 let exists = index.entity(e.id).is_some() || !declared.insert(e.id);
                 Some(Change::DeclareEntity(crate::change::NewEntity {
                     id: exists.then_some(e.id),

@@ -81,6 +81,9 @@ pub(crate) struct Shard {
     /// Set once an erasure is queued: nothing more is queued on this log (it is about to
     /// be rewritten); writers wait for the namespace to open again.
     pub(crate) retired: std::sync::atomic::AtomicBool,
+    /// Why the log is damaged, once a batch of it was refused by the applier: nothing
+    /// after that batch is applied, and whoever waits for it is told.
+    pub(crate) damage: Mutex<Option<String>>,
 }
 
 impl Shard {

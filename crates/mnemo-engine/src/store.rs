@@ -277,7 +277,9 @@ impl Store {
         let replayed = recovery.records.iter().filter(|r| r.seq > held).count();
         for record in recovery.records.into_iter().filter(|r| r.seq > held) {
             let events = decode(ns, record.seq, &record.payload)?;
-            index.apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events);
+            index
+                .apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events)
+                .map_err(|e| EngineError::Damaged { namespace: ns.to_string(), reason: e.to_string() })?;
         }
         if index.erasure_pending() {
             return Ok(Err(log.read_after(0).map_err(log_err)?));
@@ -292,10 +294,11 @@ impl Store {
             "namespace opened"
         );
         let search_dir = self.search_dir(ns, log.size_bytes());
+        let refusals = log.refusals();
         Ok(Ok(Shard {
             name: ns.clone(),
             log,
-            writer: Mutex::new(Writer::after(&index)),
+            writer: Mutex::new(Writer::after(&index, refusals)),
             index: RwLock::new(index),
             search: SearchIndex::open(search_dir.as_deref())?.sharing(&self.backend),
             pending: Mutex::default(),
@@ -307,6 +310,7 @@ impl Store {
             state_bytes: Mutex::new((Seq(0), 0)),
             sweeps: crate::sweeps::Sweeps::default(),
             retired: std::sync::atomic::AtomicBool::new(false),
+            damage: Mutex::new(None),
         }))
     }
 
@@ -618,6 +622,20 @@ impl Store {
             .map(|(ns, _)| ns.clone())
             .collect();
         due.iter().filter(|ns| self.checkpoint_or_warn(ns)).count()
+    }
+
+    /// Refuses the namespace of `shard` from now on: a batch of its log was refused by
+    /// the applier (`why`). Logged, counted in [`Store::damaged`] (and `/metrics`), and
+    /// closed here; every later read and write of it fails with [`EngineError::Damaged`].
+    pub(crate) fn refuse_damaged(&self, shard: &Arc<Shard>, why: String) -> EngineError {
+        let ns = &shard.name;
+        tracing::error!(namespace = %ns, reason = %why, "namespace refused: its log holds a batch the applier refuses");
+        self.damaged.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), why.clone());
+        let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
+        if shards.get(ns).is_some_and(|s| Arc::ptr_eq(s, shard)) {
+            shards.remove(ns);
+        }
+        EngineError::Damaged { namespace: ns.to_string(), reason: why }
     }
 
     /// Refuses a namespace whose log is damaged.

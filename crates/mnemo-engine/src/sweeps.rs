@@ -231,6 +231,7 @@ fn slots_touched(events: &[Event], index: &NamespaceIndex) -> Option<Vec<(Entity
             // What touches no fact.
             Event::EpisodeRecorded(_)
             | Event::EntityDeclared(_)
+            | Event::EntityCreated(_)
             | Event::Reinforced { .. }
             | Event::EmbeddingConfigured(_)
             | Event::Embedded { .. }

@@ -216,14 +216,7 @@ impl<'a> Batch<'a> {
         if !self.events.iter().any(|e| matches!(e, Event::EpisodeRecorded(_))) {
             return;
         }
-        let declared: Vec<&Entity> = self
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                Event::EntityDeclared(entity) => Some(entity),
-                _ => None,
-            })
-            .collect();
+        let declared: Vec<&Entity> = self.events.iter().filter_map(Event::declared_entity).collect();
         let (local, local_words) = declared_names(declared.into_iter());
         let mut found = Vec::new();
         for event in &self.events {

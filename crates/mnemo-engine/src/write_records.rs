@@ -163,11 +163,14 @@ impl Batch<'_> {
     /// Records a declaration: later changes of this batch, and concurrent batches, that
     /// name the entity find it.
     pub(crate) fn declared(&mut self, entity: Entity) {
+        // New when this batch numbered it and has not declared it yet: the applier then
+        // holds it to an id nobody had.
+        let new = entity.id.0 >= self.writer.next_entity && !self.effects.entities.contains_key(&entity.id);
         for name in std::iter::once(&entity.name).chain(&entity.aliases) {
             self.effects.names.entry(normalize_name(name)).or_insert(entity.id);
         }
         self.effects.entities.insert(entity.id, entity.clone());
-        self.events.push(Event::EntityDeclared(entity));
+        self.events.push(if new { Event::EntityCreated(entity) } else { Event::EntityDeclared(entity) });
     }
 
     /// The latest version of entity `id`: as this batch, then the batches in flight, then

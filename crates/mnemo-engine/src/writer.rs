@@ -55,6 +55,10 @@ pub(crate) struct Writer {
     /// appended expecting it as the log's last; another writer's batch after it is a
     /// conflict.
     pub(crate) last_seen: u64,
+    /// The log's refusals when this writer last started from the index
+    /// ([`RecordLog::refusals`](mnemo_log::RecordLog::refusals)): once they move, batches
+    /// it submitted since may have been refused, and what it numbered after them is void.
+    pub(crate) refusals: u64,
 }
 
 /// The entities `events` say `episode` mentions.
@@ -89,8 +93,9 @@ pub(crate) fn declared_names<'e>(
 }
 
 impl Writer {
-    /// A writer that numbers records after the highest ids in `index`.
-    pub(crate) fn after(index: &NamespaceIndex) -> Self {
+    /// A writer that numbers records after the highest ids in `index`, on a log that has
+    /// refused `refusals` groups so far.
+    pub(crate) fn after(index: &NamespaceIndex, refusals: u64) -> Self {
         let high = index.high_water();
         Writer {
             next_entity: high.entity + 1,
@@ -99,7 +104,31 @@ impl Writer {
             next_intention: index.max_intention() + 1,
             in_flight: BTreeMap::new(),
             last_seen: index.last_seq().0,
+            refusals,
         }
+    }
+
+    /// Makes the writer follow what the log holds, before it prepares a batch on `index`:
+    /// ids are a function of the log, never of what this writer numbered before. It
+    /// starts again from the index when another writer's batches were applied since, when
+    /// the log holds other batches than it queued, or when the log refused a group since
+    /// it last started (batches it queued may be gone, and their seqs handed out again).
+    /// Otherwise it goes on after its own batches in flight, which the log stores only
+    /// right after the ones before them.
+    pub(crate) fn follow(&mut self, index: &NamespaceIndex, log: &dyn mnemo_log::RecordLog) {
+        let refusals = log.refusals();
+        if self.last_seen < index.last_seq().0
+            || self.last_seen != log.last_seq()
+            || self.refusals != refusals
+        {
+            *self = Writer::after(index, refusals);
+        }
+        // Never below what the index holds (a guard: on a whole chain this changes nothing).
+        let high = index.high_water();
+        self.next_entity = self.next_entity.max(high.entity + 1);
+        self.next_fact = self.next_fact.max(high.fact + 1);
+        self.next_episode = self.next_episode.max(high.episode + 1);
+        self.next_intention = self.next_intention.max(index.max_intention() + 1);
     }
 
     /// The last batch this writer has seen (see `last_seen`).

@@ -272,7 +272,10 @@ fn notices(batch: &CommittedBatch) -> Vec<info::EventNotice> {
             let id = |n: u64| Some(ID(n.to_string()));
             let (kind, entity, fact, episode, intention) = match event {
                 Event::EpisodeRecorded(e) => ("EpisodeRecorded", None, None, id(e.id.0), None),
-                Event::EntityDeclared(e) => ("EntityDeclared", id(e.id.0), None, None, None),
+                // A creation is a declaration to clients: the kinds they see do not change.
+                Event::EntityDeclared(e) | Event::EntityCreated(e) => {
+                    ("EntityDeclared", id(e.id.0), None, None, None)
+                }
                 Event::FactAsserted(f) => ("FactAsserted", id(f.subject.0), id(f.id.0), None, None),
                 Event::FactEnded { fact, .. } => ("FactEnded", None, id(fact.0), None, None),
                 Event::FactRetracted { fact, .. } => ("FactRetracted", None, id(fact.0), None, None),

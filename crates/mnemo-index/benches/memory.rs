@@ -47,7 +47,9 @@ fn fold(batches: &[Vec<Event>]) -> NamespaceIndex {
     let mut index = NamespaceIndex::new();
     for (i, events) in batches.iter().enumerate() {
         let seq = Seq(i as u64 + 1);
-        index.apply(seq, Timestamp::from_micros(BASE + 1_000_000 * i as i64), events);
+        if let Err(e) = index.apply(seq, Timestamp::from_micros(BASE + 1_000_000 * i as i64), events) {
+            panic!("batch {seq}: {e}");
+        }
     }
     index.warm();
     index

@@ -3,6 +3,7 @@
 //! cache of the log: it knows no storage and can always be rebuilt by replay.
 #![deny(missing_docs)]
 
+mod admit;
 mod analytics;
 pub mod checkpoint;
 mod erasure;
@@ -19,6 +20,7 @@ mod tiers;
 mod trace;
 
 // What reads answer is plain data of the core's; re-exported for the index's callers.
+pub use admit::ApplyError;
 pub use erasure::{EraseRefused, ErasedMark, ErasureRecord};
 pub use mnemo_core::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,

@@ -209,23 +209,27 @@ impl NamespaceIndex {
         IdHighWater { entity: self.max_entity, fact: self.max_fact, episode: self.max_episode }
     }
 
-    /// Folds in batch `seq`, committed at `system_time`. Batches must come in order;
-    /// one out of order is ignored (and reported as `false`).
-    pub fn apply(&mut self, seq: Seq, system_time: Timestamp, events: &[Event]) -> bool {
-        if seq.0 != self.batches.len() as u64 + 1 {
-            return false;
-        }
+    /// Folds in batch `seq`, committed at `system_time`. Batches must come in order, and
+    /// a batch that creates a record under an id given before is damage
+    /// ([`NamespaceIndex::admit`]): either is refused whole, and nothing of it applied.
+    pub fn apply(
+        &mut self,
+        seq: Seq,
+        system_time: Timestamp,
+        events: &[Event],
+    ) -> Result<(), crate::ApplyError> {
+        self.admit(seq, events)?;
         self.batches.push(system_time);
         for event in events {
             self.apply_event(seq, event);
         }
-        true
+        Ok(())
     }
 
     fn apply_event(&mut self, seq: Seq, event: &Event) {
         match event {
             Event::EpisodeRecorded(episode) => self.apply_episode(seq, episode),
-            Event::EntityDeclared(entity) => self.apply_entity(seq, entity),
+            Event::EntityDeclared(entity) | Event::EntityCreated(entity) => self.apply_entity(seq, entity),
             Event::FactAsserted(fact) => self.apply_fact(seq, fact),
             Event::FactEnded { fact, valid_to } => {
                 let id = self.canonical(*fact);
@@ -729,12 +733,12 @@ mod tests {
     fn a_restatement_among_many_values_of_one_instant_is_found_by_a_probe() {
         let mut index = NamespaceIndex::new();
         let values: Vec<Event> = (1..=5_000).map(|i| fact(i as u64, i)).collect();
-        index.apply(Seq(1), Timestamp::from_micros(1), &values);
+        index.apply(Seq(1), Timestamp::from_micros(1), &values).unwrap();
         let starts = index.slot_starts.values().next().unwrap();
         // One value per probe: finding what a new assertion restates reads one record,
         // not the 5,000 that start at the same instant.
         assert_eq!(starts.values().map(Vec::len).max(), Some(1));
-        index.apply(Seq(2), Timestamp::from_micros(2), &[fact(9_999, 4_321)]);
+        index.apply(Seq(2), Timestamp::from_micros(2), &[fact(9_999, 4_321)]).unwrap();
         assert_eq!(index.aliases.get(&FactId(9_999)), Some(&FactId(4_321)), "a restatement of fact 4321");
         // Loaded from a checkpoint, the lookup is built again.
         let (_, loaded) = crate::checkpoint::decode(&crate::checkpoint::encode(&index)).unwrap();

@@ -37,11 +37,13 @@ fn tied(n: u64) -> NamespaceIndex {
         kind: None,
         properties: Default::default(),
     };
-    index.apply(
-        Seq(1),
-        Timestamp::from_micros(1),
-        &[Event::PredicateDefined(define), Event::EntityDeclared(entity)],
-    );
+    index
+        .apply(
+            Seq(1),
+            Timestamp::from_micros(1),
+            &[Event::PredicateDefined(define), Event::EntityCreated(entity)],
+        )
+        .expect("batch 1 applies");
     let from = Timestamp::from_micros(1_000);
     let facts: Vec<Event> = (0..n)
         .map(|i| {
@@ -60,7 +62,7 @@ fn tied(n: u64) -> NamespaceIndex {
             })
         })
         .collect();
-    index.apply(Seq(2), Timestamp::from_micros(2), &facts);
+    index.apply(Seq(2), Timestamp::from_micros(2), &facts).expect("batch 2 applies");
     index
 }
 

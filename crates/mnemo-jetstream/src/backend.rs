@@ -438,4 +438,8 @@ impl LogBackend for JetStreamBackend {
     fn health(&self) -> Result<(), String> {
         if self.connected() { Ok(()) } else { Err("not connected to NATS".into()) }
     }
+
+    fn write_budget(&self) -> Duration {
+        self.link.config.write_timeout
+    }
 }

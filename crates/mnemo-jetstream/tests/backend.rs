@@ -4,10 +4,19 @@
 
 use mnemo_jetstream::servers::NatsServers;
 use mnemo_jetstream::{ClusterConfig, JetStreamBackend, subject_of};
-use mnemo_log::{Clock, LogBackend, LogError, encode_frame};
+use mnemo_log::{After, Clock, LogBackend, LogError, RecordLog, encode_frame};
 
 fn clock() -> Clock {
     mnemo_log::system_clock()
+}
+
+/// After batch `seq`, with every refusal of `log` seen (a writer that caught up).
+fn after(log: &dyn RecordLog, seq: u64) -> After {
+    After {
+        seq,
+        refusals: log.refusals(),
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(12),
+    }
 }
 
 fn config(servers: &NatsServers, replicas: usize) -> ClusterConfig {
@@ -29,7 +38,7 @@ fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), L
     assert!(recovery.records.is_empty());
     // Three batches queued before any is waited for go out as one group.
     let tickets: Vec<_> = (0..3u64)
-        .map(|i| log_a.submit(format!("batch {}", i + 1).as_bytes(), i))
+        .map(|i| log_a.submit(format!("batch {}", i + 1).as_bytes(), after(&*log_a, i)))
         .collect::<Result<_, _>>()?;
     for (i, ticket) in tickets.into_iter().enumerate() {
         assert_eq!(log_a.wait(ticket)?.seq, i as u64 + 1);
@@ -37,20 +46,20 @@ fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), L
     let (log_b, recovery) = b.open("user.one", clock())?;
     let seen: Vec<_> = recovery.records.iter().map(|r| (r.seq, r.payload.clone())).collect();
     assert_eq!(seen, (1..=3u64).map(|s| (s, format!("batch {s}").into_bytes())).collect::<Vec<_>>());
-    let b4 = log_b.wait(log_b.submit(b"from b", 3)?)?;
+    let b4 = log_b.wait(log_b.submit(b"from b", after(&*log_b, 3))?)?;
     assert_eq!(b4.seq, 4);
     // A has not seen batch 4: its batch is refused by JetStream, nothing written.
-    let stale = log_a.submit(b"stale", 3)?;
+    let stale = log_a.submit(b"stale", after(&*log_a, 3))?;
     match log_a.wait(stale) {
         Err(LogError::Conflict { expected: 3, found: 4 }) => {}
         other => panic!("expected a conflict, got {other:?}"),
     }
     // Until it catches up, A's next submit is refused at once.
-    assert!(matches!(log_a.submit(b"still stale", 3), Err(LogError::Conflict { .. })));
+    assert!(matches!(log_a.submit(b"still stale", after(&*log_a, 3)), Err(LogError::Conflict { .. })));
     let caught = log_a.read_after(3)?;
     assert_eq!((caught.len(), caught[0].payload.as_slice()), (1, &b"from b"[..]));
     assert!(caught[0].system_time > recovery.records[2].system_time);
-    assert_eq!(log_a.wait(log_a.submit(b"after catching up", 4)?)?.seq, 5);
+    assert_eq!(log_a.wait(log_a.submit(b"after catching up", after(&*log_a, 4))?)?.seq, 5);
     let all = b.open("user.one", clock())?.1.records;
     assert_eq!(all.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
     assert!(all.windows(2).all(|w| w[0].system_time < w[1].system_time));
@@ -67,11 +76,11 @@ fn a_queued_batch_is_refused_when_a_read_learned_another_node_s_batch_of_its_seq
     let a = JetStreamBackend::init(&config(&servers, 1))?;
     let b = JetStreamBackend::connect(&config(&servers, 1))?;
     let (log_a, _) = a.open("user.race", clock())?;
-    log_a.wait(log_a.submit(b"batch 1", 0)?)?;
+    log_a.wait(log_a.submit(b"batch 1", after(&*log_a, 0))?)?;
     // A queues its batch 2; before it is published, B appends a batch 2 of its own ...
-    let queued = log_a.submit(b"batch 2 from a", 1)?;
+    let queued = log_a.submit(b"batch 2 from a", after(&*log_a, 1))?;
     let (log_b, _) = b.open("user.race", clock())?;
-    assert_eq!(log_b.wait(log_b.submit(b"batch 2 from b", 1)?)?.seq, 2);
+    assert_eq!(log_b.wait(log_b.submit(b"batch 2 from b", after(&*log_b, 1))?)?.seq, 2);
     // ... and a read on A (a follower, a catch-up) learns of it.
     let learned = log_a.read_after(1)?;
     assert_eq!(learned[0].payload, b"batch 2 from b");
@@ -86,7 +95,7 @@ fn a_queued_batch_is_refused_when_a_read_learned_another_node_s_batch_of_its_seq
         [&b"batch 1"[..], b"batch 2 from b"]
     );
     // Prepared again on what it learned, it goes on as batch 3.
-    assert_eq!(log_a.wait(log_a.submit(b"batch 3 from a", 2)?)?.seq, 3);
+    assert_eq!(log_a.wait(log_a.submit(b"batch 3 from a", after(&*log_a, 2))?)?.seq, 3);
     Ok(())
 }
 
@@ -95,7 +104,7 @@ fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogEr
     let Some((_dir, servers)) = servers(1) else { return Ok(()) };
     let node = JetStreamBackend::init(&config(&servers, 1))?;
     let (log, _) = node.open("damaged", clock())?;
-    log.wait(log.submit(b"fine", 0)?)?;
+    log.wait(log.submit(b"fine", after(&*log, 0))?)?;
     // Another client publishes a frame with a flipped payload byte on the subject.
     let mut frame = encode_frame(2, i64::MAX / 2, b"tampered");
     let last = frame.len() - 1;
@@ -136,13 +145,16 @@ fn a_replicated_stream_keeps_acknowledged_batches_when_a_server_is_killed() -> R
     let mut restarted = 0;
     for round in 0..3 {
         for _ in 0..20 {
-            acked = log.wait(log.submit(format!("batch {}", acked + 1).as_bytes(), acked)?)?.seq;
+            acked =
+                log.wait(log.submit(format!("batch {}", acked + 1).as_bytes(), after(&*log, acked))?)?.seq;
         }
         // Kill the stream's leader; the next writes wait for a new one, then go on.
         if let Some(leader) = node.leader_of("replicated")?.and_then(|name| servers.index_of(&name)) {
             servers.kill(leader);
             for _ in 0..20 {
-                acked = log.wait(log.submit(format!("batch {}", acked + 1).as_bytes(), acked)?)?.seq;
+                acked = log
+                    .wait(log.submit(format!("batch {}", acked + 1).as_bytes(), after(&*log, acked))?)?
+                    .seq;
             }
             servers.restart(leader).map_err(LogError::Io)?;
             restarted = leader;
@@ -185,15 +197,16 @@ fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(
     let secret = |i: u64| format!("SECRET-7f3a9c-{i}");
     let payload = |i: u64| if i == 2 || i == 6 { secret(i) } else { format!("batch {i}") };
     for i in 1..=4u64 {
-        log.wait(log.submit(payload(i).as_bytes(), i - 1)?)?;
+        log.wait(log.submit(payload(i).as_bytes(), after(&*log, i - 1))?)?;
     }
     // Batches 5 to 7 go out as one message: a replacement holds all three.
-    let group: Vec<_> =
-        (5..=7u64).map(|i| log.submit(payload(i).as_bytes(), i - 1)).collect::<Result<_, _>>()?;
+    let group: Vec<_> = (5..=7u64)
+        .map(|i| log.submit(payload(i).as_bytes(), after(&*log, i - 1)))
+        .collect::<Result<_, _>>()?;
     for ticket in group {
         log.wait(ticket)?;
     }
-    log.wait(log.submit(b"batch 8", 7)?)?;
+    log.wait(log.submit(b"batch 8", after(&*log, 7))?)?;
     let before = a.open("erase.me", clock())?.1.records;
     assert_eq!(before.len(), 8);
     let blob = format!("checkpoint naming {}", secret(2)).repeat(20_000).into_bytes();
@@ -225,7 +238,7 @@ fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(
         assert_eq!(read, wanted[from as usize - 1..].to_vec(), "from batch {from}");
     }
     // Appends go on as before: the last message is never replaced.
-    log_b.wait(log_b.submit(b"batch 9", 8)?)?;
+    log_b.wait(log_b.submit(b"batch 9", after(&*log_b, 8))?)?;
     assert_eq!(log.read_after(8)?.len(), 1);
     // A rewrite from a read the log has moved past, with rewrites since, is refused: it
     // could undo a later erasure. Read again, nothing changes; a second erasure in a

@@ -21,9 +21,14 @@ use std::time::Duration;
 
 use crate::LogError;
 use crate::atomic::replace_file;
+use crate::group::After;
 use crate::log::{Clock, Log, Ticket};
 use crate::record::{Committed, Record, Recovery, Truncation};
 use crate::storage::{Storage, validate_name};
+
+/// How long one write may take in all on a log other writers share, unless its backend
+/// says otherwise ([`LogBackend::write_budget`]).
+pub const DEFAULT_WRITE_BUDGET: Duration = Duration::from_secs(12);
 
 /// Where a store's namespaces keep their logs and checkpoints.
 pub trait LogBackend: Send + Sync {
@@ -71,6 +76,12 @@ pub trait LogBackend: Send + Sync {
     fn health(&self) -> Result<(), String> {
         Ok(())
     }
+    /// How long one write may take in all, retries included: a batch another writer's
+    /// refused is prepared again, and a log that does not answer asked again, until it is
+    /// spent; then the write fails (`Conflict` or `Unavailable`).
+    fn write_budget(&self) -> Duration {
+        DEFAULT_WRITE_BUDGET
+    }
     /// Replaces the log `name` with `records` (the same seqs and system times, some
     /// payloads rewritten: compaction for an erasure), atomically, while nobody appends
     /// to it; the caller reopens it afterwards. A backend that cannot answers an I/O error
@@ -110,10 +121,12 @@ pub trait LogBackend: Send + Sync {
 
 /// One namespace's log of records.
 pub trait RecordLog: Send + Sync {
-    /// Queues `payload` as the batch after `expected` (the last batch this writer has
+    /// Queues `payload` as the batch after `after.seq` (the last batch this writer has
     /// seen; 0: none), giving it its seq and system time; [`LogError::Conflict`] when the
-    /// log's last batch is another. Acknowledged only by [`RecordLog::wait`].
-    fn submit(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError>;
+    /// log's last batch is another, or when a group was refused since the writer caught up
+    /// (`after.refusals` is not [`RecordLog::refusals`]). Acknowledged only by
+    /// [`RecordLog::wait`].
+    fn submit(&self, payload: &[u8], after: After) -> Result<Ticket, LogError>;
     /// Returns once the submitted batch is durable.
     fn wait(&self, ticket: Ticket) -> Result<Committed, LogError>;
     /// Every durable record after batch `after`, in order.
@@ -131,6 +144,14 @@ pub trait RecordLog: Send + Sync {
     }
     /// The log's durable size in bytes, as its backend counts it.
     fn size_bytes(&self) -> u64;
+    /// How many groups of this handle's batches the log refused so far (another writer
+    /// appended first, or the log did not answer). A writer that prepared on batches of
+    /// its own still in flight must start again from what the log holds once this moves:
+    /// those batches were refused, and a seq handed out again names another record.
+    /// Always 0 on a log with one writer.
+    fn refusals(&self) -> u64 {
+        0
+    }
     /// Whether this handle is the log's only writer (the file log, locked by its process),
     /// so that a writer that saw every batch of its own can never be refused as stale.
     fn exclusive(&self) -> bool {
@@ -139,8 +160,8 @@ pub trait RecordLog: Send + Sync {
 }
 
 impl RecordLog for Log {
-    fn submit(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError> {
-        self.submit_after(payload, expected)
+    fn submit(&self, payload: &[u8], after: After) -> Result<Ticket, LogError> {
+        self.submit_after(payload, after.seq)
     }
 
     fn wait(&self, ticket: Ticket) -> Result<Committed, LogError> {

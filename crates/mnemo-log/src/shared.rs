@@ -1,13 +1,19 @@
 //! Logs in memory shared by every store opened over the same backend: several writers on
-//! one namespace, as several nodes over one replicated stream, in one process. A test
-//! can also append as "another writer" at any moment ([`SharedBackend::append_foreign`],
-//! [`SharedBackend::interfere`]) to drive the conflict path.
+//! one namespace, as several nodes over one replicated stream, in one process. Appends go
+//! through the same group commit as the replicated stream's ([`GroupCommit`]): a batch is
+//! queued, then stored with its group only if the log still ends where its writer
+//! expected, and a simulated store latency ([`SharedBackend::with_latency`]) lets groups
+//! form and race as they do over a network. A test can also append as "another writer"
+//! at any moment ([`SharedBackend::append_foreign`], [`SharedBackend::interfere`]) to
+//! drive the conflict path.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::format::{FRAME_HEADER_LEN, MAX_PAYLOAD_LEN};
+use crate::frames::decode_frames;
+use crate::group::{After, GroupCommit, Known, Publish, Refusal};
 use crate::log::{Clock, Ticket};
 use crate::record::{Committed, Record, Recovery, Truncation};
 use crate::seam::{LogBackend, RecordLog};
@@ -22,6 +28,10 @@ pub struct SharedBackend {
 
 #[derive(Default)]
 struct Inner {
+    /// How long storing a group takes (before it is checked and stored).
+    latency: Duration,
+    /// How long a write may take, retries included (`None`: the seam's default).
+    budget: Option<Duration>,
     logs: Mutex<BTreeMap<String, Arc<Shared>>>,
     checkpoints: Mutex<BTreeMap<String, Vec<u8>>>,
     vectors: Mutex<BTreeMap<String, Vec<u8>>>,
@@ -58,6 +68,19 @@ impl SharedBackend {
     /// An empty backend.
     pub fn new() -> Self {
         SharedBackend::default()
+    }
+
+    /// An empty backend whose stores take `latency` to store each group of batches, as a
+    /// replicated stream does: writers on several stores then queue behind each other's
+    /// groups and refuse each other as they would over a network.
+    pub fn with_latency(latency: Duration) -> Self {
+        SharedBackend { inner: Arc::new(Inner { latency, ..Inner::default() }) }
+    }
+
+    /// An empty backend on which a write gives up after `budget` (retries included),
+    /// instead of the default.
+    pub fn with_write_budget(budget: Duration) -> Self {
+        SharedBackend { inner: Arc::new(Inner { budget: Some(budget), ..Inner::default() }) }
     }
 
     fn log(&self, name: &str) -> Arc<Shared> {
@@ -106,7 +129,13 @@ impl LogBackend for SharedBackend {
             name: Some(name.to_owned()),
             new_header: false,
         };
-        Ok((Box::new(Handle { log, clock }), recovery))
+        let handle = Handle {
+            group: GroupCommit::new(name, MAX_PAYLOAD_LEN + FRAME_HEADER_LEN),
+            store: Store { log, latency: self.inner.latency },
+            clock,
+        };
+        handle.learn(&recovery.records);
+        Ok((Box::new(handle), recovery))
     }
 
     fn shared(&self) -> bool {
@@ -136,6 +165,10 @@ impl LogBackend for SharedBackend {
         true
     }
 
+    fn write_budget(&self) -> Duration {
+        self.inner.budget.unwrap_or(crate::seam::DEFAULT_WRITE_BUDGET)
+    }
+
     fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         Ok(lock(&self.inner.vectors).get(name).cloned())
     }
@@ -146,58 +179,107 @@ impl LogBackend for SharedBackend {
     }
 }
 
-/// One opened log: appends are durable as soon as they are made.
+/// One opened log: its group commit over the shared records.
 struct Handle {
-    log: Arc<Shared>,
+    group: GroupCommit,
+    store: Store,
     clock: Clock,
 }
 
-impl RecordLog for Handle {
-    fn submit(&self, payload: &[u8], expected: u64) -> Result<Ticket, LogError> {
-        if payload.len() > MAX_PAYLOAD_LEN {
-            return Err(LogError::TooLarge { len: payload.len(), max: MAX_PAYLOAD_LEN });
+/// Where a handle's groups are stored: the shared records, after a latency.
+struct Store {
+    log: Arc<Shared>,
+    latency: Duration,
+}
+
+impl Publish for Store {
+    fn publish(
+        &self,
+        frames: Vec<u8>,
+        after: Known,
+        (first, _last): (Committed, Committed),
+        _deadline: std::time::Instant,
+    ) -> Result<u64, Refusal> {
+        if !self.latency.is_zero() {
+            std::thread::sleep(self.latency);
         }
         let mut state = lock(&self.log.state);
         if !state.interfere.is_empty() {
             let foreign = state.interfere.remove(0);
-            state.push(foreign, (self.clock)());
-            self.log.grew.notify_all();
+            state.push(foreign, first.system_time);
         }
         let found = state.records.len() as u64;
-        if found != expected {
-            return Err(LogError::Conflict { expected, found });
+        if found != after.position {
+            self.log.grew.notify_all();
+            return Err(Refusal::Conflict { found });
         }
-        let committed = state.push(payload.to_vec(), (self.clock)());
+        let records =
+            decode_frames(&frames).map_err(|(at, why)| Refusal::Unavailable(format!("{at}: {why}")))?;
+        state.records.extend(records);
         self.log.grew.notify_all();
-        Ok(Ticket::new(committed))
+        Ok(state.records.len() as u64)
+    }
+}
+
+impl Handle {
+    /// Takes in records read from the shared log (the position of a record is its seq:
+    /// one record per message here).
+    fn learn(&self, records: &[Record]) {
+        if let Some(last) = records.last() {
+            let bytes = records.iter().map(Record::frame_len).sum();
+            self.group.learn(Known { seq: last.seq, time: last.system_time, position: last.seq }, bytes);
+        }
+    }
+}
+
+impl RecordLog for Handle {
+    fn submit(&self, payload: &[u8], after: After) -> Result<Ticket, LogError> {
+        self.group.submit(payload, after, &self.clock)
     }
 
     fn wait(&self, ticket: Ticket) -> Result<Committed, LogError> {
-        Ok(ticket.committed())
+        self.group.wait(ticket, &self.store)
     }
 
     fn read_after(&self, after: u64) -> Result<Vec<Record>, LogError> {
-        let state = lock(&self.log.state);
-        let from = usize::try_from(after).unwrap_or(usize::MAX).min(state.records.len());
-        Ok(state.records[from..].to_vec())
+        let records = {
+            let state = lock(&self.store.log.state);
+            let from = usize::try_from(after).unwrap_or(usize::MAX).min(state.records.len());
+            state.records[from..].to_vec()
+        };
+        self.learn(&records);
+        Ok(records)
     }
 
     fn follow(&self, after: u64, timeout: Duration) -> Result<Vec<Record>, LogError> {
-        let state = lock(&self.log.state);
-        let (state, _) = self
-            .log
-            .grew
-            .wait_timeout_while(state, timeout, |s| s.records.len() as u64 <= after)
-            .unwrap_or_else(PoisonError::into_inner);
-        let from = usize::try_from(after).unwrap_or(usize::MAX).min(state.records.len());
-        Ok(state.records[from..].to_vec())
+        let records = {
+            let state = lock(&self.store.log.state);
+            let (state, _) = self
+                .store
+                .log
+                .grew
+                .wait_timeout_while(state, timeout, |s| s.records.len() as u64 <= after)
+                .unwrap_or_else(PoisonError::into_inner);
+            let from = usize::try_from(after).unwrap_or(usize::MAX).min(state.records.len());
+            state.records[from..].to_vec()
+        };
+        self.learn(&records);
+        Ok(records)
     }
 
     fn last_seq(&self) -> u64 {
-        lock(&self.log.state).records.len() as u64
+        self.group.last_seq()
+    }
+
+    fn own_pending(&self) -> u64 {
+        self.group.own_pending()
+    }
+
+    fn refusals(&self) -> u64 {
+        self.group.refusals()
     }
 
     fn size_bytes(&self) -> u64 {
-        lock(&self.log.state).records.iter().map(|r| (FRAME_HEADER_LEN + r.payload.len()) as u64).sum()
+        self.group.size()
     }
 }

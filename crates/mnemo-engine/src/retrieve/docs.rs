@@ -109,7 +109,7 @@ impl Docs {
             Event::FactAsserted(f) => {
                 self.push(RecordRef::Fact(f.id), fact_sentence(index, f), Vec::new(), index.fact_embedded(f))
             }
-            Event::EntityDeclared(e) => {
+            Event::EntityDeclared(e) | Event::EntityCreated(e) => {
                 if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
                     self.replace(RecordRef::Entity(e.id), t, index.embedding_policy().entities);
                 }

@@ -80,18 +80,24 @@ fn a_batch_the_other_writer_made_invalid_is_refused_and_writes_nothing() {
 }
 
 #[test]
-fn a_writer_always_beaten_gets_a_typed_conflict_and_writes_nothing() {
-    let backend = SharedBackend::new();
+fn a_writer_always_beaten_gets_a_typed_conflict_once_its_budget_is_spent_and_writes_nothing() {
+    let budget = std::time::Duration::from_millis(300);
+    let backend = SharedBackend::with_write_budget(budget);
     let a = store(&backend);
     a.append(&ns(), vec![entity("Ada")]).unwrap();
-    // Another writer appends a valid batch before every one of `a`'s tries.
+    // Another writer appends a valid batch (one that creates no record) before every one
+    // of `a`'s tries.
     let foreign = {
         let other = SharedBackend::new();
-        store(&other).append(&ns(), vec![entity("Zed")]).unwrap();
+        let define = mnemo_engine::core::PredicateDef::undeclared("likes");
+        store(&other).append(&ns(), vec![Change::DefinePredicate(define)]).unwrap();
         other.records("team").remove(0).payload
     };
-    backend.interfere("team", 1_000, foreign);
+    backend.interfere("team", 1_000_000, foreign);
+    let started = std::time::Instant::now();
     let refused = a.append(&ns(), vec![entity("Cy")]).unwrap_err();
+    // Retried until the budget is spent, and not much longer.
+    assert!(started.elapsed() >= budget && started.elapsed() < budget * 10, "{:?}", started.elapsed());
     match refused {
         EngineError::Conflict { namespace, expected, found } => {
             assert_eq!(namespace, "team");
@@ -112,11 +118,235 @@ fn the_file_log_is_its_only_writer_and_refuses_a_stale_expectation() {
     let (log, recovery): (Box<dyn RecordLog>, _) =
         backend.open("events", Arc::new(move || clock.as_micros())).unwrap();
     assert!(recovery.records.is_empty() && log.exclusive());
-    let first = log.submit(b"one", 0).unwrap();
+    let first = log.submit(b"one", mnemo_log::After::only_writer(0)).unwrap();
     log.wait(first).unwrap();
-    let stale = log.submit(b"two", 0).unwrap_err();
+    let stale = log.submit(b"two", mnemo_log::After::only_writer(0)).unwrap_err();
     assert!(matches!(stale, mnemo_engine::LogError::Conflict { expected: 0, found: 1 }), "{stale:?}");
-    let second = log.submit(b"two", 1).unwrap();
+    let second = log.submit(b"two", mnemo_log::After::only_writer(1)).unwrap();
     assert_eq!(log.wait(second).unwrap().seq, 2);
     assert_eq!(log.read_after(1).unwrap().iter().map(|r| r.payload.clone()).collect::<Vec<_>>(), [b"two"]);
+}
+
+/// A small deterministic generator (xorshift): each writer draws its own batch shapes.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// What a writer asked one batch for, to check against what the log holds.
+struct Asked {
+    /// The batch's changes' expected records, by change: an entity's name, a fact's
+    /// object value, an episode's text.
+    records: Vec<Expect>,
+}
+
+enum Expect {
+    Entity(String),
+    Fact { subject: String, value: String },
+    Episode(String),
+}
+
+/// One batch of a writer: a different mix each time — new entities, facts on entities
+/// every writer shares (or on its own), the same fact again (a restatement), episodes.
+fn shaped(draw: &mut Draw, who: &str, i: u64) -> (Vec<Change>, Asked) {
+    use mnemo_engine::core::{Interval, Literal};
+    use mnemo_engine::{NewFact, ObjectRef};
+    let mut changes = Vec::new();
+    let mut records = Vec::new();
+    for e in 0..draw.below(4) {
+        let name = format!("{who}-{i}-e{e}");
+        changes.push(entity(&name));
+        records.push(Expect::Entity(name));
+    }
+    for f in 0..draw.below(4) {
+        let subject = match draw.below(3) {
+            0 => format!("shared-{}", draw.below(5)),
+            1 => format!("{who}-own"),
+            _ => changes
+                .iter()
+                .find_map(|c| match c {
+                    Change::DeclareEntity(e) => Some(e.name.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "shared-0".into()),
+        };
+        let value = format!("{who}-{i}-f{f}");
+        let fact = NewFact::new(
+            mnemo_engine::EntityRef::Name(subject.clone()),
+            "said",
+            ObjectRef::Literal(Literal::String(value.clone())),
+            Interval::open(Timestamp::from_micros(1_600_000_000_000_000)),
+        );
+        let twice = draw.below(4) == 0;
+        changes.push(Change::AssertFact(fact.clone()));
+        records.push(Expect::Fact { subject: subject.clone(), value: value.clone() });
+        if twice {
+            changes.push(Change::AssertFact(fact));
+            records.push(Expect::Fact { subject, value });
+        }
+    }
+    for _ in 0..draw.below(3) {
+        let text = format!("{who} said {i}.{}", records.len());
+        changes.push(Change::RecordEpisode(NewEpisode {
+            text: text.clone(),
+            occurred_at: Timestamp::from_micros(1_700_000_000_000_000),
+            ..NewEpisode::default()
+        }));
+        records.push(Expect::Episode(text));
+    }
+    if changes.is_empty() {
+        let name = format!("{who}-{i}-only");
+        changes.push(entity(&name));
+        records.push(Expect::Entity(name));
+    }
+    (changes, Asked { records })
+}
+
+/// Several stores writing one namespace at once, each with writers that differ (new
+/// entities, facts on shared entities, restatements, episodes, in numbers that differ
+/// from batch to batch), over a log that takes a while to store each group, so that
+/// groups form, race and are refused. Every acknowledged batch is in the log at its seq;
+/// every id a receipt gave names what its writer asked for on every store (no fact
+/// lost, no entity renamed, no episode another's); ids are never given twice; and every
+/// store, a fresh one and a full replay agree.
+#[test]
+fn writers_that_differ_on_several_stores_never_share_an_id_or_lose_a_write() {
+    use mnemo_engine::RecordId;
+    let backend = SharedBackend::with_latency(std::time::Duration::from_micros(300));
+    let stores: Vec<Store> = (0..3).map(|_| store(&backend)).collect();
+    let team = ns();
+    stores[0].append(&team, vec![entity("shared-0"), entity("shared-1"), entity("shared-2")]).unwrap();
+    let acked = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for (n, node) in stores.iter().enumerate() {
+            for w in 0..3 {
+                let (team, acked) = (team.clone(), &acked);
+                scope.spawn(move || {
+                    let who = format!("n{n}w{w}");
+                    let mut draw = Draw(0x9E37_79B9_7F4A_7C15 ^ ((n * 7 + w) as u64 + 1));
+                    for i in 0..100 {
+                        let (changes, asked) = shaped(&mut draw, &who, i);
+                        let receipt =
+                            node.append(&team, changes).unwrap_or_else(|e| panic!("{who} batch {i}: {e}"));
+                        acked.lock().unwrap().push((receipt, asked));
+                    }
+                });
+            }
+        }
+    });
+    let acked = acked.into_inner().unwrap();
+    let last = Seq(1 + acked.len() as u64);
+    let fresh = store(&backend);
+    let mut everyone: Vec<&Store> = stores.iter().collect();
+    everyone.push(&fresh);
+    let latest = Seq(u64::MAX);
+    let mut ids_given = std::collections::HashSet::new();
+    for node in &everyone {
+        assert_eq!(node.catch_up(&team).unwrap(), last, "a store did not reach the log's end");
+    }
+    for (receipt, asked) in &acked {
+        for (id, expect) in receipt.ids.iter().zip(&asked.records) {
+            let id = id.unwrap_or_else(|| panic!("batch {}: a change without an id", receipt.seq));
+            for node in &everyone {
+                match (id, expect) {
+                    (RecordId::Entity(e), Expect::Entity(name)) => {
+                        let held = node.entity_version(&team, e, latest).map(|e| e.name);
+                        assert_eq!(
+                            held.as_deref(),
+                            Some(name.as_str()),
+                            "entity {e} of batch {}",
+                            receipt.seq
+                        );
+                    }
+                    (RecordId::Fact(f), Expect::Fact { subject, value }) => {
+                        let view = node.fact(&team, f, ReadAt::latest()).unwrap().value;
+                        let view =
+                            view.unwrap_or_else(|| panic!("fact {f} of batch {} is lost", receipt.seq));
+                        let held = node.entity_version(&team, view.fact.subject, latest).map(|e| e.name);
+                        assert_eq!(held.as_deref(), Some(subject.as_str()), "fact {f}'s subject");
+                        assert_eq!(
+                            view.fact.object,
+                            mnemo_engine::core::Value::Literal(mnemo_engine::core::Literal::String(
+                                value.clone()
+                            )),
+                            "fact {f} of batch {}",
+                            receipt.seq
+                        );
+                    }
+                    (RecordId::Episode(e), Expect::Episode(text)) => {
+                        let held = node.episode_at(&team, e, latest).map(|(e, _)| e.text);
+                        assert_eq!(
+                            held.as_deref(),
+                            Some(text.as_str()),
+                            "episode {e} of batch {}",
+                            receipt.seq
+                        );
+                    }
+                    (id, _) => panic!("batch {}: {id:?} is not what was asked", receipt.seq),
+                }
+            }
+            assert!(ids_given.insert(format!("{id:?}")), "{id:?} given to two records");
+        }
+    }
+    let reference = answers_of(&fresh, &team);
+    for node in &stores {
+        assert_eq!(answers_of(node, &team), reference, "a store answers differently");
+    }
+    // A store that replays the whole log with no checkpoint agrees too.
+    stores[0].checkpoint(&team).unwrap();
+    let replayed = Store::with_backend(
+        Arc::new(NoCheckpoints(backend.clone())),
+        system_clock(),
+        StoreOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(answers_of(&replayed, &team), reference);
+    eprintln!("{} batches acknowledged from 9 writers on 3 stores", acked.len());
+}
+
+/// Everything a store holds of a namespace, as one comparable value.
+fn answers_of(store: &Store, ns: &Namespace) -> String {
+    let entities =
+        store.entities(ns, &EntityFilter::default(), ReadAt::latest(), None, 10_000).unwrap().value;
+    let facts = store.all_facts(ns, ReadAt::latest(), None, 10_000).unwrap().value;
+    let filter = mnemo_engine::EpisodeFilter::default();
+    let episodes = store.episodes(ns, &filter, ReadAt::latest(), None, 10_000).unwrap().value;
+    format!("{entities:?}\n{facts:?}\n{episodes:?}\n{:?}", store.counts(ns))
+}
+
+/// The shared log without its checkpoints: a store over it replays every batch.
+struct NoCheckpoints(SharedBackend);
+
+impl LogBackend for NoCheckpoints {
+    fn list(&self) -> Result<Vec<String>, mnemo_engine::LogError> {
+        self.0.list()
+    }
+    fn check(&self, name: &str) -> Result<Option<mnemo_engine::Truncation>, mnemo_engine::LogError> {
+        self.0.check(name)
+    }
+    fn open(
+        &self,
+        name: &str,
+        clock: mnemo_log::Clock,
+    ) -> Result<(Box<dyn mnemo_engine::RecordLog>, mnemo_log::Recovery), mnemo_engine::LogError> {
+        self.0.open(name, clock)
+    }
+    fn shared(&self) -> bool {
+        true
+    }
+    fn keeps_checkpoints(&self) -> bool {
+        false
+    }
+    fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, mnemo_engine::LogError> {
+        Ok(None)
+    }
+    fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), mnemo_engine::LogError> {
+        Ok(())
+    }
 }
