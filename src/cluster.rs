@@ -16,12 +16,15 @@ static CLUSTER: OnceLock<ClusterConfig> = OnceLock::new();
 
 /// The cluster settings as the backend takes them.
 pub(crate) fn config_of(settings: &ClusterSettings) -> ClusterConfig {
+    let defaults = ClusterConfig::default();
     ClusterConfig {
         urls: settings.nats.clone(),
         credentials: settings.credentials.clone(),
-        shards: settings.shards,
-        replicas: settings.replicas,
-        ..ClusterConfig::default()
+        shards: settings.shards.unwrap_or(defaults.shards),
+        replicas: settings.replicas.unwrap_or(defaults.replicas),
+        expect_shards: settings.shards,
+        expect_replicas: settings.replicas,
+        ..defaults
     }
 }
 
@@ -55,11 +58,14 @@ pub(crate) fn open(data: &Path, options: StoreOptions) -> anyhow::Result<Store> 
 }
 
 /// `mnemo cluster init`: creates the shard streams and the checkpoint store (or checks
-/// them), and says what it made.
-fn init(settings: &ClusterSettings) -> anyhow::Result<()> {
+/// them; never weakening them unless `force`), and says what it made or changed.
+fn init(settings: &ClusterSettings, force: bool) -> anyhow::Result<()> {
     let config = config_of(settings);
-    let backend = JetStreamBackend::init(&config)
+    let (backend, changed) = JetStreamBackend::init(&config, force)
         .with_context(|| format!("initialising the cluster at {}", config.urls.join(",")))?;
+    for change in changed {
+        println!("mnemo: changed: {change}");
+    }
     println!(
         "mnemo: cluster ready: {} shard streams MNEMO_LOG_0..{} (R{}), checkpoints in {}; {} namespaces",
         backend.config().shards,
@@ -84,19 +90,23 @@ pub(crate) enum ClusterAction {
         /// Copies of each stream: 3 survives the loss of one server.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=5))]
         replicas: u64,
+        /// Allow what weakens a live cluster: fewer replicas, or another shard count on a
+        /// cluster that holds no namespace yet.
+        #[arg(long)]
+        force: bool,
     },
 }
 
 /// Runs a `mnemo cluster` command.
 pub(crate) fn run(action: ClusterAction) -> anyhow::Result<()> {
     match action {
-        ClusterAction::Init { cluster: urls, shards, replicas } => {
+        ClusterAction::Init { cluster: urls, shards, replicas, force } => {
             let settings = ClusterSettings {
-                shards,
-                replicas: usize::try_from(replicas).unwrap_or(3),
+                shards: Some(shards),
+                replicas: Some(usize::try_from(replicas).unwrap_or(3)),
                 ..settings_from_flag(&urls)
             };
-            init(&settings)
+            init(&settings, force)
         }
     }
 }

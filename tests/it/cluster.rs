@@ -251,7 +251,14 @@ fn without_jetstream_writes_are_unavailable_and_reads_go_on() {
         5 => assert_eq!(ids, ["after", "before-0", "before-1", "before-2", "during"]),
         _ => panic!("batch {seq}: {ids:?}"),
     }
+    // Ready again once its probe (asked at most once a second) sees every stream led.
+    let ready = std::time::Instant::now();
+    while crate::common::serve::http(addr, "GET", "/readyz", "").unwrap().0 != 200 {
+        assert!(ready.elapsed() < Duration::from_secs(10), "not ready after JetStream came back");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert_eq!(crate::common::serve::http(addr, "GET", "/healthz", "").unwrap().0, 200);
+    assert_eq!(crate::common::serve::http(addr, "GET", "/livez", "").unwrap().0, 200);
 }
 
 /// A store moves from a data directory to a cluster (export, then import `--cluster`) and

@@ -146,7 +146,18 @@ impl Store {
         {
             return Err(self.refuse_damaged(&shard, why));
         }
-        let (compacted, cache_entries_dropped) = self.compact_and_reopen(&shard)?;
+        // From here on the erasure is acknowledged: a failure to rewrite is said as such.
+        let (compacted, cache_entries_dropped) = self.compact_and_reopen(&shard).map_err(|e| match e {
+            EngineError::Damaged { .. } | EngineError::NamespaceDropped { .. } => e,
+            other => EngineError::ErasureUnfinished {
+                namespace: ns.to_string(),
+                seq: Seq(committed.seq),
+                reason: match other {
+                    EngineError::Unavailable { reason, .. } => format!("the log did not answer: {reason}"),
+                    other => other.to_string(),
+                },
+            },
+        })?;
         let batches_rewritten = compacted.get(&committed.seq).copied().unwrap_or(0);
         Ok(Erased { seq: Seq(committed.seq), system_time, records, batches_rewritten, cache_entries_dropped })
     }
@@ -406,9 +417,13 @@ impl Store {
         let deadline = std::time::Instant::now() + self.backend.write_budget();
         let rewritten = loop {
             attempts += 1;
-            let records = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source))?;
-            match self.compact_log(ns, records) {
-                Err(EngineError::Conflict { .. }) if std::time::Instant::now() < deadline => {
+            let read = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source));
+            match read.and_then(|records| self.compact_log(ns, records)) {
+                // Another node appended (another erasure) meanwhile, or JetStream did not
+                // answer for a moment: read again and rewrite, within the budget.
+                Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. })
+                    if std::time::Instant::now() < deadline =>
+                {
                     crate::append::backoff(attempts);
                 }
                 other => break other?,

@@ -118,8 +118,9 @@ pub enum EngineError {
         /// The limit.
         max: u64,
     },
-    /// A read pinned `knownAt` past the last committed batch.
-    #[error("knownAt {requested} is past the last committed batch {latest}")]
+    /// A read pinned `knownAt` past the last committed batch (on a cluster: past the last
+    /// batch this node has applied, after waiting for it).
+    #[error("knownAt {requested} is past the last batch known here, {latest} ({} batches behind)", requested.0.saturating_sub(latest.0))]
     NotYetKnown {
         /// The requested sequence.
         requested: Seq,
@@ -195,6 +196,20 @@ pub enum EngineError {
     Unavailable {
         /// The namespace.
         namespace: String,
+        /// What failed.
+        reason: String,
+    },
+    /// An erasure is recorded (at batch `seq`, acknowledged) but rewriting the copies that
+    /// still hold its content failed; the namespace finishes it when it next opens, on
+    /// any node. Do not send it again.
+    #[error(
+        "namespace {namespace:?}: the erasure is recorded at batch {seq} and acknowledged; removing the content from the log's copies failed ({reason}) and is finished when the namespace next opens"
+    )]
+    ErasureUnfinished {
+        /// The namespace.
+        namespace: String,
+        /// The erasure's batch.
+        seq: Seq,
         /// What failed.
         reason: String,
     },

@@ -29,7 +29,18 @@ impl Store {
         }
         let started = Instant::now();
         loop {
-            if self.catch_up_shard(shard)? >= seq || started.elapsed() >= MAX_CATCH_UP_WAIT {
+            match self.catch_up_shard(shard) {
+                Ok(applied) if applied >= seq => return Ok(()),
+                Ok(_) => {}
+                // The log may not answer for a moment (a stream electing its leader): the
+                // read waits on, and past its bound answers `NotYetKnown` with how far
+                // this node got, as it would had the batch not come.
+                Err(EngineError::Unavailable { reason, .. }) => {
+                    tracing::debug!(namespace = %shard.name, reason, "catching up for a read; the log does not answer yet");
+                }
+                Err(e) => return Err(e),
+            }
+            if started.elapsed() >= MAX_CATCH_UP_WAIT {
                 return Ok(());
             }
             crate::interrupt::check("waiting for a batch another node wrote")?;

@@ -677,21 +677,6 @@ impl Store {
         self.backend.health()
     }
 
-    /// Per open namespace: the last batch applied here and the last the log holds as far
-    /// as this node knows (equal on a log with one writer; behind them is lag).
-    pub fn applied(&self) -> Vec<(Namespace, Seq, Seq)> {
-        let shards: Vec<_> = read(&self.shards).iter().map(|(ns, s)| (ns.clone(), Arc::clone(s))).collect();
-        let mut out: Vec<_> = shards
-            .into_iter()
-            .map(|(ns, shard)| {
-                let applied = read(&shard.index).last_seq();
-                (ns, applied, Seq(shard.log.last_seq().max(applied.0)))
-            })
-            .collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
-    }
-
     /// The clock's reading now.
     pub fn now(&self) -> Timestamp {
         (self.clock)()

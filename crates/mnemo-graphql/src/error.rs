@@ -58,6 +58,10 @@ pub mod code {
     /// (from a backup, or the file moved away); other namespaces serve. `mnemo inspect`
     /// names the damage.
     pub const NAMESPACE_DAMAGED: &str = "NAMESPACE_DAMAGED";
+    /// The erasure is recorded and acknowledged, but removing its content from the log's
+    /// copies failed for now: it is finished when the namespace next opens. Do not send it
+    /// again.
+    pub const ERASURE_UNFINISHED: &str = "ERASURE_UNFINISHED";
     /// A SPARQL query is malformed, or failed while it ran.
     pub const INVALID_QUERY: &str = "INVALID_QUERY";
     /// None of the media types the client accepts can carry the answer (HTTP 406).
@@ -156,6 +160,7 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::Unavailable { .. } => code::UNAVAILABLE,
         EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
+        EngineError::ErasureUnfinished { .. } => code::ERASURE_UNFINISHED,
         EngineError::NamespaceDropped { .. } => code::NAMESPACE_DROPPED,
         _ => return None,
     })

@@ -12,7 +12,7 @@
 
 use std::collections::HashSet;
 
-use mnemo_core::{Event, Seq};
+use mnemo_core::{Event, Seq, Timestamp};
 
 use crate::state::NamespaceIndex;
 
@@ -44,6 +44,18 @@ pub enum ApplyError {
 }
 
 impl NamespaceIndex {
+    /// Folds in batch `seq`, committed at `system_time`. Batches must come in order, and
+    /// a batch that creates a record under an id given before is damage
+    /// ([`NamespaceIndex::admit`]): either is refused whole, and nothing of it applied.
+    pub fn apply(&mut self, seq: Seq, system_time: Timestamp, events: &[Event]) -> Result<(), ApplyError> {
+        self.admit(seq, events)?;
+        self.batches.push(system_time);
+        for event in events {
+            self.apply_event(seq, event);
+        }
+        Ok(())
+    }
+
     /// Checks batch `seq` before it is applied: it follows the last batch, and every
     /// record it creates has an id above every id of its kind so far, given once.
     pub fn admit(&self, seq: Seq, events: &[Event]) -> Result<(), ApplyError> {

@@ -209,24 +209,8 @@ impl NamespaceIndex {
         IdHighWater { entity: self.max_entity, fact: self.max_fact, episode: self.max_episode }
     }
 
-    /// Folds in batch `seq`, committed at `system_time`. Batches must come in order, and
-    /// a batch that creates a record under an id given before is damage
-    /// ([`NamespaceIndex::admit`]): either is refused whole, and nothing of it applied.
-    pub fn apply(
-        &mut self,
-        seq: Seq,
-        system_time: Timestamp,
-        events: &[Event],
-    ) -> Result<(), crate::ApplyError> {
-        self.admit(seq, events)?;
-        self.batches.push(system_time);
-        for event in events {
-            self.apply_event(seq, event);
-        }
-        Ok(())
-    }
-
-    fn apply_event(&mut self, seq: Seq, event: &Event) {
+    /// Folds in one event of batch `seq` (once [`NamespaceIndex::admit`] let the batch in).
+    pub(crate) fn apply_event(&mut self, seq: Seq, event: &Event) {
         match event {
             Event::EpisodeRecorded(episode) => self.apply_episode(seq, episode),
             Event::EntityDeclared(entity) | Event::EntityCreated(entity) => self.apply_entity(seq, entity),

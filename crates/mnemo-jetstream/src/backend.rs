@@ -5,25 +5,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_nats::jetstream::consumer::{DeliverPolicy, push};
-use async_nats::jetstream::{object_store, stream};
+use async_nats::jetstream::stream;
 use futures_util::{StreamExt, TryStreamExt};
 use mnemo_log::{
     Clock, FORMAT_VERSION, LogBackend, LogError, Record, RecordLog, Recovery, Truncation, validate_name,
 };
-use tokio::io::AsyncReadExt;
 
-use crate::config::{ClusterConfig, MAX_SHARDS};
+use crate::config::ClusterConfig;
 use crate::handle::StreamLog;
+use crate::layout::{self, INIT_PATIENCE};
 use crate::link::{Link, connect_link};
+use crate::objects::{CHECKPOINT_BUCKET, Objects};
 use crate::reading::unavailable;
 use crate::rewrite;
-use crate::subjects::{namespace_of, shard_of, stream_name, subject_of};
-
-/// The object store bucket that keeps checkpoints, and the search vectors beside them.
-pub const CHECKPOINT_BUCKET: &str = "mnemo-checkpoints";
-
-/// How long `init` waits for a cluster that just started to elect its leaders.
-const INIT_PATIENCE: Duration = Duration::from_secs(90);
+use crate::subjects::{namespace_of, shard_of, subject_of};
 
 type Watcher = Arc<dyn Fn(&str) + Send + Sync>;
 
@@ -31,83 +26,39 @@ type Watcher = Arc<dyn Fn(&str) + Send + Sync>;
 pub struct JetStreamBackend {
     link: Arc<Link>,
     streams: Vec<stream::Stream>,
-    checkpoints: object_store::ObjectStore,
+    /// The stream of the checkpoint bucket.
+    checkpoints: stream::Stream,
     watchers: Arc<Mutex<Vec<Watcher>>>,
-}
-
-fn describe(shard: u32, shards: u32) -> String {
-    format!("Mnemo log, shard {shard} of {shards}")
+    /// Whether the cluster takes writes, as last asked.
+    probe: crate::probe::Probe,
+    /// Compacts streams' Raft logs after erasures.
+    compactor: crate::wal::Compactor,
 }
 
 impl JetStreamBackend {
     /// Creates the shard streams and the checkpoint store, or checks that they are there
-    /// as configured; safe to run again. Returns the connected backend.
-    pub fn init(config: &ClusterConfig) -> Result<Self, LogError> {
+    /// as configured; safe to run again. On a cluster laid out already it never weakens
+    /// it unless `force` (see `layout.rs`). Returns the connected backend and what changed.
+    pub fn init(config: &ClusterConfig, force: bool) -> Result<(Self, Vec<String>), LogError> {
         let link = connect_link(config)?;
-        let (context, shards, replicas, max) =
-            (link.context.clone(), config.shards, config.replicas, config.max_message);
-        link.bridge.run(async move {
-            if let Ok(mut first) = context.get_stream(stream_name(0)).await
-                && let Ok(info) = first.info().await
-                && info.config.description.as_deref() != Some(describe(0, shards).as_str())
-            {
-                return Err(unavailable(
-                    "cluster init",
-                    format!(
-                        "the cluster exists with another layout ({:?}); its shard count cannot change",
-                        info.config.description
-                    ),
-                ));
-            }
-            for shard in 0..shards {
-                let stream = stream::Config {
-                    name: stream_name(shard),
-                    description: Some(describe(shard, shards)),
-                    subjects: vec![format!("mnemo.log.{shard}.>")],
-                    storage: stream::StorageType::File,
-                    num_replicas: replicas,
-                    max_message_size: i32::try_from(max).unwrap_or(i32::MAX),
-                    // Reads ask the leader (see `reading.rs`): no replica answers gets.
-                    allow_direct: false,
-                    duplicate_window: Duration::from_secs(120),
-                    ..Default::default()
-                };
-                // A cluster that just started elects its metadata leader first: retry.
-                let started = std::time::Instant::now();
-                loop {
-                    match context.create_or_update_stream(stream.clone()).await {
-                        Ok(_) => break,
-                        Err(e) if started.elapsed() < INIT_PATIENCE => {
-                            tracing::debug!(error = %e, "creating a stream; retrying");
-                            tokio::time::sleep(Duration::from_millis(250)).await;
-                        }
-                        Err(e) => return Err(unavailable("creating a stream", e)),
-                    }
+        // A cluster that just started elects its metadata leader first: ask again.
+        let started = std::time::Instant::now();
+        let done = loop {
+            let (context, config) = (link.context.clone(), config.clone());
+            match link.bridge.run(async move { layout::init(&context, &config, force).await })? {
+                Err(LogError::Unavailable { reason }) if started.elapsed() < INIT_PATIENCE => {
+                    tracing::debug!(reason, "the cluster does not answer yet; asking again");
+                    std::thread::sleep(Duration::from_millis(250));
                 }
+                done => break done?,
             }
-            if context.get_object_store(CHECKPOINT_BUCKET).await.is_err() {
-                let bucket = object_store::Config {
-                    bucket: CHECKPOINT_BUCKET.into(),
-                    description: Some(
-                        "Mnemo checkpoints and search vectors (derived: deleting them changes no answer)"
-                            .into(),
-                    ),
-                    storage: stream::StorageType::File,
-                    num_replicas: replicas,
-                    ..Default::default()
-                };
-                context
-                    .create_object_store(bucket)
-                    .await
-                    .map_err(|e| unavailable("creating the checkpoint store", e))?;
-            }
-            Ok::<(), LogError>(())
-        })??;
-        Self::open_with(link)
+        };
+        Ok((Self::open_with(link)?, done))
     }
 
     /// Connects to an initialised cluster (`mnemo cluster init`): its streams must be
-    /// there; their number is read from them (`config.shards` is only used by `init`).
+    /// there; their number is read from them, and must be what the configuration expects
+    /// if it says (`config.expect_shards`).
     pub fn connect(config: &ClusterConfig) -> Result<Self, LogError> {
         Self::open_with(connect_link(config)?)
     }
@@ -116,7 +67,8 @@ impl JetStreamBackend {
         // A node may start while the cluster elects its leaders: retry for a while.
         let started = std::time::Instant::now();
         let (streams, checkpoints) = loop {
-            match Self::layout(&link) {
+            let (context, config) = (link.context.clone(), link.config.clone());
+            match link.bridge.run(async move { layout::read(&context, &config).await })? {
                 Ok(found) => break found,
                 Err(LogError::Unavailable { reason }) if started.elapsed() < INIT_PATIENCE => {
                     tracing::debug!(reason, "the cluster does not answer yet; retrying");
@@ -126,54 +78,18 @@ impl JetStreamBackend {
             }
         };
         link.config.shards = u32::try_from(streams.len()).unwrap_or(u32::MAX);
-        let backend =
-            JetStreamBackend { link: Arc::new(link), streams, checkpoints, watchers: Arc::default() };
+        let link = Arc::new(link);
+        let compactor = crate::wal::Compactor::start(&link);
+        let backend = JetStreamBackend {
+            link,
+            streams,
+            checkpoints,
+            watchers: Arc::default(),
+            probe: crate::probe::Probe::default(),
+            compactor,
+        };
         backend.listen()?;
         Ok(backend)
-    }
-
-    /// The shard streams and the checkpoint store. The shard count is the cluster's,
-    /// fixed by `init`: read from the first stream's description.
-    fn layout(link: &Link) -> Result<(Vec<stream::Stream>, object_store::ObjectStore), LogError> {
-        let context = link.context.clone();
-        link.bridge.run(async move {
-            let mut streams = Vec::new();
-            let mut shards = 1;
-            let mut shard = 0;
-            while shard < shards {
-                let mut stream = context.get_stream(stream_name(shard)).await.map_err(|e| {
-                    unavailable(&format!("stream {} (run `mnemo cluster init`)", stream_name(shard)), e)
-                })?;
-                let info = stream.info().await.map_err(|e| unavailable("stream info", e))?;
-                let described = info.config.description.as_deref().and_then(|d| {
-                    let (of, total) = d.strip_prefix("Mnemo log, shard ")?.split_once(" of ")?;
-                    Some((of.parse::<u32>().ok()?, total.parse::<u32>().ok()?))
-                });
-                match described {
-                    Some((of, total)) if of == shard && (shard == 0 || total == shards) => shards = total,
-                    _ => {
-                        return Err(unavailable(
-                            "cluster layout",
-                            format!(
-                                "stream {} is not a Mnemo log shard ({:?})",
-                                stream_name(shard),
-                                info.config.description
-                            ),
-                        ));
-                    }
-                }
-                if shards == 0 || shards > MAX_SHARDS {
-                    return Err(unavailable("cluster layout", format!("{shards} shards")));
-                }
-                streams.push(stream);
-                shard += 1;
-            }
-            let checkpoints = context
-                .get_object_store(CHECKPOINT_BUCKET)
-                .await
-                .map_err(|e| unavailable("the checkpoint store (run `mnemo cluster init`)", e))?;
-            Ok::<_, LogError>((streams, checkpoints))
-        })?
     }
 
     /// Hears every append on the cluster and tells the watchers which namespace moved:
@@ -212,11 +128,15 @@ impl JetStreamBackend {
                     Err(e) => return Err(e),
                 }
             };
-            let watchers = Arc::clone(&self.watchers);
+            let (watchers, link) = (Arc::clone(&self.watchers), Arc::clone(&self.link));
             self.link.bridge.handle().spawn(async move {
                 while let Some(message) = messages.next().await {
                     let Ok(message) = message else { continue };
                     if let Some(name) = namespace_of(message.subject.as_str()) {
+                        let last = message.headers.as_ref().and_then(|h| h.get(crate::handle::LAST_BATCH));
+                        if let Some(last) = last.and_then(|v| v.as_str().parse::<u64>().ok()) {
+                            link.tails.heard(&name, last);
+                        }
                         let watchers = watchers.lock().unwrap_or_else(PoisonError::into_inner).clone();
                         for watcher in watchers {
                             watcher(&name);
@@ -253,6 +173,19 @@ impl JetStreamBackend {
     }
 }
 
+impl JetStreamBackend {
+    /// Has the Raft logs of the stream holding `name` compacted soon (after an erasure).
+    fn compact_soon(&self, name: &str) {
+        let filler = format!("mnemo.log.{}.~.fill", shard_of(name, self.link.config.shards));
+        self.compactor.ask(self.stream_of(name), filler);
+    }
+
+    /// The streams health asks about: the shards, then the checkpoint store.
+    fn probed(&self) -> Vec<stream::Stream> {
+        self.streams.iter().chain([&self.checkpoints]).cloned().collect()
+    }
+}
+
 /// The object holding a namespace's shared search vectors, beside its checkpoint (a
 /// namespace's name has no '/').
 fn vectors_object(name: &str) -> String {
@@ -261,48 +194,26 @@ fn vectors_object(name: &str) -> String {
 
 /// Objects in the checkpoint store: checkpoints and the search vectors beside them.
 impl JetStreamBackend {
-    fn load_object(&self, name: String, doing: &'static str) -> Result<Option<Vec<u8>>, LogError> {
-        let store = self.checkpoints.clone();
+    fn load_object(&self, name: String) -> Result<Option<Vec<u8>>, LogError> {
+        let (link, stream) = (Arc::clone(&self.link), self.checkpoints.clone());
         self.link.bridge.run(async move {
-            let mut object = match store.get(&name).await {
-                Ok(object) => object,
-                Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(unavailable(doing, e)),
-            };
-            let mut bytes = Vec::new();
-            object.read_to_end(&mut bytes).await.map_err(|e| unavailable(doing, e))?;
-            Ok(Some(bytes))
+            Objects { link: &link, stream: &stream, bucket: CHECKPOINT_BUCKET }.get(&name).await
         })?
     }
 
-    fn save_object(&self, name: String, blob: &[u8], doing: &'static str) -> Result<(), LogError> {
-        let (store, blob) = (self.checkpoints.clone(), blob.to_vec());
+    fn save_object(
+        &self,
+        namespace: &str,
+        kind: &'static str,
+        name: String,
+        blob: &[u8],
+    ) -> Result<(), LogError> {
+        let (link, stream, namespace, blob) =
+            (Arc::clone(&self.link), self.checkpoints.clone(), namespace.to_owned(), blob.to_vec());
         self.link.bridge.run(async move {
-            let mut reader = std::io::Cursor::new(blob);
-            store.put(name.as_str(), &mut reader).await.map(|_| ()).map_err(|e| unavailable(doing, e))
-        })?
-    }
-
-    /// Securely deletes an object's chunks, then the object.
-    fn erase_object(&self, name: String) -> Result<(), LogError> {
-        let (store, context) = (self.checkpoints.clone(), self.link.context.clone());
-        self.link.bridge.run(async move {
-            let info = match store.info(&name).await {
-                Ok(info) => info,
-                Err(e) if e.kind() == object_store::InfoErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(unavailable("finding a checkpoint", e)),
-            };
-            let stream = context
-                .get_stream(format!("OBJ_{CHECKPOINT_BUCKET}"))
+            Objects { link: &link, stream: &stream, bucket: CHECKPOINT_BUCKET }
+                .put(&namespace, kind, &name, &blob)
                 .await
-                .map_err(|e| unavailable("the checkpoint store", e))?;
-            let chunks = format!("$O.{CHECKPOINT_BUCKET}.C.{}", info.nuid);
-            rewrite::erase_subject(&stream, &chunks).await?;
-            match store.delete(&name).await {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == object_store::DeleteErrorKind::NotFound => Ok(()),
-                Err(e) => Err(unavailable("removing a checkpoint", e)),
-            }
         })?
     }
 }
@@ -373,12 +284,12 @@ impl LogBackend for JetStreamBackend {
 
     fn load_checkpoint(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         validate_name(name)?;
-        self.load_object(name.to_owned(), "loading a checkpoint")
+        self.load_object(name.to_owned())
     }
 
     fn save_checkpoint(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         validate_name(name)?;
-        self.save_object(name.to_owned(), blob, "saving a checkpoint")
+        self.save_object(name, "checkpoint", name.to_owned(), blob)
     }
 
     fn keeps_vectors(&self) -> bool {
@@ -387,12 +298,12 @@ impl LogBackend for JetStreamBackend {
 
     fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         validate_name(name)?;
-        self.load_object(vectors_object(name), "loading search vectors")
+        self.load_object(vectors_object(name))
     }
 
     fn save_vectors(&self, name: &str, blob: &[u8]) -> Result<(), LogError> {
         validate_name(name)?;
-        self.save_object(vectors_object(name), blob, "saving search vectors")
+        self.save_object(name, "vectors", vectors_object(name), blob)
     }
 
     fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
@@ -404,6 +315,10 @@ impl LogBackend for JetStreamBackend {
             .link
             .bridge
             .run(async move { rewrite::rewrite(&link, &stream, &subject, &records).await })??;
+        if replaced > 0 {
+            // What was deleted is still in the replicas' Raft logs: make them compact.
+            self.compact_soon(name);
+        }
         tracing::info!(namespace = name, replaced, "stream messages replaced and securely deleted");
         Ok(())
     }
@@ -412,22 +327,33 @@ impl LogBackend for JetStreamBackend {
         validate_name(name)?;
         let subject = subject_of(name, self.link.config.shards);
         let stream = self.stream_of(name).clone();
-        self.link.bridge.run(async move {
+        let erased = self.link.bridge.run(async move {
             let mut erased = rewrite::erase_subject(&stream, &subject).await?;
             erased += rewrite::erase_subject(&stream, &rewrite::redo_subject(&subject)).await?;
             Ok::<usize, LogError>(erased)
         })??;
+        if erased > 0 {
+            self.compact_soon(name);
+        }
         self.remove_checkpoint(name)
     }
 
-    /// Securely deletes the chunks of the checkpoint and of the vectors beside it, then
-    /// the objects: an erasure's content must not stay in the store's blocks, as a plain
-    /// delete (a purge) may leave it.
+    /// Securely deletes every version of the checkpoint and of the vectors beside it
+    /// (the current ones, and any a crash or a race left behind), then the objects: an
+    /// erasure's content must not stay in the store's blocks, as a plain delete (a
+    /// purge) leaves it.
     fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
         validate_name(name)?;
-        for object in [name.to_owned(), vectors_object(name)] {
-            self.erase_object(object)?;
+        let (link, stream, namespace) = (Arc::clone(&self.link), self.checkpoints.clone(), name.to_owned());
+        let erased = self.link.bridge.run(async move {
+            let objects = Objects { link: &link, stream: &stream, bucket: CHECKPOINT_BUCKET };
+            objects.erase_namespace(&namespace, &[namespace.clone(), vectors_object(&namespace)]).await
+        })??;
+        if erased > 0 {
+            // The chunks' appends are still in the replicas' Raft logs: compact them.
+            self.compactor.ask(&self.checkpoints, format!("$O.{CHECKPOINT_BUCKET}.C.~.fill"));
         }
+        tracing::debug!(namespace = name, erased, "checkpoint chunks securely deleted");
         Ok(())
     }
 
@@ -435,8 +361,18 @@ impl LogBackend for JetStreamBackend {
         self.watchers.lock().unwrap_or_else(PoisonError::into_inner).push(news);
     }
 
+    /// Connected, and every shard stream and the checkpoint store answer with a leader
+    /// (asked at most once a second).
     fn health(&self) -> Result<(), String> {
-        if self.connected() { Ok(()) } else { Err("not connected to NATS".into()) }
+        self.probe.check(&self.link, &self.probed()).map(|_| ())
+    }
+
+    fn behind(&self, name: &str, applied: u64) -> Option<mnemo_log::Behind> {
+        self.link.tails.behind(name, applied)
+    }
+
+    fn stream_bytes(&self) -> Vec<(String, u64)> {
+        self.probe.check(&self.link, &self.probed()).unwrap_or_default()
     }
 
     fn write_budget(&self) -> Duration {

@@ -15,12 +15,19 @@ pub struct ClusterConfig {
     pub shards: u32,
     /// Replicas of each stream and of the checkpoint store (3 survives one server's loss).
     pub replicas: usize,
-    /// How long a write keeps retrying an unanswered publish before it answers
-    /// `UNAVAILABLE`: past a stream leader's loss, which nats-server's followers wait
-    /// 4–9 s (randomised) to notice before they elect another.
+    /// How long one write may take in all, retries included (a batch another node's
+    /// refused is prepared again, an unanswered publish is sent again), before it answers
+    /// `WRITE_CONFLICT` or `UNAVAILABLE`: past a stream leader's loss, which nats-server's
+    /// followers wait 4–9 s (randomised) to notice before they elect another.
     pub write_timeout: Duration,
     /// Largest message the servers accept (their `max_payload`); larger batches are refused.
     pub max_message: usize,
+    /// The shard count this node's configuration names, if it does: connecting to a
+    /// cluster laid out with another is refused, naming both.
+    pub expect_shards: Option<u32>,
+    /// The replicas this node's configuration names, if it does: connecting to a cluster
+    /// whose streams have fewer is refused, naming both.
+    pub expect_replicas: Option<usize>,
 }
 
 impl Default for ClusterConfig {
@@ -32,6 +39,8 @@ impl Default for ClusterConfig {
             replicas: 3,
             write_timeout: Duration::from_secs(12),
             max_message: 8 << 20,
+            expect_shards: None,
+            expect_replicas: None,
         }
     }
 }

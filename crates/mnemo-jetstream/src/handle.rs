@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_nats::HeaderMap;
-use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::Stream;
 use mnemo_log::{
     After, Clock, Committed, GroupCommit, Known, LogError, Publish, Record, RecordLog, Refusal, Ticket,
 };
 
+use crate::answers::{Answer, classify, code};
 use crate::link::Link;
 use crate::reading::{self, Message};
 use crate::rewrite;
@@ -27,6 +27,10 @@ use crate::rewrite;
 /// The header naming the last batch a message holds: what a node hearing of the append
 /// (headers only) learns of how far the log is, without reading it.
 pub(crate) const LAST_BATCH: &str = "Mnemo-Last-Batch";
+
+/// The pause before an append is sent again after an answer that says nothing (none in
+/// time, no responders while a stream elects its leader, a connection lost).
+const RETRY_PAUSE: Duration = Duration::from_millis(50);
 
 /// Whether `records` are batches `after + 1`, `after + 2`, … with none missing.
 fn follows_on(records: &[Record], after: u64) -> bool {
@@ -47,6 +51,7 @@ impl StreamLog {
     /// The log of `name` on `stream`; it knows nothing of the log until it reads it.
     pub(crate) fn new(link: Arc<Link>, stream: Stream, name: &str, subject: String, clock: Clock) -> Self {
         let group = GroupCommit::new(name, link.config.max_message);
+        link.tails.track(name);
         StreamLog { link, stream, name: name.to_owned(), subject, clock, group }
     }
 
@@ -128,6 +133,12 @@ impl StreamLog {
     }
 }
 
+impl Drop for StreamLog {
+    fn drop(&mut self) {
+        self.link.tails.untrack(&self.name);
+    }
+}
+
 impl Publish for StreamLog {
     /// Publishes one group, retrying an unanswered publish (same message id: it lands
     /// once) until the deadline; the stream sequence it got.
@@ -161,7 +172,7 @@ impl Publish for StreamLog {
                 };
                 match acked {
                     Ok(ack) => return Ok(ack.sequence),
-                    Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                    Err(e) if classify(&e) == Answer::Stale => {
                         // An earlier attempt that got no answer may have landed: then the
                         // message after the expected one is this very message.
                         if attempts > 1
@@ -177,13 +188,13 @@ impl Publish for StreamLog {
                         return Err(Refusal::Conflict { found });
                     }
                     Err(e) => {
-                        tracing::debug!(subject, error = %e, "publish unanswered; retrying");
-                        if Instant::now() + Duration::from_millis(100) >= deadline {
+                        tracing::debug!(subject, error = %e, code = ?code(&e), "publish not answered; asking again");
+                        if Instant::now() + RETRY_PAUSE >= deadline {
                             return Err(Refusal::Unavailable(format!("no answer from JetStream: {e}")));
                         }
                     }
                 }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(RETRY_PAUSE).await;
             }
         });
         outcome.unwrap_or_else(|e| Err(Refusal::Unavailable(e.to_string())))

@@ -20,16 +20,23 @@
 //! Every call here blocks (the engine is synchronous): the backend runs its own small
 //! Tokio runtime and hands work to it.
 
+mod answers;
 mod backend;
 mod bridge;
 mod config;
 mod handle;
+mod layout;
 mod link;
+mod objects;
+mod probe;
 mod reading;
 mod rewrite;
 pub mod servers;
 mod subjects;
+mod tails;
+mod wal;
 
-pub use backend::{CHECKPOINT_BUCKET, JetStreamBackend};
+pub use backend::JetStreamBackend;
 pub use config::ClusterConfig;
+pub use objects::CHECKPOINT_BUCKET;
 pub use subjects::{namespace_of, subject_of};

@@ -32,7 +32,7 @@ fn servers(n: usize) -> Option<(tempfile::TempDir, NatsServers)> {
 #[test]
 fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), LogError> {
     let Some((_dir, servers)) = servers(1) else { return Ok(()) };
-    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let a = JetStreamBackend::init(&config(&servers, 1), false)?.0;
     let b = JetStreamBackend::connect(&config(&servers, 1))?;
     let (log_a, recovery) = a.open("user.one", clock())?;
     assert!(recovery.records.is_empty());
@@ -73,7 +73,7 @@ fn two_nodes_append_in_one_order_and_a_stale_writer_is_refused() -> Result<(), L
 #[test]
 fn a_queued_batch_is_refused_when_a_read_learned_another_node_s_batch_of_its_seq() -> Result<(), LogError> {
     let Some((_dir, servers)) = servers(1) else { return Ok(()) };
-    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let a = JetStreamBackend::init(&config(&servers, 1), false)?.0;
     let b = JetStreamBackend::connect(&config(&servers, 1))?;
     let (log_a, _) = a.open("user.race", clock())?;
     log_a.wait(log_a.submit(b"batch 1", after(&*log_a, 0))?)?;
@@ -102,7 +102,7 @@ fn a_queued_batch_is_refused_when_a_read_learned_another_node_s_batch_of_its_seq
 #[test]
 fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogError> {
     let Some((_dir, servers)) = servers(1) else { return Ok(()) };
-    let node = JetStreamBackend::init(&config(&servers, 1))?;
+    let node = JetStreamBackend::init(&config(&servers, 1), false)?.0;
     let (log, _) = node.open("damaged", clock())?;
     log.wait(log.submit(b"fine", after(&*log, 0))?)?;
     // Another client publishes a frame with a flipped payload byte on the subject.
@@ -139,7 +139,7 @@ fn a_damaged_message_is_refused_and_checkpoints_round_trip() -> Result<(), LogEr
 #[test]
 fn a_replicated_stream_keeps_acknowledged_batches_when_a_server_is_killed() -> Result<(), LogError> {
     let Some((_dir, mut servers)) = servers(3) else { return Ok(()) };
-    let node = JetStreamBackend::init(&config(&servers, 3))?;
+    let node = JetStreamBackend::init(&config(&servers, 3), false)?.0;
     let (log, _) = node.open("replicated", clock())?;
     let mut acked = 0;
     let mut restarted = 0;
@@ -192,7 +192,7 @@ fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<std::path::PathBuf
 #[test]
 fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(), LogError> {
     let Some((dir, servers)) = servers(1) else { return Ok(()) };
-    let a = JetStreamBackend::init(&config(&servers, 1))?;
+    let a = JetStreamBackend::init(&config(&servers, 1), false)?.0;
     let (log, _) = a.open("erase.me", clock())?;
     let secret = |i: u64| format!("SECRET-7f3a9c-{i}");
     let payload = |i: u64| if i == 2 || i == 6 { secret(i) } else { format!("batch {i}") };
@@ -259,5 +259,55 @@ fn a_rewrite_replaces_messages_and_securely_deletes_what_they_held() -> Result<(
     assert!(left.is_empty(), "erased bytes still stored in {left:?}");
     assert!(files_holding(dir.path(), secret(6).as_bytes()).is_empty());
     assert!(!files_holding(dir.path(), b"batch 7").is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_replaced_checkpoint_leaves_nothing_behind_and_one_whose_chunks_are_gone_is_unreadable()
+-> Result<(), LogError> {
+    let Some((dir, servers)) = servers(1) else { return Ok(()) };
+    let node = JetStreamBackend::init(&config(&servers, 1), false)?.0;
+    let older = "SECRET-older-5d1e".repeat(30_000).into_bytes();
+    let newer = "newer-state-ok".repeat(30_000).into_bytes();
+    node.save_checkpoint("replaced", &older)?;
+    node.save_vectors("replaced", &older)?;
+    assert!(!files_holding(dir.path(), b"SECRET-older-5d1e").is_empty(), "the test looks in the wrong place");
+    // Replaced: the old version's chunks are securely deleted, not purged.
+    node.save_checkpoint("replaced", &newer)?;
+    node.save_vectors("replaced", &newer)?;
+    assert_eq!(node.load_checkpoint("replaced")?.as_deref(), Some(newer.as_slice()));
+    assert_eq!(node.load_vectors("replaced")?.as_deref(), Some(newer.as_slice()));
+    let left = files_holding(dir.path(), b"SECRET-older-5d1e");
+    assert!(left.is_empty(), "a replaced checkpoint's bytes are still stored in {left:?}");
+    // The objects are JetStream's own format: its client reads them.
+    let url = servers.urls()[0].clone();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LogError::Io)?;
+    let read_by_client = runtime.block_on(async move {
+        use tokio::io::AsyncReadExt;
+        let js = async_nats::jetstream::new(async_nats::connect(url).await.expect("connect"));
+        let store = js.get_object_store(mnemo_jetstream::CHECKPOINT_BUCKET).await.expect("bucket");
+        let mut object = store.get("replaced").await.expect("object");
+        let mut bytes = Vec::new();
+        object.read_to_end(&mut bytes).await.expect("read");
+        // Its chunks deleted under it (a node erasing while another reads): a read of it
+        // fails, and never waits for chunks that will not come.
+        let info = store.info("replaced").await.expect("info");
+        let stream = js.get_stream("OBJ_mnemo-checkpoints").await.expect("stream");
+        let subject = format!("$O.mnemo-checkpoints.C.{}", info.nuid);
+        while let Ok(m) = stream.get_last_raw_message_by_subject(&subject).await {
+            stream.delete_message(m.sequence).await.expect("delete");
+        }
+        bytes
+    });
+    assert_eq!(read_by_client, newer);
+    let started = std::time::Instant::now();
+    assert!(node.load_checkpoint("replaced").is_err(), "a checkpoint without its chunks read as whole");
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    // Removing the namespace's objects takes every version, even one nothing names.
+    node.save_checkpoint("replaced", &older)?;
+    node.remove_checkpoint("replaced")?;
+    assert_eq!(node.load_checkpoint("replaced")?, None);
+    assert_eq!(node.load_vectors("replaced")?, None);
+    assert!(files_holding(dir.path(), b"SECRET-older-5d1e").is_empty());
     Ok(())
 }

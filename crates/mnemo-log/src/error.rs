@@ -91,6 +91,13 @@ pub enum LogError {
     /// begun again from batch 1.
     #[error("the log was removed: its namespace was dropped")]
     Dropped,
+    /// The log's storage is laid out otherwise than this process was configured for, or
+    /// a change of its layout was refused as weakening it: nothing was changed.
+    #[error("the log's layout: {reason}")]
+    Layout {
+        /// What disagrees, naming both values.
+        reason: String,
+    },
     /// A record read back from the log failed its checksum or does not follow the one
     /// before it: the namespace's log is damaged; nothing after it is used.
     #[error("log record damaged at batch {after}+: {reason}")]

@@ -50,6 +50,6 @@ pub use group::{After, GroupCommit, Known, Publish, Refusal};
 pub use log::{Clock, Log, Ticket, system_clock};
 pub use mem::MemStorage;
 pub use record::{Committed, Record, Recovery, Truncation};
-pub use seam::{DEFAULT_WRITE_BUDGET, LogBackend, RecordLog, StorageBackend};
+pub use seam::{Behind, DEFAULT_WRITE_BUDGET, LogBackend, RecordLog, StorageBackend};
 pub use shared::SharedBackend;
 pub use storage::{LogFile, MAX_NAME_LEN, Storage, validate_name};

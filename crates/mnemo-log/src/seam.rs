@@ -26,6 +26,15 @@ use crate::log::{Clock, Log, Ticket};
 use crate::record::{Committed, Record, Recovery, Truncation};
 use crate::storage::{Storage, validate_name};
 
+/// How far a namespace's log, as its backend heard it, is ahead of what was applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Behind {
+    /// The last batch heard of.
+    pub last: u64,
+    /// When the oldest batch heard of and not applied was heard.
+    pub since: std::time::Instant,
+}
+
 /// How long one write may take in all on a log other writers share, unless its backend
 /// says otherwise ([`LogBackend::write_budget`]).
 pub const DEFAULT_WRITE_BUDGET: Duration = Duration::from_secs(12);
@@ -75,6 +84,19 @@ pub trait LogBackend: Send + Sync {
     /// Whether the storage can be reached now (`Err` says why not).
     fn health(&self) -> Result<(), String> {
         Ok(())
+    }
+    /// How far the appends this backend heard of on `name` (by any writer) are past batch
+    /// `applied`: the last batch heard, and since when the oldest one not applied was
+    /// heard. `None` when nothing heard is past it (or the backend hears nothing: a log
+    /// with one writer).
+    fn behind(&self, name: &str, applied: u64) -> Option<Behind> {
+        let _ = (name, applied);
+        None
+    }
+    /// The bytes each of the backend's streams holds, by stream name, as last measured
+    /// (empty for a backend without streams).
+    fn stream_bytes(&self) -> Vec<(String, u64)> {
+        Vec::new()
     }
     /// How long one write may take in all, retries included: a batch another writer's
     /// refused is prepared again, and a log that does not answer asked again, until it is

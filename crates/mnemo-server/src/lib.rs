@@ -1,7 +1,7 @@
 //! Mnemo's HTTP server: GraphQL over POST `/graphql`, GraphiQL on GET `/graphql`,
 //! subscriptions over WebSocket (graphql-transport-ws) on `/graphql/ws` (and on
 //! `/graphql` itself for an upgrade request), SPARQL 1.1 on `/sparql` (see the `sparql`
-//! module), `/healthz` and `/metrics`. It checks
+//! module), `/livez`, `/readyz` (and `/healthz`, its alias) and `/metrics`. It checks
 //! tokens, enforces the body limit and counts requests; everything else is the GraphQL
 //! schema's. This is the only crate that knows axum: [`app`] builds the router over an
 //! [`AppState`], [`serve`] runs it on a listener until a shutdown signal.
@@ -11,7 +11,7 @@
 //! HTTP 401 with code `FORBIDDEN` before any GraphQL runs; a valid token reaches the
 //! schema as [`Access::Token`], and naming a namespace outside its grants is a GraphQL
 //! error with code `FORBIDDEN` (HTTP 200, like every GraphQL error). `/metrics` names
-//! every namespace, so with tokens it needs one granted `*`; `/healthz` and the GraphiQL
+//! every namespace, so with tokens it needs one granted `*`; the probes and the GraphiQL
 //! page are open.
 //!
 //! Browsers: any page a user opens can send requests to a server on their machine. So a
@@ -38,6 +38,7 @@ mod error;
 mod execute;
 mod extraction;
 mod guard;
+mod health;
 mod mcp;
 mod metrics;
 mod persisted;
@@ -45,7 +46,7 @@ mod sparql;
 mod state;
 mod ws;
 
-pub use cluster::ClusterSettings;
+pub use cluster::{ClusterSettings, DEFAULT_MAX_LAG};
 pub use config::{
     Config, ConfigError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RUNNING_REQUESTS,
     DEFAULT_REQUEST_TIMEOUT, MAX_REQUEST_TIMEOUT_SECONDS, MIN_TOKEN_LEN, Token,
@@ -79,7 +80,9 @@ pub fn app(state: AppState) -> Router {
         .route("/graphql/ws", get(graphql_ws))
         .route("/sparql", get(sparql::sparql_get).post(sparql::sparql_post))
         .route("/sparql/{namespace}", get(sparql::sparql_get_in).post(sparql::sparql_post_in))
-        .route("/healthz", get(healthz))
+        .route("/livez", get(health::livez))
+        .route("/readyz", get(health::readyz))
+        .route("/healthz", get(health::readyz))
         .route("/metrics", get(metrics))
         .route("/mcp", mcp::service(&state))
         .route("/ui", get(|| async { axum::response::Redirect::permanent("/ui/") }))
@@ -174,58 +177,6 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
     response
 }
 
-/// `ok` for probes. With `?indexing`, a JSON answer that adds how far the open
-/// namespaces' search indexes are, summed over them: none is named, as `/healthz` needs
-/// no token (`/metrics` has them one by one). With `?extraction`, the extractor's queue
-/// and counters (`null` when none is configured).
-async fn healthz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
-    // A node of a cluster that cannot reach JetStream cannot write: not healthy.
-    if let Err(why) = state.inner.store.log_health() {
-        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, format!("unavailable: {why}\n"))
-            .into_response();
-    }
-    let asks = |name: &str| {
-        uri.query().is_some_and(|q| {
-            q.split('&').any(|p| p == name || p.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
-        })
-    };
-    let (indexing, extraction) = (asks("indexing"), asks("extraction"));
-    if !indexing && !extraction {
-        return "ok\n".into_response();
-    }
-    let mut answer = serde_json::json!({ "status": "ok" });
-    if extraction {
-        answer["extraction"] =
-            serde_json::to_value(state.inner.extractor.as_ref().map(|e| e.status().snapshot()))
-                .unwrap_or_default();
-    }
-    if indexing {
-        answer["indexing"] = indexing_progress(&state.inner.store);
-    }
-    axum::Json(answer).into_response()
-}
-
-/// How far the open namespaces' search indexes are, summed over them.
-fn indexing_progress(store: &Store) -> serde_json::Value {
-    let (mut open, mut behind, mut lag, mut to_embed, mut embedded) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    for ns in store.namespaces() {
-        let Some(progress) = store.search_progress(&ns) else { continue };
-        let batches = progress.latest.0.saturating_sub(progress.indexed.0);
-        open += 1;
-        behind += u64::from(batches > 0);
-        lag = lag.saturating_add(batches);
-        to_embed = to_embed.saturating_add(progress.to_embed.saturating_sub(progress.embedded));
-        embedded = embedded.saturating_add(progress.embedded);
-    }
-    serde_json::json!({
-        "openNamespaces": open,
-        "namespacesBehind": behind,
-        "lagBatches": lag,
-        "textsToEmbed": to_embed,
-        "textsEmbedded": embedded,
-    })
-}
-
 /// The metrics name every namespace, so with tokens configured only a token granted
 /// `*` may read them.
 async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -235,7 +186,11 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
         }
         _ => {}
     }
-    let mut body = state.inner.metrics.render(&state.inner.store);
+    // Off the async threads: on a cluster, rendering asks JetStream for its streams' sizes.
+    let (metrics, store) = (Arc::clone(&state.inner.metrics), Arc::clone(&state.inner.store));
+    let mut body = tokio::task::spawn_blocking(move || metrics.render(&store))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
     if let Some(extractor) = &state.inner.extractor {
         extraction::render_metrics(&mut body, &extractor.status().snapshot());
     }

@@ -211,29 +211,52 @@ impl Metrics {
             "The last batch of the checkpoint each open namespace was loaded from or wrote (0: none).",
             &|ns| store.checkpoint_seq(ns).map(|s| s.0),
         );
-        let applied = store.applied();
+        let lags = store.lag();
         header(
             w,
             "mnemo_log_applied_batch",
             "gauge",
             "The last batch each open namespace has applied on this node.",
         );
-        for (ns, seq, _) in &applied {
-            let _ = writeln!(w, "mnemo_log_applied_batch{{namespace=\"{}\"}} {}", escape(ns.as_str()), seq.0);
+        for lag in &lags {
+            let ns = escape(lag.namespace.as_str());
+            let _ = writeln!(w, "mnemo_log_applied_batch{{namespace=\"{ns}\"}} {}", lag.applied.0);
         }
         header(
             w,
             "mnemo_log_lag_batches",
             "gauge",
-            "Batches of each open namespace's log this node knows of and has not applied yet (in a cluster: how far it is behind the stream).",
+            "Batches of each open namespace's log stored (in a cluster: heard appended to its stream, by any node) and not applied on this node yet.",
         );
-        for (ns, seq, last) in &applied {
+        for lag in &lags {
+            let ns = escape(lag.namespace.as_str());
+            let _ = writeln!(w, "mnemo_log_lag_batches{{namespace=\"{ns}\"}} {}", lag.batches());
+        }
+        header(
+            w,
+            "mnemo_log_lag_seconds",
+            "gauge",
+            "How long the oldest batch of each open namespace's log stored and not applied on this node has waited (0: none).",
+        );
+        for lag in &lags {
+            let ns = escape(lag.namespace.as_str());
             let _ = writeln!(
                 w,
-                "mnemo_log_lag_batches{{namespace=\"{}\"}} {}",
-                escape(ns.as_str()),
-                last.0 - seq.0
+                "mnemo_log_lag_seconds{{namespace=\"{ns}\"}} {:.3}",
+                lag.behind_for.as_secs_f64()
             );
+        }
+        let streams = store.stream_bytes();
+        if !streams.is_empty() {
+            header(
+                w,
+                "mnemo_log_stream_bytes",
+                "gauge",
+                "Bytes each stream of the cluster holds (as JetStream counts them).",
+            );
+            for (stream, bytes) in &streams {
+                let _ = writeln!(w, "mnemo_log_stream_bytes{{stream=\"{}\"}} {bytes}", escape(stream));
+            }
         }
         header(
             w,

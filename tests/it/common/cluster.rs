@@ -236,7 +236,10 @@ pub fn eraser(
             Ok(answer) => answer,
             Err(_) => continue,
         };
-        if answer.pointer("/data/eraseEpisodes/seq").and_then(Value::as_u64).is_some() {
+        // Recorded and acknowledged, even when its rewrite is left to the next open.
+        if answer.pointer("/data/eraseEpisodes/seq").and_then(Value::as_u64).is_some()
+            || code_of(&answer) == "ERASURE_UNFINISHED"
+        {
             ledger.erased.lock().unwrap().entry(ns.clone()).or_default().push(id);
         } else {
             // Refused (another node appended first), or not known (UNAVAILABLE): the

@@ -28,7 +28,7 @@ impl Cluster {
         let servers = mnemo_jetstream::servers::start_for_tests(1, dir.path())?;
         let config =
             ClusterConfig { urls: servers.urls(), shards: 4, replicas: 1, ..ClusterConfig::default() };
-        JetStreamBackend::init(&config).unwrap();
+        JetStreamBackend::init(&config, false).unwrap();
         Some(Cluster { _dir: dir, _servers: servers, config })
     }
 

