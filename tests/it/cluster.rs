@@ -1,128 +1,14 @@
-//! Mnemo as a cluster, from outside: three `nats-server`s (JetStream, R3,
-//! `sync_interval: always`) and three `mnemo serve --cluster` nodes on this machine,
-//! writers on every node over many namespaces, and faults while they write — the stream
-//! leader killed, a node killed in the middle of writes, a NATS follower killed, a node
-//! stopped past the timeouts — and erasures in flight through it all. Afterwards every
-//! acknowledged write is on every node exactly once (unless an acknowledged erasure took
-//! it: then on none) and every node answers alike; a read with a write's batch on another
-//! node sees it; a fresh node starts from the shared checkpoint and agrees.
-//! (`benches/cluster` runs many more rounds.)
+//! Mnemo as a cluster, from outside: `nats-server`s (JetStream, `sync_interval: always`)
+//! and `mnemo serve --cluster` nodes on this machine — the README's commands, JetStream
+//! gone and back, a store moving to a cluster and back, and an erasure leaving nothing in
+//! any server's files. Histories under faults and restarts are in `history.rs`.
 
 use std::os::unix::process::CommandExt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::cluster::{self, Cluster, Ledger, Outcome};
-
-/// Fault rounds to run: 1 in the suite; `MNEMO_FAULT_ROUNDS=50` by hand (see
-/// `benches/cluster/README.md`).
-fn fault_rounds() -> usize {
-    std::env::var("MNEMO_FAULT_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(1)
-}
-
-#[test]
-fn every_acknowledged_write_survives_kills_and_stalls_and_every_node_agrees() {
-    let Some(mut run) = Cluster::start(3, 3) else { return };
-    let namespaces: Vec<String> = (0..20).map(|i| format!("tenant-{i}")).collect();
-    let ledger = Arc::new(Ledger::default());
-    let started = std::time::Instant::now();
-    let mut longest = Duration::ZERO;
-    for round in 0..fault_rounds() {
-        let stop = Arc::new(AtomicBool::new(false));
-        let writers: Vec<_> = (0..3)
-            .map(|node| {
-                let (addr, namespaces, stop, ledger) = (
-                    Arc::clone(&run.addrs[node]),
-                    namespaces.clone(),
-                    Arc::clone(&stop),
-                    Arc::clone(&ledger),
-                );
-                std::thread::spawn(move || cluster::writer(addr, (node, round), namespaces, stop, ledger))
-            })
-            .collect();
-        // An erasure in flight too, on another namespace than the faults' target.
-        let eraser = {
-            let (addr, stop, ledger) =
-                (Arc::clone(&run.addrs[(round + 2) % 3]), Arc::clone(&stop), Arc::clone(&ledger));
-            let ns = namespaces[(round + 1) % namespaces.len()].clone();
-            std::thread::spawn(move || cluster::eraser(addr, round, ns, stop, ledger))
-        };
-        std::thread::sleep(Duration::from_millis(500));
-        let before = ledger.latencies.lock().unwrap().len();
-        let target = &namespaces[round % namespaces.len()];
-        let faults = cluster::fault_round(&mut run, target, round, Duration::from_millis(700));
-        std::thread::sleep(Duration::from_millis(500));
-        stop.store(true, Ordering::Relaxed);
-        for writer in writers {
-            writer.join().unwrap();
-        }
-        eraser.join().unwrap();
-        let slowest = ledger.latencies.lock().unwrap()[before..].iter().max().copied().unwrap_or_default();
-        longest = longest.max(slowest);
-        let acked: usize = ledger.acked.lock().unwrap().values().map(|m| m.len()).sum();
-        let unsure: usize = ledger.unsure.lock().unwrap().values().map(Vec::len).sum();
-        let erased: usize = ledger.erased.lock().unwrap().values().map(Vec::len).sum();
-        assert!(faults.len() >= 3, "{faults:?}");
-        let batches = cluster::check(&run, &namespaces, &ledger);
-        assert!(batches as usize >= acked);
-        eprintln!(
-            "round {}: {}; {acked} writes acknowledged so far, {unsure} unsure, {} refused, {erased} erased, \
-             {batches} batches; slowest acknowledged write {} ms; 0 lost",
-            round + 1,
-            faults.join(", "),
-            ledger.refused.lock().unwrap(),
-            slowest.as_millis()
-        );
-    }
-    let acked: usize = ledger.acked.lock().unwrap().values().map(|m| m.len()).sum();
-    assert!(acked > 100, "too few writes got through: {acked}");
-    eprintln!(
-        "{} rounds in {} s: {acked} acknowledged writes, each on every node exactly once; slowest {} ms",
-        fault_rounds(),
-        started.elapsed().as_secs(),
-        longest.as_millis()
-    );
-
-    // Read-your-writes across nodes: the batch a write on node 0 got, read on node 2 at once.
-    for i in 0..10 {
-        let Outcome::Acked(seq) = cluster::write(run.addr(0), "ryw", &format!("ryw-{i}"), "reader") else {
-            panic!("a write failed after the faults");
-        };
-        let seen = cluster::answers(run.addr(2), "ryw", Some(seq));
-        assert_eq!(seen["episodes"]["nodes"].as_array().map(Vec::len), Some(i + 1));
-    }
-
-    // A fresh node starts from the checkpoints the others wrote and agrees with them.
-    let checkpoint = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
-        .args(["checkpoint", "--cluster", &run.urls, "--data"])
-        .arg(run.dir.path().join("checkpointer"))
-        .env("MNEMO_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(checkpoint.status.success(), "{}", String::from_utf8_lossy(&checkpoint.stderr));
-    assert!(String::from_utf8_lossy(&checkpoint.stdout).contains("tenant-0: checkpoint at batch"));
-    run.kill_node(1);
-    run.start_node(1);
-    let metrics = crate::common::serve::http(run.addr(1), "GET", "/metrics", "").unwrap().1;
-    for ns in &namespaces {
-        let on_fresh = cluster::answers(run.addr(1), ns, None);
-        let seq = on_fresh["episodes"]["basis"]["seq"].as_u64();
-        assert_eq!(on_fresh, cluster::answers(run.addr(0), ns, seq), "{ns}");
-    }
-    let loaded = cluster::post(run.addr(1), "{ namespace(name: \"tenant-0\") { name } }", json!({}));
-    assert!(loaded.is_ok());
-    let metrics_after = crate::common::serve::http(run.addr(1), "GET", "/metrics", "").unwrap().1;
-    assert!(metrics_after.contains("mnemo_log_reachable 1"), "{metrics}");
-    assert!(
-        metrics_after
-            .lines()
-            .any(|l| l.starts_with("mnemo_checkpoint_batch{namespace=\"tenant-0\"}") && !l.ends_with(" 0")),
-        "the fresh node did not load tenant-0's checkpoint:\n{metrics_after}"
-    );
-}
+use crate::common::cluster::{self, Cluster, Outcome};
 
 /// The README's "Run as a cluster" commands, run as written (with free ports in place of
 /// its own): three NATS servers, `mnemo cluster init`, three nodes; then a write on one
@@ -301,4 +187,100 @@ fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
     assert!(answers[0].contains("\"nodes\""), "{}", answers[0]);
     assert_eq!(answers[1], answers[0]);
     assert_eq!(answers[2], answers[0]);
+}
+
+/// Every file of every NATS server under `dir` holding `needle`.
+fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// An erasure on a replicated cluster leaves nothing of what it erased in any file of any
+/// of the three servers: not in the stream (its messages replaced and securely deleted),
+/// not in the checkpoints and vectors of the object store (the current one and one it
+/// replaced), and not in the servers' Raft logs, which are made to compact past it
+/// instead of keeping the copy for their own two to three minutes.
+#[test]
+fn an_erasure_leaves_nothing_in_any_file_of_any_server() {
+    let Some(run) = Cluster::start(3, 2) else { return };
+    const SECRET: &str = "Zorblatt-7f3a9c";
+    // Episodes naming the person (with a mention of them), and others that do not.
+    let write = |i: usize, text: &str| {
+        let entities: Vec<serde_json::Value> =
+            if text.contains(SECRET) { vec![json!({ "name": SECRET })] } else { Vec::new() };
+        let answer = cluster::post(
+            run.addr(i % 2),
+            "mutation($t: String!, $x: String!, $e: [EntityInput!]!) { recordEpisode(namespace: \"people\", episode: {text: $t, externalId: $x, occurredAt: \"2030-01-01T00:00:00Z\"}, entities: $e) { episode { id } } }",
+            json!({ "t": text, "x": format!("e{i}"), "e": entities }),
+        )
+        .unwrap();
+        assert!(answer.get("errors").is_none(), "{answer}");
+    };
+    for i in 0..20 {
+        write(i, &format!("{SECRET} said thing {i}"));
+        write(100 + i, &format!("someone else said thing {i}"));
+    }
+    // A checkpoint, replaced by a newer one: both held the name.
+    let checkpoint = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(["checkpoint", "--cluster", &run.urls, "--data"])
+            .arg(run.dir.path().join("checkpointer"))
+            .env("MNEMO_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    checkpoint();
+    write(50, &format!("{SECRET} again"));
+    checkpoint();
+    let nats = run.dir.path().join("nats");
+    let before = files_holding(&nats, SECRET);
+    assert!(before.len() >= 6, "the test looks in the wrong place: {before:?}");
+    assert!(before.iter().any(|p| p.to_string_lossy().contains("_js_")), "no Raft log holds it: {before:?}");
+    let who = cluster::post(
+        run.addr(1),
+        "{ entities(namespace: \"people\", name: \"Zorblatt-7f3a9c\") { nodes { id } } }",
+        json!({}),
+    )
+    .unwrap();
+    let id = who["data"]["entities"]["nodes"][0]["id"].as_str().unwrap().to_owned();
+    let erased = cluster::post(
+        run.addr(1),
+        "mutation($id: ID!) { eraseEntity(namespace: \"people\", id: $id, reason: \"request of the data subject\") { seq records { kind } } }",
+        json!({ "id": id }),
+    )
+    .unwrap();
+    assert!(erased.get("errors").is_none(), "{erased}");
+    let started = std::time::Instant::now();
+    loop {
+        let left = files_holding(&nats, SECRET);
+        if left.is_empty() {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "erased bytes still stored in {left:?}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    eprintln!(
+        "nothing of the erased entity in any server's files {} ms after the erasure",
+        started.elapsed().as_millis()
+    );
+    // What was not erased is still there, and every node answers without the name.
+    assert!(!files_holding(&nats, "someone else said thing 3").is_empty());
+    for i in 0..2 {
+        let answer = cluster::answers(run.addr(i), "people", None).to_string();
+        assert!(!answer.contains(SECRET) && answer.contains("someone else said thing 3"), "{answer}");
+    }
 }

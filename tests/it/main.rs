@@ -20,6 +20,7 @@ mod extraction;
 mod fuzz;
 mod golden;
 mod hardening;
+mod history;
 mod intentions;
 mod mcp;
 mod memory;

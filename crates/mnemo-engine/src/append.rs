@@ -119,6 +119,9 @@ impl Store {
         let mut changes = changes;
         let mut conflicts = 0;
         let mut shard = shard;
+        // On a shared log a batch refused by validation is checked once more after catching
+        // up: what it names may be another node's write this node has not applied yet.
+        let mut refused_behind = false;
         let (ticket, events, ids) = loop {
             let mut writer = lock(&shard.writer);
             if shard.retired.load(std::sync::atomic::Ordering::SeqCst) {
@@ -130,7 +133,20 @@ impl Store {
             let prepared = {
                 let index = read(&shard.index);
                 writer.follow(&index, &*shard.log);
-                prepare(&mut writer, &index, changes, expected.is_none())?
+                let before = index.last_seq();
+                match (prepare(&mut writer, &index, changes, expected.is_none()), &spare) {
+                    (Ok(prepared), _) => prepared,
+                    (Err(e), Some(again)) if !refused_behind => {
+                        drop((index, writer));
+                        refused_behind = true;
+                        if self.catch_up_shard(&shard).is_ok_and(|now| now > before) {
+                            changes = again.clone();
+                            continue;
+                        }
+                        return Err(e);
+                    }
+                    (Err(e), _) => return Err(e),
+                }
             };
             if let Some((seq, events)) = expected {
                 // Under the writer lock nobody else here submits, so the next seq is exact.
@@ -168,6 +184,9 @@ impl Store {
                         Ok(_) => {}
                         // Another node dropped the namespace: the batch goes to the new one.
                         Err(EngineError::NamespaceDropped { .. }) => shard = self.shard_or_create(ns)?,
+                        // The log did not answer the catch-up (a stream between leaders):
+                        // within the budget, the next try catches up again.
+                        Err(EngineError::Unavailable { .. }) if Instant::now() < deadline => {}
                         Err(e) => return Err(e),
                     }
                 }
@@ -348,8 +367,12 @@ impl Store {
                 let again = retry.filter(|r| !unreachable && !r.replay && Instant::now() < r.deadline);
                 return match (e, again) {
                     (LogError::Conflict { .. }, Some(mut again)) => {
-                        // Dropped by another node: prepared again, the batch opens the new one.
-                        if !matches!(caught_up, Err(EngineError::NamespaceDropped { .. })) {
+                        // Dropped by another node: prepared again, the batch opens the new one;
+                        // a log that did not answer the catch-up is caught up by the next try.
+                        if !matches!(
+                            caught_up,
+                            Err(EngineError::NamespaceDropped { .. } | EngineError::Unavailable { .. })
+                        ) {
                             caught_up?;
                         }
                         tracing::debug!(namespace = %ns, "batch refused as stale; preparing it again");

@@ -109,6 +109,9 @@ impl Store {
         };
         let mut conflicts = 0;
         let deadline = std::time::Instant::now() + self.backend.write_budget();
+        // On a shared log, records named that this node does not hold may be another
+        // node's write not applied here yet: looked for once more after catching up.
+        let mut refused_behind = !self.backend.shared();
         let (committed, events, records) = loop {
             if shard.retired.load(Ordering::SeqCst) {
                 shard = self.reopened(ns, &shard)?;
@@ -133,11 +136,21 @@ impl Store {
                     conflicts += 1;
                     crate::append::backoff(conflicts);
                     match self.catch_up_shard(&shard) {
-                        Ok(_) | Err(EngineError::Conflict { .. }) => {}
+                        Ok(_) | Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. }) => {}
                         Err(e) => return Err(e),
                     }
                 }
-
+                Err(
+                    e @ (EngineError::UnknownEntity { .. }
+                    | EngineError::UnknownEpisode { .. }
+                    | EngineError::UnknownFact { .. }),
+                ) if !refused_behind => {
+                    refused_behind = true;
+                    let before = read(&shard.index).last_seq();
+                    if !self.catch_up_shard(&shard).is_ok_and(|now| now > before) {
+                        return Err(e);
+                    }
+                }
                 Err(e) => return Err(e),
             }
         };

@@ -162,6 +162,16 @@ impl JetStreamBackend {
         })?
     }
 
+    /// Hands every stream that the NATS server named `server` leads to its most
+    /// caught-up replica, and waits until none is led by it (before that server is
+    /// restarted: see `handover.rs`). Returns what moved, one line each.
+    pub fn hand_over(&self, server: &str) -> Result<Vec<String>, LogError> {
+        let (link, streams, server) = (Arc::clone(&self.link), self.probed(), server.to_owned());
+        self.link.bridge.run(async move {
+            crate::handover::hand_over(&link, streams, &server, Duration::from_secs(30)).await
+        })?
+    }
+
     /// The settings it was opened with.
     pub fn config(&self) -> &ClusterConfig {
         &self.link.config

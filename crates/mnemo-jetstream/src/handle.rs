@@ -28,6 +28,9 @@ use crate::rewrite;
 /// (headers only) learns of how far the log is, without reading it.
 pub(crate) const LAST_BATCH: &str = "Mnemo-Last-Batch";
 
+/// Reads of a log that finds it broken before it is called damaged (over about 3 s).
+const DAMAGE_TRIES: u32 = 6;
+
 /// The pause before an append is sent again after an answer that says nothing (none in
 /// time, no responders while a stream elects its leader, a connection lost).
 const RETRY_PAUSE: Duration = Duration::from_millis(50);
@@ -58,6 +61,23 @@ impl StreamLog {
     /// Records after batch `after` up to the end of the log, checked to follow on from
     /// each other and from what was known.
     pub(crate) fn read_records(&self, after: u64) -> Result<Vec<Record>, LogError> {
+        // A read that finds a batch missing is made again before the log is called
+        // damaged: a server that just took a stream's leadership over, or a rewrite in
+        // progress, may answer a read with a message missing for a moment; damage stays.
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match self.read_once(after) {
+                Err(LogError::Damaged { after: at, reason }) if tries < DAMAGE_TRIES => {
+                    tracing::warn!(log = %self.name, at, reason, tries, "a read found the log broken; reading again");
+                    std::thread::sleep(Duration::from_millis(50 << tries.min(5)));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn read_once(&self, after: u64) -> Result<Vec<Record>, LogError> {
         let known = self.group.known();
         let (stream, subject) = (self.stream.clone(), self.subject.clone());
         let messages = self.link.bridge.run(async move {

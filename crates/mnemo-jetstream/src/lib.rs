@@ -25,6 +25,7 @@ mod backend;
 mod bridge;
 mod config;
 mod handle;
+mod handover;
 mod layout;
 mod link;
 mod objects;

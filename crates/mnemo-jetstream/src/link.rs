@@ -25,6 +25,9 @@ pub(crate) struct Link {
 /// How long an append waits for JetStream's acknowledgement before it is sent again.
 const ACK_WITHIN: Duration = Duration::from_millis(500);
 
+/// How long a request to JetStream's API waits for its answer before it is asked again.
+const REQUEST_WITHIN: Duration = Duration::from_millis(750);
+
 pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
     if config.shards == 0 || config.shards > MAX_SHARDS {
         return Err(unavailable("cluster settings", format!("shards must be 1..={MAX_SHARDS}")));
@@ -38,6 +41,10 @@ pub(crate) fn connect_link(config: &ClusterConfig) -> Result<Link, LogError> {
         let mut options = async_nats::ConnectOptions::new()
             .name("mnemo")
             .connection_timeout(Duration::from_secs(5))
+            // JetStream's API (reads, stream info) answers in milliseconds; an answer lost
+            // as a server goes away or a stream changes leader is asked again by the
+            // caller, instead of waited for the client's default ten seconds.
+            .request_timeout(Some(REQUEST_WITHIN))
             .max_reconnects(None)
             .event_callback(move |event| {
                 let lame_duck = lame_duck.clone();

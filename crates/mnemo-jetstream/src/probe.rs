@@ -54,7 +54,11 @@ async fn ask(streams: Vec<Stream>) -> Answer {
         let name = stream.cached_info().config.name.clone();
         let info = match tokio::time::timeout(ANSWER_WITHIN, stream.info()).await {
             Ok(Ok(info)) => info.clone(),
-            Ok(Err(e)) => return Err(format!("stream {name} does not answer: {e}")),
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "stream {name} does not answer ({e}): JetStream lost its quorum, or its leader"
+                ));
+            }
             Err(_) => {
                 return Err(format!(
                     "stream {name} gave no answer within {} ms (JetStream lost its quorum, or its leader)",

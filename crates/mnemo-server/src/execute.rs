@@ -129,7 +129,14 @@ impl AppState {
         let graphql = state.inner.graphql.clone();
         let runtime = tokio::runtime::Handle::current();
         let timeout = state.inner.config.request_timeout;
-        let interrupt = state.inner.stopping.child(Some(Instant::now() + timeout));
+        // A mutation is not stopped with the server: its writes are made whole and its
+        // answer (the receipts) must reach the client, so only its deadline bounds it.
+        let deadline = Some(Instant::now() + timeout);
+        let interrupt = if operation == "mutation" {
+            Interrupt::new(deadline)
+        } else {
+            state.inner.stopping.child(deadline)
+        };
         let _cancel_when_dropped = CancelOnDrop(interrupt.clone());
         // Work that was stopped keeps its permit until it reaches its next check, so stopped
         // requests cannot pile up on the cores; a request waits its turn within its deadline.

@@ -42,7 +42,7 @@ fn unready(store: &Store, max_lag: Duration) -> Option<String> {
 /// as the probes need no token (`/metrics` has them one by one). With `?extraction`, the
 /// extractor's queue and counters (`null` when none is configured).
 pub(crate) async fn readyz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
-    if state.inner.stopping.is_cancelled() {
+    if state.inner.draining.load(std::sync::atomic::Ordering::SeqCst) {
         return (StatusCode::SERVICE_UNAVAILABLE, "unavailable: the server is stopping\n").into_response();
     }
     let max_lag = state.inner.config.cluster.as_ref().map_or(DEFAULT_MAX_LAG, |c| c.max_lag);

@@ -97,8 +97,9 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// Serves [`app`] on `listener` until `shutdown` completes, then stops accepting
-/// connections, stops the work of the requests in flight (they answer `LIMIT_EXCEEDED`
-/// at the engine's next check) and returns once they have answered. Writes are durable
+/// connections, lets the requests in flight finish for [`FINISH_WITHIN`], stops the work
+/// of those still running (they answer `LIMIT_EXCEEDED` at the engine's next check) and
+/// returns once they have answered. Writes are durable
 /// when they are acknowledged, so nothing acknowledged is lost however the process then
 /// ends.
 pub async fn serve(
@@ -113,7 +114,14 @@ pub async fn serve(
     let stopping = state.clone();
     let shutdown = async move {
         shutdown.await;
-        stopping.stop_requests();
+        // Planned maintenance: no new connection from now on (the listener closes, so a
+        // client goes to another node), while the requests in flight finish; those still
+        // working after a moment are stopped.
+        stopping.begin_stopping();
+        tokio::spawn(async move {
+            tokio::time::sleep(FINISH_WITHIN).await;
+            stopping.stop_requests();
+        });
     };
     let served = axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await;
     sleeper.abort();
@@ -122,6 +130,10 @@ pub async fn serve(
     }
     served
 }
+
+/// How long requests in flight get to finish on their own once the server is told to stop,
+/// before their work is stopped (they then answer `LIMIT_EXCEEDED`).
+pub const FINISH_WITHIN: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How often background upkeep runs ([`maintain_periodically`] under [`serve`]).
 pub const MAINTAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30);

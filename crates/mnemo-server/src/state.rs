@@ -26,6 +26,9 @@ pub(crate) struct Inner {
     pub(crate) permits: Arc<tokio::sync::Semaphore>,
     /// Fires when the server stops: every request's interrupt is its child.
     pub(crate) stopping: Interrupt,
+    /// Set once the server was told to stop: it takes no new connection, `/readyz` says
+    /// so, and the requests in flight finish for a moment before they are stopped.
+    pub(crate) draining: std::sync::atomic::AtomicBool,
     /// SPARQL queries and the projections they run on, shared with the schema's `sparql`.
     pub(crate) sparql: Arc<mnemo_rdf::Sparql>,
     /// Cancelled when the server stops: ends the MCP sessions.
@@ -76,6 +79,7 @@ impl AppState {
                 metrics,
                 permits,
                 stopping,
+                draining: std::sync::atomic::AtomicBool::new(false),
                 sparql,
                 stop: tokio_util::sync::CancellationToken::new(),
                 persisted,
@@ -84,9 +88,16 @@ impl AppState {
         }
     }
 
+    /// Marks the server as stopping: `/readyz` answers 503 from now on. `serve` calls it
+    /// when its shutdown signal fires, before it stops taking connections.
+    pub fn begin_stopping(&self) {
+        self.inner.draining.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Stops the work of every request in flight (at the engine's next check); they answer
-    /// `LIMIT_EXCEEDED`. `serve` calls it when its shutdown signal fires.
+    /// `LIMIT_EXCEEDED`. `serve` calls it once requests in flight had a moment to finish.
     pub fn stop_requests(&self) {
+        self.begin_stopping();
         self.inner.stopping.cancel();
         self.inner.stop.cancel();
     }

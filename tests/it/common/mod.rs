@@ -31,6 +31,8 @@ pub async fn gql_error(schema: &mnemo_graphql::MnemoSchema, query: &str) -> Stri
 
 pub mod cluster;
 pub mod fuzz;
+pub mod history;
+pub mod proxy;
 pub mod python;
 pub mod serve;
 pub mod sparql_fuzz;

@@ -350,3 +350,74 @@ impl LogBackend for NoCheckpoints {
         Ok(())
     }
 }
+
+/// Lag is measured from what the log holds, not from what a store happened to read: a
+/// store that applies nothing of another's writes is behind by every batch stored since,
+/// for as long as the oldest waited; once it catches up it is behind by none.
+#[test]
+fn a_store_is_behind_by_what_the_log_holds_and_it_has_not_applied() {
+    let backend = SharedBackend::new();
+    let (a, b) = (store(&backend), store(&backend));
+    a.append(&ns(), vec![entity("Ada")]).unwrap();
+    assert_eq!(b.catch_up(&ns()).unwrap(), Seq(1));
+    let caught_up = b.lag();
+    assert_eq!(caught_up.len(), 1);
+    assert_eq!((caught_up[0].applied, caught_up[0].last, caught_up[0].batches()), (Seq(1), Seq(1), 0));
+    assert_eq!(caught_up[0].behind_for, std::time::Duration::ZERO);
+    // `b` follows nothing (no follower runs): it falls behind as `a` writes.
+    for name in ["Bob", "Cy", "Di"] {
+        a.append(&ns(), vec![entity(name)]).unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let behind = b.lag();
+    assert_eq!((behind[0].applied, behind[0].last, behind[0].batches()), (Seq(1), Seq(4), 3));
+    assert!(behind[0].behind_for >= std::time::Duration::from_millis(30), "{:?}", behind[0].behind_for);
+    // The writer itself is never behind its own writes.
+    assert_eq!(a.lag()[0].batches(), 0);
+    assert_eq!(b.catch_up(&ns()).unwrap(), Seq(4));
+    assert_eq!(b.lag()[0].batches(), 0);
+}
+
+/// A write that names what another store wrote, on a store that has not applied it yet,
+/// is validated again once that store caught up: it contradicts nothing, so it goes
+/// through instead of being refused as naming an unknown record.
+#[test]
+fn a_write_naming_another_store_s_record_is_checked_after_catching_up() {
+    let backend = SharedBackend::new();
+    let (a, b) = (store(&backend), store(&backend));
+    a.append(&ns(), vec![entity("Ada")]).unwrap();
+    assert_eq!(b.catch_up(&ns()).unwrap(), Seq(1));
+    // `a` records an episode `b` has not seen; `b` is asked to erase nothing but to state a
+    // fact from it, and to retract a fact `a` wrote.
+    let written = a.append(&ns(), vec![episode("m-1")]).unwrap();
+    let Some(mnemo_engine::RecordId::Episode(said)) = written.ids[0] else { panic!("{written:?}") };
+    let fact = mnemo_engine::NewFact {
+        provenance: vec![mnemo_engine::EpisodeRef::Id(said)],
+        ..mnemo_engine::NewFact::new(
+            mnemo_engine::EntityRef::Name("Ada".into()),
+            "said",
+            mnemo_engine::ObjectRef::Literal(mnemo_engine::core::Literal::String("hello".into())),
+            mnemo_engine::core::Interval::open(Timestamp::from_micros(1_700_000_000_000_000)),
+        )
+    };
+    let stated = a.append(&ns(), vec![Change::AssertFact(fact.clone())]).unwrap();
+    let receipt = b.append(&ns(), vec![Change::AssertFact(fact)]).unwrap();
+    assert_eq!(receipt.seq, Seq(4));
+    let retracted =
+        b.append(&ns(), vec![Change::RetractFact { fact: stated.fact(0).unwrap(), reason: None }]).unwrap();
+    assert_eq!(retracted.seq, Seq(5));
+    // What is really unknown is still refused, and nothing is written.
+    let unknown =
+        b.append(&ns(), vec![Change::RetractFact { fact: mnemo_engine::core::FactId(999), reason: None }]);
+    assert!(unknown.is_err());
+    assert_eq!(backend.records("team").len(), 5);
+    // An erasure of an episode `b` has not seen yet goes through too.
+    let later = a.append(&ns(), vec![episode("m-2")]).unwrap();
+    let Some(mnemo_engine::RecordId::Episode(later)) = later.ids[0] else { panic!("{later:?}") };
+    let request = mnemo_engine::EraseRequest {
+        target: mnemo_engine::EraseTarget::Episodes(vec![later]),
+        reason: None,
+        by: None,
+    };
+    assert_eq!(b.erase(&ns(), request).unwrap().seq, Seq(7));
+}
