@@ -28,6 +28,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use crate::link::Link;
 use crate::reading::unavailable;
 
+/// Tries at compacting one stream.
+const ATTEMPTS: u32 = 5;
+
 /// How long after the last request a stream is compacted (requests meanwhile share it).
 pub(crate) const SETTLE: Duration = Duration::from_secs(1);
 
@@ -60,10 +63,20 @@ async fn run(link: Arc<Link>, mut asked: UnboundedReceiver<(Stream, String)>) {
             due.insert(subject, stream);
         }
         for (subject, stream) in due {
-            match compact(&link, &stream, &subject).await {
-                Ok(()) => tracing::info!(subject, "Raft log compacted past an erasure"),
-                Err(e) => {
-                    tracing::warn!(subject, error = %e, "could not compact a stream's Raft log; its servers will in at most three minutes")
+            // A stream between leaders does not take the filler for a moment: a few tries.
+            for attempt in 1..=ATTEMPTS {
+                match compact(&link, &stream, &subject).await {
+                    Ok(()) => {
+                        tracing::info!(subject, "Raft log compacted past an erasure");
+                        break;
+                    }
+                    Err(e) if attempt < ATTEMPTS => {
+                        tracing::debug!(subject, error = %e, "compacting a stream's Raft log; trying again");
+                        tokio::time::sleep(SETTLE).await;
+                    }
+                    Err(e) => {
+                        tracing::warn!(subject, error = %e, "could not compact a stream's Raft log; its servers will in at most three minutes")
+                    }
                 }
             }
         }
