@@ -1,6 +1,7 @@
 //! Where the `mnemo` command keeps logs: a data directory (the default), or a NATS
-//! JetStream cluster given by `--cluster` or the config's `[cluster]`; and `mnemo
-//! cluster init`, which lays the cluster out.
+//! JetStream cluster given by `--cluster` or the config's `[cluster]`; `mnemo cluster
+//! init`, which lays the cluster out, and `mnemo cluster handover`, run before a NATS
+//! server is restarted.
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -95,6 +96,16 @@ pub(crate) enum ClusterAction {
         #[arg(long)]
         force: bool,
     },
+    /// Before a NATS server is restarted: hand every stream it leads to the replica that
+    /// is most caught up, and wait until it leads none (then put it in lame duck mode).
+    Handover {
+        /// NATS server URLs, comma-separated.
+        #[arg(long, value_name = "URLS")]
+        cluster: String,
+        /// The server to hand over from, by its `server_name`.
+        #[arg(long, value_name = "NAME")]
+        server: String,
+    },
 }
 
 /// Runs a `mnemo cluster` command.
@@ -107,6 +118,18 @@ pub(crate) fn run(action: ClusterAction) -> anyhow::Result<()> {
                 ..settings_from_flag(&urls)
             };
             init(&settings, force)
+        }
+        ClusterAction::Handover { cluster: urls, server } => {
+            let config = config_of(&settings_from_flag(&urls));
+            let backend = JetStreamBackend::connect(&config)
+                .with_context(|| format!("connecting to the cluster at {urls}"))?;
+            let moved =
+                backend.hand_over(&server).with_context(|| format!("handing {server}'s streams over"))?;
+            for line in &moved {
+                println!("mnemo: {line}");
+            }
+            println!("mnemo: {server} leads none of Mnemo's streams ({} handed over)", moved.len());
+            Ok(())
         }
     }
 }

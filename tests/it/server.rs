@@ -766,3 +766,60 @@ async fn a_client_s_full_introspection_answers_under_the_default_limits() {
         "input value deprecation asked"
     );
 }
+
+/// `/livez` says the process answers; `/readyz` (and `/healthz`) says whether the node can
+/// serve: 503, naming the namespace, once one open namespace has stayed behind its log
+/// longer than `[cluster] max_lag_seconds`, and 200 again once it caught up; 503 as soon as
+/// the server is told to stop.
+#[tokio::test]
+async fn readiness_follows_the_lag_and_the_stop_and_liveness_only_the_process() {
+    use mnemo_engine::{Change, LogBackend, NewEntity, SharedBackend, StoreOptions, system_clock};
+    let backend = SharedBackend::new();
+    let node = |backend: &SharedBackend| {
+        let shared: Arc<dyn LogBackend> = Arc::new(backend.clone());
+        Arc::new(Store::with_backend(shared, system_clock(), StoreOptions::default()).unwrap())
+    };
+    let (writer, reader) = (node(&backend), node(&backend));
+    let ns = mnemo_engine::core::Namespace::new("namespace", "team").unwrap();
+    let entity = |name: &str| Change::DeclareEntity(NewEntity { name: name.into(), ..NewEntity::default() });
+    writer.append(&ns, vec![entity("Ada")]).unwrap();
+    reader.catch_up(&ns).unwrap();
+    let config = "[cluster]\nnats = [\"nats://127.0.0.1:4222\"]\nmax_lag_seconds = 0.2\n";
+    let state = AppState::new(Arc::clone(&reader), Config::parse(config, "test.toml").unwrap());
+    let probe = |path: &'static str| {
+        let state = state.clone();
+        async move {
+            let (status, body) = send(&state, Request::get(path).body(Body::empty()).unwrap()).await;
+            (status, String::from_utf8(body).unwrap())
+        }
+    };
+    assert_eq!(probe("/readyz").await, (StatusCode::OK, "ok\n".to_owned()));
+    // Another node writes; this one follows nothing (no follower runs here).
+    writer.append(&ns, vec![entity("Bob")]).unwrap();
+    writer.append(&ns, vec![entity("Cy")]).unwrap();
+    assert_eq!(probe("/readyz").await.0, StatusCode::OK, "behind for less than the bound");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    for path in ["/readyz", "/healthz"] {
+        let (status, body) = probe(path).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(body.contains("namespace team is 2 batches behind"), "{body}");
+    }
+    assert_eq!(probe("/livez").await.0, StatusCode::OK);
+    let metrics = send(&state, Request::get("/metrics").body(Body::empty()).unwrap()).await.1;
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(metrics.contains("mnemo_log_lag_batches{namespace=\"team\"} 2"), "{metrics}");
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("mnemo_log_lag_seconds{namespace=\"team\"} 0.") && !l.ends_with(" 0.000")),
+        "{metrics}"
+    );
+    reader.catch_up(&ns).unwrap();
+    assert_eq!(probe("/readyz").await.0, StatusCode::OK);
+    // Told to stop: not ready from that moment, alive still.
+    state.begin_stopping();
+    let (status, body) = probe("/readyz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body.contains("stopping"), "{body}");
+    assert_eq!(probe("/livez").await.0, StatusCode::OK);
+}

@@ -243,16 +243,6 @@ impl NatsServers {
         }
     }
 
-    /// The server leading the JetStream meta group, as server `i` sees it (its `/jsz`).
-    pub fn meta_leader(&self, i: usize) -> Option<String> {
-        let server = self.servers.get(i)?;
-        let (_, body) = monitor(server.monitor_port, "/jsz").ok()?;
-        let at = body.find("\"meta_cluster\"")?;
-        let rest = &body[at..];
-        let leader = rest.split("\"leader\":").nth(1)?.trim_start().strip_prefix('"')?;
-        Some(leader.split('"').next()?.to_owned())
-    }
-
     /// The client port of server `i`.
     pub fn port(&self, i: usize) -> Option<u16> {
         self.servers.get(i).map(|s| s.client_port)

@@ -142,12 +142,17 @@ impl Cluster {
     /// caught-up replica (`mnemo cluster handover`), then lame duck mode, then started
     /// again once every server is caught up. What moved, and how long it took to exit.
     pub fn planned_restart(&mut self, i: usize) -> (Vec<String>, Duration) {
-        let config = ClusterConfig { urls: self.nats.urls(), ..ClusterConfig::default() };
-        let backend = JetStreamBackend::connect(&config).unwrap();
-        let mut moved = backend.hand_over(&format!("n{i}")).unwrap();
-        drop(backend);
-        let other = (i + 1) % self.nats.len();
-        moved.push(format!("meta leader {:?}", self.nats.meta_leader(other)));
+        let handover = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(["cluster", "handover", "--cluster", &self.urls, "--server", &format!("n{i}")])
+            .env("MNEMO_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(handover.status.success(), "{}", String::from_utf8_lossy(&handover.stderr));
+        let moved: Vec<String> = String::from_utf8_lossy(&handover.stdout)
+            .lines()
+            .filter(|l| l.contains(" from n"))
+            .map(str::to_owned)
+            .collect();
         let exited = self.nats.lame_duck_restart(i).unwrap();
         (moved, exited)
     }
