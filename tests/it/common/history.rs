@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::Draw;
 use super::cluster::post;
 
 /// Where every slot's facts start: the same instant, so the log's order decides.
@@ -111,18 +112,6 @@ pub fn prepare(addr: SocketAddr, ns: &str, slots: usize) {
     let declare = "mutation($ns: String!, $e: [EntityInput!]!) { recordEpisode(namespace: $ns, episode: {text: \"slots\", externalId: \"slots\", occurredAt: \"2030-01-01T00:00:00Z\"}, entities: $e) { seq } }";
     let answer = post(addr, declare, json!({ "ns": ns, "e": entities })).expect("declaring the slots");
     assert!(answer.get("errors").is_none(), "{answer}");
-}
-
-/// A small deterministic generator per client.
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
 }
 
 /// What a client keeps of its own acknowledged writes, to withdraw or erase later.

@@ -186,36 +186,8 @@ fn a_fresh_node_starts_from_the_shared_checkpoint_and_agrees_with_a_full_replay(
     let digest = answers(&fresh, &team);
     assert_eq!(fresh.checkpoint_seq(&team), Some(Seq(40)), "the fresh node did not load the checkpoint");
     // A node that ignores checkpoints replays the whole log.
-    struct NoCheckpoints(JetStreamBackend);
-    impl LogBackend for NoCheckpoints {
-        fn list(&self) -> Result<Vec<String>, mnemo_engine::LogError> {
-            self.0.list()
-        }
-        fn check(&self, name: &str) -> Result<Option<mnemo_engine::Truncation>, mnemo_engine::LogError> {
-            self.0.check(name)
-        }
-        fn open(
-            &self,
-            name: &str,
-            clock: mnemo_log::Clock,
-        ) -> Result<(Box<dyn mnemo_engine::RecordLog>, mnemo_log::Recovery), mnemo_engine::LogError> {
-            self.0.open(name, clock)
-        }
-        fn shared(&self) -> bool {
-            true
-        }
-        fn keeps_checkpoints(&self) -> bool {
-            false
-        }
-        fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, mnemo_engine::LogError> {
-            Ok(None)
-        }
-        fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), mnemo_engine::LogError> {
-            Ok(())
-        }
-    }
     let replaying = Store::with_backend(
-        Arc::new(NoCheckpoints(JetStreamBackend::connect(&cluster.config).unwrap())),
+        Arc::new(crate::common::NoCheckpoints(JetStreamBackend::connect(&cluster.config).unwrap())),
         system_clock(),
         StoreOptions::default(),
     )
@@ -264,7 +236,8 @@ fn a_due_intention_fires_once_across_nodes() {
 
 #[test]
 fn an_erasure_on_one_node_is_forgotten_by_every_node_and_by_the_stream() {
-    use crate::erase::{ALIAS, NAME, SECRET, answers as story, grep, ns as people, person, write_story};
+    use crate::common::grep;
+    use crate::erase::{ALIAS, NAME, SECRET, answers as story, ns as people, person, write_story};
     let Some(cluster) = Cluster::start() else { return };
     let (a, b) = (cluster.node(), cluster.node());
     let points = write_story(&a, true);
@@ -335,7 +308,7 @@ fn a_namespace_dropped_on_one_node_is_closed_on_every_node_and_gone_from_the_str
     a.checkpoint(&gone).unwrap().expect("a checkpoint");
     assert_eq!(names(&b, &gone, at_seq(last)).len(), 30, "open on b");
     assert!(
-        !crate::erase::grep(cluster._dir.path(), "Quorvexian-7").is_empty(),
+        !crate::common::grep(cluster._dir.path(), "Quorvexian-7").is_empty(),
         "the test looks in the wrong place"
     );
     assert!(a.drop_namespace(&gone).unwrap());
@@ -357,6 +330,6 @@ fn a_namespace_dropped_on_one_node_is_closed_on_every_node_and_gone_from_the_str
     assert_eq!(first.seq, Seq(1));
     assert_eq!(names(&a, &gone, at_seq(Seq(1))), ["Newcomer"]);
     drop((a, b));
-    let left = crate::erase::grep(cluster._dir.path(), "Quorvexian-7");
+    let left = crate::common::grep(cluster._dir.path(), "Quorvexian-7");
     assert_eq!(left, Vec::<std::path::PathBuf>::new(), "a dropped namespace's bytes stay");
 }

@@ -172,3 +172,71 @@ pub fn prop(subject: EntityId, predicate: &str, value: Literal, valid: Interval)
 pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
+
+/// Every file under `dir` holding `needle`.
+pub fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in walk(dir) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+            found.push(entry);
+        }
+    }
+    found
+}
+
+/// Every file under `dir`.
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+/// A small deterministic generator (xorshift): each writer of a concurrency test draws
+/// its own batch shapes from its own seed.
+pub struct Draw(pub u64);
+
+impl Draw {
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// A log backend whose checkpoints are never kept: a store over it replays every batch
+/// (to compare with one that loaded a checkpoint).
+pub struct NoCheckpoints<B>(pub B);
+
+impl<B: LogBackend> LogBackend for NoCheckpoints<B> {
+    fn list(&self) -> Result<Vec<String>, mnemo_engine::LogError> {
+        self.0.list()
+    }
+    fn check(&self, name: &str) -> Result<Option<mnemo_engine::Truncation>, mnemo_engine::LogError> {
+        self.0.check(name)
+    }
+    fn open(
+        &self,
+        name: &str,
+        clock: mnemo_log::Clock,
+    ) -> Result<(Box<dyn mnemo_engine::RecordLog>, mnemo_log::Recovery), mnemo_engine::LogError> {
+        self.0.open(name, clock)
+    }
+    fn shared(&self) -> bool {
+        self.0.shared()
+    }
+    fn keeps_checkpoints(&self) -> bool {
+        false
+    }
+    fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, mnemo_engine::LogError> {
+        Ok(None)
+    }
+    fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), mnemo_engine::LogError> {
+        Ok(())
+    }
+}

@@ -127,18 +127,6 @@ fn the_file_log_is_its_only_writer_and_refuses_a_stale_expectation() {
     assert_eq!(log.read_after(1).unwrap().iter().map(|r| r.payload.clone()).collect::<Vec<_>>(), [b"two"]);
 }
 
-/// A small deterministic generator (xorshift): each writer draws its own batch shapes.
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
-
 /// What a writer asked one batch for, to check against what the log holds.
 struct Asked {
     /// The batch's changes' expected records, by change: an entity's name, a fact's
@@ -154,7 +142,7 @@ enum Expect {
 
 /// One batch of a writer: a different mix each time — new entities, facts on entities
 /// every writer shares (or on its own), the same fact again (a restatement), episodes.
-fn shaped(draw: &mut Draw, who: &str, i: u64) -> (Vec<Change>, Asked) {
+fn shaped(draw: &mut crate::common::Draw, who: &str, i: u64) -> (Vec<Change>, Asked) {
     use mnemo_engine::core::{Interval, Literal};
     use mnemo_engine::{NewFact, ObjectRef};
     let mut changes = Vec::new();
@@ -229,7 +217,7 @@ fn writers_that_differ_on_several_stores_never_share_an_id_or_lose_a_write() {
                 let (team, acked) = (team.clone(), &acked);
                 scope.spawn(move || {
                     let who = format!("n{n}w{w}");
-                    let mut draw = Draw(0x9E37_79B9_7F4A_7C15 ^ ((n * 7 + w) as u64 + 1));
+                    let mut draw = crate::common::Draw(0x9E37_79B9_7F4A_7C15 ^ ((n * 7 + w) as u64 + 1));
                     for i in 0..100 {
                         let (changes, asked) = shaped(&mut draw, &who, i);
                         let receipt =
@@ -301,7 +289,7 @@ fn writers_that_differ_on_several_stores_never_share_an_id_or_lose_a_write() {
     // A store that replays the whole log with no checkpoint agrees too.
     stores[0].checkpoint(&team).unwrap();
     let replayed = Store::with_backend(
-        Arc::new(NoCheckpoints(backend.clone())),
+        Arc::new(crate::common::NoCheckpoints(backend.clone())),
         system_clock(),
         StoreOptions::default(),
     )
@@ -318,37 +306,6 @@ fn answers_of(store: &Store, ns: &Namespace) -> String {
     let filter = mnemo_engine::EpisodeFilter::default();
     let episodes = store.episodes(ns, &filter, ReadAt::latest(), None, 10_000).unwrap().value;
     format!("{entities:?}\n{facts:?}\n{episodes:?}\n{:?}", store.counts(ns))
-}
-
-/// The shared log without its checkpoints: a store over it replays every batch.
-struct NoCheckpoints(SharedBackend);
-
-impl LogBackend for NoCheckpoints {
-    fn list(&self) -> Result<Vec<String>, mnemo_engine::LogError> {
-        self.0.list()
-    }
-    fn check(&self, name: &str) -> Result<Option<mnemo_engine::Truncation>, mnemo_engine::LogError> {
-        self.0.check(name)
-    }
-    fn open(
-        &self,
-        name: &str,
-        clock: mnemo_log::Clock,
-    ) -> Result<(Box<dyn mnemo_engine::RecordLog>, mnemo_log::Recovery), mnemo_engine::LogError> {
-        self.0.open(name, clock)
-    }
-    fn shared(&self) -> bool {
-        true
-    }
-    fn keeps_checkpoints(&self) -> bool {
-        false
-    }
-    fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, mnemo_engine::LogError> {
-        Ok(None)
-    }
-    fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), mnemo_engine::LogError> {
-        Ok(())
-    }
 }
 
 /// Lag is measured from what the log holds, not from what a store happened to read: a

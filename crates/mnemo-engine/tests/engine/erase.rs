@@ -10,7 +10,7 @@ use mnemo_engine::{
     NewTrigger, ObjectRef, ReadAt, SearchQuery, Store,
 };
 
-use crate::common::{iv, t};
+use crate::common::{grep, iv, t, walk};
 
 /// Long strings found nowhere else, so that a byte search of the data directory means it.
 pub const NAME: &str = "Zyxwarbleton Quennimore";
@@ -105,26 +105,6 @@ pub fn answers(store: &Store, s: Seq) -> Vec<String> {
         out.push(format!("episode {} {}", e.occurred_at, e.text));
     }
     out.sort();
-    out
-}
-
-pub fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for entry in walk(dir) {
-        let bytes = std::fs::read(&entry).unwrap_or_default();
-        if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-            found.push(entry);
-        }
-    }
-    found
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
-    }
     out
 }
 
