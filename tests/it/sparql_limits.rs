@@ -247,3 +247,48 @@ fn memory_bombs_are_refused_within_their_budget_on_a_real_server() {
 fn urlencode(text: &str) -> String {
     serde_urlencoded::to_string([("q", text)]).unwrap().trim_start_matches("q=").to_owned()
 }
+
+/// Long chains without a bracket, in each way a query can chain them (N1): refused with a
+/// typed error before they can overflow the parser's, the checks' or the evaluator's
+/// stack, and the server answers on.
+#[tokio::test]
+async fn long_chains_without_brackets_are_refused_and_the_server_answers_on() {
+    let state = state(20).await;
+    let n = 6_000;
+    let chains = [
+        ("sequence path", format!("SELECT * WHERE {{ ?s {} ?o }}", vec!["p:next"; n].join("/"))),
+        ("alternative path", format!("SELECT * WHERE {{ ?s {} ?o }}", vec!["p:next"; n].join("|"))),
+        ("inverse path", format!("SELECT * WHERE {{ ?s {}p:next ?o }}", "^".repeat(n))),
+        ("negations", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}true) }}", "!".repeat(n))),
+        ("unary minus", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}1 > 0) }}", "-".repeat(n))),
+        ("products", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({} > 0) }}", vec!["2"; n].join(" * "))),
+        ("sums", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({} > 0) }}", vec!["1"; n].join(" + "))),
+        ("disjunctions", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}) }}", vec!["true"; n].join(" || "))),
+        ("comparisons", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}) }}", vec!["1"; n].join(" = "))),
+    ];
+    for (shape, query) in chains {
+        assert!(query.len() < mnemo_rdf::MAX_QUERY_BYTES, "{shape}: {} bytes", query.len());
+        let (status, body) = sparql(&state, &query).await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (StatusCode::BAD_REQUEST, "LIMIT_EXCEEDED"),
+            "{shape}: {body}"
+        );
+    }
+    // Just under the bound, each runs to a typed answer (or a typed refusal by the algebra's
+    // own bounds): nothing overflows.
+    let under = mnemo_rdf::MAX_OPERATORS - 10;
+    let near = [
+        format!("SELECT * WHERE {{ ?s {} ?o }}", vec!["p:next"; under].join("/")),
+        format!("SELECT * WHERE {{ ?s {}p:next ?o }}", "^".repeat(under)),
+        format!("SELECT * WHERE {{ ?s ?p ?o FILTER({} > 0) }}", vec!["1"; under].join(" + ")),
+    ];
+    for query in near {
+        let (status, body) = sparql(&state, &query).await;
+        let typed = ["LIMIT_EXCEEDED", "INVALID_QUERY"].contains(&error_code(&body));
+        assert!(status == StatusCode::OK || typed, "{status} {body}");
+    }
+    let (status, body) = sparql(&state, "SELECT (COUNT(*) AS ?n) WHERE { ?a p:next/p:next ?b }").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["results"]["bindings"][0]["n"]["value"], "18");
+}

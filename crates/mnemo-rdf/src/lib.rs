@@ -40,7 +40,7 @@ use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::GraphName;
 
 pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, statements, triple};
-pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_QUERY_BYTES};
+pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_OPERATORS, MAX_QUERY_BYTES};
 pub use sparql::{
     DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, Form, Format,
     MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,

@@ -8,8 +8,12 @@
 //! query's cancellation. So, in order:
 //!
 //! 1. the text is at most [`MAX_QUERY_BYTES`] long;
-//! 2. its brackets (`(`, `[`, `{`, `<<`) nest at most [`MAX_NESTING`] deep, counted by a
-//!    scan that skips strings, comments and IRIs ([`nesting`]);
+//! 2. its brackets (`(`, `[`, `{`, `<<`) nest at most [`MAX_NESTING`] deep, and it holds
+//!    at most [`MAX_OPERATORS`] operator characters, counted by a scan that skips strings,
+//!    comments and IRIs ([`scan`]): a chain without a bracket — a path of 6,000 steps
+//!    `p:a/p:a/…`, 6,000 `^` or `!` or `+` — parses into an algebra as deep as it is long,
+//!    which every walk over it (the checks, the optimizer, the evaluator, its drop)
+//!    recurses through, and overflowed the stack at about 5,000;
 //! 3. once parsed, its algebra is at most [`MAX_DEPTH`] nodes deep and [`MAX_NODES`]
 //!    large ([`Measure`]);
 //! 4. the optimizer runs only on queries of at most [`OPTIMIZE_MAX_PATTERNS`] triple
@@ -35,6 +39,10 @@ pub const MAX_QUERY_BYTES: usize = 64 * 1024;
 
 /// Deepest nesting of brackets in the text.
 pub const MAX_NESTING: usize = 64;
+
+/// Most operator characters in the text (`/ | ^ ! + - * = & < >` outside strings, IRIs
+/// and comments): a query written by a person or a program holds a few dozen.
+pub const MAX_OPERATORS: usize = 1_000;
 
 /// Deepest nesting of the parsed algebra (graph patterns, expressions, paths, triple
 /// terms).
@@ -67,27 +75,48 @@ pub fn check_text(query: &str) -> Result<(), RdfError> {
     if query.len() > MAX_QUERY_BYTES {
         return Err(exceeded("bytes", query.len(), MAX_QUERY_BYTES));
     }
-    let depth = nesting(query);
-    if depth > MAX_NESTING {
-        return Err(exceeded("levels of nested brackets", depth, MAX_NESTING));
+    let scanned = scan(query);
+    if scanned.deepest > MAX_NESTING {
+        return Err(exceeded("levels of nested brackets", scanned.deepest, MAX_NESTING));
+    }
+    if scanned.operators > MAX_OPERATORS {
+        return Err(exceeded("operators", scanned.operators, MAX_OPERATORS));
     }
     Ok(())
 }
 
-/// The stack a thread needs to parse and run `query`: the base, plus a bracket's worth
-/// for every bracket character anywhere in it.
+/// The stack a thread needs to parse and run `query`: the base, plus a level's worth for
+/// every bracket or operator character anywhere in it.
 pub fn stack_size(query: &str) -> usize {
-    let brackets = query.bytes().filter(|b| matches!(b, b'(' | b'[' | b'{' | b'<')).count();
-    STACK_BASE.saturating_add(brackets.saturating_mul(STACK_PER_BRACKET))
+    let levels = query.bytes().filter(|b| matches!(b, b'(' | b'[' | b'{' | b'<') || is_operator(*b)).count();
+    STACK_BASE.saturating_add(levels.saturating_mul(STACK_PER_BRACKET))
 }
 
-/// How deep the brackets of `query` nest: `(`, `[`, `{` and `<<` open, `)`, `]`, `}` and
-/// `>>` close, outside string literals, comments and IRIs (`<…>` with no character an IRI
-/// cannot hold); a backslash outside strings (a prefixed name's escape) hides the next
-/// character.
+fn is_operator(b: u8) -> bool {
+    matches!(b, b'/' | b'|' | b'^' | b'!' | b'+' | b'-' | b'*' | b'=' | b'&' | b'<' | b'>')
+}
+
+/// What [`scan`] finds in a query's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scanned {
+    /// How deep its brackets nest.
+    pub deepest: usize,
+    /// How many operator characters it holds.
+    pub operators: usize,
+}
+
+/// How deep the brackets of `query` nest (see [`scan`]).
 pub fn nesting(query: &str) -> usize {
+    scan(query).deepest
+}
+
+/// How deep the brackets of `query` nest — `(`, `[`, `{` and `<<` open, `)`, `]`, `}` and
+/// `>>` close — and how many operator characters it holds, outside string literals,
+/// comments and IRIs (`<…>` with no character an IRI cannot hold); a backslash outside
+/// strings (a prefixed name's escape) hides the next character.
+pub fn scan(query: &str) -> Scanned {
     let b = query.as_bytes();
-    let (mut i, mut depth, mut deepest) = (0, 0usize, 0usize);
+    let (mut i, mut depth, mut deepest, mut operators) = (0, 0usize, 0usize, 0usize);
     while i < b.len() {
         match b[i] {
             b'#' => {
@@ -113,7 +142,10 @@ pub fn nesting(query: &str) -> usize {
                 // An IRI ends at its `>`; anything else makes the `<` a comparison.
                 i = match end {
                     Some(e) if b[e] == b'>' => e + 1,
-                    _ => i + 1,
+                    _ => {
+                        operators += 1;
+                        i + 1
+                    }
                 };
             }
             b'>' if b.get(i + 1) == Some(&b'>') => {
@@ -129,10 +161,13 @@ pub fn nesting(query: &str) -> usize {
                 depth = depth.saturating_sub(1);
                 i += 1;
             }
-            _ => i += 1,
+            c => {
+                operators += usize::from(is_operator(c));
+                i += 1;
+            }
         }
     }
-    deepest
+    Scanned { deepest, operators }
 }
 
 /// The position after the string literal opening at `start` with `quote` (long form when
