@@ -105,11 +105,6 @@ pub struct Scanned {
     pub operators: usize,
 }
 
-/// How deep the brackets of `query` nest (see [`scan`]).
-pub fn nesting(query: &str) -> usize {
-    scan(query).deepest
-}
-
 /// How deep the brackets of `query` nest — `(`, `[`, `{` and `<<` open, `)`, `]`, `}` and
 /// `>>` close — and how many operator characters it holds, outside string literals,
 /// comments and IRIs (`<…>` with no character an IRI cannot hold); a backslash outside
@@ -380,18 +375,27 @@ mod tests {
 
     #[test]
     fn nesting_counts_brackets_outside_strings_comments_and_iris() {
-        assert_eq!(nesting("SELECT * WHERE { ?s ?p ?o }"), 1);
-        assert_eq!(nesting("SELECT * WHERE { { ?s ?p [ ?q ( 1 2 ) ] } }"), 4);
-        assert_eq!(nesting("ASK { FILTER(\"((((\" = '{{{{' && \"\"\"[[[\n(((\"\"\" != '''(((''') }"), 2);
-        assert_eq!(nesting("ASK { # ((((((\n ?s ?p ?o }"), 1);
-        assert_eq!(nesting("ASK { <http://x/a(b)> ?p <http://x/#(((> }"), 1);
+        assert_eq!(scan("SELECT * WHERE { ?s ?p ?o }").deepest, 1);
+        assert_eq!(scan("SELECT * WHERE { { ?s ?p [ ?q ( 1 2 ) ] } }").deepest, 4);
+        assert_eq!(scan("ASK { FILTER(\"((((\" = '{{{{' && \"\"\"[[[\n(((\"\"\" != '''(((''') }").deepest, 2);
+        assert_eq!(scan("ASK { # ((((((\n ?s ?p ?o }").deepest, 1);
+        assert_eq!(scan("ASK { <http://x/a(b)> ?p <http://x/#(((> }").deepest, 1);
         // A comparison is not an IRI.
-        assert_eq!(nesting("ASK { FILTER(1 < (2)) }"), 3);
-        assert_eq!(nesting("ASK { << ?s ?p << ?a ?b ?c >> >> ?q ?o }"), 3);
-        assert_eq!(nesting("ASK { ?s p:a\\(\\( ?o }"), 1);
-        assert_eq!(nesting(&format!("ASK {}{}", "{".repeat(1000), "}".repeat(1000))), 1000);
+        assert_eq!(scan("ASK { FILTER(1 < (2)) }").deepest, 3);
+        assert_eq!(scan("ASK { << ?s ?p << ?a ?b ?c >> >> ?q ?o }").deepest, 3);
+        assert_eq!(scan("ASK { ?s p:a\\(\\( ?o }").deepest, 1);
+        assert_eq!(scan(&format!("ASK {}{}", "{".repeat(1000), "}".repeat(1000))).deepest, 1000);
         // Unbalanced closes never make the count negative.
-        assert_eq!(nesting(")))))) { ( ) }"), 2);
+        assert_eq!(scan(")))))) { ( ) }").deepest, 2);
+    }
+
+    #[test]
+    fn operators_are_counted_outside_strings_comments_and_iris() {
+        // `SELECT *`'s star counts too: characters are counted, not what they mean.
+        assert_eq!(scan("SELECT * WHERE { ?s p:a/p:b|^p:c ?o }").operators, 4);
+        assert_eq!(scan("ASK { FILTER(!(1 + 2 * 3 >= -4 && 5 != 6)) }").operators, 10);
+        assert_eq!(scan("ASK { <http://x/a/b/c> ?p \"a/b|c^d\" # x/y/z\n }").operators, 0);
+        assert_eq!(scan(&format!("ASK {{ ?s {} ?o }}", vec!["p:a"; 6_000].join("/"))).operators, 5_999);
     }
 
     #[test]
@@ -411,7 +415,7 @@ mod tests {
         assert!(m.optimizable());
         // A chain of OPTIONALs nests without brackets nesting.
         let chain = format!("SELECT * WHERE {{ ?s ?p ?o {} }}", "OPTIONAL { ?s ?p ?o } ".repeat(200));
-        assert!(nesting(&chain) <= 2);
+        assert!(scan(&chain).deepest <= 2);
         assert!(matches!(Measure::of(&parse(&chain)), Err(RdfError::QueryTooComplex { .. })));
         let wide = format!("SELECT * WHERE {{ {} }}", "?s ?p ?o . ".repeat(100));
         let m = Measure::of(&parse(&wide)).unwrap();
