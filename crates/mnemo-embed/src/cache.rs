@@ -401,13 +401,20 @@ fn load(
 pub struct CachedEmbedder<E> {
     inner: E,
     cache: EmbeddingCache,
+    /// Queries' vectors, in memory only (at most [`MAX_QUERIES`]): a search's words may
+    /// name what is later erased, and no file may keep them; an erasure or a drop clears
+    /// them all (which text came from which namespace is not known).
+    queries: Mutex<HashMap<Key, Vec<f32>>>,
 }
+
+/// Queries' vectors kept in memory; the map starts over when full.
+const MAX_QUERIES: usize = 4096;
 
 impl<E: Embedder> CachedEmbedder<E> {
     /// Puts `cache` in front of `inner`. The cache should have been opened with the inner
     /// embedder's model id and length; [`Embedder::embed`] fails if it was not.
     pub fn new(inner: E, cache: EmbeddingCache) -> Self {
-        CachedEmbedder { inner, cache }
+        CachedEmbedder { inner, cache, queries: Mutex::new(HashMap::new()) }
     }
 
     /// The cache.
@@ -461,7 +468,14 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
     }
 
     fn forget(&self, texts: &[&str]) -> Result<usize, EmbedError> {
-        Ok(self.cache.forget(texts)? + self.cache.forget_in_others(texts)? + self.inner.forget(texts)?)
+        let queries = {
+            let mut queries = self.queries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            std::mem::take(&mut *queries).len()
+        };
+        Ok(queries
+            + self.cache.forget(texts)?
+            + self.cache.forget_in_others(texts)?
+            + self.inner.forget(texts)?)
     }
 
     fn dim(&self) -> usize {
@@ -473,11 +487,24 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         self.one(key_of(text), || self.inner.embed_now(text))
     }
 
-    /// As [`CachedEmbedder::embed_now`], for a query: kept under the key of the text marked
-    /// as a query (`"\0query\0"` before it), so that a model whose query and passage
-    /// vectors differ keeps both.
+    /// As [`CachedEmbedder::embed_now`], for a query, kept in memory only (never in the
+    /// file: see [`CachedEmbedder::queries`]) under the key of the text marked as a query
+    /// (`"\0query\0"` before it), so that a model whose query and passage vectors differ
+    /// keeps both.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        self.one(query_key(text), || self.inner.embed_query(text))
+        self.check_inner()?;
+        let key = query_key(text);
+        let lock = || self.queries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(vector) = lock().get(&key) {
+            return Ok(vector.clone());
+        }
+        let vector = self.inner.embed_query(text)?;
+        let mut queries = lock();
+        if queries.len() >= MAX_QUERIES {
+            queries.clear();
+        }
+        queries.insert(key, vector.clone());
+        Ok(vector)
     }
 
     /// Cached vectors come from the cache; the other texts (each distinct text once) go to the

@@ -212,7 +212,7 @@ fn boxed_and_shared_embedders_work_through_the_trait() {
 }
 
 #[test]
-fn forgetting_drops_a_text_from_every_model_s_cache_and_its_query_vector_too() {
+fn forgetting_drops_a_text_from_every_model_s_cache_and_every_query_vector_too() {
     let dir = tempfile::tempdir().unwrap();
     // Vectors of another model, made before (a namespace embedded by it, then by this one).
     let other = EmbeddingCache::open(dir.path(), "another/model", DIM).unwrap();
@@ -222,9 +222,19 @@ fn forgetting_drops_a_text_from_every_model_s_cache_and_its_query_vector_too() {
         CachedEmbedder::new(Counting::new(DIM), EmbeddingCache::open(dir.path(), MODEL, DIM).unwrap());
     embedder.embed(&["the secret", "kept"]).unwrap();
     embedder.embed_query("the secret").unwrap();
-    assert_eq!(embedder.cache().len(), 3, "a query's vector is kept apart from the passage's");
-    assert_eq!(embedder.forget(&["the secret"]).unwrap(), 3);
+    embedder.embed_query("where does the secret live").unwrap();
+    assert_eq!(embedder.cache().len(), 2, "a query's vector is kept apart from the passages'");
+    // Queries' vectors are in memory only: no file holds a search's words.
+    assert!(!std::fs::read(embedder.cache().path()).unwrap().is_empty());
+    let reopened = EmbeddingCache::open(dir.path(), MODEL, DIM).unwrap();
+    assert_eq!(reopened.len(), 2);
+    drop(reopened);
+    // The passage, and every query (which came from which namespace is not known).
+    assert_eq!(embedder.forget(&["the secret"]).unwrap(), 4);
     assert_eq!(embedder.cache().len(), 1);
+    let seen = embedder.inner().take_seen().len();
+    embedder.embed_query("where does the secret live").unwrap();
+    assert_eq!(embedder.inner().take_seen().len(), 1, "made again after {seen}: it was forgotten");
     let other = EmbeddingCache::open(dir.path(), "another/model", DIM).unwrap();
     assert_eq!((other.get("the secret"), other.get("kept")), (None, Some(vector(8.0))));
 }

@@ -98,7 +98,7 @@ impl Store {
             shard.retired.store(true, Ordering::SeqCst);
         }
         self.settle(shard);
-        self.wait_for_indexer(shard);
+        self.abandon_search(shard);
         if texts { crate::retrieve::docs::all_texts(&read(&shard.index)) } else { Default::default() }
     }
 

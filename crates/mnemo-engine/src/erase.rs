@@ -423,7 +423,9 @@ impl Store {
         // is no cache, and nothing to compare.
         let embedders = self.retrieval.embedders_used(&read(&shard.index));
         let before = (!embedders.is_empty()).then(|| crate::retrieve::docs::all_texts(&read(&shard.index)));
-        self.wait_for_indexer(shard);
+        self.abandon_search(shard);
+        // A checkpoint of the shard as it was is written before this or not at all.
+        let _checkpointed = lock(&shard.checkpointed);
         // On a shared log another node may append (another erasure) while this one
         // rewrites: the rewrite then refuses to act on what it read, and it is read again.
         let mut attempts = 0;
@@ -454,20 +456,14 @@ impl Store {
         Ok((reopened, (rewritten, dropped)))
     }
 
-    /// Waits (a bounded time) until the search indexer has nothing in flight for the
-    /// shard, so that nothing writes its search directory once it is removed, nor puts
-    /// an erased text in the embedding cache after it forgot them. Indexes kept in memory
-    /// without a built-in embedder (or none, when search is deferred) need no wait:
-    /// nothing of them reaches the disk.
-    pub(crate) fn wait_for_indexer(&self, shard: &Shard) {
-        let embeds = self.retrieval.indexer.options.embedder.is_some();
-        if !(shard.search.persistent || embeds) || self.retrieval.defers_search() {
-            return;
-        }
-        let last = read(&shard.index).last_seq();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while shard.search.indexed() < last && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(5));
+    /// Abandons the shard's search indexes: what the indexer and the vector lane still
+    /// had queued for them is dropped, and the run going on stops at its next chunk of
+    /// texts; waits (a bounded time) until it did, so that nothing writes the search
+    /// directory once it is removed, nor puts an erased text in the embedding cache after
+    /// it forgot them — however far behind the embedder was.
+    pub(crate) fn abandon_search(&self, shard: &Shard) {
+        if !shard.search.abandon(crate::limits::MAX_ERASE_WAIT) {
+            tracing::warn!(namespace = %shard.name, "the search indexer did not stop within the wait; its last chunk may be embedded after the erasure");
         }
     }
 

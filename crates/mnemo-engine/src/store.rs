@@ -504,6 +504,12 @@ impl Store {
             return Ok(None);
         }
         let mut done = lock(&shard.checkpointed);
+        // Retired (an erasure is being forgotten, or the namespace dropped): its state is
+        // the namespace as it was, which the erasure removes — under this same lock, so
+        // that no checkpoint nor saved vectors of it are written after they were removed.
+        if shard.retired.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(None);
+        }
         let index = read(&shard.index);
         shard.search.save_vectors(&shard.name, &index);
         if index.last_seq() <= done.0 {

@@ -2,6 +2,7 @@
 //! far they have caught up with the log.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -96,6 +97,23 @@ pub(crate) struct SearchIndex {
     pub(crate) shared: Option<Arc<dyn LogBackend>>,
     /// The batch of the vectors last saved there, or loaded from there.
     pub(crate) vectors_shared: Mutex<u64>,
+    /// Set once the namespace is erased from or dropped: the indexer and the vector lane
+    /// do no more work for these indexes (queued work is dropped, a run stops at its next
+    /// chunk), so that no text of the namespace as it was reaches a vector, an index file
+    /// or the embedding cache after they were forgotten.
+    abandoned: AtomicBool,
+    /// Runs of the indexer or the vector lane going on over these indexes.
+    busy: AtomicUsize,
+}
+
+/// A run of the indexer or the vector lane over a namespace's search indexes (see
+/// [`SearchIndex::work`]).
+pub(crate) struct Busy<'a>(&'a AtomicUsize);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl SearchIndex {
@@ -155,7 +173,38 @@ impl SearchIndex {
             vectors_saved: Mutex::new(0),
             shared: None,
             vectors_shared: Mutex::new(0),
+            abandoned: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
         }
+    }
+
+    /// A run over these indexes, counted until dropped; `None` once they are abandoned.
+    /// (Counted before the check, and [`SearchIndex::abandon`] sets the flag before it
+    /// waits for the count: either the run sees the flag, or the abandoning caller sees
+    /// the run.)
+    pub(crate) fn work(&self) -> Option<Busy<'_>> {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        let busy = Busy(&self.busy);
+        (!self.is_abandoned()).then_some(busy)
+    }
+
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::SeqCst)
+    }
+
+    /// Gives the indexes up (an erasure or a drop): no new run starts over them, and the
+    /// run going on stops at its next chunk of texts; waits (at most `within`) until
+    /// none goes on. Whether none does.
+    pub(crate) fn abandon(&self, within: Duration) -> bool {
+        self.abandoned.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + within;
+        while self.busy.load(Ordering::SeqCst) > 0 {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        true
     }
 
     /// The same, saving and loading its vectors through `backend` too when it keeps

@@ -182,6 +182,9 @@ impl Indexer {
                     if let Some(s) = group_shard.take() {
                         self.index_batches(&s, std::mem::take(&mut group));
                     }
+                    if shard.search.is_abandoned() {
+                        continue;
+                    }
                     // What the namespace builds on first use, built here, off the
                     // request that opened it.
                     shard.index.read().unwrap_or_else(PoisonError::into_inner).warm();
@@ -211,6 +214,7 @@ impl Indexer {
     /// added (their vectors are upserted again under the same keys).
     pub(crate) fn rebuild(&self, shard: &Shard, vectors_only: Option<Seq>) {
         let search = &shard.search;
+        let Some(_busy) = search.work() else { return };
         // Every vector is written below: those of live batches queued before are not.
         search.new_epoch();
         if vectors_only.is_none() && search.persistent {
@@ -416,6 +420,8 @@ impl Indexer {
 
     pub(crate) fn index_batches(&self, shard: &Arc<Shard>, batches: Vec<(Seq, Vec<Event>)>) {
         let search = &shard.search;
+        // Abandoned (erased from, dropped): its queued batches are dropped unread.
+        let Some(_busy) = search.work() else { return };
         let done = search.text_indexed();
         let batches: Vec<(Seq, Vec<Event>)> = batches.into_iter().filter(|(s, _)| *s > done).collect();
         let Some(upto) = batches.last().map(|(s, _)| *s) else {

@@ -50,6 +50,8 @@ impl VectorWork {
     /// epoch they were queued in is over; `stop` says to stop short.
     pub(crate) fn write(self, batch: usize, stop: &dyn Fn() -> bool) {
         let search = &self.shard.search;
+        // Abandoned (erased from, dropped): nothing more of it is embedded.
+        let Some(_busy) = search.work() else { return };
         let stop = || stop() || search.epoch() != self.epoch;
         let lists = [(&self.alone[..], &self.target.alone), (&self.context[..], &self.target.context)];
         let (complete, warning) = match embed_into(&*self.embedder, lists, search, batch, &stop) {
@@ -141,12 +143,13 @@ pub(crate) fn embed_into(
 ) -> Result<bool, String> {
     let total = lists.iter().map(|(l, _)| l.len() as u64).sum::<u64>();
     let mut done = 0u64;
-    let report = |done: u64| lock(&search.progress).embedding = (done, total);
-    report(0);
-    let _reset = Reset(|| report(0));
+    let report = |done: u64, total: u64| lock(&search.progress).embedding = (done, total);
+    report(0, total);
+    // Nothing left to embed once the run is over, however it ended.
+    let _reset = Reset(|| report(0, 0));
     for (list, target) in lists {
         for chunk in list.chunks(batch.clamp(1, EMBED_BATCH)) {
-            if stop() {
+            if stop() || search.is_abandoned() {
                 return Ok(false);
             }
             done += chunk.len() as u64;
@@ -154,7 +157,7 @@ pub(crate) fn embed_into(
             let embedded = embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
             let items: Vec<(u64, Vec<f32>)> = chunk.iter().map(|(k, _)| *k).zip(embedded).collect();
             target.upsert(&items).map_err(|e| format!("vector index: {e}"))?;
-            report(done);
+            report(done, total);
         }
     }
     Ok(true)

@@ -435,3 +435,152 @@ fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
         Err(EngineError::NotYetKnown { .. })
     ));
 }
+
+/// An embedder that keeps every text it embedded, as a cache does, and takes its time
+/// (a few milliseconds a text) while `slow` is set: an embedder far behind the log.
+#[derive(Default)]
+struct Behind {
+    kept: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    embedded: std::sync::atomic::AtomicUsize,
+    slow: std::sync::atomic::AtomicBool,
+}
+
+impl mnemo_engine::Embedder for Behind {
+    fn model_id(&self) -> &str {
+        "behind"
+    }
+    fn dim(&self) -> usize {
+        4
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, mnemo_engine::EmbedError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.slow.load(SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(4 * texts.len() as u64));
+        }
+        self.embedded.fetch_add(texts.len(), SeqCst);
+        let mut kept = self.kept.lock().unwrap();
+        Ok(texts
+            .iter()
+            .map(|t| {
+                kept.insert((*t).to_owned());
+                let n = t.len() as f32;
+                let v = [1.0, n % 7.0, n % 3.0, 0.5];
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+    fn forget(&self, texts: &[&str]) -> Result<usize, mnemo_engine::EmbedError> {
+        let mut kept = self.kept.lock().unwrap();
+        Ok(texts.iter().filter(|t| kept.remove(**t)).count())
+    }
+}
+
+#[test]
+fn an_erasure_drops_the_embedders_queued_work_and_no_erased_text_reaches_its_cache() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = std::sync::Arc::new(Behind::default());
+    let source: mnemo_engine::EmbedderSource = {
+        let embedder = std::sync::Arc::clone(&embedder);
+        std::sync::Arc::new(move |_| {
+            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn mnemo_engine::Embedder>)
+        })
+    };
+    let options = mnemo_engine::StoreOptions {
+        embedder: Some(source),
+        search_on_disk_from_bytes: Some(0),
+        ..mnemo_engine::StoreOptions::default()
+    };
+    let store = Store::open_with(dir.path(), options).unwrap();
+    let ns = ns();
+    let r = store
+        .append(&ns, vec![Change::DeclareEntity(NewEntity { name: NAME.into(), ..NewEntity::default() })])
+        .unwrap();
+    let id = r.entity(0).unwrap();
+    embedder.slow.store(true, SeqCst);
+    // Two thousand texts (each episode alone and in its context) queued for the embedder,
+    // several seconds of work at its pace, the person's own words last.
+    let episode = |i: usize, text: String| {
+        Change::RecordEpisode(NewEpisode {
+            text,
+            occurred_at: t("2024-03-01"),
+            thread: Some(format!("t{}", i % 7)),
+            ..NewEpisode::default()
+        })
+    };
+    for round in 0..20 {
+        let batch = (0..50)
+            .map(|i| episode(i, format!("Bob Marlowe walked {round}-{i} times to the river.")))
+            .collect();
+        store.append(&ns, batch).unwrap();
+    }
+    let mut said = vec![episode(0, SAID.into())];
+    said.push(Change::AssertFact(NewFact::new(
+        EntityRef::Id(id),
+        "code",
+        ObjectRef::Literal(Literal::String(SECRET.into())),
+        iv("2021-01-01", None),
+    )));
+    store.append(&ns, said).unwrap();
+    let request = EraseRequest { target: EraseTarget::Entity(id), reason: None, by: None };
+    let _ = store.erase(&ns, request).unwrap();
+    // The queued work was dropped, not done first: the embedder had not embedded the
+    // backlog when the erasure returned.
+    let done = embedder.embedded.load(SeqCst);
+    assert!(done < 1_000, "the erasure waited for {done} texts to be embedded");
+    embedder.slow.store(false, SeqCst);
+    // The namespace opened again indexes what is left, and nothing erased.
+    let query = SearchQuery { text: Some("river".into()), wait_for_index: true, ..SearchQuery::default() };
+    assert!(!store.search(&ns, &query, ReadAt::latest()).unwrap().value.hits.is_empty());
+    let indexing = store.indexing(&ns).unwrap().expect("open");
+    assert_eq!((indexing.indexed, indexing.to_embed), (indexing.latest, 0), "{indexing:?}");
+    // Given the old shard's lane a moment to do anything it still would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kept = embedder.kept.lock().unwrap().clone();
+    assert!(kept.iter().any(|t| t.contains("river")), "the rest is embedded");
+    assert!(kept.iter().all(|t| !t.contains(NAME) && !t.contains(SECRET)), "an erased text was embedded");
+    drop(store);
+    for needle in [NAME, SECRET, "Zyxwarbleton"] {
+        assert_eq!(grep(dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
+    }
+}
+
+#[test]
+fn dropping_a_namespace_closed_since_a_restart_forgets_its_texts_without_waiting_for_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedder = std::sync::Arc::new(Behind::default());
+    let open = || {
+        let embedder = std::sync::Arc::clone(&embedder);
+        let source: mnemo_engine::EmbedderSource = std::sync::Arc::new(move |_| {
+            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn mnemo_engine::Embedder>)
+        });
+        let options = mnemo_engine::StoreOptions {
+            embedder: Some(source),
+            search_on_disk_from_bytes: Some(0),
+            ..mnemo_engine::StoreOptions::default()
+        };
+        Store::open_with(dir.path(), options).unwrap()
+    };
+    {
+        let store = open();
+        write_story(&store, true);
+        let query =
+            SearchQuery { text: Some("orchid".into()), wait_for_index: true, ..SearchQuery::default() };
+        store.search(&ns(), &query, ReadAt::latest()).unwrap();
+    }
+    assert!(embedder.kept.lock().unwrap().iter().any(|t| t.contains(NAME)));
+    // After a restart the namespace is not open: the drop opens it only to learn its
+    // texts, and no index of it is built (nor waited for: it waited a minute).
+    let store = open();
+    let started = std::time::Instant::now();
+    assert!(store.drop_namespace(&ns()).unwrap());
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(30), "the drop hung for {took:?}");
+    let kept = embedder.kept.lock().unwrap().clone();
+    assert!(kept.iter().all(|t| !t.contains(NAME) && !t.contains("Seine")), "{kept:?}");
+    drop(store);
+    for needle in [NAME, SECRET, "Seine"] {
+        assert_eq!(grep(dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
+    }
+}
