@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mnemo_embed::Embedder;
 use mnemo_engine::{EmbedderSource, Store, StoreOptions};
@@ -19,6 +19,7 @@ mod erase;
 mod eval;
 mod export;
 mod extract;
+mod logs;
 
 use export::{ExportFormat, RdfPoint, Reification, export};
 
@@ -27,9 +28,9 @@ use export::{ExportFormat, RdfPoint, Reification, export};
 /// 1.16 s for 505 k facts, a point read spent a tenth of its time in malloc and free.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use logs::LogFormat;
 use mnemo_graphql::{Access, Limits};
 use mnemo_server::{AppState, Config};
-use tracing_subscriber::EnvFilter;
 
 /// Where `serve` listens unless told otherwise: loopback only.
 const DEFAULT_LISTEN: &str = "127.0.0.1:7070";
@@ -43,14 +44,6 @@ struct Cli {
     log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum LogFormat {
-    /// Human-readable lines.
-    Text,
-    /// One JSON object per line.
-    Json,
 }
 
 #[derive(Subcommand)]
@@ -253,7 +246,7 @@ impl DataDir {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logs(cli.log_format);
+    logs::init(cli.log_format);
     match run(cli.command) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -261,20 +254,6 @@ fn main() -> ExitCode {
             eprintln!("mnemo: {e:#}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn init_logs(format: LogFormat) {
-    let filter = EnvFilter::try_from_env("MNEMO_LOG")
-        .or_else(|_| EnvFilter::try_from_default_env())
-        .unwrap_or_else(|_| EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal());
-    match format {
-        LogFormat::Text => logs.init(),
-        LogFormat::Json => logs.json().init(),
     }
 }
 
@@ -461,6 +440,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
+    logs::keep_secret(config.secrets());
     // `--cluster` was chosen already; else the config's `[cluster]`, if any.
     if let Some(settings) = &config.cluster {
         cluster::select(settings);

@@ -395,3 +395,93 @@ async fn graphiql_and_the_timeline_work_with_only_the_server_reachable() {
     );
     assert!(page.errors.is_empty(), "the pages logged errors: {:?}", page.errors);
 }
+
+/// A page of its own origin (a plain server on another port), for cross-origin calls.
+async fn other_origin() -> SocketAddr {
+    let page = axum::Router::new().route(
+        "/",
+        axum::routing::get(|| async {
+            axum::response::Html("<!doctype html><title>another site</title><p>hi</p>")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, page).await });
+    addr
+}
+
+/// A `fetch` of the API from the page: the answer's status and body, or the browser's
+/// error (a CORS refusal is a `TypeError`, with no detail a page may read).
+fn cross_origin_fetch(api: SocketAddr, token: &str) -> String {
+    let body =
+        serde_json::to_string(&json!({ "query": "{ entities(namespace: \"alice\") { nodes { name } } }" }))
+            .unwrap();
+    format!(
+        "fetch('http://{api}/graphql', {{ method: 'POST', headers: {{ 'Content-Type': 'application/json', \
+         'Authorization': 'Bearer {token}' }}, body: {body:?} }})\
+         .then(r => r.text().then(t => r.status + ' ' + t), e => 'refused: ' + e.name)"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_an_allowed_origin_calls_the_api_and_one_of_another_origin_cannot() {
+    let Some(binary) = chromium() else {
+        assert_ne!(std::env::var("MNEMO_BROWSER_TEST").as_deref(), Ok("required"), "no chromium on the PATH");
+        eprintln!("browser test skipped: no chromium on the PATH");
+        return;
+    };
+    let (allowed, other) = (other_origin().await, other_origin().await);
+    let token = "browser-token-0123456789abcdef";
+    let config_text = format!(
+        "allowed_origins = [\"http://{allowed}\"]\n[[tokens]]\nname = \"page\"\ntoken = \"{token}\"\nnamespaces = {{ alice = \"read-write\" }}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mnemo.toml"), config_text).unwrap();
+    let config = Config::load(dir.path().join("mnemo.toml")).unwrap();
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let seed = r#"mutation { recordEpisode(namespace: "alice", episode: { text: "Alice wrote" }, entities: [{ name: "Alice" }]) { seq } }"#;
+    let done = schema.execute(async_graphql::Request::new(seed).data(mnemo_graphql::Access::Local)).await;
+    assert!(done.errors.is_empty(), "{:?}", done.errors);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = listener.local_addr().unwrap();
+    let state = AppState::new(store, config);
+    tokio::spawn(async move { axum::serve(listener, app(state)).await });
+    let (_browser, port) = launch(&binary);
+    let mut page = Page::open(port).await;
+
+    // From the allowed origin: the preflight is granted, the answer readable.
+    page.goto(&format!("http://{allowed}/")).await;
+    let answer = page.eval(&cross_origin_fetch(api, token)).await;
+    let answer = answer.as_str().unwrap();
+    assert!(answer.starts_with("200 ") && answer.contains("\"Alice\""), "{answer}");
+    // From any other origin the browser refuses it: no CORS header is granted.
+    page.goto(&format!("http://{other}/")).await;
+    let answer = page.eval(&cross_origin_fetch(api, token)).await;
+    assert_eq!(answer, "refused: TypeError");
+
+    // The preflight as the browser sent it, seen from outside: the origin, methods and
+    // headers for the allowed page; nothing for another.
+    let granted = tokio::task::spawn_blocking(move || raw_head(api, allowed)).await.unwrap();
+    assert!(granted.contains(&format!("access-control-allow-origin: http://{allowed}")), "{granted}");
+    assert!(granted.contains("access-control-allow-methods: get,post"), "{granted}");
+    assert!(granted.contains("authorization"), "{granted}");
+    let refused = tokio::task::spawn_blocking(move || raw_head(api, other)).await.unwrap();
+    assert!(refused.starts_with("http/1.1 403"), "{refused}");
+    assert!(!refused.contains("access-control-"), "{refused}");
+}
+
+/// The head of a preflight's answer from `origin`, lower-cased.
+fn raw_head(api: SocketAddr, origin: SocketAddr) -> String {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(api).unwrap();
+    write!(
+        stream,
+        "OPTIONS /graphql HTTP/1.1\r\nHost: {api}\r\nOrigin: http://{origin}\r\nAccess-Control-Request-Method: POST\r\n\
+         Access-Control-Request-Headers: content-type, authorization\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    raw.split("\r\n\r\n").next().unwrap_or_default().to_ascii_lowercase()
+}

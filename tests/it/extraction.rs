@@ -366,3 +366,58 @@ fn a_bad_extraction_section_stops_the_start_naming_its_field() {
     let ok = mnemo_server::Config::parse(base, "x.toml").unwrap();
     assert_eq!(ok.extraction.map(|e| e.source()), Some("m@extract-1".to_owned()));
 }
+
+#[test]
+fn the_extractors_status_needs_an_operators_token_and_never_shows_the_key() {
+    use crate::common::serve::{graphql_as, http_with, start_logged};
+    let stub = StubModel::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mnemo.toml");
+    // A wrong key, which the model endpoint shows back in its refusal.
+    let wrong = "sk-proj-WrongKey0123456789abcdefXYZ";
+    let admin = "admin-secret-0123456789abcdef";
+    let agent = "agent-secret-0123456789abcdef";
+    let section = format!(
+        "[[tokens]]\nname = \"admin\"\ntoken = \"{admin}\"\nnamespaces = {{ \"*\" = \"read-write\" }}\n\n\
+         [[tokens]]\nname = \"agent\"\ntoken = \"{agent}\"\nnamespaces = {{ ana = \"read-write\" }}\n\n\
+         [extraction]\nurl = \"{}\"\nmodel = \"{MODEL}\"\napi_key_env = \"STUB_KEY\"\ntimeout_seconds = 2\nbackoff_ms = 10\nmax_attempts = 1\n",
+        stub.url()
+    );
+    std::fs::write(&config, &section).unwrap();
+    let env = [("STUB_KEY", wrong.as_ref()), ("MNEMO_EMBEDDER", "off".as_ref())];
+    let (server, log) =
+        start_logged(&dir.path().join("data"), &env, &["--config".as_ref(), config.as_os_str()]);
+    let bearer = |token: &str| format!("Authorization: Bearer {token}\r\n");
+    let write = r#"mutation { recordEpisode(namespace: "ana", episode: { text: "I moved to Lisbon last May, and I work at Feedzai now.",
+        occurredAt: "2024-06-10T12:00:00Z", role: "Ana", externalId: "m1" }) { seq } }"#;
+    let written = graphql_as(server.addr, Some(agent), write, json!({})).unwrap();
+    assert!(written["errors"].is_null(), "{written}");
+    // The probe answers anyone; its details only a token granted "*".
+    assert_eq!(http_with(server.addr, "GET", "/readyz", "", "").unwrap(), (200, "ok\n".into()));
+    for details in ["/readyz?extraction", "/healthz?indexing", "/metrics"] {
+        assert_eq!(http_with(server.addr, "GET", details, "", "").unwrap().0, 401, "{details}");
+        assert_eq!(http_with(server.addr, "GET", details, &bearer(agent), "").unwrap().0, 403, "{details}");
+    }
+    let start = Instant::now();
+    let health = loop {
+        let (status, body) = http_with(server.addr, "GET", "/readyz?extraction", &bearer(admin), "").unwrap();
+        assert_eq!(status, 200, "{body}");
+        let health: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if !health["extraction"]["lastError"].is_null() {
+            break health;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{health}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let error = health["extraction"]["lastError"].as_str().unwrap();
+    assert!(error.contains("401") && error.contains("Incorrect API key provided"), "{error}");
+    assert!(!error.contains("WrongKey"), "{error}");
+    let (_, metrics) = http_with(server.addr, "GET", "/metrics", &bearer(admin), "").unwrap();
+    drop(server);
+    let log = log.lock().unwrap().clone();
+    assert!(log.contains("extraction failed"), "{log}");
+    for secret in ["WrongKey", admin, agent] {
+        assert!(!log.contains(secret), "the log shows {secret}: {log}");
+        assert!(!metrics.contains(secret), "{metrics}");
+    }
+}

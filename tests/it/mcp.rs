@@ -38,7 +38,7 @@ const TOOLS: [&str; 15] = [
 
 /// The TLS provider the HTTP client needs (reqwest is built without one of its own, as
 /// the extractor installs ring), installed once for the process.
-fn install_tls_provider() {
+pub(crate) fn install_tls_provider() {
     #[allow(deprecated)]
     let _ = rustls::crypto::ring::default_provider().install_default();
 }

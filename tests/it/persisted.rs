@@ -69,6 +69,9 @@ fn a_document_sent_by_hash_runs_once_registered_and_only_with_its_own_hash() {
     assert!(post(server.addr, json!({ "query": "{ __typename }" }))["errors"].is_null());
 }
 
+/// A SPARQL query an allow-list may hold too.
+const SPARQL: &str = "SELECT ?name WHERE { ?e <http://www.w3.org/2000/01/rdf-schema#label> ?name }";
+
 #[test]
 fn with_an_allow_list_only_its_documents_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,6 +81,7 @@ fn with_an_allow_list_only_its_documents_run() {
         "operations": [
             { "id": sha(READ), "name": "Read", "type": "query", "body": READ },
             { "id": sha(WRITE), "name": "Write", "type": "mutation", "body": WRITE },
+            { "id": sha(SPARQL), "name": "Names", "type": "query", "body": SPARQL },
         ],
     });
     std::fs::write(dir.path().join("operations.json"), manifest.to_string()).unwrap();
@@ -104,7 +108,29 @@ fn with_an_allow_list_only_its_documents_run() {
         assert_eq!(code(&answer), "OPERATION_NOT_ALLOWED", "{answer}");
         assert!(answer["data"].is_null());
     }
+    // SPARQL is held to the same list: its listed query runs, any other is refused.
+    let sparql = |query: &str| {
+        let encoded = serde_urlencoded::to_string([("query", query)]).unwrap();
+        let path = format!("/sparql?namespace=p&{encoded}");
+        crate::common::serve::http_with(
+            server.addr,
+            "GET",
+            &path,
+            "Accept: application/sparql-results+json\r\n",
+            "",
+        )
+        .unwrap()
+    };
+    let (status, body) = sparql(SPARQL);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Ada"), "{body}");
+    for other in ["SELECT * WHERE { ?s ?p ?o }", &format!("{SPARQL} ")] {
+        let (status, body) = sparql(other);
+        assert_eq!(status, 403, "{body}");
+        assert!(body.contains("OPERATION_NOT_ALLOWED"), "{body}");
+    }
     // MCP's own tools are the server's documents, not the client's.
+    crate::mcp::install_tls_provider();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         use rmcp::ServiceExt as _;

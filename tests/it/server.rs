@@ -483,16 +483,22 @@ async fn health_graphiql_and_metrics() {
     let state = server_state(TOKENS).await;
     let (status, body) = send(&state, Request::get("/healthz").body(Body::empty()).unwrap()).await;
     assert_eq!((status, body.as_slice()), (StatusCode::OK, b"ok\n".as_slice()));
-    // With ?indexing, how far search is over the open namespaces, summed, without a token
-    // (on a state of its own: the metrics below count this state's requests).
+    // With ?indexing, how far search is over the open namespaces, summed: operational
+    // detail, for a token granted "*" only (on a state of its own: the metrics below
+    // count this state's requests).
     let searched = server_state(TOKENS).await;
     for ns in ["alice", "bob"] {
         let search = format!("{{ search(namespace: \"{ns}\", text: \"Paris\") {{ hits {{ score }} }} }}");
         let (_, body) = post(&searched, Some("every-namespace-read-1"), &search).await;
         assert!(body["errors"].is_null(), "{body}");
     }
-    let (status, body) =
-        send(&searched, Request::get("/healthz?indexing").body(Body::empty()).unwrap()).await;
+    let (status, _) = send(&searched, Request::get("/healthz?indexing").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let asked = Request::get("/healthz?indexing")
+        .header("authorization", "Bearer every-namespace-read-1")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = send(&searched, asked).await;
     assert_eq!(status, StatusCode::OK);
     let health: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(health["status"], "ok", "{health}");

@@ -10,6 +10,7 @@ mod error;
 mod event;
 mod ids;
 mod model;
+mod redact;
 mod resolve;
 mod segments;
 mod tiers;
@@ -39,6 +40,7 @@ pub use model::{
     NamespaceConfig, Polarity, PredicateDef, SegmentConfig, SegmentEnd, Trigger, find_names, matchable_name,
     name_words, normalize_name, validate_name,
 };
+pub use redact::{REDACTED, redact};
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
 pub use tiers::{MAX_SCOPE_LEN, PlacedBy, Tier, TierPolicy, TierSettings};
 pub use ties::{Contradicts, TieGroup};

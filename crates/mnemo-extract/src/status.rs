@@ -24,6 +24,8 @@ pub struct Status {
     /// Episodes not read yet, per namespace, as last counted.
     pub(crate) pending: Mutex<HashMap<String, u64>>,
     pub(crate) last_error: Mutex<Option<String>>,
+    /// The model endpoint's API key, never shown in an error.
+    pub(crate) secret: Option<String>,
 }
 
 /// The counters at one moment.
@@ -102,7 +104,10 @@ impl Status {
         }
     }
 
+    /// Records a failure; the API key, a URL's credentials and anything shaped like a
+    /// key are left out of the log line and of the last error `/readyz` shows.
     pub(crate) fn failure(&self, why: String) {
+        let why = mnemo_core::redact(&why, &self.secret.iter().map(String::as_str).collect::<Vec<_>>());
         tracing::warn!(error = %why, "extraction failed");
         *self.last_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
     }

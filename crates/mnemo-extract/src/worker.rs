@@ -60,7 +60,9 @@ impl Extractor {
     /// An extractor for `settings`.
     pub fn new(settings: ExtractionSettings) -> Result<Arc<Extractor>, String> {
         let client = Client::new(&settings)?;
-        let status = Arc::new(Status::new(settings.source(), settings.daily_budget));
+        let mut status = Status::new(settings.source(), settings.daily_budget);
+        status.secret = settings.api_key.clone();
+        let status = Arc::new(status);
         Ok(Arc::new(Extractor {
             settings,
             client,

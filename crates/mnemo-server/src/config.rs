@@ -3,7 +3,8 @@
 //! start with an error naming the file and the line or field, never at the first request.
 //!
 //! ```toml
-//! # Browser pages allowed to call the API besides the server's own origin (optional).
+//! # Browser pages allowed to call the API besides the server's own origin (optional):
+//! # their CORS preflights are granted, any other origin's refused.
 //! allowed_origins = ["https://agent-console.example"]
 //!
 //! # Optional; these are the defaults.
@@ -448,6 +449,13 @@ impl Config {
             sparql_max_statements,
             sparql_max_memory_bytes,
         })
+    }
+
+    /// The secrets this configuration holds (the tokens', the model endpoint's API key),
+    /// which no log line or answer may show.
+    pub fn secrets(&self) -> Vec<String> {
+        let tokens = self.tokens.iter().map(|t| t.secret.clone());
+        tokens.chain(self.extraction.as_ref().and_then(|e| e.api_key.clone())).collect()
     }
 
     /// Whether requests must carry a token (otherwise every request is the local user).

@@ -59,7 +59,7 @@ pub(crate) async fn graphql_post(
     // Tokens first: an unauthenticated client should not get to have a body buffered.
     let access = state.authenticate(request.headers())?;
     // A page of another site can send text/plain or form bodies without asking; it can
-    // send JSON only after a CORS preflight, which this server never grants.
+    // send JSON only after a CORS preflight, granted only to `allowed_origins`.
     let content_type = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let is_json = content_type
         .and_then(|v| v.split(';').next())

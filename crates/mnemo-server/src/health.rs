@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mnemo_engine::Store;
 
@@ -38,10 +38,16 @@ fn unready(store: &Store, max_lag: Duration) -> Option<String> {
 }
 
 /// `ok` when the node can serve, else 503 with why. With `?indexing`, a JSON answer that
-/// adds how far the open namespaces' search indexes are, summed over them: none is named,
-/// as the probes need no token (`/metrics` has them one by one). With `?extraction`, the
-/// extractor's queue and counters (`null` when none is configured).
-pub(crate) async fn readyz(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
+/// adds how far the open namespaces' search indexes are, summed over them (`/metrics` has
+/// them one by one). With `?extraction`, the extractor's queue and counters (`null` when
+/// none is configured), its last error with no secret in it. The details are operational:
+/// with tokens configured they need one granted `*`, as `/metrics` does (401/403 else);
+/// the probe itself needs none.
+pub(crate) async fn readyz(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
     if state.inner.draining.load(std::sync::atomic::Ordering::SeqCst) {
         return (StatusCode::SERVICE_UNAVAILABLE, "unavailable: the server is stopping\n").into_response();
     }
@@ -62,6 +68,9 @@ pub(crate) async fn readyz(State(state): State<AppState>, uri: axum::http::Uri) 
     let (indexing, extraction) = (asks("indexing"), asks("extraction"));
     if !indexing && !extraction {
         return "ok\n".into_response();
+    }
+    if let Err(refused) = state.operator(&headers, "the probe's details need a token granted \"*\"") {
+        return refused.into_response();
     }
     let mut answer = serde_json::json!({ "status": "ok" });
     if extraction {

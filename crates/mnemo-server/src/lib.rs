@@ -11,12 +11,14 @@
 //! HTTP 401 with code `FORBIDDEN` before any GraphQL runs; a valid token reaches the
 //! schema as [`Access::Token`], and naming a namespace outside its grants is a GraphQL
 //! error with code `FORBIDDEN` (HTTP 200, like every GraphQL error). `/metrics` names
-//! every namespace, so with tokens it needs one granted `*`; the probes and the GraphiQL
-//! page are open.
+//! every namespace, so with tokens it needs one granted `*`, as do the probes' details
+//! (`/readyz?indexing`, `/readyz?extraction`); the probes themselves and the GraphiQL page
+//! are open.
 //!
 //! Browsers: any page a user opens can send requests to a server on their machine. So a
 //! GraphQL POST must say `Content-Type: application/json` (which a page can only send to
-//! another origin after a CORS preflight, which this server never grants); a request
+//! another origin after a CORS preflight, which this server grants only to the origins of
+//! `allowed_origins`: see the `cors` module); a request
 //! whose `Origin` is neither the server's own nor in `allowed_origins` is refused, as is
 //! one without an `Origin` that its browser marks `Sec-Fetch-Site: cross-site` (a GET of
 //! `/sparql` from another site's image or link); and
@@ -34,6 +36,7 @@
 mod assets;
 mod cluster;
 mod config;
+mod cors;
 mod error;
 mod execute;
 mod extraction;
@@ -67,7 +70,6 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use mnemo_engine::Store;
-use mnemo_graphql::Access;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
@@ -75,7 +77,9 @@ use std::time::Instant;
 /// The router: every route of the server over `state`.
 pub fn app(state: AppState) -> Router {
     let max_body = state.inner.config.max_body_bytes;
-    Router::new()
+    let state_origins = state.inner.config.allowed_origins.clone();
+    let cors = cors::layer(&state_origins);
+    let router = Router::new()
         .route("/graphql", get(graphql_get).post(graphql_post))
         .route("/graphql/ws", get(graphql_ws))
         .route("/sparql", get(sparql::sparql_get).post(sparql::sparql_post))
@@ -93,7 +97,15 @@ pub fn app(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .route_layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(DefaultBodyLimit::max(max_body))
-        .with_state(state)
+        .with_state(state);
+    // Outermost: a browser's preflight is answered before routing (whose OPTIONS is 405).
+    let allowed = state_origins;
+    match cors {
+        Some(cors) => router.layer(cors).layer(middleware::from_fn(move |request, next| {
+            cors::refuse_other_preflights(allowed.clone(), request, next)
+        })),
+        None => router,
+    }
 }
 
 /// Serves [`app`] on `listener` until `shutdown` completes, then stops accepting
@@ -192,12 +204,7 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
 /// The metrics name every namespace, so with tokens configured only a token granted
 /// `*` may read them.
 async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    match state.authenticate(&headers)? {
-        Access::Token { grants, .. } if !grants.contains_key("*") => {
-            return Err(ApiError::Forbidden("reading /metrics needs a token granted \"*\""));
-        }
-        _ => {}
-    }
+    state.operator(&headers, "reading /metrics needs a token granted \"*\"")?;
     // Off the async threads: on a cluster, rendering asks JetStream for its streams' sizes.
     let (metrics, store) = (Arc::clone(&state.inner.metrics), Arc::clone(&state.inner.store));
     let mut body = tokio::task::spawn_blocking(move || metrics.render(&store))

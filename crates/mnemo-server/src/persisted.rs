@@ -9,8 +9,10 @@
 //!   dropped past a bound — a dropped one is simply sent again.
 //! - **Allow-list** (`[persisted_queries] allow_list = "operations.json"`): only the
 //!   documents of an Apollo persisted-query manifest run, sent by hash or whole; any other
-//!   is refused with `OPERATION_NOT_ALLOWED`, and nothing is registered. The server's own
-//!   documents (the MCP tools') are not held to it.
+//!   is refused with `OPERATION_NOT_ALLOWED`, and nothing is registered. It governs every
+//!   query endpoint: `/graphql`, its WebSocket, and `/sparql` (the manifest may list SPARQL
+//!   queries, each under the SHA-256 of its text; any other is refused, HTTP 403). The
+//!   server's own documents (the MCP tools') are not held to it.
 
 use std::num::NonZeroUsize;
 use std::path::Path;

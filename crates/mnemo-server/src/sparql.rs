@@ -250,6 +250,11 @@ async fn run(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let query = params.query.ok_or_else(|| bad("a SPARQL request needs a `query`"))?;
+    // With an allow-list, SPARQL is held to it as GraphQL is: only the listed documents
+    // (the manifest may list SPARQL queries, each under its SHA-256) run.
+    if let Err((code, message)) = state.inner.persisted.allows(&query) {
+        return Err(ApiError::Coded { status: StatusCode::FORBIDDEN, code, message });
+    }
     let name = params.namespace.ok_or_else(|| bad("a SPARQL request needs a `namespace`"))?;
     let ns = Namespace::new("namespace", &name).map_err(|e| refusal(RdfError::Engine(e.into())))?;
     if !access.allows(ns.as_str(), Mode::Read) {

@@ -155,6 +155,16 @@ impl AppState {
         self.bearer(value)
     }
 
+    /// That the request may see operational detail that names every namespace (the
+    /// metrics, the extractor's status, the indexes' progress): with tokens configured, it
+    /// carries one granted `*`. `what` says what it asked for.
+    pub(crate) fn operator(&self, headers: &HeaderMap, what: &'static str) -> Result<(), ApiError> {
+        match self.authenticate(headers)? {
+            Access::Token { grants, .. } if !grants.contains_key("*") => Err(ApiError::Forbidden(what)),
+            _ => Ok(()),
+        }
+    }
+
     /// The access of an `Authorization` value (`Bearer <token>`).
     pub(crate) fn bearer(&self, value: &str) -> Result<Access, ApiError> {
         let (scheme, secret) =

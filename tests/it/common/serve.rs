@@ -35,6 +35,37 @@ pub fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
 
 /// [`start_with`] with more arguments to `mnemo serve`.
 pub fn start_with_args(data: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&std::ffi::OsStr]) -> Server {
+    start_command(data, env, args, Stdio::inherit())
+}
+
+/// [`start_with_args`], logging at `info` into the returned text (every line the server
+/// wrote to stderr so far), as well as to the test's stderr.
+pub fn start_logged(
+    data: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    args: &[&std::ffi::OsStr],
+) -> (Server, std::sync::Arc<std::sync::Mutex<String>>) {
+    let mut env = env.to_vec();
+    env.push(("MNEMO_LOG", "info".as_ref()));
+    let mut server = start_command(data, &env, args, Stdio::piped());
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let stderr = server.child.stderr.take().unwrap();
+    let kept = std::sync::Arc::clone(&log);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            kept.lock().unwrap().push_str(&(line + "\n"));
+        }
+    });
+    (server, log)
+}
+
+fn start_command(
+    data: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    args: &[&std::ffi::OsStr],
+    stderr: Stdio,
+) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(data)
@@ -42,7 +73,7 @@ pub fn start_with_args(data: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&s
         .env("MNEMO_LOG", "warn")
         .envs(env.iter().map(|(k, v)| (*k, *v)))
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     // The first line of stdout names the address; read it on a thread to bound the wait.

@@ -13,7 +13,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 /// The key the stub expects as `Authorization: Bearer …`.
@@ -106,8 +106,13 @@ impl Drop for StubModel {
 }
 
 async fn complete(State(shared): State<Shared>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(&format!("Bearer {KEY}")) {
-        return (StatusCode::UNAUTHORIZED, "no key").into_response();
+    let given = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if given != format!("Bearer {KEY}") {
+        // As a hosted model's API does: the wrong key is shown back.
+        let key = given.trim_start_matches("Bearer ");
+        let message =
+            format!("Incorrect API key provided: {key}. You can find your API key in your account.");
+        return (StatusCode::UNAUTHORIZED, Json(json!({ "error": { "message": message } }))).into_response();
     }
     shared.bodies.lock().unwrap().push(body.clone());
     let message = body["messages"][1]["content"].as_str().unwrap_or("").to_owned();
