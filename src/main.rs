@@ -348,6 +348,7 @@ fn open_store(
     let options = StoreOptions {
         residency,
         embedder: embedder_source(data, embed_workers)?,
+        erasure_key: erase::key(data)?,
         ..StoreOptions::default()
     };
     cluster::open(data, options)

@@ -382,3 +382,33 @@ fn an_erasure_killed_at_any_moment_is_all_or_nothing_and_loses_nothing_else() {
          before the kill, {resumed} compacted when the store opened), {never} never happened"
     );
 }
+
+#[test]
+fn the_erasure_key_is_read_from_outside_the_data_directory_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let run = |key: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(["query", r#"mutation { recordEpisode(namespace: "k", episode: { text: "Ada wrote" }, entities: [{ name: "Ada" }]) { seq } }"#])
+            .arg("--data")
+            .arg(&data)
+            .env("MNEMO_EMBEDDER", "off")
+            .env("MNEMO_ERASURE_KEY_FILE", key)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let inside = data.join("erasure.key");
+    std::fs::write(&inside, [7u8; 32]).unwrap();
+    let (ok, stderr) = run(&inside);
+    assert!(!ok && stderr.contains("inside the data directory"), "{stderr}");
+    let short = dir.path().join("short.key");
+    std::fs::write(&short, [7u8; 8]).unwrap();
+    let (ok, stderr) = run(&short);
+    assert!(!ok && stderr.contains("at least 32"), "{stderr}");
+    let outside = dir.path().join("erasure.key");
+    std::fs::write(&outside, [7u8; 32]).unwrap();
+    let (ok, stderr) = run(&outside);
+    assert!(ok, "{stderr}");
+}

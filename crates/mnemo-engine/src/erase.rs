@@ -22,7 +22,7 @@ use mnemo_core::{
 };
 use mnemo_index::{EraseRefused, ErasedMark, ErasureRecord, NamespaceIndex};
 use mnemo_log::{LogError, Record};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::codec::{decode, encode};
 use crate::error::EngineError;
@@ -76,13 +76,15 @@ pub struct Erased {
 /// An erasure's batch once durable: where it committed, its events, what it erased.
 type Decided = (mnemo_log::Committed, Vec<Event>, Vec<(ErasedRef, String)>);
 
-/// SHA-256 of bytes, hex.
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn hash_event(event: &Event) -> String {
-    sha256_hex(&postcard::to_stdvec(event).unwrap_or_default())
+/// The digest an erasure keeps of an erased event: HMAC-SHA-256 (hex) of its bytes with
+/// the store's erasure key, or nothing (an empty string) without one
+/// ([`crate::StoreOptions::erasure_key`]).
+fn hash_event(key: Option<&[u8]>, event: &Event) -> String {
+    use hmac::Mac as _;
+    let Some(key) = key else { return String::new() };
+    let Ok(mut mac) = hmac::Hmac::<Sha256>::new_from_slice(key) else { return String::new() };
+    mac.update(&postcard::to_stdvec(event).unwrap_or_default());
+    mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn refused(target: &EraseTarget, e: EraseRefused) -> EngineError {
@@ -208,7 +210,9 @@ impl Store {
             .map_err(|e| refused(target, e))?;
             let records: Vec<(ErasedRef, String)> = set
                 .iter()
-                .map(|r| (*r, index.content_of(*r).map(|e| hash_event(&e)).unwrap_or_default()))
+                .map(|r| {
+                    (*r, index.content_of(*r).map(|e| hash_event(self.erasure_key(), &e)).unwrap_or_default())
+                })
                 .collect();
             drop(index);
             let erasure =
@@ -456,6 +460,11 @@ impl Store {
         Ok((reopened, (rewritten, dropped)))
     }
 
+    /// The key of erasures' digests, if the store has one.
+    fn erasure_key(&self) -> Option<&[u8]> {
+        self.retrieval.indexer.options.erasure_key.as_deref()
+    }
+
     /// Abandons the shard's search indexes: what the indexer and the vector lane still
     /// had queued for them is dropped, and the run going on stops at its next chunk of
     /// texts; waits (a bounded time) until it did, so that nothing writes the search
@@ -489,7 +498,7 @@ impl Store {
         let mut tombstoned = BTreeMap::new();
         let mut out = Vec::with_capacity(records.len());
         for (record, events) in records.into_iter().zip(decoded) {
-            let kept = scrub(&events, &|r| erased.contains_key(&r));
+            let kept = scrub(&events, &|r| erased.contains_key(&r), self.erasure_key());
             let after = erasure_batches.range(record.seq + 1..).next().copied();
             for erasure in erasures_tombstoned(kept.as_ref().unwrap_or(&events), &erased, after) {
                 *tombstoned.entry(erasure).or_insert(0) += 1;
@@ -543,15 +552,15 @@ fn erasures_tombstoned(
 }
 
 /// The batch's events without the erased content, or `None` when it held none.
-fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool) -> Option<Vec<Event>> {
+fn scrub(events: &[Event], is: &dyn Fn(ErasedRef) -> bool, key: Option<&[u8]>) -> Option<Vec<Event>> {
     let is_record = |r: &RecordRef| is(NamespaceIndex::erased_ref(*r));
     let mut changed = false;
     let out = events
         .iter()
         .map(|event| {
             let record =
-                |r: ErasedRef| Event::Tombstone { of: TombstoneOf::Record(r), hash: hash_event(event) };
-            let reference = || Event::Tombstone { of: TombstoneOf::Reference, hash: hash_event(event) };
+                |r: ErasedRef| Event::Tombstone { of: TombstoneOf::Record(r), hash: hash_event(key, event) };
+            let reference = || Event::Tombstone { of: TombstoneOf::Reference, hash: hash_event(key, event) };
             let new = match event {
                 Event::EpisodeRecorded(e) if is(ErasedRef::Episode(e.id)) => record(ErasedRef::Episode(e.id)),
                 Event::EntityDeclared(e) | Event::EntityCreated(e) if is(ErasedRef::Entity(e.id)) => {

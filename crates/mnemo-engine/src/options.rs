@@ -30,6 +30,12 @@ pub struct StoreOptions {
     /// in RAM, which a replay rebuilds in milliseconds, and spare a new namespace the
     /// directories and synced commits.
     pub search_on_disk_from_bytes: Option<u64>,
+    /// The key an erasure's digests of what it erased are made with (HMAC-SHA-256), kept
+    /// by the operator outside the data directory; `None`: no digest is kept. An unkeyed
+    /// hash of a name would let anyone with the files confirm a guessed name; a keyed one
+    /// proves what was erased only to whoever holds the key, and destroying the key makes
+    /// every digest meaningless.
+    pub erasure_key: Option<Arc<[u8]>>,
 }
 
 /// See [`StoreOptions::search_on_disk_from_bytes`].

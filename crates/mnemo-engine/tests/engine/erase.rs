@@ -146,10 +146,14 @@ fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store 
     let options = mnemo_engine::StoreOptions {
         embedder: Some(source),
         search_on_disk_from_bytes: Some(0),
+        erasure_key: Some(KEY.into()),
         ..mnemo_engine::StoreOptions::default()
     };
     Store::open_with(dir, options).unwrap()
 }
+
+/// The erasure key of the stores [`open`] opens (kept by the operator outside the data).
+const KEY: &[u8] = b"an erasure key of at least thirty-two bytes";
 
 pub fn person(store: &Store) -> mnemo_engine::core::EntityId {
     store.entity_named(&ns(), NAME, Seq(u64::MAX)).expect("the person")
@@ -195,7 +199,13 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
     assert!(erased.records.iter().any(|(r, _)| *r == ErasedRef::Entity(id)));
     // The entity, 3 facts, 1 episode, 1 intention.
     assert_eq!(erased.records.len(), 6, "{:?}", erased.records);
-    assert!(erased.records.iter().all(|(_, hash)| hash.len() == 64));
+    // Keyed digests: 64 hex digits, none of them the plain SHA-256 of anything.
+    assert!(
+        erased
+            .records
+            .iter()
+            .all(|(_, hash)| hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    );
     assert_eq!(erased.batches_rewritten, 3);
     // Reads, now and at every earlier read point: nothing of the person.
     for s in points.iter().copied().chain([erased.seq]) {
@@ -583,4 +593,52 @@ fn dropping_a_namespace_closed_since_a_restart_forgets_its_texts_without_waiting
     for needle in [NAME, SECRET, "Seine"] {
         assert_eq!(grep(dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
     }
+}
+
+/// Runs of 64 lowercase hex digits in `bytes`: digests.
+fn digests(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|b| !(b.is_ascii_digit() || (b'a'..=b'f').contains(b)))
+        .filter(|run| run.len() == 64)
+        .map(|run| String::from_utf8_lossy(run).into_owned())
+        .collect()
+}
+
+#[test]
+fn an_erasure_keeps_no_digest_anyone_could_check_a_guessed_name_against() {
+    use sha2::Digest as _;
+    // Without a key: no digest at all, in the answer or in the log.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    write_story(&store, true);
+    let request = EraseRequest { target: EraseTarget::Entity(person(&store)), reason: None, by: None };
+    let erased = store.erase(&ns(), request).unwrap();
+    assert!(erased.records.iter().all(|(_, hash)| hash.is_empty()), "{:?}", erased.records);
+    drop(store);
+    let log = std::fs::read(dir.path().join("logs").join("people.log")).unwrap();
+    assert_eq!(digests(&log), Vec::<String>::new());
+    // With a key: digests, which differ with the key (destroying it makes them meaningless)
+    // and none of which is a plain SHA-256 of the erased name.
+    let mut seen = Vec::new();
+    for key in [
+        &b"the first erasure key, thirty-two bytes or more"[..],
+        b"the second erasure key, also thirty-two or more",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = mnemo_engine::StoreOptions { erasure_key: Some(key.into()), ..Default::default() };
+        let store = Store::open_with(dir.path(), options).unwrap();
+        write_story(&store, true);
+        let request = EraseRequest { target: EraseTarget::Entity(person(&store)), reason: None, by: None };
+        let erased = store.erase(&ns(), request).unwrap();
+        let hashes: Vec<String> = erased.records.iter().map(|(_, h)| h.clone()).collect();
+        assert!(hashes.iter().all(|h| h.len() == 64), "{hashes:?}");
+        seen.push(hashes);
+        drop(store);
+        let log = std::fs::read(dir.path().join("logs").join("people.log")).unwrap();
+        let plain: String =
+            sha2::Sha256::digest(NAME.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        assert!(!digests(&log).is_empty());
+        assert!(!digests(&log).contains(&plain));
+    }
+    assert!(seen[0].iter().zip(&seen[1]).all(|(a, b)| a != b), "{seen:?}");
 }

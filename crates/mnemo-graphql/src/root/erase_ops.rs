@@ -48,16 +48,17 @@ impl RetentionInput {
     }
 }
 
-/// A record an erasure removed: what it was and the SHA-256 of its content (the content
-/// itself is gone).
+/// A record an erasure removed: what it was and, when the server has an erasure key, the
+/// keyed digest of its content (the content itself is gone).
 #[derive(SimpleObject, Clone, Debug)]
 pub struct ErasedRecord {
     /// `ENTITY`, `FACT`, `EPISODE` or `INTENTION`.
     pub kind: String,
     /// Its id.
     pub id: ID,
-    /// SHA-256 (hex) of its content as it stood.
-    pub content_hash: String,
+    /// HMAC-SHA-256 (hex) of its content as it stood, with the server's erasure key
+    /// (`MNEMO_ERASURE_KEY_FILE`); null without one: no digest is kept.
+    pub content_hash: Option<String>,
 }
 
 /// What an erasure did.
@@ -92,7 +93,11 @@ pub struct Erasure {
 
 fn erased_record((record, hash): &(ErasedRef, String)) -> ErasedRecord {
     let (kind, id) = crate::erased::kind_and_id(*record);
-    ErasedRecord { kind: kind.into(), id: ID(id.to_string()), content_hash: hash.clone() }
+    ErasedRecord {
+        kind: kind.into(),
+        id: ID(id.to_string()),
+        content_hash: (!hash.is_empty()).then(|| hash.clone()),
+    }
 }
 
 fn payload(erased: Erased) -> ErasePayload {
