@@ -390,3 +390,34 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     settle(&store, 1);
     assert!(store.state_bytes(&names[3]).is_some());
 }
+
+#[test]
+fn the_open_namespace_cap_holds_at_every_open_not_only_at_upkeep() {
+    // With search deferred (an import) and with the indexer running (a server).
+    for defer_search in [true, false] {
+        burst_within_the_cap(defer_search);
+    }
+}
+
+fn burst_within_the_cap(defer_search: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let residency = mnemo_engine::Residency { max_open: 4, ..mnemo_engine::Residency::default() };
+    let options = mnemo_engine::StoreOptions { residency, defer_search, ..Default::default() };
+    let store = Store::open_with(dir.path(), options).unwrap();
+    let names: Vec<Namespace> =
+        (0..40).map(|i| Namespace::new("ns", &format!("burst-{i:02}")).unwrap()).collect();
+    // A burst of first writes with no upkeep in between: never more than the cap open.
+    for (i, ns) in names.iter().enumerate() {
+        let kinds = i % 3 + 1;
+        let changes = (0..kinds)
+            .map(|k| Change::DeclareEntity(NewEntity { name: format!("n{i}-{k}"), ..NewEntity::default() }))
+            .collect();
+        store.append(ns, changes).unwrap();
+        assert!(store.open_namespaces() <= 4, "{} open after {}", store.open_namespaces(), i + 1);
+    }
+    // Reads reopen the closed ones, each answering what was written, within the cap.
+    for (i, ns) in names.iter().enumerate() {
+        assert_eq!(store.counts(ns).entities, (i % 3 + 1) as u64, "{ns}");
+        assert!(store.open_namespaces() <= 4);
+    }
+}

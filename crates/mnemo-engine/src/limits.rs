@@ -72,3 +72,7 @@ pub const RETENTION_EVERY_MICROS: i64 = 3_600_000_000;
 
 /// Most records one erasure by retention names (a larger due set is erased in several).
 pub const MAX_ERASE_RECORDS: usize = 10_000;
+
+/// How long opening a namespace waits for one of the open ones to fall quiet, when as many
+/// are open as the residency allows, before it is refused as `Unavailable` (to be retried).
+pub const MAX_ROOM_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

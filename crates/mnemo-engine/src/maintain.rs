@@ -68,7 +68,7 @@ impl Store {
         }
         report.checkpointed = self.checkpoint_due();
         let residency = self.retrieval.residency();
-        report.closed = self.close_over(now, residency);
+        report.closed = self.close_over(now, residency, false);
         report
     }
 

@@ -331,6 +331,7 @@ impl Store {
             return Ok(Some(shard));
         }
         self.check_damaged(ns)?;
+        self.make_room(ns)?;
         match self.open_shard(ns) {
             Ok(shard) if !known && shard.log.last_seq() == 0 => Ok(None),
             // Unreachable now is not damage: the next use tries again.
@@ -398,6 +399,7 @@ impl Store {
         if let Some(shard) = self.open_one(ns) {
             return Ok(shard);
         }
+        self.make_room(ns)?;
         let shard = Arc::new(self.open_shard(ns)?);
         // Indexed as an opened one is: its vectors are then whole from the start (and
         // saved with its checkpoints), and on a shared log what another node wrote
@@ -424,6 +426,42 @@ impl Store {
         }
     }
 
+    /// Before `ns` opens (under the opening lock): with as many namespaces open as the
+    /// residency allows, the least recently used that nothing is in flight for is closed
+    /// now — the cap holds at every open, not only when upkeep next runs (a burst of
+    /// opens between two upkeeps opened thousands, and ran out of file descriptors).
+    /// When every open one stays in use for [`crate::limits::MAX_ROOM_WAIT`], the open is
+    /// refused as `Unavailable` (retry).
+    fn make_room(&self, ns: &Namespace) -> Result<(), EngineError> {
+        let max_open = self.retrieval.residency().max_open.max(1);
+        if read(&self.shards).len() < max_open {
+            return Ok(());
+        }
+        let residency =
+            Residency { idle_after_micros: i64::MAX, max_open: max_open - 1, max_state_bytes: None };
+        // A namespace just opened is in use a moment longer (its indexes being built):
+        // room is waited for, a bounded time.
+        let deadline = std::time::Instant::now() + crate::limits::MAX_ROOM_WAIT;
+        let open = loop {
+            self.close_over(self.now(), residency, true);
+            let open = read(&self.shards).len();
+            if open < max_open {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= deadline {
+                break open;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        Err(EngineError::Unavailable {
+            namespace: ns.to_string(),
+            reason: format!(
+                "{open} namespaces are open, the most this server keeps open ([namespaces] max_open), and every one is \
+                 in use; retry in a moment"
+            ),
+        })
+    }
+
     /// How many namespaces are open now (the others with a log open on first use).
     pub fn open_namespaces(&self) -> usize {
         read(&self.shards).len()
@@ -435,12 +473,18 @@ impl Store {
     /// it, the search indexes have caught up, upkeep has seen its last batch); it reopens
     /// on its next use, answering exactly as before. Returns how many closed.
     pub fn close_idle(&self, now: Timestamp, idle_micros: i64, max_open: usize) -> usize {
-        self.close_over(now, Residency { idle_after_micros: idle_micros, max_open, max_state_bytes: None })
+        self.close_over(
+            now,
+            Residency { idle_after_micros: idle_micros, max_open, max_state_bytes: None },
+            false,
+        )
     }
 
     /// [`Store::close_idle`], and past the residency's memory budget, the least recently
-    /// used namespaces until the open ones' state fits in it.
-    pub(crate) fn close_over(&self, now: Timestamp, residency: Residency) -> usize {
+    /// used namespaces until the open ones' state fits in it. `opening`: to make room for
+    /// a namespace that opens now, which does not wait for upkeep to have seen a
+    /// namespace's last batch (what upkeep owes it is in the wake time it sleeps with).
+    pub(crate) fn close_over(&self, now: Timestamp, residency: Residency, opening: bool) -> usize {
         let Residency { idle_after_micros: idle_micros, max_open, max_state_bytes } = residency;
         let mut shards = self.shards.write().unwrap_or_else(PoisonError::into_inner);
         let mut resident: u64 = match max_state_bytes {
@@ -466,8 +510,8 @@ impl Store {
             let last = read(&shard.index).last_seq();
             let quiet = Arc::strong_count(shard) == 1
                 && lock(&shard.pending).is_empty()
-                && shard.search.indexed() >= last
-                && shard.maintained.load(Ordering::SeqCst) >= last.0;
+                && (shard.search.indexed() >= last || self.retrieval.defers_search())
+                && (opening || shard.maintained.load(Ordering::SeqCst) >= last.0);
             if !quiet {
                 continue;
             }
