@@ -44,5 +44,5 @@ pub use redact::{REDACTED, redact};
 pub use resolve::{Candidate, Status, Verdict, combine_confidence, resolve_current, resolve_slot};
 pub use tiers::{MAX_SCOPE_LEN, PlacedBy, Tier, TierPolicy, TierSettings};
 pub use ties::{Contradicts, TieGroup};
-pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, subtract_all};
+pub use time::{Interval, PartialTime, Precision, TimeZone, Timestamp, iso_duration, subtract_all};
 pub use value::{Literal, MAX_LITERAL_BYTES, Value, ValueType};

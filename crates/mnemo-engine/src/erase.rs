@@ -323,7 +323,7 @@ impl Store {
         for chunk in due.chunks(crate::limits::MAX_ERASE_RECORDS) {
             let request = EraseRequest {
                 target: EraseTarget::Episodes(chunk.to_vec()),
-                reason: Some(format!("retention: episodes are kept {} days", after / mnemo_core::DAY_MICROS)),
+                reason: Some(format!("retention: episodes are kept {}", mnemo_core::iso_duration(after))),
                 by: Some("retention".into()),
             };
             match self.erase(ns, request) {

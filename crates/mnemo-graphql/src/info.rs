@@ -105,18 +105,11 @@ pub struct Retention {
 
 impl From<mnemo_core::RetentionPolicy> for Retention {
     fn from(p: mnemo_core::RetentionPolicy) -> Self {
-        Retention { episodes_after: p.episodes_after_micros.map(duration_text) }
+        Retention { episodes_after: p.episodes_after_micros.map(mnemo_core::iso_duration) }
     }
 }
 
 /// A duration as ISO 8601: whole days as `P<n>D`, else seconds as `PT<n>S`.
-fn duration_text(micros: i64) -> String {
-    if micros % mnemo_core::DAY_MICROS == 0 {
-        format!("P{}D", micros / mnemo_core::DAY_MICROS)
-    } else {
-        format!("PT{}S", micros as f64 / 1e6)
-    }
-}
 
 /// Where a namespace's vectors come from.
 #[derive(SimpleObject, Clone, Debug)]

@@ -343,7 +343,9 @@ fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
     assert_eq!(texts, ["a recent remark"]);
     assert_eq!(fx.values(bob, "likes", ReadAt::latest()), ["tea"], "the fact stays");
     let mark = fx.store.erased(&fx.ns, ErasedRef::Episode(old)).unwrap().expect("a marker");
-    assert_eq!(fx.store.erasures(&fx.ns).unwrap()[0].erasure.by.as_deref(), Some("retention"));
+    let audit = fx.store.erasures(&fx.ns).unwrap();
+    assert_eq!(audit[0].erasure.by.as_deref(), Some("retention"));
+    assert_eq!(audit[0].erasure.reason.as_deref(), Some("retention: episodes are kept P90D"));
     assert!(mark.seq.is_some());
     // Within the hour nothing runs again; the recent episode falls due 90 days after it
     // was recorded.
@@ -641,4 +643,22 @@ fn an_erasure_keeps_no_digest_anyone_could_check_a_guessed_name_against() {
         assert!(!digests(&log).contains(&plain));
     }
     assert!(seen[0].iter().zip(&seen[1]).all(|(a, b)| a != b), "{seen:?}");
+}
+
+#[test]
+fn a_retention_shorter_than_a_day_is_recorded_as_it_was_given() {
+    let fx = crate::common::Fixture::new();
+    let policy = mnemo_engine::core::RetentionPolicy { episodes_after_micros: Some(10_000_000) };
+    fx.append(vec![Change::ConfigureRetention(policy)]);
+    let said = Change::RecordEpisode(NewEpisode {
+        text: "a passing remark".into(),
+        occurred_at: t("2030-01-01"),
+        ..NewEpisode::default()
+    });
+    fx.append(vec![said]);
+    fx.clock.advance_seconds(11);
+    assert_eq!(fx.store.maintain(fx.store.now()).retained, vec![(fx.ns.clone(), 1)]);
+    let audit = fx.store.erasures(&fx.ns).unwrap();
+    // It said "kept 0 days".
+    assert_eq!(audit[0].erasure.reason.as_deref(), Some("retention: episodes are kept PT10S"));
 }
