@@ -76,20 +76,50 @@ pub(crate) fn export(
         }
         None => store.namespaces(),
     };
-    let to_stdout = out == Path::new("-");
-    let sink: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(File::create(out).with_context(|| format!("cannot create {}", out.display()))?)
-    };
-    let mut w = BufWriter::new(sink);
+    if point.known_at_seq.is_some() && namespaces.len() > 1 {
+        bail!(
+            "--known-at-seq names a batch of one namespace's log (each namespace counts its own), and {} holds {} \
+             namespaces; give --namespace, or --known-at with a time for every namespace",
+            data.display(),
+            namespaces.len()
+        );
+    }
+    if out == Path::new("-") {
+        let mut w = BufWriter::new(std::io::stdout().lock());
+        return write_export(&store, &namespaces, rdf, point, &mut w, out);
+    }
+    // Written beside the output and renamed over it once whole: a failure part-way
+    // leaves no partial file under the output's name.
+    let mut partial = out.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let file = File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
+    let written =
+        write_export(&store, &namespaces, rdf, point, &mut BufWriter::new(file), out).and_then(|()| {
+            std::fs::rename(&partial, out).with_context(|| format!("cannot write {}", out.display()))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
+}
+
+/// Writes the export of `namespaces` to `w` (for `out`, named in errors).
+fn write_export(
+    store: &mnemo_engine::Store,
+    namespaces: &[Namespace],
+    rdf: Option<mnemo_rdf::ExportFormat>,
+    point: &RdfPoint,
+    w: &mut impl Write,
+    out: &Path,
+) -> anyhow::Result<()> {
     if let Some(rdf) = rdf {
         let view = match (point.history, point.reification) {
             (false, _) => mnemo_rdf::View::InForce,
             (true, Reification::TripleTerm) => mnemo_rdf::View::History,
             (true, Reification::Standard) => mnemo_rdf::View::HistoryStandard,
         };
-        for ns in &namespaces {
+        for ns in namespaces {
             let time = |field: &str, v: &Option<String>| {
                 v.as_deref().map(|v| store.parse_time(ns, field, v)).transpose()
             };
@@ -100,7 +130,7 @@ pub(crate) fn export(
             };
             let at =
                 mnemo_engine::ReadAt { valid_at: time("--valid-at", &point.valid_at)?, known_at, at: None };
-            let done = mnemo_rdf::export(&store, ns, at, view, rdf, &mut w)
+            let done = mnemo_rdf::export(store, ns, at, view, rdf, &mut *w)
                 .with_context(|| format!("exporting namespace {ns}"))?;
             tracing::debug!(namespace = %ns, seq = done.basis.known_at.0, statements = done.statements, "exported as RDF");
         }
@@ -108,9 +138,9 @@ pub(crate) fn export(
         return Ok(());
     }
     let mut batches = 0usize;
-    for ns in &namespaces {
+    for ns in namespaces {
         for batch in store.export(ns)? {
-            serde_json::to_writer(&mut w, &ReplayLine::from(&batch))?;
+            serde_json::to_writer(&mut *w, &ReplayLine::from(&batch))?;
             w.write_all(b"\n")?;
             batches += 1;
         }

@@ -433,3 +433,47 @@ fn pipelined_import_matches_one_line_at_a_time() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn an_export_at_a_batch_number_across_namespaces_is_refused_before_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for ns in ["a", "b"] {
+        let write = format!(
+            r#"mutation {{ recordEpisode(namespace: "{ns}", episode: {{ text: "Ada wrote" }}, entities: [{{ name: "Ada" }}]) {{ seq }} }}"#
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(["query", &write])
+            .arg("--data")
+            .arg(&data)
+            .env("MNEMO_EMBEDDER", "off")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let file = dir.path().join("out.nq");
+    let out = mnemo(
+        &["export", "--format", "nquads", "--known-at-seq", "1", "--out", file.to_str().unwrap()],
+        &data,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--namespace") && err.contains("2 namespaces"), "{err}");
+    assert!(!file.exists(), "a file was written");
+    // With --namespace it exports that namespace at that batch.
+    let out = mnemo(
+        &[
+            "export",
+            "--format",
+            "nquads",
+            "--known-at-seq",
+            "1",
+            "--namespace",
+            "b",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        &data,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_to_string(&file).unwrap().contains("urn:mnemo:b:graph"));
+}

@@ -752,6 +752,11 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
     assert!(!ok && err.contains("--history"), "{err}");
     let (ok, _, err) = mnemo(&["--format", "nquads", "--valid-at", "whenever"]);
     assert!(!ok && err.contains("--valid-at"), "{err}");
+    // A failure leaves no file under the output's name, whole or partial.
+    let out = dir.path().join("out.nq");
+    let (ok, _, err) = mnemo(&["--format", "nquads", "--known-at-seq", "99", "--out", out.to_str().unwrap()]);
+    assert!(!ok && err.contains("99"), "{err}");
+    assert!(!out.exists() && !dir.path().join("out.nq.partial").exists());
     let store = Store::open(dir.path()).unwrap();
     for ((args, view, at), (ok, text, err)) in cases.into_iter().zip(exported) {
         assert!(ok, "{args:?}: {err}");

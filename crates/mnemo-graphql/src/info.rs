@@ -109,8 +109,6 @@ impl From<mnemo_core::RetentionPolicy> for Retention {
     }
 }
 
-/// A duration as ISO 8601: whole days as `P<n>D`, else seconds as `PT<n>S`.
-
 /// Where a namespace's vectors come from.
 #[derive(SimpleObject, Clone, Debug)]
 pub struct EmbeddingInfo {
