@@ -421,3 +421,35 @@ fn burst_within_the_cap(defer_search: bool) {
         assert!(store.open_namespaces() <= 4);
     }
 }
+
+#[test]
+fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_served_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let ns = Namespace::new("ns", "kept").unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        for i in 0..200 {
+            let changes = (0..=i % 3)
+                .map(|k| {
+                    Change::DeclareEntity(NewEntity { name: format!("n{i}-{k}"), ..NewEntity::default() })
+                })
+                .collect();
+            store.append(&ns, changes).unwrap();
+        }
+        store.checkpoint(&ns).unwrap().expect("a checkpoint");
+    }
+    std::fs::remove_file(dir.path().join("logs").join("kept.log")).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let refused = store.pin(&ns, mnemo_engine::ReadAt::latest());
+    assert!(matches!(refused, Err(mnemo_engine::EngineError::Damaged { .. })), "{refused:?}");
+    let damaged = store.damaged();
+    assert_eq!(damaged.len(), 1, "{damaged:?}");
+    assert!(
+        damaged[0].1.contains("holds batches up to 200") && damaged[0].1.contains("ends at batch 0"),
+        "{damaged:?}"
+    );
+    // A write is refused too: it would start a new history under the old name.
+    let write = store
+        .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "x".into(), ..NewEntity::default() })]);
+    assert!(matches!(write, Err(mnemo_engine::EngineError::Damaged { .. })), "{write:?}");
+}

@@ -208,6 +208,19 @@ impl Store {
                 }
             }
         }
+        // A checkpoint whose log is gone: the log was deleted behind the store's back.
+        // Served as it is, the namespace would answer as if it never were.
+        let checkpointed = store.backend.checkpointed().unwrap_or_default();
+        for name in checkpointed.iter().filter(|_| !store.backend.shared()) {
+            let Ok(ns) = Namespace::new("namespace", name) else { continue };
+            if known.contains(&ns) || damaged.contains_key(&ns) {
+                continue;
+            }
+            let Some((_, seq)) = crate::checkpoint::read_blob(&*store.backend, &ns) else { continue };
+            let why = lost_log(seq, 0);
+            tracing::error!(namespace = %ns, error = %why, "namespace refused: its log is gone");
+            damaged.insert(ns, why);
+        }
         *store.known.write().unwrap_or_else(PoisonError::into_inner) = known;
         *store.damaged.write().unwrap_or_else(PoisonError::into_inner) = damaged;
         Ok(store)
@@ -249,6 +262,16 @@ impl Store {
         let from = blob.as_ref().map_or(0, |(_, seq)| *seq);
         let (mut log, mut recovery) =
             self.backend.open_from(ns.as_str(), Arc::clone(&clock), from).map_err(log_err)?;
+        if from > log.last_seq() {
+            // The log is the truth, and it lacks batches a checkpoint was made of. With no
+            // batch at all its file was deleted behind the store's back: served, the
+            // namespace would answer as if it never was, so it is refused until repaired.
+            // Shorter, recovery cut a damaged tail: the log is served, and said to be.
+            if log.last_seq() == 0 {
+                return Err(EngineError::Damaged { namespace: ns.to_string(), reason: lost_log(from, 0) });
+            }
+            tracing::warn!(namespace = %ns, error = %lost_log(from, log.last_seq()), "the log lacks batches its checkpoint holds; serving the log");
+        }
         let mut loaded = blob.and_then(|(bytes, _)| crate::checkpoint::load(ns, &bytes, &recovery.records));
         if loaded.is_none() && recovery.records.first().is_some_and(|r| r.seq > 1) {
             // Read from a checkpoint that turned out unusable: the whole log, then.
@@ -731,4 +754,12 @@ impl Store {
     pub fn now(&self) -> Timestamp {
         (self.clock)()
     }
+}
+
+/// Why a namespace whose log lacks batches its checkpoint holds is refused.
+fn lost_log(checkpoint: u64, log: u64) -> String {
+    format!(
+        "its checkpoint holds batches up to {checkpoint} but its log ends at batch {log}: the log was deleted or cut \
+         short (restore it from a backup, or remove the checkpoint to accept the loss)"
+    )
 }

@@ -117,6 +117,11 @@ pub trait LogBackend: Send + Sync {
         let _ = name;
         Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this log cannot be removed").into())
     }
+    /// The names of the namespaces that have a checkpoint (whether or not they have a
+    /// log: a checkpoint without its log tells of a log deleted behind the store's back).
+    fn checkpointed(&self) -> Result<Vec<String>, LogError> {
+        Ok(Vec::new())
+    }
     /// Removes the checkpoint of `name`, if it has one, and the vectors kept beside it.
     fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
         let _ = name;
@@ -288,6 +293,24 @@ impl LogBackend for StorageBackend {
     fn remove(&self, name: &str) -> Result<(), LogError> {
         self.remove_checkpoint(name)?;
         self.storage.remove(name)
+    }
+
+    fn checkpointed(&self) -> Result<Vec<String>, LogError> {
+        let Some(dir) = &self.checkpoints else { return Ok(Vec::new()) };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(LogError::Io(e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let name = entry?.file_name();
+            if let Some(name) = name.to_str().and_then(|n| n.strip_suffix(".ckpt")) {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
     }
 
     fn remove_checkpoint(&self, name: &str) -> Result<(), LogError> {
