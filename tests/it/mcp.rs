@@ -356,7 +356,9 @@ async fn one_city_a_year(client: &Client) {
     let after =
         ok(client, "facts_as_of", json!({ "subject": { "name": "Marie" }, "predicate": "worksAt" })).await;
     assert_eq!(values(&after["nodes"]), ["Zenbrook"], "the refused correction withdrew nothing: {after}");
-    // Arguments that do not fit: the tool and the argument are named.
+    // Arguments that do not fit: a tool result with isError (which the agent reads, and
+    // can correct itself by), naming the tool, the argument, what it must be and what the
+    // tool takes — not a protocol error, which never reaches the model.
     for (tool, args, says) in [
         ("end_fact", json!({ "validTo": "2020" }), "end_fact: missing argument `fact`"),
         (
@@ -366,15 +368,15 @@ async fn one_city_a_year(client: &Client) {
         ),
         ("remember", json!({ "txt": "hello" }), "unknown field `txt`"),
     ] {
-        let Value::Object(args) = args else { unreachable!() };
-        let error = client
-            .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
-            .await
-            .expect_err("wrong arguments are refused");
-        let text = error.to_string();
+        let error = fails(client, tool, args, "BAD_REQUEST").await;
+        let text = error["message"].as_str().unwrap();
         assert!(text.contains(says), "{tool}: {text}");
         assert!(text.contains(&format!("{tool} takes")), "{tool}: {text}");
+        assert!(error["detail"]["arguments"].as_array().is_some_and(|a| !a.is_empty()), "{error}");
     }
+    // What an argument must be is said when its schema says it.
+    let error = fails(client, "end_fact", json!({ "fact": ["1"] }), "BAD_REQUEST").await;
+    assert!(error["message"].as_str().unwrap().contains("`fact` must be a string"), "{error}");
 }
 
 /// Declares `livesIn` one-valued in `namespace` (through the CLI, before any client).

@@ -76,9 +76,43 @@ fn refusal<T: JsonSchema + 'static>(
     if let Some(described) = &described {
         message.push_str(&format!(" (`{root}`: {described})"));
     }
+    let expected = properties.and_then(|p| p.get(root)).and_then(expected_of);
+    if let Some(expected) = &expected {
+        message.push_str(&format!("; `{root}` must be {expected}"));
+    }
     message.push_str(&format!("; {tool} takes {}", names.join(", ")));
     ErrorData::invalid_params(
         message,
-        Some(json!({ "tool": tool, "argument": argument, "reason": reason, "arguments": names })),
+        Some(
+            json!({ "tool": tool, "argument": argument, "reason": reason, "expected": expected, "arguments": names }),
+        ),
     )
+}
+
+/// What an argument's schema asks for, in words: one of its values, or its type (`a
+/// string`, `a list of strings`, `an integer or null`).
+fn expected_of(schema: &Value) -> Option<String> {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let values: Vec<String> = values.iter().map(Value::to_string).collect();
+        return Some(format!("one of {}", values.join(", ")));
+    }
+    let kinds: Vec<&str> = match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    let word = |kind: &str| match kind {
+        "string" => "a string".to_owned(),
+        "integer" => "an integer".to_owned(),
+        "number" => "a number".to_owned(),
+        "boolean" => "true or false".to_owned(),
+        "object" => "an object".to_owned(),
+        "null" => "null".to_owned(),
+        "array" => match schema.get("items").and_then(|i| i.get("type")).and_then(Value::as_str) {
+            Some(item) => format!("a list of {item}s"),
+            None => "a list".to_owned(),
+        },
+        other => other.to_owned(),
+    };
+    Some(kinds.into_iter().map(word).collect::<Vec<_>>().join(" or "))
 }

@@ -274,6 +274,32 @@ fn prune_nulls(value: &mut Value) {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for McpServer {
+    /// Calls a tool. Arguments that do not fit its schema are a tool result with
+    /// `isError: true` and code `BAD_REQUEST` (the argument, what it must be, what the tool
+    /// takes), not a JSON-RPC protocol error: an agent reads a tool's result, and can
+    /// correct itself, while a protocol error never reaches the model.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        match self.tool_router.call(call).await {
+            Err(e) if e.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+                let mut body = json!({
+                    "code": mnemo_graphql::code::BAD_REQUEST,
+                    "message": e.message,
+                    "errors": [{ "code": mnemo_graphql::code::BAD_REQUEST, "message": e.message }],
+                });
+                if let Some(detail) = e.data {
+                    body["detail"] = detail;
+                }
+                Ok(rmcp::model::CallToolResponse::Complete(CallToolResult::structured_error(body)))
+            }
+            other => other,
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
