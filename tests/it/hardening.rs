@@ -796,3 +796,76 @@ async fn lists_cost_their_real_bound_so_a_slot_read_fits_and_a_walk_over_a_cliqu
     assert_eq!(codes(&graphql(&state, &write(1000)).await), ["LIMIT_EXCEEDED"]);
     assert_eq!(state.store().counts(&alice()), before, "refused before it wrote");
 }
+
+/// A request as the holder of `access`; the whole response.
+async fn as_holder(schema: &mnemo_graphql::MnemoSchema, access: mnemo_graphql::Access, query: &str) -> Value {
+    serde_json::to_value(schema.execute(async_graphql::Request::new(query).data(access)).await).unwrap()
+}
+
+#[tokio::test]
+async fn errors_speak_the_users_words_a_misspelled_predicate_is_named_and_namespaces_are_listed() {
+    let store = Arc::new(Store::in_memory());
+    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let local = mnemo_graphql::Access::Local;
+    for (ns, who) in [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")] {
+        let write = format!(
+            r#"mutation {{ definePredicate(namespace: "{ns}", name: "livesIn", cardinality: ONE, valueType: ENTITY) {{ seq }}
+               assertFacts(namespace: "{ns}", facts: [{{ subject: {{ name: "{who}" }}, predicate: "livesIn", object: {{ entity: {{ name: "Paris" }} }}, validFrom: "2020" }}]) {{ seq }} }}"#
+        );
+        let done = as_holder(&schema, local.clone(), &write).await;
+        assert!(done["errors"].is_null(), "{done}");
+    }
+    // No Rust debug text in any message (it showed `Entity(EntityId(5))`).
+    let debug = |message: &str| {
+        ["Id(", "Entity(", "Fact(", "Episode(", "Some(", "{ dim", "Client {"]
+            .iter()
+            .any(|d| message.contains(d))
+    };
+    let refusals = [
+        (r#"mutation { eraseEntity(namespace: "alice", id: "99") { seq } }"#, "UNKNOWN_ENTITY"),
+        (r#"mutation { eraseFacts(namespace: "alice", ids: ["77", "78"]) { seq } }"#, "UNKNOWN_FACT"),
+        (
+            r#"mutation { assertFacts(namespace: "alice", facts: [{ subject: { name: "Alice" }, predicate: "livesIn", object: { string: "Paris" }, validFrom: "2021" }]) { seq } }"#,
+            "WRONG_VALUE_TYPE",
+        ),
+        (r#"{ facts(namespace: "alice", predicate: "livesin") { nodes { id } } }"#, "UNKNOWN_PREDICATE"),
+        (
+            r#"{ history(namespace: "alice", subject: { name: "Alice" }, predicate: "lives_in") { nodes { id } } }"#,
+            "UNKNOWN_PREDICATE",
+        ),
+    ];
+    for (query, code) in refusals {
+        let answer = as_holder(&schema, local.clone(), query).await;
+        let error = &answer["errors"][0];
+        assert_eq!(error["extensions"]["code"], code, "{query}: {answer}");
+        let message = error["message"].as_str().unwrap();
+        assert!(!debug(message), "{query}: {message}");
+        if code == "UNKNOWN_PREDICATE" {
+            assert!(message.contains("did you mean livesIn?"), "{message}");
+        }
+        if code == "WRONG_VALUE_TYPE" {
+            assert!(message.contains("takes ENTITY, got STRING"), "{message}");
+        }
+    }
+    // A predicate the namespace knows answers, even where it has no fact.
+    let known = as_holder(
+        &schema,
+        local.clone(),
+        r#"{ facts(namespace: "bob", predicate: "livesIn") { nodes { id } } }"#,
+    )
+    .await;
+    assert!(known["errors"].is_null(), "{known}");
+    // The namespaces a token may read, and no other.
+    let token = mnemo_graphql::Access::Token {
+        name: "agent".into(),
+        grants: [
+            ("alice".to_owned(), mnemo_graphql::Mode::Read),
+            ("carol".to_owned(), mnemo_graphql::Mode::ReadWrite),
+        ]
+        .into(),
+    };
+    let listed = as_holder(&schema, token, "{ namespaces }").await;
+    assert_eq!(listed["data"]["namespaces"], json!(["alice", "carol"]), "{listed}");
+    let all = as_holder(&schema, local, r#"{ namespaces(first: 2, after: "alice") }"#).await;
+    assert_eq!(all["data"]["namespaces"], json!(["bob", "carol"]), "{all}");
+}

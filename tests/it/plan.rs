@@ -108,6 +108,8 @@ fn random_read(rng: &mut Rng) -> (String, Value) {
         arg(rng, "subject", "EntityRefInput!", format!("{{{key}: {value}}}"), json!({ key: value }));
     }
     if history || rng.below(3) > 0 {
+        // An unknown predicate is the executor's (UNKNOWN_PREDICATE, with the nearest
+        // names): the plan steps aside, and both must still answer the same.
         let p = *rng.pick(&["livesIn", "worksAt", "knows", "age", "bornIn", "unknownPredicate"]);
         arg(rng, "predicate", "String", format!("{p:?}"), json!(p));
     }
@@ -207,7 +209,8 @@ async fn plans_answer_byte_for_byte_as_the_executor() {
         }
     }
     let planned = executor.planned_runs();
-    assert!(planned > 200, "{planned} plans ran ({answered} answers, {errors} errors)");
+    // (Reads of the unknown predicate, about 30 runs, are the executor's.)
+    assert!(planned > 180, "{planned} plans ran ({answered} answers, {errors} errors)");
     assert!(errors > 100 && answered > 400, "{answered} answers, {errors} errors");
 }
 

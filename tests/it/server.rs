@@ -91,6 +91,7 @@ fn codes(response: &Value) -> Vec<String> {
 /// Every query, mutation and subscription of the API, each naming namespace `NS`.
 const OPERATIONS: &[(&str, &str)] = &[
     ("namespace", r#"{ namespace(name: "NS") { name } }"#),
+    ("namespaces", r#"{ namespaces }"#),
     ("entity", r#"{ entity(namespace: "NS", name: "Alice") { id } }"#),
     ("entities", r#"{ entities(namespace: "NS") { edges { cursor } } }"#),
     ("facts", r#"{ facts(namespace: "NS", predicate: "livesIn") { edges { cursor } } }"#),
@@ -222,6 +223,11 @@ async fn a_token_never_reaches_another_namespace() {
         let access = access_of(&state, token);
         for (op, _) in OPERATIONS {
             let response = run_as(&state, token, &access, op, "bob").await;
+            if *op == "namespaces" {
+                // It names no namespace: it lists the token's own, and never bob.
+                assert_eq!(response["data"]["namespaces"], json!(["alice"]), "{response}");
+                continue;
+            }
             assert_eq!(codes(&response), ["FORBIDDEN"], "{op} on bob with {token}: {response}");
             assert!(
                 response["data"].is_null()

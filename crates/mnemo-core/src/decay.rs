@@ -29,6 +29,17 @@ pub enum RecordRef {
     Episode(EpisodeId),
 }
 
+/// As a person says it: `fact 3`, `entity 2`, `episode 5`.
+impl std::fmt::Display for RecordRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordRef::Fact(id) => write!(f, "fact {id}"),
+            RecordRef::Entity(id) => write!(f, "entity {id}"),
+            RecordRef::Episode(id) => write!(f, "episode {id}"),
+        }
+    }
+}
+
 /// The kinds of record, for per-kind profiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RecordKind {
@@ -143,7 +154,11 @@ impl Profile {
                 && noise.is_finite()
                 && noise > 0.0)
         {
-            return bad("model", format!("{:?}", self.model), "ACT-R needs decay > 0 and noise > 0");
+            return bad(
+                "model",
+                format!("ACT-R decay {decay}, threshold {threshold}, noise {noise}"),
+                "ACT-R needs decay > 0 and noise > 0",
+            );
         }
         Ok(())
     }

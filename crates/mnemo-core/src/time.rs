@@ -540,8 +540,9 @@ impl fmt::Display for Interval {
 /// `PT36H`, `PT10S`, `PT0.5S`.
 pub fn iso_duration(micros: i64) -> String {
     const HOUR: i64 = 3_600_000_000;
-    if micros != 0 && micros % crate::DAY_MICROS == 0 {
-        format!("P{}D", micros / crate::DAY_MICROS)
+    const DAY: i64 = 24 * HOUR;
+    if micros != 0 && micros % DAY == 0 {
+        format!("P{}D", micros / DAY)
     } else if micros != 0 && micros % HOUR == 0 {
         format!("PT{}H", micros / HOUR)
     } else if micros % 1_000_000 == 0 {
@@ -556,7 +557,7 @@ mod iso_duration_tests {
     #[test]
     fn spans_are_written_in_their_largest_whole_unit() {
         let second = 1_000_000;
-        assert_eq!(super::iso_duration(90 * crate::DAY_MICROS), "P90D");
+        assert_eq!(super::iso_duration(90 * 86_400 * second), "P90D");
         assert_eq!(super::iso_duration(36 * 3600 * second), "PT36H");
         assert_eq!(super::iso_duration(10 * second), "PT10S");
         assert_eq!(super::iso_duration(second / 2), "PT0.5S");

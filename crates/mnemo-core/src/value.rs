@@ -195,6 +195,21 @@ pub enum ValueType {
     Time,
 }
 
+/// As the schema names it: `ENTITY`, `STRING`, `INTEGER`, `FLOAT`, `BOOLEAN`, `TIME`, `ANY`.
+impl std::fmt::Display for ValueType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ValueType::Any => "ANY",
+            ValueType::Entity => "ENTITY",
+            ValueType::String => "STRING",
+            ValueType::Integer => "INTEGER",
+            ValueType::Float => "FLOAT",
+            ValueType::Boolean => "BOOLEAN",
+            ValueType::Time => "TIME",
+        })
+    }
+}
+
 impl ValueType {
     /// Whether a value of type `actual` is accepted.
     pub fn accepts(self, actual: ValueType) -> bool {

@@ -46,6 +46,18 @@ pub enum EraseTarget {
     Facts(Vec<FactId>),
 }
 
+impl EraseTarget {
+    /// Its ids, as a person writes them: `5`, `3, 4`.
+    fn ids(&self) -> String {
+        let join = |ids: Vec<String>| ids.join(", ");
+        match self {
+            EraseTarget::Entity(id) => id.to_string(),
+            EraseTarget::Episodes(ids) => join(ids.iter().map(ToString::to_string).collect()),
+            EraseTarget::Facts(ids) => join(ids.iter().map(ToString::to_string).collect()),
+        }
+    }
+}
+
 /// An erasure as asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EraseRequest {
@@ -107,7 +119,7 @@ impl Store {
         self.check_damaged(ns)?;
         let target = &request.target;
         let Some(mut shard) = self.shard(ns)? else {
-            return Err(refused(target, EraseRefused::Unknown(format!("{target:?}"))));
+            return Err(refused(target, EraseRefused::Unknown(target.ids())));
         };
         let mut conflicts = 0;
         let deadline = std::time::Instant::now() + self.backend.write_budget();

@@ -53,6 +53,11 @@ impl Store {
         self.with_index(ns, |i| i.predicate_embedded(name))
     }
 
+    /// The names of every predicate the namespace declared or used, sorted.
+    pub fn predicate_names(&self, ns: &Namespace) -> Vec<String> {
+        self.with_index(ns, |i| i.predicates().into_iter().map(|d| d.name).collect())
+    }
+
     /// A predicate's latest definition (an undeclared one reads as `many`, any type).
     pub fn predicate(&self, ns: &Namespace, name: &str) -> PredicateDef {
         self.with_index(ns, |i| i.predicate(name))

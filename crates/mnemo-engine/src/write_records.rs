@@ -191,8 +191,8 @@ impl Batch<'_> {
             return Err(EngineError::WrongValueType {
                 field: field("object").to_string(),
                 predicate: f.predicate,
-                expected: format!("{expected:?}"),
-                actual: format!("{:?}", object.value_type()),
+                expected: expected.to_string(),
+                actual: object.value_type().to_string(),
             });
         }
         let mut provenance = Vec::with_capacity(f.provenance.len());

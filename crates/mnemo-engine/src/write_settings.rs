@@ -103,7 +103,10 @@ impl Batch<'_> {
         {
             return Err(CoreError::invalid_value(
                 field("embedding.dimensions"),
-                format!("{mode:?}"),
+                match mode {
+                    EmbeddingMode::Client { dim } => dim.to_string(),
+                    _ => String::new(),
+                },
                 format!("must be in [1, {MAX_DIM}]"),
             )
             .into());

@@ -57,7 +57,7 @@ impl Batch<'_> {
         if self.placed_now(&tier, record) {
             return Err(CoreError::invalid_value(
                 field("record"),
-                format!("{record:?}"),
+                record.to_string(),
                 format!("already in {tier}"),
             )
             .into());
@@ -122,7 +122,7 @@ impl Batch<'_> {
         if !self.placed_now(&tier, record) {
             return Err(CoreError::invalid_value(
                 field("record"),
-                format!("{record:?}"),
+                record.to_string(),
                 format!("not in {tier}"),
             )
             .into());

@@ -24,6 +24,9 @@ pub mod code {
     pub const UNKNOWN_INTENTION: &str = "UNKNOWN_INTENTION";
     /// A referenced fact does not exist.
     pub const UNKNOWN_FACT: &str = "UNKNOWN_FACT";
+    /// A read names a predicate no fact of the namespace has used and none declared
+    /// (the message names the nearest ones).
+    pub const UNKNOWN_PREDICATE: &str = "UNKNOWN_PREDICATE";
     /// A fact's value has a type its predicate does not take.
     pub const WRONG_VALUE_TYPE: &str = "WRONG_VALUE_TYPE";
     /// The fact was already retracted.

@@ -22,6 +22,7 @@ pub mod ops;
 mod paging;
 mod payloads;
 mod plan;
+mod predicates;
 mod retention;
 mod root;
 mod scalars;

@@ -294,6 +294,12 @@ impl Plan {
             return None;
         }
         let predicate: Option<String> = self.arg("predicate", variables).ok()?;
+        // A predicate the namespace does not know is refused by the executor, with why.
+        if let Some(p) = &predicate
+            && crate::predicates::known(store, &ns, "predicate", p).is_err()
+        {
+            return None;
+        }
         let include_all = self.arg::<bool>("includeAll", variables).ok()?.unwrap_or(false);
         let time = |name| self.arg::<DateTime>(name, variables);
         let (valid_at, known_at, at) = (time("validAt").ok()?, time("knownAt").ok()?, time("at").ok()?);

@@ -142,6 +142,22 @@ pub enum Component {
     Neighbour,
 }
 
+impl Component {
+    /// In words, for a warning.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Component::Text => "full-text",
+            Component::TextInContext => "full-text in context",
+            Component::Vector => "vector",
+            Component::VectorInContext => "vector in context",
+            Component::Graph => "graph",
+            Component::Time => "time",
+            Component::VectorInTime => "vector in time",
+            Component::Neighbour => "neighbour",
+        }
+    }
+}
+
 /// A hit's place in one component.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComponentRank {

@@ -414,7 +414,7 @@ fn candidate_lists(
         }
         match hits {
             Ok(hits) => lists.push((c, hits.into_iter().filter(|h| keep(h.0)).take(pool).collect())),
-            Err(e) => warnings.push(format!("{c:?} search failed: {e}")),
+            Err(e) => warnings.push(format!("{} search failed: {e}", c.describe())),
         }
     };
     if let Some(text) = query.text.as_deref() {

@@ -28,6 +28,27 @@ impl AdminQuery {
         let ns = namespace(ctx, &name, Mode::Read)?;
         Ok(NamespaceInfo::of(store(ctx)?, &ns))
     }
+
+    /// The names of the namespaces this token may read (every one, without tokens),
+    /// sorted; `first` of them after the name `after`.
+    async fn namespaces(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Vec<String>> {
+        let first = crate::paging::page_size(ctx, first)?;
+        let access =
+            ctx.data_opt::<crate::access::Access>().cloned().unwrap_or(crate::access::Access::Denied);
+        Ok(store(ctx)?
+            .namespaces()
+            .into_iter()
+            .map(|ns| ns.as_str().to_owned())
+            .filter(|name| after.as_ref().is_none_or(|a| name > a))
+            .filter(|name| access.allows(name, Mode::Read))
+            .take(first)
+            .collect())
+    }
 }
 
 /// Mutations: a namespace's settings and size.

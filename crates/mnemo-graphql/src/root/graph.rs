@@ -161,6 +161,9 @@ impl GraphQuery {
         if subject.is_none() && predicate.is_none() && object.is_none() {
             return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
         }
+        if let Some(predicate) = &predicate {
+            crate::predicates::known(store, &ns, "predicate", predicate)?;
+        }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
         let filter = FactFilter {
@@ -197,6 +200,7 @@ impl GraphQuery {
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?.known_at;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
+        crate::predicates::known(store, &ns, "predicate", &predicate)?;
         let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
         fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
     }
