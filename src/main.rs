@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mnemo_embed::Embedder;
 use mnemo_engine::{EmbedderSource, Store, StoreOptions};
 
+mod backup;
 mod cluster;
 mod erase;
 mod eval;
@@ -177,6 +178,23 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
+    /// Copy a data directory — a server may be writing to it — into a new directory:
+    /// each namespace at one batch (its log's whole records as they stand), with its
+    /// checkpoint, saved vectors and the embedding caches; nothing is stopped or locked.
+    Backup {
+        /// The new directory to write the backup to.
+        to: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Restore a backup into a data directory that holds no logs, then open it once to
+    /// check every namespace.
+    Restore {
+        /// The backup directory.
+        from: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
+    },
     /// Lay out a NATS JetStream cluster for Mnemo's logs (shard streams, checkpoint
     /// store), or check that it is laid out; safe to run again.
     Cluster {
@@ -267,6 +285,8 @@ fn run(command: Command) -> anyhow::Result<bool> {
         | Command::Query { data, .. }
         | Command::Eval { data, .. }
         | Command::Checkpoint { data }
+        | Command::Backup { data, .. }
+        | Command::Restore { data, .. }
         | Command::Erase { data, .. }
         | Command::Extract { data, .. }
         | Command::Inspect { data, .. } => data.cluster.as_deref(),
@@ -306,6 +326,8 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Query { query, data, variables } => run_query(&data.path(), &query, variables.as_deref()),
         Command::Inspect { data, repair } => inspect(&data.existing()?, repair),
         Command::Checkpoint { data } => checkpoint(&data.existing()?).map(|()| true),
+        Command::Backup { to, data } => backup::backup(&data.existing()?, &to).map(|()| true),
+        Command::Restore { from, data } => backup::restore(&from, &data.path()).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
         Command::Extract { data, args } => {
             let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), 1)?;

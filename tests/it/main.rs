@@ -7,6 +7,7 @@ mod common;
 
 mod analytics;
 mod architecture;
+mod backup;
 mod browser;
 mod checkpoint;
 mod cli;

@@ -5,6 +5,7 @@
 
 mod analytics;
 mod append;
+mod backup;
 mod change;
 mod checkpoint;
 mod codec;
@@ -45,6 +46,7 @@ mod write_tiers;
 mod writer;
 
 pub use analytics::{Changes, Overlaps, Series};
+pub use backup::{BackupReport, backup, restore};
 pub use change::{
     Change, EmbeddingPolicyPatch, EntityRef, EpisodeRef, NamespacePatch, NewEntity, NewEpisode, NewFact,
     NewIntention, NewTrigger, NoteEntity, ObjectRef, Receipt, RecordId, SegmentationPatch, TierSettingsPatch,

@@ -13,7 +13,7 @@ use crate::record::Record;
 /// Writes a whole log file for `name` holding `records`, which must be numbered
 /// 1, 2, … with strictly increasing system times (what a log holds), else `Corrupt`
 /// and nothing is written.
-pub(crate) fn write_log(out: &mut dyn Write, name: &str, records: &[Record]) -> Result<(), LogError> {
+pub fn write_log(out: &mut dyn Write, name: &str, records: &[Record]) -> Result<(), LogError> {
     check(records)?;
     out.write_all(&file_header(name))?;
     for record in records {

@@ -42,6 +42,7 @@ mod shared;
 mod storage;
 
 pub use atomic::replace_file;
+pub use compact::write_log;
 pub use error::LogError;
 pub use file::{FileStorage, lock_exclusive};
 pub use format::{FORMAT_VERSION, MAX_PAYLOAD_LEN};
