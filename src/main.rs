@@ -21,6 +21,7 @@ mod eval;
 mod export;
 mod extract;
 mod logs;
+mod shutdown;
 
 use export::{ExportFormat, RdfPoint, Reification, export};
 
@@ -499,23 +500,22 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         );
         std::io::stdout().flush()?;
         tracing::info!(address = %local, data = %data.display(), tokens, "serving");
-        mnemo_server::serve(listener, state, shutdown_signal()).await?;
+        mnemo_server::serve(listener, state, shutdown::shutdown_signal()).await?;
         Ok(())
     });
-    // Work still on the blocking pool was told to stop; it is not waited for past the
-    // grace period (the watchdog ends the process by then in any case).
-    runtime.shutdown_timeout(SHUTDOWN_GRACE);
-    // No request runs any more: what is left is derived, and safe to cut short.
-    REQUESTS_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
+    // The server answered every request it had (a graceful shutdown returns once they
+    // are done): what is left on the blocking pool is upkeep, derived and safe to cut
+    // short. Said now, not after the pool is shut down: upkeep over thousands of
+    // namespaces kept it busy past the watchdog, which then took the stop for one
+    // with requests still running (exit 1).
+    shutdown::REQUESTS_DONE.store(true, std::sync::atomic::Ordering::SeqCst);
+    store.stop_upkeep();
+    runtime.shutdown_timeout(shutdown::UPKEEP_GRACE);
     // The next start loads these instead of replaying the logs.
     let written = store.checkpoint_all();
     tracing::info!(checkpoints = written, "stopped");
     served
 }
-
-/// Set once no request runs any more (only checkpoints are being written): a watchdog
-/// firing then exits 0, as nothing acknowledged or in flight is lost.
-static REQUESTS_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Serves MCP over stdio until the client closes it; the store's upkeep (due
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
@@ -535,81 +535,9 @@ fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
         upkeep.abort();
         served
     })?;
-    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    runtime.shutdown_timeout(shutdown::SHUTDOWN_GRACE);
     store.checkpoint_all();
     Ok(())
-}
-
-/// How long requests in flight get to answer once a stop signal arrived.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Completes at the first SIGINT or SIGTERM, and starts a watchdog: a second signal, or
-/// the grace period passing with the process still running, exits at once. Every
-/// acknowledged write is already durable and the data directory's lock dies with the
-/// process, so exiting loses nothing and a restart can follow.
-async fn shutdown_signal() {
-    signal().await;
-    tracing::info!(
-        grace_seconds = SHUTDOWN_GRACE.as_secs(),
-        "shutting down: stopping requests in flight (signal again to exit now)"
-    );
-    // Its own thread and runtime: the server's runtime may be shutting down, or stuck.
-    let watchdog = std::thread::Builder::new().name("mnemo-shutdown".into()).spawn(|| {
-        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-            Ok(runtime) => runtime,
-            Err(e) => {
-                tracing::warn!(error = %e, "no watchdog runtime; exiting after the grace period");
-                std::thread::sleep(SHUTDOWN_GRACE);
-                std::process::exit(1);
-            }
-        };
-        let requests_done = || REQUESTS_DONE.load(std::sync::atomic::Ordering::SeqCst);
-        let code = runtime.block_on(async {
-            tokio::select! {
-                _ = signal() => {
-                    tracing::warn!("second signal: exiting now");
-                    1
-                }
-                _ = tokio::time::sleep(SHUTDOWN_GRACE) => {
-                    if requests_done() {
-                        tracing::warn!(
-                            grace_seconds = SHUTDOWN_GRACE.as_secs(),
-                            "checkpoints still being written after the grace period: exiting now (they are derived; the next start replays what they miss)"
-                        );
-                        0
-                    } else {
-                        tracing::warn!(grace_seconds = SHUTDOWN_GRACE.as_secs(), "requests still running after the grace period: exiting now");
-                        1
-                    }
-                }
-            }
-        });
-        std::process::exit(code);
-    });
-    if let Err(e) = watchdog {
-        tracing::warn!(error = %e, "cannot start the shutdown watchdog");
-    }
-}
-
-async fn signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-                return;
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot watch SIGTERM; only SIGINT stops the server"),
-        }
-    }
-    if let Err(e) = tokio::signal::ctrl_c().await {
-        tracing::error!(error = %e, "cannot watch SIGINT");
-        std::future::pending::<()>().await;
-    }
 }
 
 /// Opens a data directory to search and waits until every namespace's indexes hold its

@@ -453,3 +453,29 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
         .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "x".into(), ..NewEntity::default() })]);
     assert!(matches!(write, Err(mnemo_engine::EngineError::Damaged { .. })), "{write:?}");
 }
+
+#[test]
+fn upkeep_stops_when_told_so_that_a_server_with_thousands_of_namespaces_stops_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    for i in 0..50 {
+        let ns = Namespace::new("ns", &format!("u{i}")).unwrap();
+        let changes =
+            vec![Change::DeclareEntity(NewEntity { name: format!("n{i}"), ..NewEntity::default() })];
+        store.append(&ns, changes).unwrap();
+    }
+    let later = mnemo_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
+    // Stopped: a run does nothing (the stopping server writes the checkpoints itself).
+    store.stop_upkeep();
+    let report = store.maintain(later);
+    assert_eq!((report.checkpointed, report.closed), (0, 0), "{report:?}");
+    assert_eq!(store.open_namespaces(), 50);
+    drop(store);
+    // Not stopped, the same run closes the idle namespaces (those whose indexes caught up).
+    let store = Store::open(dir.path()).unwrap();
+    for i in 0..50 {
+        store.counts(&Namespace::new("ns", &format!("u{i}")).unwrap());
+    }
+    let later = mnemo_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
+    assert!(store.maintain(later).closed > 25);
+}

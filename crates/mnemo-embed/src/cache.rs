@@ -488,7 +488,7 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
     }
 
     /// As [`CachedEmbedder::embed_now`], for a query, kept in memory only (never in the
-    /// file: see [`CachedEmbedder::queries`]) under the key of the text marked as a query
+    /// file: a search's words may name what is later erased) under the key of the text marked as a query
     /// (`"\0query\0"` before it), so that a model whose query and passage vectors differ
     /// keeps both.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {

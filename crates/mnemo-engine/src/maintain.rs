@@ -33,6 +33,16 @@ pub struct Maintenance {
 }
 
 impl Store {
+    /// Stops upkeep: a run going on returns at its next namespace, and later runs do
+    /// nothing (the server stopping; the store writes its checkpoints itself).
+    pub fn stop_upkeep(&self) {
+        self.upkeep_stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn upkeep_stopped(&self) -> bool {
+        self.upkeep_stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Does, for every open namespace, what the passage of time has made due at `now`:
     /// fires due intentions, closes the segments of threads that moved on or went idle,
     /// and consolidates each namespace that asks for it (`consolidateEverySeconds`) once
@@ -56,6 +66,10 @@ impl Store {
                 .collect()
         };
         for ns in self.open_namespace_names().into_iter().chain(woken) {
+            // Stopping: what upkeep has not done is done at the next start.
+            if self.upkeep_stopped() {
+                return report;
+            }
             let seen = self.with_index(&ns, NamespaceIndex::last_seq);
             match self.maintain_one(&ns, now, &mut report) {
                 Ok(()) => {
@@ -65,6 +79,9 @@ impl Store {
                 }
                 Err(e) => report.failed.push((ns, e.to_string())),
             }
+        }
+        if self.upkeep_stopped() {
+            return report;
         }
         report.checkpointed = self.checkpoint_due();
         let residency = self.retrieval.residency();

@@ -63,6 +63,8 @@ pub struct Store {
     /// Held while the store is open: one process per data directory (the directory and
     /// its `LOCK` file, both locked).
     pub(crate) _dir_lock: Option<(std::fs::File, std::fs::File)>,
+    /// Set when upkeep must stop ([`Store::stop_upkeep`]).
+    pub(crate) upkeep_stopped: std::sync::atomic::AtomicBool,
 }
 
 impl Store {
@@ -137,6 +139,7 @@ impl Store {
             schedule: Default::default(),
             data_dir: None,
             _dir_lock: None,
+            upkeep_stopped: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -178,6 +181,7 @@ impl Store {
             schedule: Default::default(),
             data_dir: None,
             _dir_lock: None,
+            upkeep_stopped: std::sync::atomic::AtomicBool::new(false),
         };
         let names =
             store.backend.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;

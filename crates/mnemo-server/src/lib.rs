@@ -6,10 +6,10 @@
 //! schema's. This is the only crate that knows axum: [`app`] builds the router over an
 //! [`AppState`], [`serve`] runs it on a listener until a shutdown signal.
 //!
-//! Access: with no tokens configured every request is the local user ([`Access::Local`]).
+//! Access: with no tokens configured every request is the local user ([`Access::Local`](mnemo_graphql::Access::Local)).
 //! With tokens, a request without a valid `Authorization: Bearer <token>` is answered
 //! HTTP 401 with code `FORBIDDEN` before any GraphQL runs; a valid token reaches the
-//! schema as [`Access::Token`], and naming a namespace outside its grants is a GraphQL
+//! schema as [`Access::Token`](mnemo_graphql::Access::Token), and naming a namespace outside its grants is a GraphQL
 //! error with code `FORBIDDEN` (HTTP 200, like every GraphQL error). `/metrics` names
 //! every namespace, so with tokens it needs one granted `*`, as do the probes' details
 //! (`/readyz?indexing`, `/readyz?extraction`); the probes themselves and the GraphiQL page

@@ -201,6 +201,9 @@ impl Gen<'_> {
     }
 
     fn query(&mut self) -> String {
+        if self.rng.random_bool(0.15) {
+            return self.long_shape();
+        }
         self.depth_limit = match self.rng.random_range(0..10) {
             0 => self.rng.random_range(30..DEEPEST),
             1..=3 => self.rng.random_range(4..12),
@@ -223,6 +226,44 @@ impl Gen<'_> {
                 let distinct = if self.rng.random_bool(0.2) { "DISTINCT " } else { "" };
                 format!("SELECT {distinct}* WHERE {pattern}{modifiers}")
             }
+        }
+    }
+
+    /// A query long or deep in one way, from a few to tens of thousands of parts (what
+    /// the generator's bounded nesting never reaches; a 6,000-step sequence once
+    /// overflowed the stack): sequences, alternatives, inverses and repeats of paths,
+    /// nested groups and expressions, chains of operators, huge literals.
+    fn long_shape(&mut self) -> String {
+        // Spread over orders of magnitude: 2 to 40,000.
+        let n = 2usize << self.rng.random_range(0..15usize).min(14);
+        let n = n.min(40_000);
+        let p = |g: &mut Self| g.pick(PREDICATES).to_owned();
+        match self.rng.random_range(0..10) {
+            0 => {
+                let steps: Vec<String> = (0..n).map(|_| p(self)).collect();
+                format!("SELECT * WHERE {{ ?a {} ?b }}", steps.join("/"))
+            }
+            1 => {
+                let steps: Vec<String> = (0..n).map(|_| p(self)).collect();
+                format!("SELECT * WHERE {{ ?a {} ?b }}", steps.join("|"))
+            }
+            2 => format!("SELECT * WHERE {{ ?a {}{} ?b }}", "^".repeat(n), p(self)),
+            3 => {
+                let step = format!("({})*", p(self));
+                format!("ASK {{ ?a {} ?b }}", vec![step; n].join("/"))
+            }
+            4 => format!("SELECT * WHERE {}?a ?b ?c{}", "{ ".repeat(n), " }".repeat(n)),
+            5 => format!("SELECT * WHERE {{ ?a ?b ?c FILTER({}1{}) }}", "(".repeat(n), ")".repeat(n)),
+            6 => {
+                let op = self.pick(&["+", "*", "-", "&&", "||", "=", "<"]);
+                format!("SELECT * WHERE {{ ?a ?b ?c FILTER({}) }}", vec!["?c"; n].join(&format!(" {op} ")))
+            }
+            7 => format!("SELECT * WHERE {{ ?a ?b ?c FILTER({}?c) }}", "!".repeat(n)),
+            8 => {
+                let text = "x".repeat(n * 25);
+                format!("SELECT * WHERE {{ ?a ?b \"{text}\" }}")
+            }
+            _ => format!("SELECT * WHERE {{ ?a ?b ?c {} }}", "OPTIONAL { ?a ?b ?c } ".repeat(n.min(5_000))),
         }
     }
 
