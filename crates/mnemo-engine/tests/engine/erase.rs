@@ -120,22 +120,30 @@ impl mnemo_engine::Embedder for Remembering {
         4
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, mnemo_engine::EmbedError> {
-        let mut kept = self.0.lock().unwrap();
-        Ok(texts
-            .iter()
-            .map(|t| {
-                kept.insert((*t).to_owned());
-                let n = t.len() as f32;
-                let v = [1.0, n % 7.0, n % 3.0, 0.5];
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                v.iter().map(|x| x / norm).collect()
-            })
-            .collect())
+        Ok(keep_and_embed(&self.0, texts))
     }
     fn forget(&self, texts: &[&str]) -> Result<usize, mnemo_engine::EmbedError> {
         let mut kept = self.0.lock().unwrap();
         Ok(texts.iter().filter(|t| kept.remove(**t)).count())
     }
+}
+
+/// Toy vectors of `texts` (by their length), each text kept in `kept` as a cache keeps it.
+fn keep_and_embed(
+    kept: &std::sync::Mutex<std::collections::BTreeSet<String>>,
+    texts: &[&str],
+) -> Vec<Vec<f32>> {
+    let mut kept = kept.lock().unwrap();
+    texts
+        .iter()
+        .map(|t| {
+            kept.insert((*t).to_owned());
+            let n = t.len() as f32;
+            let v = [1.0, n % 7.0, n % 3.0, 0.5];
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / norm).collect()
+        })
+        .collect()
 }
 
 fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store {
@@ -470,17 +478,7 @@ impl mnemo_engine::Embedder for Behind {
             std::thread::sleep(std::time::Duration::from_millis(4 * texts.len() as u64));
         }
         self.embedded.fetch_add(texts.len(), SeqCst);
-        let mut kept = self.kept.lock().unwrap();
-        Ok(texts
-            .iter()
-            .map(|t| {
-                kept.insert((*t).to_owned());
-                let n = t.len() as f32;
-                let v = [1.0, n % 7.0, n % 3.0, 0.5];
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                v.iter().map(|x| x / norm).collect()
-            })
-            .collect())
+        Ok(keep_and_embed(&self.kept, texts))
     }
     fn forget(&self, texts: &[&str]) -> Result<usize, mnemo_engine::EmbedError> {
         let mut kept = self.kept.lock().unwrap();
