@@ -2747,6 +2747,12 @@ fn cmp_terms(a: Option<&ExpressionTerm>, b: Option<&ExpressionTerm>) -> Ordering
                     }
                     #[cfg(feature = "sparql-12")]
                     ExpressionTerm::Triple(_) => Ordering::Less,
+                    // patched in: literals of different kinds are ordered by kind first,
+                    // so that the value comparison (numbers among numbers, dates among
+                    // dates…) never meets the lexical fallback in one sort: mixed, the two
+                    // made no total order (9 < 10 by value, 10 < "5" and "5" < 9 by text)
+                    // and the standard library's sort panicked on it.
+                    _ if literal_kind(a) != literal_kind(b) => literal_kind(a).cmp(&literal_kind(b)),
                     _ => {
                         if let Some(ord) = partial_cmp_literals(a, b) {
                             ord
@@ -2768,6 +2774,31 @@ fn cmp_terms(a: Option<&ExpressionTerm>, b: Option<&ExpressionTerm>) -> Ordering
         (Some(_), None) => Ordering::Greater,
         (None, Some(_)) => Ordering::Less,
         (None, None) => Ordering::Equal,
+    }
+}
+
+/// The kind of a literal for ordering (patched in): literals compare by value only
+/// within one kind (see [`cmp_terms`]).
+fn literal_kind(term: &ExpressionTerm) -> u8 {
+    match term {
+        ExpressionTerm::IntegerLiteral(_)
+        | ExpressionTerm::DecimalLiteral(_)
+        | ExpressionTerm::FloatLiteral(_)
+        | ExpressionTerm::DoubleLiteral(_) => 0,
+        ExpressionTerm::BooleanLiteral(_) => 1,
+        ExpressionTerm::DateTimeLiteral(_) => 2,
+        #[cfg(feature = "sep-0002")]
+        ExpressionTerm::DateLiteral(_) => 3,
+        #[cfg(feature = "sep-0002")]
+        ExpressionTerm::TimeLiteral(_) => 4,
+        #[cfg(feature = "sep-0002")]
+        ExpressionTerm::DurationLiteral(_)
+        | ExpressionTerm::YearMonthDurationLiteral(_)
+        | ExpressionTerm::DayTimeDurationLiteral(_) => 5,
+        ExpressionTerm::StringLiteral(_) => 6,
+        ExpressionTerm::LangStringLiteral { .. } => 7,
+        ExpressionTerm::OtherTypedLiteral { .. } => 9,
+        _ => 8,
     }
 }
 
