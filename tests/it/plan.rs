@@ -194,7 +194,9 @@ async fn plans_answer_byte_for_byte_as_the_executor() {
     let executor = fixture().await;
     let mut rng = Rng(17);
     let (mut answered, mut errors) = (0, 0);
-    for case in 0..600 {
+    // (Reads of an unknown predicate are the executor's: a few more cases keep the
+    // plans' share as it was.)
+    for case in 0..660 {
         let (query, variables) = random_read(&mut rng);
         let access = if rng.below(10) == 0 { Access::Denied } else { Access::Local };
         // The first run validates the document; the next may run its plan.
@@ -209,8 +211,7 @@ async fn plans_answer_byte_for_byte_as_the_executor() {
         }
     }
     let planned = executor.planned_runs();
-    // (Reads of the unknown predicate, about 30 runs, are the executor's.)
-    assert!(planned > 180, "{planned} plans ran ({answered} answers, {errors} errors)");
+    assert!(planned > 200, "{planned} plans ran ({answered} answers, {errors} errors)");
     assert!(errors > 100 && answered > 400, "{answered} answers, {errors} errors");
 }
 
