@@ -13,6 +13,11 @@ use crate::common::sparql_fuzz;
 /// Cases per run in the suite; the bench runs as many as asked.
 const CASES: u64 = 1000;
 
+/// Cases that long runs of the bench found broken, run again every time: 1,098,103
+/// nests `!CONTAINS(…` 45 deep over a mistake, which the parser backtracked over
+/// exponentially, outside the query's deadline.
+const FOUND: [u64; 1] = [1_098_103];
+
 /// Set in the process that runs the cases.
 const CHILD: &str = "MNEMO_SPARQL_FUZZ_CHILD";
 
@@ -48,7 +53,7 @@ fn the_cases() {
     let (store, ns) = sparql_fuzz::target();
     let sparql = sparql_fuzz::service();
     let mut counts = std::collections::BTreeMap::new();
-    for seed in 0..CASES {
+    for seed in (0..CASES).chain(FOUND) {
         match sparql_fuzz::run_case(&sparql, &store, &ns, seed) {
             Ok(outcome) => *counts.entry(outcome).or_insert(0u64) += 1,
             Err(broken) => panic!("{broken}"),

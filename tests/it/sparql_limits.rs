@@ -322,3 +322,40 @@ async fn order_by_over_values_of_mixed_kinds_answers() {
         assert_eq!(body["results"]["bindings"].as_array().map(Vec::len), Some(400), "{body}");
     }
 }
+
+/// A mistake at the bottom of expressions nested as deep as allowed, in each form whose
+/// alternatives share their start (`!x` or `x`, `REGEX` with two or three arguments, a
+/// function or a custom aggregate, …): the parser once tried every combination of them,
+/// 2 to the depth, and ran for minutes outside any deadline. Each is a syntax error.
+#[tokio::test]
+async fn deeply_nested_mistakes_are_syntax_errors() {
+    let state = state(3).await;
+    let forms = [
+        ("negated calls", "!CONTAINS(?o, "),
+        ("regex", "REGEX(?o, "),
+        ("substr", "SUBSTR(?o, "),
+        ("replace", "REPLACE(?o, \"a\", "),
+        ("functions", "<http://example.org/f>(?o, "),
+        ("in lists", "?o IN (1, "),
+        ("exists", "EXISTS { ?s ?p ?o FILTER("),
+    ];
+    for (form, opening) in forms {
+        let depth = 60 / opening.matches(['(', '{']).count();
+        let closing: String = opening
+            .chars()
+            .rev()
+            .filter_map(|c| match c {
+                '(' => Some(')'),
+                '{' => Some('}'),
+                _ => None,
+            })
+            .collect();
+        let query = format!(
+            "SELECT * WHERE {{ ?s ?p ?o FILTER({}1 + {}) }}",
+            opening.repeat(depth),
+            closing.repeat(depth)
+        );
+        let (status, body) = sparql(&state, &query).await;
+        assert_eq!((status, error_code(&body)), (StatusCode::BAD_REQUEST, "INVALID_QUERY"), "{form}: {body}");
+    }
+}

@@ -63,12 +63,7 @@ pub fn service() -> Sparql {
 
 /// Runs case `seed`; `Err` says what broke.
 pub fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64) -> Result<Outcome, String> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut query = Gen { rng: &mut rng, depth_limit: 0, left: 0 }.query();
-    if rng.random_bool(0.35) {
-        query = mutate(&mut rng, &query);
-    }
-    let view = if rng.random_bool(0.3) { View::History } else { View::InForce };
+    let (query, view) = case(seed);
     let interrupt = Interrupt::new(Some(Instant::now() + Duration::from_secs(2)));
     let started = Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -91,6 +86,17 @@ pub fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64) -> Re
         )) => Ok(Outcome::Limited),
         Ok(Err(other)) => Err(format!("an untyped failure: {other}; {}", shown())),
     }
+}
+
+/// Case `seed`: its query and the view it reads.
+pub fn case(seed: u64) -> (String, View) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut query = Gen { rng: &mut rng, depth_limit: 0, left: 0 }.query();
+    if rng.random_bool(0.35) {
+        query = mutate(&mut rng, &query);
+    }
+    let view = if rng.random_bool(0.3) { View::History } else { View::InForce };
+    (query, view)
 }
 
 /// Random edits of a query's text: spans cut, repeated or moved, brackets, quotes and
