@@ -96,6 +96,7 @@ pub fn rdf_code(error: &mnemo_rdf::RdfError) -> &'static str {
         E::Engine(e) => engine_code(e).unwrap_or(code::INTERNAL),
         E::Syntax(_) | E::Evaluation(_) => code::INVALID_QUERY,
         E::TooLarge { .. }
+        | E::ViewTooBig { .. }
         | E::QueryTooComplex { .. }
         | E::TooMuchMemory { .. }
         | E::TooExpensive { .. }

@@ -42,8 +42,8 @@ use oxigraph::model::GraphName;
 pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, statements, triple};
 pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_OPERATORS, MAX_QUERY_BYTES};
 pub use sparql::{
-    DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, Form, Format,
-    MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
+    DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, DEFAULT_MAX_VIEW_MEMORY,
+    Form, Format, MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
 };
 
 /// Why a projection, query or export failed.
@@ -77,6 +77,17 @@ pub enum RdfError {
     TooLarge {
         /// The limit.
         max: usize,
+    },
+    /// The view's projection needs more memory than SPARQL's projections may hold at
+    /// once, or the ones running queries hold left it no room in time.
+    #[error(
+        "limit exceeded: this view needs more than the {max} bytes SPARQL's projections may hold at once (with \
+         those of the queries running now); ask at an earlier knownAt, use the in-force view, or the GraphQL \
+         analytics"
+    )]
+    ViewTooBig {
+        /// The limit.
+        max: u64,
     },
     /// The query's joins produced more results than a query may.
     #[error(

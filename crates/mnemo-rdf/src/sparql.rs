@@ -13,6 +13,12 @@
 //! is refused with [`RdfError::TooLarge`]; the GraphQL analytics answer such questions
 //! without copying the graph.
 //!
+//! The projections held at once — kept, or in use by a running query — are counted in
+//! bytes (an estimate per statement: the store's indexes and the statement's text, twice)
+//! and held to `max_view_memory`: a new one first makes room by dropping kept ones, then
+//! waits for running queries to let theirs go, and one that alone would not fit is
+//! refused with [`RdfError::ViewTooBig`] while it is being read, before it is built.
+//!
 //! Queries are read-only (the endpoint has no update), `SERVICE` cannot reach anything (no
 //! HTTP client is linked), and evaluation stops when the interrupt in force on the
 //! calling thread fires: a deadline, a client gone, the server stopping.
@@ -20,14 +26,15 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mnemo_core::Namespace;
 use mnemo_engine::{Answer, Interrupt, ReadAt, Store};
 use oxigraph::io::{RdfFormat, RdfSerializer};
-use oxigraph::model::{GraphName, Quad};
+use oxigraph::model::{GraphName, Quad, TermRef};
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 
@@ -47,6 +54,10 @@ pub const MAX_JOIN_RESULTS: u64 = 10_000_000;
 /// it the query stops with [`RdfError::TooMuchMemory`].
 pub const DEFAULT_MAX_QUERY_MEMORY: u64 = 256 * 1024 * 1024;
 
+/// Bytes the projections held at once may take by default: one of
+/// [`DEFAULT_MAX_STATEMENTS`] short statements, with room.
+pub const DEFAULT_MAX_VIEW_MEMORY: u64 = 640 * 1024 * 1024;
+
 /// Longest answer by default: the server's default response limit.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 
@@ -57,6 +68,8 @@ pub struct SparqlLimits {
     pub max_statements: usize,
     /// Bytes a query may keep while it runs.
     pub max_memory: u64,
+    /// Bytes the projections held at once may take (estimated).
+    pub max_view_memory: u64,
     /// Longest answer, written.
     pub max_answer_bytes: usize,
 }
@@ -66,6 +79,7 @@ impl Default for SparqlLimits {
         SparqlLimits {
             max_statements: DEFAULT_MAX_STATEMENTS,
             max_memory: DEFAULT_MAX_QUERY_MEMORY,
+            max_view_memory: DEFAULT_MAX_VIEW_MEMORY,
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
         }
     }
@@ -79,6 +93,57 @@ const WATCH_EVERY: Duration = Duration::from_millis(5);
 
 /// Statements added to a store between two checks of the interrupt.
 const CHUNK: usize = 20_000;
+
+/// What a statement costs in a projection besides its text: oxigraph's in-memory indexes
+/// (about 450 bytes a statement of short terms, measured with oxigraph 0.5 on 90,000 and
+/// 300,000 statements). The statements read to build it cost as much again while it is
+/// built (a million of the history view's took 490 MB), counted as their size, their
+/// text and an allocation per term; the text counts once more in the store.
+const STATEMENT_BYTES: u64 = 450;
+
+/// What an allocation costs besides its bytes (the allocator's header and rounding).
+const ALLOCATION_BYTES: u64 = 32;
+
+/// How long a new projection waits for running queries to let theirs go.
+const ROOM_WAIT: Duration = Duration::from_secs(10);
+
+/// The estimated bytes of one projection, counted in the service's total while anything
+/// holds it (the kept list or a running query).
+struct Held {
+    bytes: u64,
+    live: Arc<AtomicU64>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.live.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
+}
+
+/// A projection a query runs on, counted while it is held.
+struct Projection {
+    graph: oxigraph::store::Store,
+    _held: Arc<Held>,
+}
+
+/// Bytes of a statement's text (its terms', nested triple terms' included), each term
+/// counted as an allocation.
+fn text_bytes(quad: &Quad) -> u64 {
+    fn term(t: TermRef<'_>) -> u64 {
+        let text = match t {
+            TermRef::NamedNode(n) => n.as_str().len(),
+            TermRef::BlankNode(b) => b.as_str().len(),
+            TermRef::Literal(l) => l.value().len() + l.language().map_or(0, str::len),
+            TermRef::Triple(t) => {
+                let inner = term(t.subject.as_ref().into()) + term(t.predicate.as_ref().into());
+                return ALLOCATION_BYTES + inner + term(t.object.as_ref());
+            }
+        };
+        ALLOCATION_BYTES + text as u64
+    }
+    let q = quad.as_ref();
+    term(q.subject.into()) + term(q.predicate.into()) + term(q.object)
+}
 
 /// What a query's answer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +260,7 @@ struct Kept {
     window: crate::Window,
     key: (u64, u64, usize),
     graph: oxigraph::store::Store,
+    held: Arc<Held>,
 }
 
 /// The SPARQL service: runs queries and keeps the projections they ran on.
@@ -207,6 +273,8 @@ pub struct Sparql {
     hashers: (RandomState, RandomState),
     /// Stores built so far.
     built: std::sync::atomic::AtomicU64,
+    /// Estimated bytes of the projections held now (see [`Held`]).
+    live: Arc<AtomicU64>,
 }
 
 impl Default for Sparql {
@@ -262,12 +330,19 @@ impl Sparql {
             building: Mutex::new(()),
             hashers: (RandomState::new(), RandomState::new()),
             built: std::sync::atomic::AtomicU64::new(0),
+            live: Arc::new(AtomicU64::new(0)),
         }
     }
 
     /// How many projections were built (each query that found none kept).
     pub fn projections_built(&self) -> u64 {
         self.built.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Estimated bytes of the projections held now, kept or in use: at most the limits'
+    /// `max_view_memory` once no query is running.
+    pub fn view_bytes(&self) -> u64 {
+        self.live.load(Ordering::Relaxed)
     }
 
     /// What each query is allowed.
@@ -355,10 +430,11 @@ impl Sparql {
             evaluator = evaluator.without_optimizations();
         }
         let prepared = evaluator.for_query(parsed);
-        let (basis, graph, statements) = self.projection(store, ns, at, view)?;
+        let (basis, projection, statements) = self.projection(store, ns, at, view)?;
         // Entered on this thread, which pulls every result: evaluation runs here.
         let budget = spareval::MemoryBudget::enter(self.limits.max_memory);
-        let written = run(prepared.on_store(&graph).execute(), &iris, choose, self.limits.max_answer_bytes);
+        let written =
+            run(prepared.on_store(&projection.graph).execute(), &iris, choose, self.limits.max_answer_bytes);
         if budget.is_exhausted() {
             return Err(RdfError::TooMuchMemory { max: self.limits.max_memory });
         }
@@ -366,22 +442,30 @@ impl Sparql {
     }
 
     /// The store holding `view` of `ns` at `at`: a kept one of the same S whose window
-    /// holds T, or one built from the same statements, or a new one.
+    /// holds T, or one built from the same statements, or a new one (once there is room).
     fn projection(
         &self,
         store: &Store,
         ns: &Namespace,
         at: ReadAt,
         view: View,
-    ) -> Result<(mnemo_engine::Basis, oxigraph::store::Store, usize), RdfError> {
+    ) -> Result<(mnemo_engine::Basis, Projection, usize), RdfError> {
         let pinned = store.basis(ns, at)?;
         let same_point = |k: &Kept| {
             k.ns == *ns && k.view == view && k.seq == pinned.known_at && k.window.contains(pinned.valid_at)
         };
+        let kept = |k: &Kept| Projection { graph: k.graph.clone(), _held: k.held.clone() };
         if let Some(k) = self.lock().iter().find(|k| same_point(k)) {
-            return Ok((pinned, k.graph.clone(), k.key.2));
+            return Ok((pinned, kept(k), k.key.2));
         }
-        let mut quads = Vec::new();
+        // One projection is read and built at a time, so that concurrent queries of one
+        // point build it once and the statements read to build it are counted once.
+        let _building = self.building.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(k) = self.lock().iter().find(|k| same_point(k)) {
+            return Ok((pinned, kept(k), k.key.2));
+        }
+        let max = self.limits.max_view_memory;
+        let (mut quads, mut bytes) = (Vec::new(), 0u64);
         let projected = statements(
             store,
             ns,
@@ -390,33 +474,45 @@ impl Sparql {
             GraphName::DefaultGraph,
             self.limits.max_statements,
             &mut |q| {
+                bytes += STATEMENT_BYTES + size_of::<Quad>() as u64 + 2 * text_bytes(&q);
+                if bytes > max {
+                    return Err(RdfError::ViewTooBig { max });
+                }
                 quads.push(q);
                 Ok(())
             },
         )?;
         let (basis, count) = (projected.basis, projected.statements);
         let key = self.key(&quads);
-        let remember = |kept: &mut Vec<Kept>, graph: &oxigraph::store::Store| {
+        let remember = |kept: &mut Vec<Kept>, graph: &oxigraph::store::Store, held: &Arc<Held>| {
             if kept.len() >= KEPT {
                 kept.remove(0);
             }
             let (seq, window) = (basis.known_at, projected.window);
-            kept.push(Kept { ns: ns.clone(), view, seq, window, key, graph: graph.clone() });
+            kept.push(Kept {
+                ns: ns.clone(),
+                view,
+                seq,
+                window,
+                key,
+                graph: graph.clone(),
+                held: held.clone(),
+            });
         };
-        let find = |kept: &mut Vec<Kept>| {
-            let found = kept.iter().position(|k| k.ns == *ns && k.view == view && k.key == key)?;
-            let graph = kept[found].graph.clone();
-            // Known now for this point too.
-            remember(kept, &graph);
-            Some(graph)
+        let found = {
+            let mut kept_now = self.lock();
+            let found = kept_now.iter().position(|k| k.ns == *ns && k.view == view && k.key == key);
+            found.map(|found| {
+                let projection = kept(&kept_now[found]);
+                // Known now for this point too.
+                remember(&mut kept_now, &projection.graph, &projection._held);
+                projection
+            })
         };
-        if let Some(graph) = find(&mut self.lock()) {
-            return Ok((basis, graph, count));
+        if let Some(projection) = found {
+            return Ok((basis, projection, count));
         }
-        let _building = self.building.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(graph) = find(&mut self.lock()) {
-            return Ok((basis, graph, count));
-        }
+        let held = self.make_room(bytes)?;
         let graph = oxigraph::store::Store::new().map_err(|e| RdfError::Internal(e.to_string()))?;
         for chunk in quads.chunks(CHUNK) {
             if let Some(reason) = Interrupt::current().as_ref().and_then(Interrupt::reason) {
@@ -425,9 +521,38 @@ impl Sparql {
             graph.extend(chunk.iter().cloned()).map_err(|e| RdfError::Internal(e.to_string()))?;
         }
         self.built.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tracing::debug!(namespace = %ns, view = view.as_str(), statements = count, "SPARQL projection built");
-        remember(&mut self.lock(), &graph);
-        Ok((basis, graph, count))
+        tracing::debug!(namespace = %ns, view = view.as_str(), statements = count, bytes, "SPARQL projection built");
+        remember(&mut self.lock(), &graph, &held);
+        Ok((basis, Projection { graph, _held: held }, count))
+    }
+
+    /// Counts `bytes` of a new projection once the projections held leave room for them:
+    /// kept ones are dropped first, oldest first, then running queries are waited for
+    /// (until the request's interrupt, at most [`ROOM_WAIT`]).
+    fn make_room(&self, bytes: u64) -> Result<Arc<Held>, RdfError> {
+        let max = self.limits.max_view_memory;
+        let since = std::time::Instant::now();
+        loop {
+            let live = self.live.load(Ordering::Relaxed);
+            if live.saturating_add(bytes) <= max {
+                self.live.fetch_add(bytes, Ordering::Relaxed);
+                return Ok(Arc::new(Held { bytes, live: self.live.clone() }));
+            }
+            let dropped = {
+                let mut kept = self.lock();
+                (!kept.is_empty()).then(|| kept.remove(0))
+            };
+            if dropped.is_some() {
+                continue;
+            }
+            if let Some(reason) = Interrupt::current().as_ref().and_then(Interrupt::reason) {
+                return Err(RdfError::Interrupted { reason });
+            }
+            if since.elapsed() > ROOM_WAIT {
+                return Err(RdfError::ViewTooBig { max });
+            }
+            std::thread::sleep(WATCH_EVERY);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Kept>> {
@@ -590,6 +715,62 @@ mod tests {
             .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "B".into(), ..NewEntity::default() })])
             .unwrap();
         assert_eq!((count("2012", View::InForce), sparql.projections_built()), (5, 4));
+    }
+
+    #[test]
+    fn the_views_held_at_once_stay_within_their_budget() {
+        let store = Store::in_memory();
+        let ns = Namespace::new("ns", "t").unwrap();
+        let mut seqs = Vec::new();
+        for batch in 0..6i64 {
+            let mut changes =
+                vec![Change::DeclareEntity(NewEntity { name: format!("A{batch}"), ..NewEntity::default() })];
+            // Batches of different sizes and kinds of values.
+            for i in 0..(200 + 100 * batch) {
+                let object = match i % 3 {
+                    0 => ObjectRef::Literal(Literal::Integer(i)),
+                    1 => ObjectRef::Literal(Literal::String(format!("text {i} of batch {batch}"))),
+                    _ => ObjectRef::Entity(EntityRef::Name("A0".into())),
+                };
+                changes.push(Change::AssertFact(NewFact::new(
+                    EntityRef::New(0),
+                    format!("p{i}"),
+                    object,
+                    Interval::open(Timestamp::EPOCH),
+                )));
+            }
+            seqs.push(store.append(&ns, changes).unwrap().seq);
+        }
+        let count = |sparql: &Sparql, seq: mnemo_core::Seq| {
+            let at = ReadAt::bitemporal(Timestamp::EPOCH, seq);
+            let query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }";
+            sparql
+                .query(&store, &ns, at, View::History, query, |_| Ok(Format::Csv))
+                .map(|a| a.value.statements)
+        };
+        // What the largest view weighs.
+        let unbounded = Sparql::default();
+        let largest = count(&unbounded, seqs[5]).unwrap();
+        let heaviest = unbounded.view_bytes();
+        assert!(heaviest > 0);
+        // Room for one of the largest, not two: each new read point drops the kept ones
+        // it needs room for, and answers as without a budget.
+        let max = heaviest * 3 / 2;
+        let sparql = Sparql::new(SparqlLimits { max_view_memory: max, ..SparqlLimits::default() });
+        for round in 0..2 {
+            for &seq in seqs.iter().chain(seqs.iter().rev()) {
+                assert_eq!(count(&sparql, seq).unwrap(), count(&Sparql::default(), seq).unwrap(), "{round}");
+                assert!(sparql.view_bytes() <= max, "{} > {max}", sparql.view_bytes());
+            }
+        }
+        assert_eq!(count(&sparql, seqs[5]).unwrap(), largest);
+        // A view that alone needs more is refused while it is read, and the service
+        // answers smaller ones on.
+        let small = Sparql::new(SparqlLimits { max_view_memory: heaviest / 2, ..SparqlLimits::default() });
+        assert!(matches!(count(&small, seqs[5]), Err(RdfError::ViewTooBig { .. })));
+        assert_eq!(small.view_bytes(), 0);
+        count(&small, seqs[0]).unwrap();
+        assert!(small.view_bytes() <= heaviest / 2);
     }
 
     #[test]

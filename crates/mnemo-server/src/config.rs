@@ -22,6 +22,7 @@
 //! max_neighbor_depth = 4     # largest `neighbors(depth:)`
 //! sparql_max_statements = 1000000  # statements a SPARQL view may hold (~450 bytes each)
 //! sparql_max_memory_bytes = 268435456  # what one SPARQL query may keep while it runs
+//! sparql_max_view_bytes = 671088640    # what SPARQL's projections (views) may hold at once
 //!
 //! # Optional; these are the defaults (no memory budget).
 //! [namespaces]
@@ -183,6 +184,7 @@ struct RawLimits {
     max_neighbor_depth: Option<u32>,
     sparql_max_statements: Option<usize>,
     sparql_max_memory_bytes: Option<u64>,
+    sparql_max_view_bytes: Option<u64>,
 }
 
 /// One access token and what it may do.
@@ -224,6 +226,9 @@ pub struct Config {
     /// closures, solutions held to sort, deduplicate or group); past it the query is
     /// refused with `LIMIT_EXCEEDED`.
     pub sparql_max_memory_bytes: u64,
+    /// Bytes SPARQL's projections may hold at once, kept or in use (estimated); a view
+    /// that needs more is refused with `LIMIT_EXCEEDED`.
+    pub sparql_max_view_bytes: u64,
     /// The NATS JetStream cluster that keeps the logs (`[cluster]`); `None`: a data
     /// directory on this machine.
     pub cluster: Option<crate::cluster::ClusterSettings>,
@@ -246,6 +251,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             sparql_max_statements: mnemo_rdf::DEFAULT_MAX_STATEMENTS,
             sparql_max_memory_bytes: mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY,
+            sparql_max_view_bytes: mnemo_rdf::DEFAULT_MAX_VIEW_MEMORY,
             cluster: None,
             persisted: crate::persisted::PersistedSettings::default(),
             extraction: None,
@@ -336,6 +342,7 @@ impl Config {
         let sparql_max_statements = l.sparql_max_statements.unwrap_or(mnemo_rdf::DEFAULT_MAX_STATEMENTS);
         let sparql_max_memory_bytes =
             l.sparql_max_memory_bytes.unwrap_or(mnemo_rdf::DEFAULT_MAX_QUERY_MEMORY);
+        let sparql_max_view_bytes = l.sparql_max_view_bytes.unwrap_or(mnemo_rdf::DEFAULT_MAX_VIEW_MEMORY);
         let timeout = l.request_timeout_seconds.unwrap_or(DEFAULT_REQUEST_TIMEOUT.as_secs());
         if timeout > MAX_REQUEST_TIMEOUT_SECONDS {
             return Err(invalid(
@@ -359,6 +366,7 @@ impl Config {
                 "limits.sparql_max_memory_bytes",
                 usize::try_from(sparql_max_memory_bytes).unwrap_or(usize::MAX),
             ),
+            ("limits.sparql_max_view_bytes", usize::try_from(sparql_max_view_bytes).unwrap_or(usize::MAX)),
         ];
         if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(invalid((*field).to_owned(), "must be at least 1"));
@@ -448,6 +456,7 @@ impl Config {
             residency,
             sparql_max_statements,
             sparql_max_memory_bytes,
+            sparql_max_view_bytes,
         })
     }
 

@@ -52,6 +52,7 @@ impl AppState {
         let sparql = Arc::new(mnemo_rdf::Sparql::new(mnemo_rdf::SparqlLimits {
             max_statements: config.sparql_max_statements,
             max_memory: config.sparql_max_memory_bytes,
+            max_view_memory: config.sparql_max_view_bytes,
             max_answer_bytes: config.max_response_bytes,
         }));
         let graphql = mnemo_graphql::Executor::new(Arc::clone(&store), config.limits, |schema| {
