@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, header};
 use http_body_util::BodyExt as _;
-use mnemo_engine::Store;
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::Store;
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 

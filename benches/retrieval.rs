@@ -10,7 +10,7 @@
 //!
 //! Run with `cargo bench --bench retrieval` (every part), or name parts:
 //! `cargo bench --bench retrieval -- vectors embed`. Sizes can be overridden with
-//! `MNEMO_BENCH_VECTOR_SIZES` and `MNEMO_BENCH_SEARCH_SIZES` (comma-separated counts, e.g.
+//! `OSTRAKON_BENCH_VECTOR_SIZES` and `OSTRAKON_BENCH_SEARCH_SIZES` (comma-separated counts, e.g.
 //! `10000,100000`). Under `cargo test` every part runs at a token size.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -20,21 +20,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mnemo_embed::{
+use ostrakon_embed::{
     CachedEmbedder, EmbedError, Embedder, EmbeddingCache, MiniLm, default_model_cache, locate_or_fetch,
 };
-use mnemo_engine::core::{EmbeddingMode, Namespace, Timestamp};
-use mnemo_engine::{
+use ostrakon_engine::core::{EmbeddingMode, Namespace, Timestamp};
+use ostrakon_engine::{
     Change, EmbedderSource, EngineError, EpisodeRef, HnswConfig, MemStorage, NewEpisode, ReadAt, SearchQuery,
     Store, StoreOptions, system_clock,
 };
-use mnemo_search::VectorIndex;
+use ostrakon_search::VectorIndex;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Vector length throughout (that of all-MiniLM-L6-v2).
 const DIM: usize = 384;
-/// Clusters the random vectors are drawn around (`MNEMO_BENCH_CLUSTERS`; 0: no clusters).
+/// Clusters the random vectors are drawn around (`OSTRAKON_BENCH_CLUSTERS`; 0: no clusters).
 const CLUSTERS: usize = 256;
 /// Spread of a vector around its cluster's centre (per component, centres span [-1, 1]).
 const SPREAD: f32 = 0.8;
@@ -90,11 +90,11 @@ fn main() {
         } else {
             &[500, 1_000]
         };
-        vectors(&sizes("MNEMO_BENCH_VECTOR_SIZES", default), if bench { QUERIES } else { 10 });
+        vectors(&sizes("OSTRAKON_BENCH_VECTOR_SIZES", default), if bench { QUERIES } else { 10 });
     }
     if wanted("search") {
         let default: &[usize] = if bench { &[10_000, 100_000, 1_000_000] } else { &[1_000] };
-        search(&sizes("MNEMO_BENCH_SEARCH_SIZES", default), if bench { QUERIES } else { 10 });
+        search(&sizes("OSTRAKON_BENCH_SEARCH_SIZES", default), if bench { QUERIES } else { 10 });
     }
     if wanted("embed") {
         if bench { embed(1_000, 200, 100) } else { embed(32, 4, 2) }
@@ -154,7 +154,7 @@ struct VectorGen {
 }
 
 fn clusters() -> usize {
-    std::env::var("MNEMO_BENCH_CLUSTERS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(CLUSTERS)
+    std::env::var("OSTRAKON_BENCH_CLUSTERS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(CLUSTERS)
 }
 
 impl VectorGen {

@@ -2,7 +2,7 @@
 //! (as-of entity, facts by subject, slot history, snapshot pages, neighbourhoods) over a
 //! store of 1,000,000 facts, plus the time to reopen (replay) that store from its log.
 //!
-//! Run with `cargo bench --bench store`. `MNEMO_BENCH_SUBJECTS` overrides the number of
+//! Run with `cargo bench --bench store`. `OSTRAKON_BENCH_SUBJECTS` overrides the number of
 //! subjects of the read store (10 facts each; 100,000 by default, 1,000 under `cargo test`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,11 +12,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use mnemo_engine::core::{
+use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Literal, Namespace, PredicateDef, Seq, TimeZone, Timestamp,
     ValueType,
 };
-use mnemo_engine::{
+use ostrakon_engine::{
     Change, EntityRef, FactFilter, NewEntity, NewFact, ObjectRef, ReadAt, Scope, SnapshotCursor, Store,
 };
 use rand::rngs::StdRng;
@@ -321,7 +321,7 @@ struct ReadStore {
 /// Builds the big store on disk, reports how long that took, then reopens it (replay
 /// and index rebuild) and reports that too.
 fn read_store(ns: &Namespace) -> ReadStore {
-    let subjects = std::env::var("MNEMO_BENCH_SUBJECTS")
+    let subjects = std::env::var("OSTRAKON_BENCH_SUBJECTS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(if bench_mode() { 100_000 } else { 1_000 });

@@ -1,5 +1,5 @@
-//! `mnemo backup` and `mnemo restore`: an online copy of a data directory, and a data
-//! directory made from one (see `mnemo_engine::backup`).
+//! `ostrakon backup` and `ostrakon restore`: an online copy of a data directory, and a data
+//! directory made from one (see `ostrakon_engine::backup`).
 
 use std::path::Path;
 
@@ -7,11 +7,11 @@ pub(crate) fn backup(data: &Path, to: &Path) -> anyhow::Result<()> {
     if crate::cluster::selected() {
         anyhow::bail!(
             "on a cluster the logs live in JetStream: back up its streams and object store with the NATS tools \
-             (nats stream backup); mnemo backup copies a data directory"
+             (nats stream backup); ostrakon backup copies a data directory"
         );
     }
     let started = std::time::Instant::now();
-    let report = mnemo_engine::backup(data, to)?;
+    let report = ostrakon_engine::backup(data, to)?;
     for (ns, seq) in &report.namespaces {
         println!("{}: batch {}", ns.as_str(), seq.0);
     }
@@ -29,10 +29,10 @@ pub(crate) fn backup(data: &Path, to: &Path) -> anyhow::Result<()> {
 pub(crate) fn restore(from: &Path, data: &Path) -> anyhow::Result<()> {
     if crate::cluster::selected() {
         anyhow::bail!(
-            "mnemo restore writes a data directory; on a cluster restore its streams with the NATS tools"
+            "ostrakon restore writes a data directory; on a cluster restore its streams with the NATS tools"
         );
     }
-    let restored = mnemo_engine::restore(from, data)?;
+    let restored = ostrakon_engine::restore(from, data)?;
     for (ns, seq) in &restored {
         println!("{}: batch {}", ns.as_str(), seq.0);
     }

@@ -1,6 +1,6 @@
-//! Where the `mnemo` command keeps logs: a data directory (the default), or a NATS
-//! JetStream cluster given by `--cluster` or the config's `[cluster]`; `mnemo cluster
-//! init`, which lays the cluster out, and `mnemo cluster handover`, run before a NATS
+//! Where the `ostrakon` command keeps logs: a data directory (the default), or a NATS
+//! JetStream cluster given by `--cluster` or the config's `[cluster]`; `ostrakon cluster
+//! init`, which lays the cluster out, and `ostrakon cluster handover`, run before a NATS
 //! server is restarted.
 
 use std::path::Path;
@@ -8,9 +8,9 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use clap::Subcommand;
-use mnemo_engine::{LogBackend, Store, StoreOptions, system_clock};
-use mnemo_jetstream::{ClusterConfig, JetStreamBackend};
-use mnemo_server::ClusterSettings;
+use ostrakon_engine::{LogBackend, Store, StoreOptions, system_clock};
+use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
+use ostrakon_server::ClusterSettings;
 
 /// The cluster this process works on, once chosen (at most once, at start).
 static CLUSTER: OnceLock<ClusterConfig> = OnceLock::new();
@@ -58,21 +58,21 @@ pub(crate) fn open(data: &Path, options: StoreOptions) -> anyhow::Result<Store> 
     Ok(Store::with_backend(backend, system_clock(), options)?)
 }
 
-/// `mnemo cluster init`: creates the shard streams and the checkpoint store (or checks
+/// `ostrakon cluster init`: creates the shard streams and the checkpoint store (or checks
 /// them; never weakening them unless `force`), and says what it made or changed.
 fn init(settings: &ClusterSettings, force: bool) -> anyhow::Result<()> {
     let config = config_of(settings);
     let (backend, changed) = JetStreamBackend::init(&config, force)
         .with_context(|| format!("initialising the cluster at {}", config.urls.join(",")))?;
     for change in changed {
-        println!("mnemo: changed: {change}");
+        println!("ostrakon: changed: {change}");
     }
     println!(
-        "mnemo: cluster ready: {} shard streams MNEMO_LOG_0..{} (R{}), checkpoints in {}; {} namespaces",
+        "ostrakon: cluster ready: {} shard streams MNEMO_LOG_0..{} (R{}), checkpoints in {}; {} namespaces",
         backend.config().shards,
         backend.config().shards.saturating_sub(1),
         config.replicas,
-        mnemo_jetstream::CHECKPOINT_BUCKET,
+        ostrakon_jetstream::CHECKPOINT_BUCKET,
         backend.list()?.len()
     );
     Ok(())
@@ -108,7 +108,7 @@ pub(crate) enum ClusterAction {
     },
 }
 
-/// Runs a `mnemo cluster` command.
+/// Runs a `ostrakon cluster` command.
 pub(crate) fn run(action: ClusterAction) -> anyhow::Result<()> {
     match action {
         ClusterAction::Init { cluster: urls, shards, replicas, force } => {
@@ -126,9 +126,9 @@ pub(crate) fn run(action: ClusterAction) -> anyhow::Result<()> {
             let moved =
                 backend.hand_over(&server).with_context(|| format!("handing {server}'s streams over"))?;
             for line in &moved {
-                println!("mnemo: {line}");
+                println!("ostrakon: {line}");
             }
-            println!("mnemo: {server} leads none of Mnemo's streams ({} handed over)", moved.len());
+            println!("ostrakon: {server} leads none of Ostrakon's streams ({} handed over)", moved.len());
             Ok(())
         }
     }

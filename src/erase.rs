@@ -1,11 +1,11 @@
-//! `mnemo erase`: an operator erases records from a stopped store, or drops a namespace.
+//! `ostrakon erase`: an operator erases records from a stopped store, or drops a namespace.
 //! The content leaves the log, checkpoints, indexes and caches; a tombstone and an audit
 //! record stay. A running server erases through its `eraseEntity`, `eraseEpisodes` and
 //! `eraseFacts` mutations, with a token that has the `erase` right.
 
 use anyhow::bail;
-use mnemo_core::{EntityId, EpisodeId, FactId, Namespace};
-use mnemo_engine::{EraseRequest, EraseTarget};
+use ostrakon_core::{EntityId, EpisodeId, FactId, Namespace};
+use ostrakon_engine::{EraseRequest, EraseTarget};
 
 /// What to erase, and why.
 #[derive(clap::Args)]
@@ -52,7 +52,7 @@ impl EraseArgs {
 /// search index meanwhile (they are derived, and rebuilt when the server next opens the
 /// namespace); its embedder is there only for its cache to forget erased texts.
 pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()> {
-    let mut options = mnemo_engine::StoreOptions { defer_search: true, ..Default::default() };
+    let mut options = ostrakon_engine::StoreOptions { defer_search: true, ..Default::default() };
     options.embedder = crate::embedder_source(data, 1)?;
     options.erasure_key = key(data)?;
     let store = crate::cluster::open(data, options)?;
@@ -68,8 +68,11 @@ pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()
         }
         return Ok(());
     }
-    let request =
-        EraseRequest { target: args.target()?, reason: args.reason.clone(), by: Some("mnemo erase".into()) };
+    let request = EraseRequest {
+        target: args.target()?,
+        reason: args.reason.clone(),
+        by: Some("ostrakon erase".into()),
+    };
     let erased = store.erase(&ns, request)?;
     println!(
         "{}: erased {} records in batch {} ({} batches rewritten, {} cached vectors dropped)",
@@ -91,9 +94,9 @@ pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()
 }
 
 /// The environment variable naming the erasure key's file.
-pub(crate) const KEY_FILE_VAR: &str = "MNEMO_ERASURE_KEY_FILE";
+pub(crate) const KEY_FILE_VAR: &str = "OSTRAKON_ERASURE_KEY_FILE";
 
-/// The key erasures' digests are made with: the bytes of the file `MNEMO_ERASURE_KEY_FILE`
+/// The key erasures' digests are made with: the bytes of the file `OSTRAKON_ERASURE_KEY_FILE`
 /// names (at least 32), which must lie outside the data directory — whoever has the
 /// files must not have the key, and an operator destroys it to make every digest
 /// meaningless. Unset: no digest is kept.

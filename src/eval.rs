@@ -1,4 +1,4 @@
-//! `mnemo eval`: retrieval quality on a user's own questions. Each JSONL line names a
+//! `ostrakon eval`: retrieval quality on a user's own questions. Each JSONL line names a
 //! question and the external ids of the episodes that answer it; the command searches
 //! episodes for each question and reports recall@k, hit@k, the share of questions with
 //! all their evidence in the top k, and MRR, overall and per tag.
@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use mnemo_core::{Namespace, RecordKind, RecordRef};
-use mnemo_engine::{Component, ReadAt, SearchQuery, Store};
+use ostrakon_core::{Namespace, RecordKind, RecordRef};
+use ostrakon_engine::{Component, ReadAt, SearchQuery, Store};
 use serde::Deserialize;
 
 /// One question.
@@ -272,10 +272,10 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             kinds: vec![RecordKind::Episode],
             limit: depth,
             without: options.without.lists.clone(),
-            speaker_boost: if options.without.speaker { 0.0 } else { mnemo_engine::DEFAULT_SPEAKER_BOOST },
+            speaker_boost: if options.without.speaker { 0.0 } else { ostrakon_engine::DEFAULT_SPEAKER_BOOST },
             time_boost: match &options.without {
                 w if w.when => 0.0,
-                w => w.time_boost.unwrap_or(mnemo_engine::DEFAULT_TIME_BOOST),
+                w => w.time_boost.unwrap_or(ostrakon_engine::DEFAULT_TIME_BOOST),
             },
             ..SearchQuery::default()
         };
@@ -381,7 +381,7 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
         );
     }
     for p in &problems {
-        eprintln!("mnemo eval: {p}");
+        eprintln!("ostrakon eval: {p}");
     }
     Ok(problems.is_empty())
 }

@@ -1,4 +1,4 @@
-//! `mnemo export`: a store's logs as JSONL `replay` lines that re-import into an
+//! `ostrakon export`: a store's logs as JSONL `replay` lines that re-import into an
 //! identical store, or its memory as RDF at a read point (RDF 1.2 triple terms, or RDF
 //! 1.1 standard reification for tools that read no RDF 1.2).
 
@@ -8,9 +8,9 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
-use mnemo_core::Namespace;
-use mnemo_engine::StoreOptions;
-use mnemo_graphql::ops::ReplayLine;
+use ostrakon_core::Namespace;
+use ostrakon_engine::StoreOptions;
+use ostrakon_graphql::ops::ReplayLine;
 
 use crate::cluster;
 
@@ -19,7 +19,7 @@ use crate::cluster;
 pub(crate) enum ExportFormat {
     /// JSONL `replay` lines: the whole log, re-importable.
     Jsonl,
-    /// RDF 1.2 N-Quads, each namespace in its graph `urn:mnemo:{ns}:graph`.
+    /// RDF 1.2 N-Quads, each namespace in its graph `urn:ostrakon:{ns}:graph`.
     Nquads,
     /// RDF 1.2 Turtle.
     Turtle,
@@ -52,8 +52,8 @@ pub(crate) fn export(
 ) -> anyhow::Result<()> {
     let rdf = match format {
         ExportFormat::Jsonl => None,
-        ExportFormat::Nquads => Some(mnemo_rdf::ExportFormat::NQuads),
-        ExportFormat::Turtle => Some(mnemo_rdf::ExportFormat::Turtle),
+        ExportFormat::Nquads => Some(ostrakon_rdf::ExportFormat::NQuads),
+        ExportFormat::Turtle => Some(ostrakon_rdf::ExportFormat::Turtle),
     };
     let pinned =
         point.history || point.valid_at.is_some() || point.known_at.is_some() || point.known_at_seq.is_some();
@@ -106,31 +106,34 @@ pub(crate) fn export(
 
 /// Writes the export of `namespaces` to `w` (for `out`, named in errors).
 fn write_export(
-    store: &mnemo_engine::Store,
+    store: &ostrakon_engine::Store,
     namespaces: &[Namespace],
-    rdf: Option<mnemo_rdf::ExportFormat>,
+    rdf: Option<ostrakon_rdf::ExportFormat>,
     point: &RdfPoint,
     w: &mut impl Write,
     out: &Path,
 ) -> anyhow::Result<()> {
     if let Some(rdf) = rdf {
         let view = match (point.history, point.reification) {
-            (false, _) => mnemo_rdf::View::InForce,
-            (true, Reification::TripleTerm) => mnemo_rdf::View::History,
-            (true, Reification::Standard) => mnemo_rdf::View::HistoryStandard,
+            (false, _) => ostrakon_rdf::View::InForce,
+            (true, Reification::TripleTerm) => ostrakon_rdf::View::History,
+            (true, Reification::Standard) => ostrakon_rdf::View::HistoryStandard,
         };
         for ns in namespaces {
             let time = |field: &str, v: &Option<String>| {
                 v.as_deref().map(|v| store.parse_time(ns, field, v)).transpose()
             };
             let known_at = match (time("--known-at", &point.known_at)?, point.known_at_seq) {
-                (Some(t), _) => mnemo_engine::KnownAt::Time(t),
-                (None, Some(s)) => mnemo_engine::KnownAt::Seq(mnemo_core::Seq(s)),
-                (None, None) => mnemo_engine::KnownAt::Latest,
+                (Some(t), _) => ostrakon_engine::KnownAt::Time(t),
+                (None, Some(s)) => ostrakon_engine::KnownAt::Seq(ostrakon_core::Seq(s)),
+                (None, None) => ostrakon_engine::KnownAt::Latest,
             };
-            let at =
-                mnemo_engine::ReadAt { valid_at: time("--valid-at", &point.valid_at)?, known_at, at: None };
-            let done = mnemo_rdf::export(store, ns, at, view, rdf, &mut *w)
+            let at = ostrakon_engine::ReadAt {
+                valid_at: time("--valid-at", &point.valid_at)?,
+                known_at,
+                at: None,
+            };
+            let done = ostrakon_rdf::export(store, ns, at, view, rdf, &mut *w)
                 .with_context(|| format!("exporting namespace {ns}"))?;
             tracing::debug!(namespace = %ns, seq = done.basis.known_at.0, statements = done.statements, "exported as RDF");
         }

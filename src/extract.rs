@@ -1,4 +1,4 @@
-//! `mnemo extract`: reads a namespace's episodes that the configured extractor has not
+//! `ostrakon extract`: reads a namespace's episodes that the configured extractor has not
 //! read, now, as the server's extractor would; with `--dry-run` it prints what it would
 //! write and writes nothing.
 
@@ -6,9 +6,9 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
-use mnemo_engine::Store;
-use mnemo_engine::core::{EpisodeId, Namespace};
-use mnemo_extract::{Extractor, Outcome};
+use ostrakon_engine::Store;
+use ostrakon_engine::core::{EpisodeId, Namespace};
+use ostrakon_extract::{Extractor, Outcome};
 
 /// What to read and how.
 #[derive(clap::Args)]
@@ -29,7 +29,7 @@ pub struct ExtractArgs {
 
 /// Runs the command on an open store; false when an episode was given up.
 pub fn run(store: Store, args: &ExtractArgs) -> anyhow::Result<bool> {
-    let config = mnemo_server::Config::load(&args.config)?;
+    let config = ostrakon_server::Config::load(&args.config)?;
     let settings =
         config.extraction.ok_or_else(|| anyhow!("{} has no [extraction] section", args.config.display()))?;
     let ns = Namespace::new("namespace", &args.namespace)?;
@@ -52,7 +52,8 @@ pub fn run(store: Store, args: &ExtractArgs) -> anyhow::Result<bool> {
                 serde_json::json!({ "episode": episode.id.to_string(), "externalId": episode.external_id });
             match outcome {
                 Outcome::Preview(changes) => {
-                    let facts: Vec<_> = changes.iter().filter_map(mnemo_extract::answer::describe).collect();
+                    let facts: Vec<_> =
+                        changes.iter().filter_map(ostrakon_extract::answer::describe).collect();
                     line["facts"] = serde_json::Value::Array(facts);
                 }
                 Outcome::Written { facts, left_out } => {

@@ -1,4 +1,4 @@
-//! The process's log: lines on stderr, as text or JSON, filtered by `MNEMO_LOG` (or
+//! The process's log: lines on stderr, as text or JSON, filtered by `OSTRAKON_LOG` (or
 //! `RUST_LOG`), with every secret left out — the configured tokens and API key wherever
 //! they appear, and anything shaped like a credential (a URL's user and password, a
 //! bearer token, an `api_key=` value), whatever code wrote the line.
@@ -27,7 +27,7 @@ pub(crate) fn keep_secret(secrets: impl IntoIterator<Item = String>) {
 }
 
 pub(crate) fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_env("MNEMO_LOG")
+    let filter = EnvFilter::try_from_env("OSTRAKON_LOG")
         .or_else(|_| EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt()
@@ -70,7 +70,7 @@ impl Drop for Line {
         let text = String::from_utf8_lossy(&self.0);
         let secrets = SECRETS.read().unwrap_or_else(PoisonError::into_inner);
         let known: Vec<&str> = secrets.iter().map(String::as_str).collect();
-        let line = mnemo_core::redact(&text, &known);
+        let line = ostrakon_core::redact(&text, &known);
         // A log line that cannot be written has nowhere else to go.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }

@@ -1,4 +1,4 @@
-//! The `mnemo` command: serve the GraphQL API over a data directory, import and export
+//! The `ostrakon` command: serve the GraphQL API over a data directory, import and export
 //! JSONL, export RDF 1.2, run one GraphQL operation, inspect a data directory.
 
 use std::fs::File;
@@ -11,8 +11,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mnemo_embed::Embedder;
-use mnemo_engine::{EmbedderSource, Store, StoreOptions};
+use ostrakon_embed::Embedder;
+use ostrakon_engine::{EmbedderSource, Store, StoreOptions};
 
 mod backup;
 mod cluster;
@@ -31,17 +31,21 @@ use export::{ExportFormat, RdfPoint, Reification, export};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use logs::LogFormat;
-use mnemo_graphql::{Access, Limits};
-use mnemo_server::{AppState, Config};
+use ostrakon_graphql::{Access, Limits};
+use ostrakon_server::{AppState, Config};
 
 /// Where `serve` listens unless told otherwise: loopback only.
 const DEFAULT_LISTEN: &str = "127.0.0.1:7070";
 
-/// Mnemo: a bitemporal memory for AI agents, served over GraphQL.
+/// Ostrakon: a bitemporal memory for AI agents, served over GraphQL.
 #[derive(Parser)]
-#[command(name = "mnemo", version, about = "Mnemo: a bitemporal memory for AI agents, served over GraphQL")]
+#[command(
+    name = "ostrakon",
+    version,
+    about = "Ostrakon: a bitemporal memory for AI agents, served over GraphQL"
+)]
 struct Cli {
-    /// Log format on stderr (level from MNEMO_LOG or RUST_LOG, default info).
+    /// Log format on stderr (level from OSTRAKON_LOG or RUST_LOG, default info).
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     #[command(subcommand)]
@@ -70,7 +74,7 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
         /// The namespace every tool acts in.
-        #[arg(long, value_name = "NS", default_value = mnemo_server::DEFAULT_MCP_NAMESPACE)]
+        #[arg(long, value_name = "NS", default_value = ostrakon_server::DEFAULT_MCP_NAMESPACE)]
         namespace: String,
     },
     /// Apply a JSONL file of operations, one per line (`-` reads stdin); each line is one
@@ -196,13 +200,13 @@ enum Command {
         #[command(flatten)]
         data: DataDir,
     },
-    /// Lay out a NATS JetStream cluster for Mnemo's logs (shard streams, checkpoint
+    /// Lay out a NATS JetStream cluster for Ostrakon's logs (shard streams, checkpoint
     /// store), or check that it is laid out; safe to run again.
     Cluster {
         #[command(subcommand)]
         action: cluster::ClusterAction,
     },
-    /// Erase records from a stopped store's past, or drop a namespace (`mnemo erase --help`).
+    /// Erase records from a stopped store's past, or drop a namespace (`ostrakon erase --help`).
     Erase {
         #[command(flatten)]
         data: DataDir,
@@ -231,15 +235,27 @@ enum Command {
     },
 }
 
+/// The default data directory under the user's data directory `base`: `ostrakon`, or the
+/// `mnemo` one the project's earlier name left there while `ostrakon` does not exist;
+/// `./ostrakon-data` without a user data directory.
+fn default_data_dir(base: Option<PathBuf>) -> PathBuf {
+    let Some(base) = base else {
+        return PathBuf::from("ostrakon-data");
+    };
+    let (dir, earlier) = (base.join("ostrakon"), base.join("mnemo"));
+    if !dir.exists() && earlier.is_dir() { earlier } else { dir }
+}
+
 #[derive(clap::Args)]
 struct DataDir {
-    /// Data directory [default: the user's data directory + /mnemo, e.g.
-    /// ~/.local/share/mnemo; ./mnemo-data where there is none]. With `--cluster` it keeps
-    /// only this node's caches.
+    /// Data directory [default: the user's data directory + /ostrakon, e.g.
+    /// ~/.local/share/ostrakon (or ~/.local/share/mnemo, written under the project's earlier
+    /// name, while the first does not exist); ./ostrakon-data where there is none]. With
+    /// `--cluster` it keeps only this node's caches.
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
     /// Keep the logs on this NATS JetStream cluster (comma-separated URLs) instead of the
-    /// data directory (see `mnemo cluster init`).
+    /// data directory (see `ostrakon cluster init`).
     #[arg(long, value_name = "URLS")]
     cluster: Option<String>,
 }
@@ -248,7 +264,7 @@ impl DataDir {
     fn path(&self) -> PathBuf {
         match &self.data {
             Some(dir) => dir.clone(),
-            None => dirs::data_dir().map_or_else(|| PathBuf::from("mnemo-data"), |d| d.join("mnemo")),
+            None => default_data_dir(dirs::data_dir()),
         }
     }
 
@@ -270,7 +286,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("mnemo: {e:#}");
+            eprintln!("ostrakon: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -331,7 +347,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Restore { from, data } => backup::restore(&from, &data.path()).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
         Command::Extract { data, args } => {
-            let store = open_store(&data.existing()?, mnemo_engine::Residency::default(), 1)?;
+            let store = open_store(&data.existing()?, ostrakon_engine::Residency::default(), 1)?;
             extract::run(store, &args)
         }
         Command::Eval {
@@ -350,7 +366,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
             let mut without = eval::components(without.as_deref().unwrap_or(""))?;
             without.time_boost = time_boost;
             let dir = data.existing()?;
-            let store = open_store(&dir, mnemo_engine::Residency::default(), all_cores())?;
+            let store = open_store(&dir, ostrakon_engine::Residency::default(), all_cores())?;
             let options =
                 eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without, context };
             eval::eval(&store, &file, &options)
@@ -359,12 +375,12 @@ fn run(command: Command) -> anyhow::Result<bool> {
 }
 
 /// Opens a data directory with the built-in embedder (loaded, and fetched if need be,
-/// when first needed; `MNEMO_EMBEDDER=off` leaves it out), run by `embed_workers`
+/// when first needed; `OSTRAKON_EMBEDDER=off` leaves it out), run by `embed_workers`
 /// threads: one for a server, which keeps the other cores for requests, every core for a
 /// command that only waits for the indexes ([`all_cores`]).
 fn open_store(
     data: &Path,
-    residency: mnemo_engine::Residency,
+    residency: ostrakon_engine::Residency,
     embed_workers: usize,
 ) -> anyhow::Result<Store> {
     let residency = within_descriptors(residency);
@@ -378,14 +394,14 @@ fn open_store(
 }
 
 /// The built-in embedder, loaded when first needed, with its cache: multilingual-e5-small
-/// (`MNEMO_EMBEDDER` unset, `on` or `e5`), all-MiniLM-L6-v2 (`minilm`), or none (`off`).
+/// (`OSTRAKON_EMBEDDER` unset, `on` or `e5`), all-MiniLM-L6-v2 (`minilm`), or none (`off`).
 fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<EmbedderSource>> {
-    let choice = std::env::var("MNEMO_EMBEDDER").unwrap_or_default().to_ascii_lowercase();
+    let choice = std::env::var("OSTRAKON_EMBEDDER").unwrap_or_default().to_ascii_lowercase();
     let multilingual = match choice.as_str() {
         "off" => return Ok(None),
         "" | "on" | "e5" => true,
         "minilm" => false,
-        other => bail!("MNEMO_EMBEDDER={other:?}: expected e5 (the default), minilm or off"),
+        other => bail!("OSTRAKON_EMBEDDER={other:?}: expected e5 (the default), minilm or off"),
     };
     let cache_dir = data.join("embeddings");
     // One load of each model, whether a namespace names it or has it as the default.
@@ -393,7 +409,7 @@ fn embedder_source(data: &Path, embed_workers: usize) -> anyhow::Result<Option<E
     let source: EmbedderSource = Arc::new(move |named| {
         let multilingual = match named {
             None => multilingual,
-            Some(model) => model == mnemo_engine::core::BuiltinModel::E5,
+            Some(model) => model == ostrakon_engine::core::BuiltinModel::E5,
         };
         loaded[usize::from(!multilingual)]
             .get_or_init(|| load_embedder(&cache_dir, multilingual, embed_workers))
@@ -409,20 +425,20 @@ type Loaded = Result<Arc<dyn Embedder>, String>;
 /// embedding cache in `cache_dir`.
 fn load_embedder(cache_dir: &Path, multilingual: bool, embed_workers: usize) -> Loaded {
     let report = |m: &str| {
-        eprintln!("mnemo: {m}");
+        eprintln!("ostrakon: {m}");
         tracing::info!("{m}");
     };
-    let models = mnemo_embed::default_model_cache();
+    let models = ostrakon_embed::default_model_cache();
     let model: Arc<dyn Embedder> = if multilingual {
-        let file = mnemo_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
-        Arc::new(mnemo_embed::E5::load_with_workers(&file, embed_workers).map_err(|e| e.to_string())?)
+        let file = ostrakon_embed::locate_or_fetch_e5(&models, &report).map_err(|e| e.to_string())?;
+        Arc::new(ostrakon_embed::E5::load_with_workers(&file, embed_workers).map_err(|e| e.to_string())?)
     } else {
-        let dir = mnemo_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
-        Arc::new(mnemo_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)
+        let dir = ostrakon_embed::locate_or_fetch(&models, &report).map_err(|e| e.to_string())?;
+        Arc::new(ostrakon_embed::MiniLm::load_with_workers(&dir, embed_workers).map_err(|e| e.to_string())?)
     };
-    let cache = mnemo_embed::EmbeddingCache::open(cache_dir, model.model_id(), model.dim())
+    let cache = ostrakon_embed::EmbeddingCache::open(cache_dir, model.model_id(), model.dim())
         .map_err(|e| e.to_string())?;
-    let embedder: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
+    let embedder: Arc<dyn Embedder> = Arc::new(ostrakon_embed::CachedEmbedder::new(model, cache));
     Ok(embedder)
 }
 
@@ -436,7 +452,7 @@ const DESCRIPTORS_RESERVED: u64 = 512;
 /// `residency` with at most as many namespaces open as the process's descriptors allow:
 /// the soft limit is raised toward the hard one first (a default of 1,024 is common), and
 /// `max_open` lowered, with a warning, when even that is too few.
-fn within_descriptors(mut residency: mnemo_engine::Residency) -> mnemo_engine::Residency {
+fn within_descriptors(mut residency: ostrakon_engine::Residency) -> ostrakon_engine::Residency {
     let needed = (residency.max_open as u64).saturating_mul(DESCRIPTORS_PER_NAMESPACE) + DESCRIPTORS_RESERVED;
     let Ok(limit) = rlimit::increase_nofile_limit(needed) else { return residency };
     if limit < needed {
@@ -495,12 +511,12 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
         // Tests and scripts read this line to find the port when listening on port 0.
         let logs = if cluster::selected() { "logs on the cluster, caches" } else { "data" };
         println!(
-            "mnemo: serving http://{local}/graphql (GraphiQL in a browser), {logs} in {}",
+            "ostrakon: serving http://{local}/graphql (GraphiQL in a browser), {logs} in {}",
             data.display()
         );
         std::io::stdout().flush()?;
         tracing::info!(address = %local, data = %data.display(), tokens, "serving");
-        mnemo_server::serve(listener, state, shutdown::shutdown_signal()).await?;
+        ostrakon_server::serve(listener, state, shutdown::shutdown_signal()).await?;
         Ok(())
     });
     // The server answered every request it had (a graceful shutdown returns once they
@@ -520,18 +536,18 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
 /// Serves MCP over stdio until the client closes it; the store's upkeep (due
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
 fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
-    let store = Arc::new(open_store(data, mnemo_engine::Residency::default(), 1)?);
+    let store = Arc::new(open_store(data, ostrakon_engine::Residency::default(), 1)?);
     // The server's execution (permits, deadline, response limit) with its default settings.
     let runner = AppState::new(Arc::clone(&store), Config::default()).mcp_runner();
-    let scope = mnemo_mcp::Scope { namespace, access: Access::Local };
+    let scope = ostrakon_mcp::Scope { namespace, access: Access::Local };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        let upkeep = tokio::spawn(mnemo_server::maintain_periodically(
+        let upkeep = tokio::spawn(ostrakon_server::maintain_periodically(
             Arc::clone(&store),
-            mnemo_server::MAINTAIN_EVERY,
+            ostrakon_server::MAINTAIN_EVERY,
         ));
         tracing::info!(data = %data.display(), "serving MCP on stdio");
-        let served = mnemo_mcp::McpServer::local(runner, scope).serve_stdio().await;
+        let served = ostrakon_mcp::McpServer::local(runner, scope).serve_stdio().await;
         upkeep.abort();
         served
     })?;
@@ -544,7 +560,7 @@ fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
 /// log, then checkpoints (which saves the vectors of namespaces indexed on disk).
 fn index_all(data: &Path) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
-    let store = open_store(data, mnemo_engine::Residency::default(), all_cores())?;
+    let store = open_store(data, ostrakon_engine::Residency::default(), all_cores())?;
     let namespaces = store.namespaces();
     for ns in &namespaces {
         eval::wait_for_index(&store, ns)?;
@@ -580,7 +596,7 @@ fn import(file: &Path, data: &Path, leak: bool) -> anyhow::Result<bool> {
     }
 
     let shown = progress.clone();
-    let imported = mnemo_graphql::import::import(&store, reader, &move |bytes, accepted, rejected| {
+    let imported = ostrakon_graphql::import::import(&store, reader, &move |bytes, accepted, rejected| {
         shown.set_position(bytes);
         shown.set_message(format!("{accepted} accepted, {rejected} rejected"));
     })
@@ -620,8 +636,8 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
         }
         None => async_graphql::Variables::default(),
     };
-    let store = Arc::new(open_store(data, mnemo_engine::Residency::default(), 1)?);
-    let schema = mnemo_graphql::schema(store, Limits::default());
+    let store = Arc::new(open_store(data, ostrakon_engine::Residency::default(), 1)?);
+    let schema = ostrakon_graphql::schema(store, Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
     let response = runtime.block_on(schema.execute(request));
@@ -664,7 +680,7 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
         }
         drop(store);
     }
-    let reports = mnemo_engine::inspect_dir(data)?;
+    let reports = ostrakon_engine::inspect_dir(data)?;
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22} {:>12} {:>16}",
         "namespace",
@@ -709,7 +725,7 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
         if let Some(cut) = r.truncation {
             println!(
                 "  torn tail: {} bytes from offset {} ({} unacknowledged batches); the next open cuts it \
-                 (or `mnemo inspect --repair`)",
+                 (or `ostrakon inspect --repair`)",
                 cut.bytes, cut.offset, cut.batches
             );
         }

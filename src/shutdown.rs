@@ -23,7 +23,7 @@ pub(crate) async fn shutdown_signal() {
         "shutting down: stopping requests in flight (signal again to exit now)"
     );
     // Its own thread and runtime: the server's runtime may be shutting down, or stuck.
-    let watchdog = std::thread::Builder::new().name("mnemo-shutdown".into()).spawn(|| {
+    let watchdog = std::thread::Builder::new().name("ostrakon-shutdown".into()).spawn(|| {
         let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(runtime) => runtime,
             Err(e) => {

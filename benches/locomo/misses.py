@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Where the evidence that `mnemo eval` missed stands, per category.
+"""Where the evidence that `ostrakon eval` missed stands, per category.
 
-    mnemo eval QUESTIONS --data DIR --k 200 --dump ranked.jsonl
+    ostrakon eval QUESTIONS --data DIR --k 200 --dump ranked.jsonl
     python3 benches/locomo/misses.py ranked.jsonl [--cut 10] [--near 50]
 
 For every evidence turn outside the top CUT of its question, the dump (`--k 200`) says

@@ -8,7 +8,7 @@ A stated preference is found by one general rule on the user's own words in an e
 questions or their evidence. Episodes are placed in the order they were recorded until
 CORE's caps refuse one (LIMIT_EXCEEDED: 50 records, 1,000 tokens by default).
 
-    python3 benches/memorybank/tiers.py [--mnemo target/release/mnemo] [--budget 400]
+    python3 benches/memorybank/tiers.py [--ostrakon target/release/ostrakon] [--budget 400]
 """
 
 import argparse
@@ -44,10 +44,10 @@ def preferences():
     return found
 
 
-def evaluate(mnemo, data, budget, env, tag=None):
+def evaluate(ostrakon, data, budget, env, tag=None):
     only = ["--filter", tag] if tag else []
     out = subprocess.run(
-        [mnemo, "eval", GOLD, "--data", data, "--context", str(budget)] + only,
+        [ostrakon, "eval", GOLD, "--data", data, "--context", str(budget)] + only,
         capture_output=True, text=True, env=env, check=True,
     ).stdout
     line = [l for l in out.splitlines() if l.startswith("evidence in a")][0]
@@ -56,19 +56,19 @@ def evaluate(mnemo, data, budget, env, tag=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mnemo", default=os.path.join(ROOT, "target/release/mnemo"))
+    ap.add_argument("--ostrakon", default=os.path.join(ROOT, "target/release/ostrakon"))
     ap.add_argument("--budget", type=int, default=400)
     args = ap.parse_args()
-    env = dict(os.environ, MNEMO_LOG="warn")
+    env = dict(os.environ, OSTRAKON_LOG="warn")
     work = tempfile.mkdtemp()
     try:
         data = os.path.join(work, "data")
-        subprocess.run([args.mnemo, "import", EPISODES, "--data", data], capture_output=True, env=env, check=True)
+        subprocess.run([args.ostrakon, "import", EPISODES, "--data", data], capture_output=True, env=env, check=True)
         # Embeddings are derived: a cache shared between runs spares embedding them again.
-        cache = os.path.expanduser("~/.cache/mnemo/mb-embeddings")
+        cache = os.path.expanduser("~/.cache/ostrakon/mb-embeddings")
         os.makedirs(cache, exist_ok=True)
         os.symlink(cache, os.path.join(data, "embeddings"))
-        before = [evaluate(args.mnemo, data, args.budget, env, tag) for tag in (None, "preference")]
+        before = [evaluate(args.ostrakon, data, args.budget, env, tag) for tag in (None, "preference")]
         placed, refused = 0, 0
         full = set()
         for ns, episode, ext in preferences():
@@ -77,7 +77,7 @@ def main():
                 continue
             doc = (f'mutation {{ placeMemory(namespace: "{ns}", episode: "{episode}", tier: CORE, '
                    f'reason: "stated preference ({ext})") {{ basis {{ seq }} }} }}')
-            out = subprocess.run([args.mnemo, "query", doc, "--data", data], capture_output=True, text=True, env=env)
+            out = subprocess.run([args.ostrakon, "query", doc, "--data", data], capture_output=True, text=True, env=env)
             answer = json.loads(out.stdout)
             if answer.get("errors"):
                 assert answer["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED", answer
@@ -85,7 +85,7 @@ def main():
                 refused += 1
             else:
                 placed += 1
-        after = [evaluate(args.mnemo, data, args.budget, env, tag) for tag in (None, "preference")]
+        after = [evaluate(args.ostrakon, data, args.budget, env, tag) for tag in (None, "preference")]
         print(f"stated preferences found: {placed + refused}; placed in CORE: {placed}; refused by CORE's caps: {refused}")
         for what, b, a in zip(("all questions", "questions tagged preference"), before, after):
             print(f"{what}: before tiers: {b}")

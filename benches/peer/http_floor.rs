@@ -1,7 +1,7 @@
 //! The floor under any point read over HTTP on this machine: an axum server that parses
 //! the request and its JSON body and writes a fixed small JSON answer, with no GraphQL
 //! and no store. The peer benchmark (`run.py`) runs it with the same wrk script as
-//! Mnemo's point reads, so the table shows how much of a read's cost is HTTP itself.
+//! Ostrakon's point reads, so the table shows how much of a read's cost is HTTP itself.
 //!
 //! `cargo run --release --example http_floor -- 127.0.0.1:PORT`
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mnemo beside PostgreSQL on the same bitemporal workload, in one run, as ratios.
+"""Ostrakon beside PostgreSQL on the same bitemporal workload, in one run, as ratios.
 
 Run by hand (not in CI), from the repository root, after `cargo build --release`:
 
@@ -28,7 +28,7 @@ from datetime import datetime, timedelta, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MNEMO = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "mnemo")
+OSTRAKON = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "ostrakon")
 BASE = datetime(2020, 1, 1, tzinfo=timezone.utc)
 class Rows(list):
     """The table's rows, each also said as soon as it is measured."""
@@ -38,7 +38,7 @@ class Rows(list):
         say("row:", " | ".join("" if v is None else str(v) for v in row))
 
 
-rows = Rows()  # (measure, postgres, mnemo, ratio)
+rows = Rows()  # (measure, postgres, ostrakon, ratio)
 
 
 def say(*a):
@@ -152,15 +152,15 @@ def pg_load(pg, n, work):
     return count, took
 
 
-# ---------------------------------------------------------------- Mnemo
+# ---------------------------------------------------------------- Ostrakon
 
 class Server:
     def __init__(self, data, embedder="off"):
         self.port = free_port()
-        env = dict(os.environ, MNEMO_LOG="warn")
+        env = dict(os.environ, OSTRAKON_LOG="warn")
         if embedder in ("off", "minilm", "e5"):
-            env["MNEMO_EMBEDDER"] = embedder
-        self.proc = subprocess.Popen([MNEMO, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"],
+            env["OSTRAKON_EMBEDDER"] = embedder
+        self.proc = subprocess.Popen([OSTRAKON, "serve", "--data", data, "--listen", f"127.0.0.1:{self.port}"],
                                      env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(os.path.dirname(data), "serve.log"), "a"))
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
@@ -169,7 +169,7 @@ class Server:
                 return
             except OSError:
                 time.sleep(0.05)
-        sys.exit("mnemo serve did not answer")
+        sys.exit("ostrakon serve did not answer")
 
     def query(self, q, variables=None, conn=None):
         c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
@@ -200,7 +200,7 @@ def wrk(port, script, clients, seconds):
 
 def http_floor():
     """Starts the do-nothing HTTP server (examples/http_floor), built if missing; (process, port)."""
-    path = os.path.join(os.path.dirname(MNEMO), "examples", "http_floor")
+    path = os.path.join(os.path.dirname(OSTRAKON), "examples", "http_floor")
     if not os.path.exists(path):
         subprocess.run(["cargo", "build", "--release", "--example", "http_floor"], cwd=ROOT, check=True)
     port = free_port()
@@ -248,16 +248,16 @@ def wrk_script(path, seqmap, by, persisted=False):
                 '  return wrk.format(nil, "/graphql", nil, body)\nend\n')
 
 
-def mnemo_import(work, n, load=None):
+def ostrakon_import(work, n, load=None):
     """Generates the workload of n entities (unless given a file gen_workload.py wrote) and imports it."""
     if load is None:
         load = os.path.join(work, "load.jsonl")
         subprocess.run([sys.executable, os.path.join(HERE, "gen_workload.py"), str(n), load], check=True)
     seqmap = json.load(open(load + ".seqmap.json"))
-    data = os.path.join(work, "mnemo")
+    data = os.path.join(work, "ostrakon")
     start = time.monotonic()
-    env = dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="warn")
-    out = subprocess.run([MNEMO, "import", load, "--data", data], env=env, capture_output=True, text=True)
+    env = dict(os.environ, OSTRAKON_EMBEDDER="off", OSTRAKON_LOG="warn")
+    out = subprocess.run([OSTRAKON, "import", load, "--data", data], env=env, capture_output=True, text=True)
     took = time.monotonic() - start
     if out.returncode != 0:
         sys.exit(f"import failed: {out.stdout[-2000:]} {out.stderr[-2000:]}")
@@ -289,7 +289,7 @@ def cold_start(work, n, load=None):
     """A log of 10 facts per entity: reopened by replay, then from the checkpoint."""
     cold = os.path.join(work, "cold")
     os.makedirs(cold)
-    data, _, facts, took = mnemo_import(cold, n, load)
+    data, _, facts, took = ostrakon_import(cold, n, load)
     if load is None:
         os.remove(os.path.join(cold, "load.jsonl"))
     log = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs
@@ -301,25 +301,25 @@ def cold_start(work, n, load=None):
     server, loaded = first_answer(data)
     server.stop()
     return (f"cold start, {facts / 1e6:.1f} M facts", "—",
-            f"`mnemo import` {took:.0f} s; first answer {replayed:.1f} s by replay of {log / 2**30:.1f} GiB, "
+            f"`ostrakon import` {took:.0f} s; first answer {replayed:.1f} s by replay of {log / 2**30:.1f} GiB, "
             f"{loaded:.1f} s from a checkpoint; RSS {rss / 2**20:.0f} MB", None)
 
 
 def erase_cost(data, work):
-    """`mnemo erase` of one entity (its 10 or 11 facts) from a copy of the imported store: the
+    """`ostrakon erase` of one entity (its 10 or 11 facts) from a copy of the imported store: the
     whole command's time, the compaction's (from its log line), and the most extra disk the
     data directory took meanwhile (sampled every 20 ms)."""
     copy = os.path.join(work, "erase")
     shutil.copytree(data, copy, ignore=shutil.ignore_patterns("LOCK"))
-    env = dict(os.environ, MNEMO_EMBEDDER="off", MNEMO_LOG="info")
+    env = dict(os.environ, OSTRAKON_EMBEDDER="off", OSTRAKON_LOG="info")
     q = '{ entity(namespace: "bench", name: "e100") { id } }'
-    out = subprocess.run([MNEMO, "query", q, "--data", copy], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([OSTRAKON, "query", q, "--data", copy], env=env, capture_output=True, text=True, check=True)
     entity = json.loads(out.stdout)["data"]["entity"]["id"]
     size = lambda: sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(copy) for f in fs
                        if os.path.exists(os.path.join(d, f)))
     base = peak = size()
     start = time.monotonic()
-    proc = subprocess.Popen([MNEMO, "erase", "--namespace", "bench", "--entity", entity, "--data", copy],
+    proc = subprocess.Popen([OSTRAKON, "erase", "--namespace", "bench", "--entity", entity, "--data", copy],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while proc.poll() is None:
         try:
@@ -361,7 +361,7 @@ def slot(server):
 
 def tenancy(work, namespaces, seconds):
     data = os.path.join(work, "tenancy")
-    server = Server(data, embedder=os.environ.get("MNEMO_BENCH_EMBEDDER", "off"))
+    server = Server(data, embedder=os.environ.get("OSTRAKON_BENCH_EMBEDDER", "off"))
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
     start = time.monotonic()
     peak_threads = 0
@@ -494,10 +494,10 @@ def main():
     a = p.parse_args()
     ENTITIES = a.entities
     only = set(a.only.split(","))
-    work = tempfile.mkdtemp(prefix="mnemo-peer-")
+    work = tempfile.mkdtemp(prefix="ostrakon-peer-")
     os.chmod(work, 0o777)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    say(f"work dir {work}; mnemo {MNEMO} at {commit}")
+    say(f"work dir {work}; ostrakon {OSTRAKON} at {commit}")
     pg = None
     server = None
     data = None
@@ -506,10 +506,10 @@ def main():
             pg = Postgres(work)
             say(f"PostgreSQL {pg.version}: loading")
             count, pg_took = pg_load(pg, a.entities, work)
-            say(f"mnemo import of {count} assertions")
-            data, seqmap, facts, mn_took = mnemo_import(work, a.entities)
+            say(f"ostrakon import of {count} assertions")
+            data, seqmap, facts, mn_took = ostrakon_import(work, a.entities)
             rows.append(("load, durable", f"COPY + index {pg_took:.1f} s ({count / pg_took / 1e3:.0f} k rows/s)",
-                         f"`mnemo import` {mn_took:.1f} s ({facts / mn_took / 1e3:.1f} k facts/s)",
+                         f"`ostrakon import` {mn_took:.1f} s ({facts / mn_took / 1e3:.1f} k facts/s)",
                          pg_took / mn_took))
             # The import wrote checkpoints; first without them (the whole log replayed),
             # then with the ones that the clean close wrote again.
@@ -638,11 +638,11 @@ def main():
             rows.append(("restart after indexing", "—", f"first answer {reopen:.1f} s, searchable {searchable:.1f} s", None))
         if "erase" in only:
             if data is None:
-                say(f"mnemo import of {a.entities} entities, to erase one")
-                data, *_ = mnemo_import(work, a.entities)
+                say(f"ostrakon import of {a.entities} entities, to erase one")
+                data, *_ = ostrakon_import(work, a.entities)
             took, compaction, extra, log = erase_cost(data, work)
             rows.append(("erase one entity (11 facts)", "—",
-                         f"`mnemo erase` {took:.1f} s (compaction {compaction:.1f} s); "
+                         f"`ostrakon erase` {took:.1f} s (compaction {compaction:.1f} s); "
                          f"{extra:.0f} MB extra disk meanwhile for a {log:.0f} MB log", None))
         if "slot" in only:
             if server is None:
@@ -685,7 +685,7 @@ def main():
             pg.stop()
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"\n| measure (commit {commit}, {os.cpu_count()} cores) | PostgreSQL | Mnemo | Mnemo ÷ PostgreSQL (speed) |")
+    print(f"\n| measure (commit {commit}, {os.cpu_count()} cores) | PostgreSQL | Ostrakon | Ostrakon ÷ PostgreSQL (speed) |")
     print("|---|---|---|---|")
     for m, pgv, mv, ratio in rows:
         print(f"| {m} | {pgv} | {mv} | {'' if ratio is None else f'{ratio:.2f}×'} |")

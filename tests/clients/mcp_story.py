@@ -1,10 +1,10 @@
 """The Lyon/Berlin story through the official MCP Python SDK (`pip install mcp`), a client
-Mnemo's authors did not write: declare a one-valued predicate, assert, correct, ask as of
+Ostrakon's authors did not write: declare a one-valued predicate, assert, correct, ask as of
 before and after; a correction of another slot and a wrong argument are refused with
-errors that say why. Over stdio (`mnemo mcp`) or streamable HTTP (`/mcp` of `mnemo
+errors that say why. Over stdio (`ostrakon mcp`) or streamable HTTP (`/mcp` of `ostrakon
 serve`), where the session's close must not be reported as failed.
 
-    python mcp_story.py stdio MNEMO_BINARY DATA_DIR
+    python mcp_story.py stdio OSTRAKON_BINARY DATA_DIR
     python mcp_story.py http URL
 
 Prints "ok" and exits 0, or fails with an assertion.
@@ -94,7 +94,7 @@ async def main():
         server = StdioServerParameters(
             command=sys.argv[2],
             args=["mcp", "--namespace", "py-stdio", "--data", sys.argv[3]],
-            env={"MNEMO_EMBEDDER": "off", "MNEMO_LOG": "warn"},
+            env={"OSTRAKON_EMBEDDER": "off", "OSTRAKON_LOG": "warn"},
         )
         async with stdio_client(server) as streams:
             async with ClientSession(streams[0], streams[1]) as session:

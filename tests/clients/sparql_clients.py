@@ -1,4 +1,4 @@
-"""Third-party RDF clients against Mnemo, as their users run them: SPARQLWrapper
+"""Third-party RDF clients against Ostrakon, as their users run them: SPARQLWrapper
 (`pip install SPARQLWrapper`) with its defaults — GET, XML results, `format`/`output`
 parameters added to the endpoint's URL — and with JSON and POST, against
 `/sparql/{namespace}`; and rdflib (`pip install rdflib`) parsing an N-Quads export.
@@ -57,7 +57,7 @@ assert rows == expected, rows
 history = rdflib.Dataset(default_union=True)
 history.parse(standard, format="nquads")
 RDF = rdflib.RDF
-status = rdflib.URIRef("urn:mnemo:vocab:status")
+status = rdflib.URIRef("urn:ostrakon:vocab:status")
 facts = []
 for fact, _, _ in history.triples((None, RDF.type, RDF.Statement)):
     facts.append([str(fact), str(history.value(fact, RDF.subject)), str(history.value(fact, RDF.predicate)),

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::MemStorage;
-use mnemo_engine::Store;
-use mnemo_engine::core::{TimeZone, Timestamp};
-use mnemo_graphql::{Access, Limits, MnemoSchema};
+use ostrakon_engine::MemStorage;
+use ostrakon_engine::Store;
+use ostrakon_engine::core::{TimeZone, Timestamp};
+use ostrakon_graphql::{Access, Limits, OstrakonSchema};
 use serde_json::{Value, json};
 
 use crate::common::{gql, gql_error};
@@ -19,7 +19,7 @@ fn fact(subject: &str, predicate: &str, object: &str, from: &str, extra: &str) -
     )
 }
 
-async fn assert_facts(schema: &MnemoSchema, facts: &[String]) -> (u64, Vec<String>) {
+async fn assert_facts(schema: &OstrakonSchema, facts: &[String]) -> (u64, Vec<String>) {
     let q = format!(
         r#"mutation {{ assertFacts(namespace: "a", facts: [{}]) {{ seq facts {{ id }} }} }}"#,
         facts.join(", ")
@@ -35,10 +35,10 @@ async fn assert_facts(schema: &MnemoSchema, facts: &[String]) -> (u64, Vec<Strin
 }
 
 /// The history, and the batch after which the correction and the negation were not yet known.
-async fn history() -> (MnemoSchema, u64) {
+async fn history() -> (OstrakonSchema, u64) {
     let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
     let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    let schema = mnemo_graphql::schema(store, Limits::default());
+    let schema = ostrakon_graphql::schema(store, Limits::default());
     gql(
         &schema,
         r#"mutation { definePredicate(namespace: "a", name: "livesIn", cardinality: ONE) { seq } }"#,

@@ -2,7 +2,7 @@
 //!
 //! The engine's API boundary: the protocol crates (GraphQL, the server and the RDF
 //! projection) reach the store only through its typed methods — no index type, no closure
-//! over the index — none of them links the embedding model, and only `mnemo-rdf` knows
+//! over the index — none of them links the embedding model, and only `ostrakon-rdf` knows
 //! oxigraph.
 //!
 //! The code's rooms: no file of a crate imports a file that imports it back (through any
@@ -36,12 +36,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn protocol_crates_use_only_the_typed_store_api() {
     // What would hand a protocol crate the index: the crate itself, its types, and the
     // store's look-inside entry point.
-    let forbidden = ["mnemo_index", "NamespaceIndex", ".inspect(", "read_search(", "with_index("];
+    let forbidden = ["ostrakon_index", "NamespaceIndex", ".inspect(", "read_search(", "with_index("];
     let mut found = Vec::new();
-    for krate in ["mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp", "mnemo-extract"] {
+    for krate in ["ostrakon-graphql", "ostrakon-server", "ostrakon-rdf", "ostrakon-mcp", "ostrakon-extract"] {
         let dir = root().join("crates").join(krate);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        for dep in ["mnemo-index", "mnemo-embed", "features = [\"inspect\"]"] {
+        for dep in ["ostrakon-index", "ostrakon-embed", "features = [\"inspect\"]"] {
             if manifest.contains(dep) {
                 found.push(format!("{krate}/Cargo.toml depends on {dep}"));
             }
@@ -80,16 +80,22 @@ fn only_the_binary_links_the_embedding_model() {
             .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
             .collect::<std::collections::BTreeSet<_>>()
     };
-    for krate in ["mnemo-engine", "mnemo-graphql", "mnemo-server", "mnemo-rdf", "mnemo-mcp", "mnemo-extract"]
-    {
+    for krate in [
+        "ostrakon-engine",
+        "ostrakon-graphql",
+        "ostrakon-server",
+        "ostrakon-rdf",
+        "ostrakon-mcp",
+        "ostrakon-extract",
+    ] {
         let deps = closure(krate);
         assert!(deps.contains(krate), "{krate}: {deps:?}");
-        for heavy in ["candle-core", "tokenizers", "mnemo-embed"] {
+        for heavy in ["candle-core", "tokenizers", "ostrakon-embed"] {
             assert!(!deps.contains(heavy), "{krate} depends on {heavy}");
         }
     }
     // The check sees what it is looking for: the binary does link the model.
-    assert!(closure("mnemo").contains("candle-core"));
+    assert!(closure("ostrakon").contains("candle-core"));
 }
 
 #[test]
@@ -98,7 +104,7 @@ fn only_the_rdf_crate_knows_oxigraph() {
     let mut sources = vec![root().join("src")];
     for entry in std::fs::read_dir(root().join("crates")).unwrap() {
         let dir = entry.unwrap().path();
-        if !dir.is_dir() || dir.ends_with("mnemo-rdf") {
+        if !dir.is_dir() || dir.ends_with("ostrakon-rdf") {
             continue;
         }
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
@@ -122,7 +128,7 @@ fn only_the_rdf_crate_knows_oxigraph() {
         }
     }
     assert!(seen > 50, "the check must see the sources ({seen} files)");
-    assert!(found.is_empty(), "oxigraph outside mnemo-rdf:\n{}", found.join("\n"));
+    assert!(found.is_empty(), "oxigraph outside ostrakon-rdf:\n{}", found.join("\n"));
 }
 
 /// Most lines of non-test code a file may hold.
@@ -132,7 +138,7 @@ const MAX_FN_LINES: usize = 150;
 
 /// Circles allowed, by crate and files, with the reason. A circle found must lie within one.
 const ALLOWED_CIRCLES: &[(&str, &[&str], &str)] = &[(
-    "mnemo-graphql",
+    "ostrakon-graphql",
     &["objects", "topics"],
     "GraphQL's output types answer each other's fields (Entity.topic is a Topic, whose \
      members are Entities): a recursive type graph is declared by files that name each \
@@ -145,8 +151,8 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// Functions allowed past [`MAX_FN_LINES`] (`file::name`), with the reason.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("src/eval.rs::eval", "the evaluation report, one section after another"),
-    ("crates/mnemo-server/src/config.rs::parse", "one match arm per configuration key"),
-    ("crates/mnemo-server/src/metrics.rs::render", "one block per metric family"),
+    ("crates/ostrakon-server/src/config.rs::parse", "one match arm per configuration key"),
+    ("crates/ostrakon-server/src/metrics.rs::render", "one block per metric family"),
 ];
 
 /// Every Rust source of a crate's `src`, with its module path (`a::b`; the root is "").
@@ -369,7 +375,7 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 }
 
 fn crates() -> Vec<(String, PathBuf)> {
-    let mut out = vec![("mnemo".to_owned(), root().join("src"))];
+    let mut out = vec![("ostrakon".to_owned(), root().join("src"))];
     for entry in std::fs::read_dir(root().join("crates")).unwrap() {
         let dir = entry.unwrap().path();
         if dir.join("src").is_dir() {

@@ -1,5 +1,5 @@
-//! Online backup: `mnemo backup` copies a data directory a server is writing to, each
-//! namespace at one batch, and `mnemo restore` makes a store that answers exactly as the
+//! Online backup: `ostrakon backup` copies a data directory a server is writing to, each
+//! namespace at one batch, and `ostrakon restore` makes a store that answers exactly as the
 //! original did at those batches; a backup killed part-way leaves nothing under its name.
 
 use std::path::Path;
@@ -8,26 +8,26 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mnemo_engine::core::{EntityFilter, FactFilter, Namespace, Scope, Seq};
-use mnemo_engine::{KnownAt, ReadAt, Store};
+use ostrakon_engine::core::{EntityFilter, FactFilter, Namespace, Scope, Seq};
+use ostrakon_engine::{KnownAt, ReadAt, Store};
 use serde_json::json;
 
 use crate::common::serve::{graphql, start_with};
 
-fn mnemo(args: &[&str], data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+fn ostrakon(args: &[&str], data: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(args)
         .arg("--data")
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "warn")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
-/// The batch each namespace was copied at, from `mnemo backup`'s lines `ns: batch N`.
+/// The batch each namespace was copied at, from `ostrakon backup`'s lines `ns: batch N`.
 fn copied_at(output: &str) -> Vec<(String, u64)> {
     output
         .lines()
@@ -95,7 +95,7 @@ fn writers(
 fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_original_did() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = start_with(&data, &[("MNEMO_EMBEDDER", "off".as_ref())]);
+    let server = start_with(&data, &[("OSTRAKON_EMBEDDER", "off".as_ref())]);
     let (stop, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
     let handles = writers(server.addr, Arc::clone(&stop), Arc::clone(&done));
     while done.load(Ordering::SeqCst) < 60 {
@@ -103,10 +103,10 @@ fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_origi
     }
     // A backup killed part-way leaves nothing under its name; the next one succeeds.
     let killed = dir.path().join("killed");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["backup", killed.to_str().unwrap(), "--data"])
         .arg(&data)
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_LOG", "warn")
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(3));
@@ -118,14 +118,14 @@ fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_origi
     let mut backups = Vec::new();
     for k in 0..2 {
         let to = dir.path().join(format!("backup-{k}"));
-        let (ok, out) = mnemo(&["backup", to.to_str().unwrap()], &data);
+        let (ok, out) = ostrakon(&["backup", to.to_str().unwrap()], &data);
         assert!(ok, "{out}");
         let at = copied_at(&out);
         assert_eq!(at.len(), 3, "{out}");
         backups.push((to, at));
         std::thread::sleep(Duration::from_millis(150));
     }
-    let (ok, out) = mnemo(&["backup", dir.path().join("killed").to_str().unwrap()], &data);
+    let (ok, out) = ostrakon(&["backup", dir.path().join("killed").to_str().unwrap()], &data);
     assert!(ok || out.contains("already exists"), "{out}");
     stop.store(true, Ordering::SeqCst);
     for h in handles {
@@ -139,7 +139,7 @@ fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_origi
     let original = Store::open(&data).unwrap();
     for (k, (backup, at)) in backups.iter().enumerate() {
         let restored_dir = dir.path().join(format!("restored-{k}"));
-        let (ok, out) = mnemo(&["restore", backup.to_str().unwrap()], &restored_dir);
+        let (ok, out) = ostrakon(&["restore", backup.to_str().unwrap()], &restored_dir);
         assert!(ok, "{out}");
         let restored = Store::open(&restored_dir).unwrap();
         for (name, seq) in at {
@@ -152,7 +152,7 @@ fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_origi
             assert_eq!(a, b, "{name} at batch {seq}");
         }
         // A restore never writes over a data directory that holds logs.
-        let (ok, out) = mnemo(&["restore", backup.to_str().unwrap()], &restored_dir);
+        let (ok, out) = ostrakon(&["restore", backup.to_str().unwrap()], &restored_dir);
         assert!(!ok && out.contains("already holds logs"), "{out}");
     }
 }

@@ -3,9 +3,9 @@
 //! `/graphql` and running a query, and the timeline page on `/ui/` showing the README's
 //! Alice example, whose lanes change when the system-time slider moves before a
 //! correction. Every request the pages make is recorded and must go to the server.
-//! Screenshots are written to `target/test-artifacts/` (or `$MNEMO_TEST_ARTIFACTS`).
+//! Screenshots are written to `target/test-artifacts/` (or `$OSTRAKON_TEST_ARTIFACTS`).
 //!
-//! Without Chromium the test says so and passes, unless `MNEMO_BROWSER_TEST=required`
+//! Without Chromium the test says so and passes, unless `OSTRAKON_BROWSER_TEST=required`
 //! (as `.ci/run` sets, having installed it).
 //!
 //! The browser is driven over the Chrome DevTools Protocol with the WebSocket client the
@@ -21,14 +21,14 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use futures_util::{SinkExt as _, StreamExt as _};
-use mnemo_engine::Store;
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::Store;
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-/// The browser, found on the path or named by `MNEMO_CHROMIUM`.
+/// The browser, found on the path or named by `OSTRAKON_CHROMIUM`.
 fn chromium() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var("MNEMO_CHROMIUM") {
+    if let Ok(path) = std::env::var("OSTRAKON_CHROMIUM") {
         return Some(PathBuf::from(path));
     }
     let path = std::env::var_os("PATH")?;
@@ -38,7 +38,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 fn artifacts() -> PathBuf {
-    let dir = std::env::var_os("MNEMO_TEST_ARTIFACTS")
+    let dir = std::env::var_os("OSTRAKON_TEST_ARTIFACTS")
         .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts"), PathBuf::from);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -259,10 +259,11 @@ const STORY: [&str; 4] = [
 
 async fn server() -> SocketAddr {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     for operation in STORY {
-        let done =
-            schema.execute(async_graphql::Request::new(operation).data(mnemo_graphql::Access::Local)).await;
+        let done = schema
+            .execute(async_graphql::Request::new(operation).data(ostrakon_graphql::Access::Local))
+            .await;
         assert!(done.errors.is_empty(), "{:?}", done.errors);
     }
     let state = AppState::new(store, Config::default());
@@ -283,12 +284,12 @@ const LANE: &str = "[...document.querySelectorAll('[data-lane=\"livesIn\"] [data
 async fn graphiql_and_the_timeline_work_with_only_the_server_reachable() {
     let Some(binary) = chromium() else {
         assert_ne!(
-            std::env::var("MNEMO_BROWSER_TEST").as_deref(),
+            std::env::var("OSTRAKON_BROWSER_TEST").as_deref(),
             Ok("required"),
-            "MNEMO_BROWSER_TEST=required but no chromium on the PATH"
+            "OSTRAKON_BROWSER_TEST=required but no chromium on the PATH"
         );
         eprintln!(
-            "browser test skipped: no chromium on the PATH (apt-get install chromium, or set MNEMO_CHROMIUM)"
+            "browser test skipped: no chromium on the PATH (apt-get install chromium, or set OSTRAKON_CHROMIUM)"
         );
         return;
     };
@@ -426,7 +427,11 @@ fn cross_origin_fetch(api: SocketAddr, token: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_of_an_allowed_origin_calls_the_api_and_one_of_another_origin_cannot() {
     let Some(binary) = chromium() else {
-        assert_ne!(std::env::var("MNEMO_BROWSER_TEST").as_deref(), Ok("required"), "no chromium on the PATH");
+        assert_ne!(
+            std::env::var("OSTRAKON_BROWSER_TEST").as_deref(),
+            Ok("required"),
+            "no chromium on the PATH"
+        );
         eprintln!("browser test skipped: no chromium on the PATH");
         return;
     };
@@ -436,12 +441,12 @@ async fn a_page_of_an_allowed_origin_calls_the_api_and_one_of_another_origin_can
         "allowed_origins = [\"http://{allowed}\"]\n[[tokens]]\nname = \"page\"\ntoken = \"{token}\"\nnamespaces = {{ alice = \"read-write\" }}\n"
     );
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("mnemo.toml"), config_text).unwrap();
-    let config = Config::load(dir.path().join("mnemo.toml")).unwrap();
+    std::fs::write(dir.path().join("ostrakon.toml"), config_text).unwrap();
+    let config = Config::load(dir.path().join("ostrakon.toml")).unwrap();
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let seed = r#"mutation { recordEpisode(namespace: "alice", episode: { text: "Alice wrote" }, entities: [{ name: "Alice" }]) { seq } }"#;
-    let done = schema.execute(async_graphql::Request::new(seed).data(mnemo_graphql::Access::Local)).await;
+    let done = schema.execute(async_graphql::Request::new(seed).data(ostrakon_graphql::Access::Local)).await;
     assert!(done.errors.is_empty(), "{:?}", done.errors);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let api = listener.local_addr().unwrap();

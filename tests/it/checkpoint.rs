@@ -6,12 +6,12 @@ use crate::common;
 use crate::durability::{everything, random_history};
 
 use common::{Fixture, t};
-use mnemo_engine::core::{
+use ostrakon_engine::core::{
     EntityId, EpisodeId, MentionSource, Namespace, RecordRef, SegmentEnd, Seq, Timestamp,
 };
-use mnemo_engine::{Change, EntityRef, EpisodeRef, NewEpisode, NewIntention, NewTrigger, Store};
-use mnemo_index::NamespaceIndex;
-use mnemo_index::checkpoint::{self, CHECKPOINT_HEADER_LEN, CHECKPOINT_VERSION};
+use ostrakon_engine::{Change, EntityRef, EpisodeRef, NewEpisode, NewIntention, NewTrigger, Store};
+use ostrakon_index::NamespaceIndex;
+use ostrakon_index::checkpoint::{self, CHECKPOINT_HEADER_LEN, CHECKPOINT_VERSION};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -62,9 +62,9 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
             }),
             4 => changes.push(Change::Place {
                 record: RecordRef::Entity(entities[round as usize % entities.len()]),
-                tier: mnemo_engine::core::Tier::Active(format!("scope {round}")),
+                tier: ostrakon_engine::core::Tier::Active(format!("scope {round}")),
                 reason: Some("the task at hand".into()),
-                by: mnemo_engine::core::PlacedBy::Client,
+                by: ostrakon_engine::core::PlacedBy::Client,
             }),
             _ => {}
         }
@@ -92,7 +92,7 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
 }
 
 /// The state folded from the first `k` batches.
-fn fold(batches: &[mnemo_engine::CommittedBatch], k: usize) -> NamespaceIndex {
+fn fold(batches: &[ostrakon_engine::CommittedBatch], k: usize) -> NamespaceIndex {
     let mut index = NamespaceIndex::new();
     for b in &batches[..k] {
         index.apply(b.seq, b.system_time, &b.events).unwrap();
@@ -199,7 +199,7 @@ fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
         std::mem::drop(store);
     };
     // The checkpoint of the clean close: nothing to replay.
-    let report = mnemo_engine::inspect_dir(dir.path()).unwrap();
+    let report = ostrakon_engine::inspect_dir(dir.path()).unwrap();
     assert_eq!(report[0].checkpoint.as_ref().map(|c| c.seq), Some(Seq(batches)));
     reopen(Seq(batches));
     // An older checkpoint: it and the log after it.
@@ -232,12 +232,12 @@ fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
 
 /// Runs the binary on a data directory and returns its stdout; panics if it failed.
 fn run(args: &[&str], data: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(args)
         .arg("--data")
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
-        .env("MNEMO_LOG", "error")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "error")
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -274,13 +274,13 @@ fn a_kill_while_checkpointing_never_keeps_a_store_from_opening_or_changes_an_ans
             .collect();
         let file = dir.path().join(format!("round-{round}.jsonl"));
         std::fs::write(&file, lines).unwrap();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .arg("import")
             .arg(&file)
             .arg("--data")
             .arg(&data)
-            .env("MNEMO_EMBEDDER", "off")
-            .env("MNEMO_LOG", "error")
+            .env("OSTRAKON_EMBEDDER", "off")
+            .env("OSTRAKON_LOG", "error")
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
@@ -291,7 +291,7 @@ fn a_kill_while_checkpointing_never_keeps_a_store_from_opening_or_changes_an_ans
         // replay of its log does.
         same_as_replay(&data, round);
     }
-    // `mnemo checkpoint` killed at random moments of its run, the later ones (where it
+    // `ostrakon checkpoint` killed at random moments of its run, the later ones (where it
     // writes) more often: the real file is the old checkpoint or the new one, whole.
     let ckpt = data.join("checkpoints/crash.ckpt");
     let timed = std::time::Instant::now();
@@ -303,11 +303,11 @@ fn a_kill_while_checkpointing_never_keeps_a_store_from_opening_or_changes_an_ans
         if round % 2 == 0 {
             std::fs::remove_file(&ckpt).unwrap();
         }
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .arg("checkpoint")
             .arg("--data")
             .arg(&data)
-            .env("MNEMO_LOG", "error")
+            .env("OSTRAKON_LOG", "error")
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
@@ -337,8 +337,9 @@ fn searches(store: &Store, ns: &Namespace) -> Vec<String> {
     ["e3 met e7", "round 12", "e1", "met", "thread"]
         .iter()
         .map(|cue| {
-            let query = mnemo_engine::SearchQuery { text: Some((*cue).into()), ..Default::default() };
-            let at = mnemo_engine::ReadAt { at: Some(t("2031-01-01")), ..mnemo_engine::ReadAt::latest() };
+            let query = ostrakon_engine::SearchQuery { text: Some((*cue).into()), ..Default::default() };
+            let at =
+                ostrakon_engine::ReadAt { at: Some(t("2031-01-01")), ..ostrakon_engine::ReadAt::latest() };
             format!("{:?}", store.search(ns, &query, at).unwrap().value.hits)
         })
         .collect()
@@ -359,7 +360,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 
 /// A store whose every namespace keeps its search indexes on disk, however small.
 fn open(path: &std::path::Path) -> Store {
-    let options = mnemo_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
+    let options = ostrakon_engine::StoreOptions { search_on_disk_from_bytes: Some(0), ..Default::default() };
     Store::open_with(path, options).unwrap()
 }
 
@@ -426,7 +427,7 @@ fn vector_history(store: &Store, ns: &Namespace, from: usize, n: usize) {
         store
             .append(
                 ns,
-                vec![Change::ConfigureEmbedding(mnemo_engine::core::EmbeddingMode::Client { dim: 4 })],
+                vec![Change::ConfigureEmbedding(ostrakon_engine::core::EmbeddingMode::Client { dim: 4 })],
             )
             .unwrap();
     }
@@ -452,13 +453,13 @@ fn vector_searches(store: &Store, ns: &Namespace) -> Vec<String> {
         .map(|i| {
             let vector: Vec<f32> = (0..4).map(|_| rng.random_range(-1.0f32..1.0)).collect();
             let text = (i % 2 == 0).then(|| "garden north".to_owned());
-            let query = mnemo_engine::SearchQuery {
+            let query = ostrakon_engine::SearchQuery {
                 text,
                 vector: Some(vector),
                 wait_for_index: true,
                 ..Default::default()
             };
-            let hits = store.search(ns, &query, mnemo_engine::ReadAt::latest()).unwrap().value.hits;
+            let hits = store.search(ns, &query, ostrakon_engine::ReadAt::latest()).unwrap().value.hits;
             format!("{:?}", hits.iter().map(|h| (h.record, (h.score * 1e4).round())).collect::<Vec<_>>())
         })
         .collect()
@@ -477,7 +478,7 @@ fn saved_search_vectors_are_loaded_on_restart_and_answer_as_embedding_anew_does(
         vector_searches(&store, &ns)
     };
     assert!(vectors.exists(), "a clean close saves the vectors");
-    let report = mnemo_engine::inspect_dir(dir.path()).unwrap();
+    let report = ostrakon_engine::inspect_dir(dir.path()).unwrap();
     let r = report.iter().find(|r| r.namespace == "vectors").unwrap();
     let last = r.counts.unwrap().batches;
     assert_eq!((r.text_index_batch, r.vectors_batch), (Some(last), Some(last)), "{r:?}");

@@ -1,4 +1,4 @@
-//! The `mnemo` binary: `inspect` replays a data directory and reports what it holds;
+//! The `ostrakon` binary: `inspect` replays a data directory and reports what it holds;
 //! `import` applies JSONL operations and reports each rejected line; `export` writes logs
 //! that re-import into an identical store; `query` runs one operation; `serve` refuses
 //! to expose an unprotected store.
@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use mnemo_engine::core::{Interval, Literal, Namespace, Timestamp};
-use mnemo_engine::{Change, EntityRef, NewEntity, NewFact, ObjectRef, Store};
+use ostrakon_engine::core::{Interval, Literal, Namespace, Timestamp};
+use ostrakon_engine::{Change, EntityRef, NewEntity, NewFact, ObjectRef, Store};
 
 #[test]
 fn inspect_reports_every_namespace_and_rejects_bad_arguments() {
@@ -30,7 +30,7 @@ fn inspect_reports_every_namespace_and_rejects_bad_arguments() {
             )
             .unwrap();
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["inspect", "--data"])
         .arg(dir.path())
         .output()
@@ -40,18 +40,21 @@ fn inspect_reports_every_namespace_and_rejects_bad_arguments() {
     let row: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(&row[..5], ["alice", "1", "0", "1", "1"]);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo")).args(["inspect", "--bogus"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon")).args(["inspect", "--bogus"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bogus"));
     let missing = dir.path().join("nope");
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_mnemo")).args(["inspect", "--data"]).arg(&missing).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
+        .args(["inspect", "--data"])
+        .arg(&missing)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no data directory"));
 }
 
-fn mnemo(args: &[&str], data: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mnemo")).args(args).arg("--data").arg(data).output().unwrap()
+fn ostrakon(args: &[&str], data: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ostrakon")).args(args).arg("--data").arg(data).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {
@@ -79,7 +82,7 @@ fn import_reports_accepted_and_rejected_lines() {
     let file = dir.path().join("ops.jsonl");
     std::fs::write(&file, LINES).unwrap();
     let data = dir.path().join("data");
-    let out = mnemo(&["import", file.to_str().unwrap()], &data);
+    let out = ostrakon(&["import", file.to_str().unwrap()], &data);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "a rejected line fails the run: {text}");
     let lines: Vec<&str> = text.lines().collect();
@@ -99,7 +102,7 @@ fn import_reports_accepted_and_rejected_lines() {
         );
     }
     // The accepted lines are in the store; the rejected ones left nothing.
-    let out = mnemo(&["inspect"], &data);
+    let out = ostrakon(&["inspect"], &data);
     let text = stdout(&out);
     let row = |ns: &str| -> Vec<String> {
         text.lines().find(|l| l.starts_with(ns)).unwrap().split_whitespace().map(str::to_owned).collect()
@@ -110,7 +113,7 @@ fn import_reports_accepted_and_rejected_lines() {
     // A fully accepted import exits 0.
     let good = dir.path().join("good.jsonl");
     std::fs::write(&good, LINES.lines().take(3).collect::<Vec<_>>().join("\n")).unwrap();
-    let out = mnemo(&["import", good.to_str().unwrap()], &dir.path().join("fresh"));
+    let out = ostrakon(&["import", good.to_str().unwrap()], &dir.path().join("fresh"));
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(stdout(&out), "accepted 3, rejected 0\n");
 }
@@ -133,36 +136,36 @@ fn export_reimports_into_an_identical_store() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = crate::common::project_root().join("queries/fixture.jsonl");
     let first = dir.path().join("first");
-    let out = mnemo(&["import", fixture.to_str().unwrap()], &first);
+    let out = ostrakon(&["import", fixture.to_str().unwrap()], &first);
     assert!(out.status.success(), "{}", stdout(&out));
 
     let exported = dir.path().join("export.jsonl");
-    let out = mnemo(&["export", "--out", exported.to_str().unwrap()], &first);
+    let out = ostrakon(&["export", "--out", exported.to_str().unwrap()], &first);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let export = std::fs::read_to_string(&exported).unwrap();
     assert!(export.lines().count() >= 10);
 
     let second = dir.path().join("second");
-    let out = mnemo(&["import", exported.to_str().unwrap()], &second);
+    let out = ostrakon(&["import", exported.to_str().unwrap()], &second);
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(
         stdout(&out).lines().next().unwrap(),
         format!("accepted {}, rejected 0", export.lines().count())
     );
-    let again = mnemo(&["export"], &second);
+    let again = ostrakon(&["export"], &second);
     assert!(again.status.success());
     assert_eq!(without_times(&stdout(&again)), without_times(&export));
 
     // One namespace only; replaying into a store that already has it is refused.
-    let out = mnemo(&["export", "--namespace", "other"], &first);
+    let out = ostrakon(&["export", "--namespace", "other"], &first);
     let other = stdout(&out);
     assert!(
         other.lines().count() >= 1 && other.lines().all(|l| l.contains(r#""namespace":"other""#)),
         "{other}"
     );
-    let out = mnemo(&["export", "--namespace", "nobody"], &first);
+    let out = ostrakon(&["export", "--namespace", "nobody"], &first);
     assert!(!out.status.success());
-    let out = mnemo(&["import", exported.to_str().unwrap()], &second);
+    let out = ostrakon(&["import", exported.to_str().unwrap()], &second);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).starts_with("accepted 0,"), "{}", stdout(&out));
 }
@@ -173,9 +176,9 @@ fn query_runs_one_operation_against_a_data_directory() {
     let file = dir.path().join("ops.jsonl");
     std::fs::write(&file, LINES.lines().take(3).collect::<Vec<_>>().join("\n")).unwrap();
     let data = dir.path().join("data");
-    assert!(mnemo(&["import", file.to_str().unwrap()], &data).status.success());
+    assert!(ostrakon(&["import", file.to_str().unwrap()], &data).status.success());
 
-    let out = mnemo(
+    let out = ostrakon(
         &[
             "query",
             "query($n: String!) { facts(namespace: \"alice\", subject: {name: $n}, validAt: \"2012\") { edges { node { predicate object { entity { name } } } } } }",
@@ -188,7 +191,7 @@ fn query_runs_one_operation_against_a_data_directory() {
     let body: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(body["data"]["facts"]["edges"][0]["node"]["object"]["entity"]["name"], "Paris", "{body}");
 
-    let out = mnemo(
+    let out = ostrakon(
         &["query", "{ snapshot(namespace: \"alice\", validAt: \"soon\") { edges { cursor } } }"],
         &data,
     );
@@ -198,30 +201,30 @@ fn query_runs_one_operation_against_a_data_directory() {
 
     // A query may write: like `import`, it makes a new data directory.
     let fresh = dir.path().join("fresh");
-    let out = mnemo(&["query", "{ __typename }"], &fresh);
+    let out = ostrakon(&["query", "{ __typename }"], &fresh);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(fresh.is_dir());
-    let out = mnemo(&["query", "{ __typename }", "--variables", "[1]"], &data);
+    let out = ostrakon(&["query", "{ __typename }", "--variables", "[1]"], &data);
     assert!(String::from_utf8_lossy(&out.stderr).contains("JSON object"));
 }
 
 #[test]
 fn serve_refuses_an_unprotected_public_address_and_a_bad_config() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mnemo(&["serve", "--listen", "0.0.0.0:0"], dir.path());
+    let out = ostrakon(&["serve", "--listen", "0.0.0.0:0"], dir.path());
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr)
             .contains("refusing to listen on 0.0.0.0:0 without access tokens")
     );
 
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     std::fs::write(&config, "[[tokens]]\nname = \"a\"\ntoken = \"short\"\nnamespaces = { a = \"read\" }\n")
         .unwrap();
-    let out = mnemo(&["serve", "--listen", "0.0.0.0:0", "--config", config.to_str().unwrap()], dir.path());
+    let out = ostrakon(&["serve", "--listen", "0.0.0.0:0", "--config", config.to_str().unwrap()], dir.path());
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("mnemo.toml") && stderr.contains("tokens[0].token"), "{stderr}");
+    assert!(stderr.contains("ostrakon.toml") && stderr.contains("tokens[0].token"), "{stderr}");
 }
 
 #[test]
@@ -245,11 +248,11 @@ fn import_wait_indexes_and_eval_reports_each_question() {
         .collect();
     std::fs::write(&episodes, lines.join("\n")).unwrap();
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(args)
             .arg("--data")
             .arg(&data)
-            .env("MNEMO_EMBEDDER", "off")
+            .env("OSTRAKON_EMBEDDER", "off")
             .output()
             .unwrap()
     };
@@ -308,15 +311,18 @@ fn import_wait_indexes_and_eval_reports_each_question() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no search component \"bogus\""));
     // An embedder that is not one of those built in is refused, saying which are.
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["eval", questions.to_str().unwrap(), "--data"])
         .arg(&data)
-        .env("MNEMO_EMBEDDER", "bert-large")
+        .env("OSTRAKON_EMBEDDER", "bert-large")
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("MNEMO_EMBEDDER=\"bert-large\": expected e5 (the default), minilm or off"), "{err}");
+    assert!(
+        err.contains("OSTRAKON_EMBEDDER=\"bert-large\": expected e5 (the default), minilm or off"),
+        "{err}"
+    );
     // Another time boost is taken; one past 1 is refused before anything runs.
     let out = run(&["eval", questions.to_str().unwrap(), "--time-boost", "0.4", "--filter", "single-hop"]);
     assert!(stdout(&out).lines().any(|l| l.starts_with("all ")), "{}", stdout(&out));
@@ -400,7 +406,7 @@ fn pipelined_import_matches_one_line_at_a_time() {
     let file = dir.path().join("all.jsonl");
     std::fs::write(&file, lines.join("\n")).unwrap();
     let whole = dir.path().join("whole");
-    let out = mnemo(&["import", file.to_str().unwrap()], &whole);
+    let out = ostrakon(&["import", file.to_str().unwrap()], &whole);
     let report = stdout(&out);
 
     // The same lines, each imported by its own run: nothing is in flight behind another.
@@ -409,7 +415,7 @@ fn pipelined_import_matches_one_line_at_a_time() {
     for (n, line) in lines.iter().enumerate() {
         let one = dir.path().join("one.jsonl");
         std::fs::write(&one, line).unwrap();
-        let text = stdout(&mnemo(&["import", one.to_str().unwrap()], &single));
+        let text = stdout(&ostrakon(&["import", one.to_str().unwrap()], &single));
         let mut rows = text.lines();
         match rows.next().unwrap() {
             "accepted 1, rejected 0" => accepted += 1,
@@ -426,7 +432,7 @@ fn pipelined_import_matches_one_line_at_a_time() {
         expect.push('\n');
     }
     assert_eq!(report, expect);
-    let export = |data: &Path| without_times(&stdout(&mnemo(&["export"], data)));
+    let export = |data: &Path| without_times(&stdout(&ostrakon(&["export"], data)));
     let (whole, single) = (export(&whole), export(&single));
     assert_eq!(whole.len(), single.len());
     for (a, b) in whole.iter().zip(&single) {
@@ -442,17 +448,17 @@ fn an_export_at_a_batch_number_across_namespaces_is_refused_before_it_writes() {
         let write = format!(
             r#"mutation {{ recordEpisode(namespace: "{ns}", episode: {{ text: "Ada wrote" }}, entities: [{{ name: "Ada" }}]) {{ seq }} }}"#
         );
-        let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["query", &write])
             .arg("--data")
             .arg(&data)
-            .env("MNEMO_EMBEDDER", "off")
+            .env("OSTRAKON_EMBEDDER", "off")
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let file = dir.path().join("out.nq");
-    let out = mnemo(
+    let out = ostrakon(
         &["export", "--format", "nquads", "--known-at-seq", "1", "--out", file.to_str().unwrap()],
         &data,
     );
@@ -460,7 +466,7 @@ fn an_export_at_a_batch_number_across_namespaces_is_refused_before_it_writes() {
     assert!(!out.status.success() && err.contains("--namespace") && err.contains("2 namespaces"), "{err}");
     assert!(!file.exists(), "a file was written");
     // With --namespace it exports that namespace at that batch.
-    let out = mnemo(
+    let out = ostrakon(
         &[
             "export",
             "--format",
@@ -475,5 +481,5 @@ fn an_export_at_a_batch_number_across_namespaces_is_refused_before_it_writes() {
         &data,
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(std::fs::read_to_string(&file).unwrap().contains("urn:mnemo:b:graph"));
+    assert!(std::fs::read_to_string(&file).unwrap().contains("urn:ostrakon:b:graph"));
 }

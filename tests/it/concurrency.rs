@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::Store;
-use mnemo_engine::core::Namespace;
-use mnemo_graphql::{Access, Limits, MnemoSchema};
+use ostrakon_engine::Store;
+use ostrakon_engine::core::Namespace;
+use ostrakon_graphql::{Access, Limits, OstrakonSchema};
 use serde_json::Value;
 
-async fn execute(schema: &MnemoSchema, query: String) -> Value {
+async fn execute(schema: &OstrakonSchema, query: String) -> Value {
     let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
     assert!(response.errors.is_empty(), "{:?}", response.errors);
     serde_json::to_value(&response.data).unwrap()
@@ -25,7 +25,7 @@ fn file_store() -> (tempfile::TempDir, Arc<Store>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_episodes_naming_one_new_entity_create_it_once() {
     let (_dir, store) = file_store();
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let ns = Namespace::new("ns", "race").unwrap();
     for round in 0..20 {
         let name = format!("Zelda {round}");
@@ -69,7 +69,7 @@ async fn concurrent_episodes_naming_one_new_entity_create_it_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_settings_patches_on_different_fields_both_survive() {
     let (_dir, store) = file_store();
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let ns = Namespace::new("ns", "cfg").unwrap();
     for round in 0..20u64 {
         let zone = format!("+0{}:00", round % 9 + 1);
@@ -141,17 +141,18 @@ impl async_graphql::extensions::Extension for WriteDuring {
         if info.path_node.field_name() == self.trigger
             && !self.fired.swap(true, std::sync::atomic::Ordering::SeqCst)
         {
-            use mnemo_engine::{Change, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef};
+            use ostrakon_engine::{Change, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef};
             let ns = Namespace::new("ns", "pin").unwrap();
             let t = |s: &str| {
-                mnemo_engine::core::Timestamp::parse("t", s, &mnemo_engine::core::TimeZone::Utc).unwrap()
+                ostrakon_engine::core::Timestamp::parse("t", s, &ostrakon_engine::core::TimeZone::Utc)
+                    .unwrap()
             };
             self.store
                 .append(
                     &ns,
                     vec![
                         Change::DeclareEntity(NewEntity {
-                            id: Some(mnemo_engine::core::EntityId(1)),
+                            id: Some(ostrakon_engine::core::EntityId(1)),
                             name: "Alice".into(),
                             aliases: vec!["Ally".into()],
                             ..NewEntity::default()
@@ -165,13 +166,13 @@ impl async_graphql::extensions::Extension for WriteDuring {
                             EntityRef::Name("Alice".into()),
                             "livesIn",
                             ObjectRef::Entity(EntityRef::Name("Oslo".into())),
-                            mnemo_engine::core::Interval::open(t("2021-01-01")),
+                            ostrakon_engine::core::Interval::open(t("2021-01-01")),
                         )),
                         Change::AssertFact(NewFact::new(
                             EntityRef::Name("Bob".into()),
                             "knows",
                             ObjectRef::Entity(EntityRef::Name("Alice".into())),
-                            mnemo_engine::core::Interval::open(t("2021-01-01")),
+                            ostrakon_engine::core::Interval::open(t("2021-01-01")),
                         )),
                     ],
                 )
@@ -184,7 +185,7 @@ impl async_graphql::extensions::Extension for WriteDuring {
 #[tokio::test]
 async fn nested_fields_of_a_pinned_answer_do_not_see_a_batch_committed_during_the_request() {
     let store = Arc::new(Store::in_memory());
-    let plain = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let plain = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     execute(
         &plain,
         r#"mutation { recordEpisode(namespace: "pin", episode: { text: "Alice lives in Paris", occurredAt: "2020-01-01" },
@@ -204,7 +205,7 @@ async fn nested_fields_of_a_pinned_answer_do_not_see_a_batch_committed_during_th
     )
     .await;
     let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sneaky = mnemo_graphql::builder(Arc::clone(&store), Limits::default())
+    let sneaky = ostrakon_graphql::builder(Arc::clone(&store), Limits::default())
         .extension(WriteDuring { store: Arc::clone(&store), trigger: "aliases", fired: Arc::clone(&fired) })
         .finish();
     let during = execute(

@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use common::{Fixture, t};
-use mnemo_engine::core::{
+use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Literal, Namespace, Polarity, Seq, Timestamp,
 };
-use mnemo_engine::{
+use ostrakon_engine::{
     Change, EntityRef, FactFilter, MemStorage, NewEntity, NewFact, ObjectRef, ReadAt, Scope, Store,
     system_clock,
 };
@@ -97,10 +97,10 @@ fn crashes_at_random_points_keep_every_acknowledged_batch_whole() {
 pub(crate) fn random_history(store: &Store, ns: &Namespace, seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let define = |name: &str, cardinality| {
-        Change::DefinePredicate(mnemo_engine::core::PredicateDef {
+        Change::DefinePredicate(ostrakon_engine::core::PredicateDef {
             name: name.into(),
             cardinality,
-            value_type: mnemo_engine::core::ValueType::Any,
+            value_type: ostrakon_engine::core::ValueType::Any,
             description: None,
             decay: None,
         })
@@ -249,7 +249,7 @@ fn a_data_dir_is_opened_by_one_store_at_a_time() {
     let ns = Namespace::new("ns", "locked").unwrap();
     let store = Store::open(dir.path()).unwrap();
     let err = Store::open(dir.path()).err().expect("a second opener must be refused");
-    assert!(matches!(err, mnemo_engine::EngineError::Locked { .. }), "{err}");
+    assert!(matches!(err, ostrakon_engine::EngineError::Locked { .. }), "{err}");
     store.append(&ns, tagged_batch("x", 1)).unwrap();
     drop(store);
     let reopened = Store::open(dir.path()).unwrap();
@@ -261,14 +261,15 @@ fn a_namespace_closed_for_idleness_answers_exactly_as_before_reopening() {
     let fx = Fixture::new();
     random_history(&fx.store, &fx.ns, 11);
     for i in 0..20 {
-        fx.append(vec![Change::RecordEpisode(mnemo_engine::NewEpisode {
+        fx.append(vec![Change::RecordEpisode(ostrakon_engine::NewEpisode {
             text: format!("episode {i} about e{}", i % 7),
             thread: Some(format!("thread {}", i % 3)),
-            ..mnemo_engine::NewEpisode::default()
+            ..ostrakon_engine::NewEpisode::default()
         })]);
     }
     let search = |store: &Store| {
-        let query = mnemo_engine::SearchQuery { text: Some("episode about e3".into()), ..Default::default() };
+        let query =
+            ostrakon_engine::SearchQuery { text: Some("episode about e3".into()), ..Default::default() };
         let at = ReadAt { at: Some(t("2030-06-01")), ..ReadAt::latest() };
         format!("{:?}", store.search(&fx.ns, &query, at).unwrap().value)
     };
@@ -353,13 +354,13 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     assert!(measured.iter().all(|b| *b > 10_000), "{measured:?}");
     // Room for two and a half of them.
     let budget = measured.iter().sum::<u64>() * 5 / 8;
-    let options = mnemo_engine::StoreOptions {
-        residency: mnemo_engine::Residency {
+    let options = ostrakon_engine::StoreOptions {
+        residency: ostrakon_engine::Residency {
             idle_after_micros: i64::MAX,
             max_open: 1024,
             max_state_bytes: Some(budget),
         },
-        ..mnemo_engine::StoreOptions::default()
+        ..ostrakon_engine::StoreOptions::default()
     };
     let store = Store::open_with(dir.path(), options).unwrap();
     let before: Vec<_> = names.iter().map(|ns| everything(&store, ns, 3)).collect();
@@ -375,13 +376,13 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     }
     drop(store);
     // A budget smaller than any one namespace still leaves the one used last open.
-    let tiny = mnemo_engine::StoreOptions {
-        residency: mnemo_engine::Residency {
+    let tiny = ostrakon_engine::StoreOptions {
+        residency: ostrakon_engine::Residency {
             idle_after_micros: i64::MAX,
             max_open: 1024,
             max_state_bytes: Some(1),
         },
-        ..mnemo_engine::StoreOptions::default()
+        ..ostrakon_engine::StoreOptions::default()
     };
     let store = Store::open_with(dir.path(), tiny).unwrap();
     for ns in &names {
@@ -401,8 +402,8 @@ fn the_open_namespace_cap_holds_at_every_open_not_only_at_upkeep() {
 
 fn burst_within_the_cap(defer_search: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let residency = mnemo_engine::Residency { max_open: 4, ..mnemo_engine::Residency::default() };
-    let options = mnemo_engine::StoreOptions { residency, defer_search, ..Default::default() };
+    let residency = ostrakon_engine::Residency { max_open: 4, ..ostrakon_engine::Residency::default() };
+    let options = ostrakon_engine::StoreOptions { residency, defer_search, ..Default::default() };
     let store = Store::open_with(dir.path(), options).unwrap();
     let names: Vec<Namespace> =
         (0..40).map(|i| Namespace::new("ns", &format!("burst-{i:02}")).unwrap()).collect();
@@ -440,8 +441,8 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     }
     std::fs::remove_file(dir.path().join("logs").join("kept.log")).unwrap();
     let store = Store::open(dir.path()).unwrap();
-    let refused = store.pin(&ns, mnemo_engine::ReadAt::latest());
-    assert!(matches!(refused, Err(mnemo_engine::EngineError::Damaged { .. })), "{refused:?}");
+    let refused = store.pin(&ns, ostrakon_engine::ReadAt::latest());
+    assert!(matches!(refused, Err(ostrakon_engine::EngineError::Damaged { .. })), "{refused:?}");
     let damaged = store.damaged();
     assert_eq!(damaged.len(), 1, "{damaged:?}");
     assert!(
@@ -451,7 +452,7 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     // A write is refused too: it would start a new history under the old name.
     let write = store
         .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "x".into(), ..NewEntity::default() })]);
-    assert!(matches!(write, Err(mnemo_engine::EngineError::Damaged { .. })), "{write:?}");
+    assert!(matches!(write, Err(ostrakon_engine::EngineError::Damaged { .. })), "{write:?}");
 }
 
 #[test]
@@ -464,7 +465,7 @@ fn upkeep_stops_when_told_so_that_a_server_with_thousands_of_namespaces_stops_at
             vec![Change::DeclareEntity(NewEntity { name: format!("n{i}"), ..NewEntity::default() })];
         store.append(&ns, changes).unwrap();
     }
-    let later = mnemo_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
+    let later = ostrakon_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
     // Stopped: a run does nothing (the stopping server writes the checkpoints itself).
     store.stop_upkeep();
     let report = store.maintain(later);
@@ -476,6 +477,6 @@ fn upkeep_stops_when_told_so_that_a_server_with_thousands_of_namespaces_stops_at
     for i in 0..50 {
         store.counts(&Namespace::new("ns", &format!("u{i}")).unwrap());
     }
-    let later = mnemo_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
+    let later = ostrakon_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
     assert!(store.maintain(later).closed > 25);
 }

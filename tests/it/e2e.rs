@@ -1,4 +1,4 @@
-//! The real `mnemo serve` binary on a loopback port: every acknowledged write survives
+//! The real `ostrakon serve` binary on a loopback port: every acknowledged write survives
 //! SIGKILL and is read back after a restart on the same data directory; SIGTERM and SIGINT
 //! stop it cleanly (exit 0).
 
@@ -122,7 +122,7 @@ fn sigterm_and_sigint_shut_down_cleanly_and_keep_writes() {
     let dir = tempfile::tempdir().unwrap();
     // At info level each server logs when the signal arrives, so a server that does not
     // stop shows whether it saw the signal or stuck after it.
-    let start = |data: &Path| start_with(data, &[("MNEMO_LOG", std::ffi::OsStr::new("info"))]);
+    let start = |data: &Path| start_with(data, &[("OSTRAKON_LOG", std::ffi::OsStr::new("info"))]);
     let server = start(dir.path());
     let body = graphql(server.addr, WRITE, json!({ "subject": "before-term", "n": 1 })).unwrap();
     assert!(body["errors"].is_null(), "{body}");
@@ -166,8 +166,8 @@ fn sigterm_during_a_long_request_exits_within_the_grace_period_and_a_restart_suc
             ("PATH", path.as_os_str()),
             ("XDG_CACHE_HOME", cache.as_os_str()),
             ("HOME", dir.path().as_os_str()),
-            ("MNEMO_MODEL_DIR", std::ffi::OsStr::new("")),
-            ("MNEMO_EMBEDDER", std::ffi::OsStr::new("on")),
+            ("OSTRAKON_MODEL_DIR", std::ffi::OsStr::new("")),
+            ("OSTRAKON_EMBEDDER", std::ffi::OsStr::new("on")),
         ],
     );
     let body = graphql(server.addr, WRITE, json!({ "subject": "kept", "n": 7 })).unwrap();
@@ -202,7 +202,7 @@ fn sigterm_during_a_long_request_exits_within_the_grace_period_and_a_restart_suc
     }
 
     // The data directory's lock went with the process: a restart opens it, with the write.
-    let server = start_with(&data, &[("MNEMO_EMBEDDER", std::ffi::OsStr::new("off"))]);
+    let server = start_with(&data, &[("OSTRAKON_EMBEDDER", std::ffi::OsStr::new("off"))]);
     let expected: BTreeSet<(String, i64)> = [("kept".to_owned(), 7)].into();
     assert_eq!(stored(server.addr), expected);
     stop(server, "TERM");
@@ -212,7 +212,7 @@ fn sigterm_during_a_long_request_exits_within_the_grace_period_and_a_restart_suc
 fn sigterm_with_a_thousand_open_namespaces_exits_0_at_once_within_its_descriptors() {
     let dir = tempfile::tempdir().unwrap();
     let off = std::ffi::OsStr::new("off");
-    let server = start_with(dir.path(), &[("MNEMO_EMBEDDER", off)]);
+    let server = start_with(dir.path(), &[("OSTRAKON_EMBEDDER", off)]);
     let write =
         r#"mutation($ns: String!) { recordEpisode(namespace: $ns, episode: {text: "hello"}) { seq } }"#;
     for i in 0..1000 {

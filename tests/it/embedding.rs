@@ -4,13 +4,13 @@
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use mnemo_engine::core::{Cardinality, Namespace, PredicateDef, ValueType};
-use mnemo_engine::core::{FactEmbedding, Interval, Literal, Timestamp};
-use mnemo_engine::{
+use ostrakon_engine::core::{Cardinality, Namespace, PredicateDef, ValueType};
+use ostrakon_engine::core::{FactEmbedding, Interval, Literal, Timestamp};
+use ostrakon_engine::{
     Change, EmbedderSource, EmbeddingPolicyPatch, EntityRef, MemStorage, NewEpisode, NewFact, ObjectRef,
     ReadAt, SearchQuery, Store, StoreOptions, system_clock,
 };
-use mnemo_search::{EmbedError, Embedder};
+use ostrakon_search::{EmbedError, Embedder};
 
 /// Embeds each text as a bag of its words hashed into 16 dimensions, and remembers every
 /// text it was given. While `shut` is set, its batches (the indexer's) wait; a text someone
@@ -163,7 +163,7 @@ async fn search_waits_for_the_vectors_of_new_writes_only_when_it_names_its_batch
     let (store, recording) = store();
     let store = Arc::new(store);
     let ns = Namespace::new("namespace", "live").unwrap();
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let episode =
         |text: &str| Change::RecordEpisode(NewEpisode { text: text.into(), ..NewEpisode::default() });
     store.append(&ns, vec![episode("We hiked up to the glacier lake.")]).unwrap();
@@ -225,7 +225,7 @@ impl Embedder for Model {
 
 #[tokio::test]
 async fn a_namespace_names_its_model_and_every_model_it_used_forgets_an_erased_text() {
-    use mnemo_engine::core::BuiltinModel;
+    use ostrakon_engine::core::BuiltinModel;
     let model =
         |id, shift| Arc::new(Model { id, shift, embedded: Mutex::default(), forgotten: Mutex::default() });
     let (e5, minilm) = (model("e5", 0), model("minilm", 3));
@@ -243,7 +243,7 @@ async fn a_namespace_names_its_model_and_every_model_it_used_forgets_an_erased_t
     let store = Arc::new(
         Store::with_storage_and_options(Arc::new(MemStorage::new()), system_clock(), options).unwrap(),
     );
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let configured = crate::common::gql(
         &schema,
         r#"mutation { configureNamespace(namespace: "english", embedding: { model: MINILM }) {
@@ -278,12 +278,12 @@ async fn a_namespace_names_its_model_and_every_model_it_used_forgets_an_erased_t
     assert_eq!(minilm.embedded.lock().unwrap().len(), before + 1);
     // A namespace that changed its model: an erased text is forgotten by both caches.
     store
-        .append(&english, vec![Change::ConfigureEmbedding(mnemo_engine::core::EmbeddingMode::Builtin)])
+        .append(&english, vec![Change::ConfigureEmbedding(ostrakon_engine::core::EmbeddingMode::Builtin)])
         .unwrap();
     settle(&store, &english);
     assert!(e5.embedded.lock().unwrap().iter().any(|t| t.contains("english")), "the default model re-embeds");
-    let request = mnemo_engine::EraseRequest {
-        target: mnemo_engine::EraseTarget::Episodes(vec![mnemo_engine::core::EpisodeId(1)]),
+    let request = ostrakon_engine::EraseRequest {
+        target: ostrakon_engine::EraseTarget::Episodes(vec![ostrakon_engine::core::EpisodeId(1)]),
         reason: None,
         by: None,
     };

@@ -74,8 +74,9 @@ fn stop(server: crate::common::serve::Server) {
     assert!(server.child.wait().unwrap().success());
 }
 
-fn mnemo(args: &[&str], data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo")).args(args).arg("--data").arg(data).output().unwrap();
+fn ostrakon(args: &[&str], data: &Path) -> (bool, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_ostrakon")).args(args).arg("--data").arg(data).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
@@ -161,24 +162,24 @@ fn an_erased_person_leaves_no_byte_on_disk_and_no_trace_in_any_read_or_export() 
     assert!(on_disk.is_empty(), "erased strings on disk: {on_disk:?}");
     assert!(cache_bytes(&data) < cached, "the embedding cache dropped the erased texts' vectors");
     for format in ["jsonl", "nquads"] {
-        let (success, out) = mnemo(&["export", "--format", format], &data);
+        let (success, out) = ostrakon(&["export", "--format", format], &data);
         assert!(success, "{out}");
         assert!(out.contains("Bob Marlowe") && NEEDLES.iter().all(|n| !out.contains(n)), "{format}: {out}");
     }
     // The export, tombstones and all, imports into an identical store.
     let exported = dir.path().join("export.jsonl");
-    let (success, out) = mnemo(&["export", "--out", exported.to_str().unwrap()], &data);
+    let (success, out) = ostrakon(&["export", "--out", exported.to_str().unwrap()], &data);
     assert!(success, "{out}");
     let copy = dir.path().join("copy");
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["import", exported.to_str().unwrap(), "--data"])
         .arg(&copy)
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_EMBEDDER", "off")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let events = |data: &Path| -> Vec<Value> {
-        let (success, out) = mnemo(&["export"], data);
+        let (success, out) = ostrakon(&["export"], data);
         assert!(success, "{out}");
         out.lines()
             .filter(|l| l.starts_with('{'))
@@ -202,7 +203,7 @@ fn strip_person(was: &mut Value) {
 #[test]
 fn only_an_erase_token_erases_and_only_an_admin_token_drops() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     let tokens = [("writer", "read-write"), ("eraser", "erase"), ("admin", "admin")];
     let text: String = tokens
         .iter()
@@ -212,7 +213,7 @@ fn only_an_erase_token_erases_and_only_an_admin_token_drops() {
     let data = dir.path().join("data");
     let server = start_with_args(
         &data,
-        &[("MNEMO_EMBEDDER", "off".as_ref())],
+        &[("OSTRAKON_EMBEDDER", "off".as_ref())],
         &["--config".as_ref(), config.as_os_str()],
     );
     let token = |name: &str| format!("{name}-secret-0123456789");
@@ -245,10 +246,10 @@ fn only_an_erase_token_erases_and_only_an_admin_token_drops() {
     ok(graphql_as(server.addr, Some(&token("writer")), write, json!({})).unwrap());
     stop(server);
     // The command line, on the stopped store.
-    let (success, out) = mnemo(&["erase", "--namespace", "people", "--drop"], &data);
+    let (success, out) = ostrakon(&["erase", "--namespace", "people", "--drop"], &data);
     assert!(!success && out.contains("--confirm"), "{out}");
     let (success, out) =
-        mnemo(&["erase", "--namespace", "people", "--entity", "1", "--reason", "gone"], &data);
+        ostrakon(&["erase", "--namespace", "people", "--entity", "1", "--reason", "gone"], &data);
     assert!(success, "{out}");
     assert!(out.contains("erased"), "{out}");
     assert!(grep(&data).is_empty(), "{:?}", grep(&data));
@@ -272,10 +273,10 @@ fn big_store(data: &Path, n: usize) {
     }
     let file = data.with_extension("jsonl");
     std::fs::write(&file, lines).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["import", file.to_str().unwrap(), "--data"])
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_EMBEDDER", "off")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -299,10 +300,10 @@ fn query(data: &Path, q: &str) -> Value {
 
 /// The answer, and what the command logged.
 fn query_logged(data: &Path, q: &str) -> (Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["query", q, "--data"])
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_EMBEDDER", "off")
         .output()
         .unwrap();
     let logged = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -310,13 +311,14 @@ fn query_logged(data: &Path, q: &str) -> (Value, String) {
     (serde_json::from_slice::<Value>(&out.stdout).unwrap()["data"].clone(), logged)
 }
 
-/// `mnemo erase` killed with SIGKILL at random moments (`MNEMO_ERASE_KILL_RUNS`, default 3):
+/// `ostrakon erase` killed with SIGKILL at random moments (`OSTRAKON_ERASE_KILL_RUNS`, default 3):
 /// every time the store opens, and then either the erasure never happened (it was not
 /// acknowledged) and everything is there, or it is complete — no byte of the person on
 /// disk — and everything else is there.
 #[test]
 fn an_erasure_killed_at_any_moment_is_all_or_nothing_and_loses_nothing_else() {
-    let runs: usize = std::env::var("MNEMO_ERASE_KILL_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let runs: usize =
+        std::env::var("OSTRAKON_ERASE_KILL_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     let dir = tempfile::tempdir().unwrap();
     let template = dir.path().join("template");
     big_store(&template, 10_000);
@@ -330,10 +332,10 @@ fn an_erasure_killed_at_any_moment_is_all_or_nothing_and_loses_nothing_else() {
     let timed = dir.path().join("timed");
     copy_dir(&template, &timed);
     let started = std::time::Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["erase", "--namespace", "people", "--entity", &id, "--data"])
         .arg(&timed)
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_EMBEDDER", "off")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -344,10 +346,10 @@ fn an_erasure_killed_at_any_moment_is_all_or_nothing_and_loses_nothing_else() {
     for run in 0..runs {
         let data = dir.path().join(format!("run{run}"));
         copy_dir(&template, &data);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["erase", "--namespace", "people", "--entity", &id, "--data"])
             .arg(&data)
-            .env("MNEMO_EMBEDDER", "off")
+            .env("OSTRAKON_EMBEDDER", "off")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -389,12 +391,12 @@ fn the_erasure_key_is_read_from_outside_the_data_directory_only() {
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     let run = |key: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["query", r#"mutation { recordEpisode(namespace: "k", episode: { text: "Ada wrote" }, entities: [{ name: "Ada" }]) { seq } }"#])
             .arg("--data")
             .arg(&data)
-            .env("MNEMO_EMBEDDER", "off")
-            .env("MNEMO_ERASURE_KEY_FILE", key)
+            .env("OSTRAKON_EMBEDDER", "off")
+            .env("OSTRAKON_ERASURE_KEY_FILE", key)
             .output()
             .unwrap();
         (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())

@@ -3,16 +3,16 @@
 //! is written once per (episode, model, prompt version) with the episode as provenance
 //! and a confidence below a client's; retries, refusals, malformed answers, timeouts and
 //! the daily budget; writes never wait for the model; the server's queue in `/healthz`
-//! and `/metrics`; `mnemo extract --dry-run`; and the record of it in the log (erasure,
+//! and `/metrics`; `ostrakon extract --dry-run`; and the record of it in the log (erasure,
 //! checkpoints, a second extractor).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mnemo_engine::core::{EpisodeId, Namespace, Timestamp};
-use mnemo_engine::{Change, EngineError, EpisodeRef, NewEpisode, Store};
-use mnemo_extract::{ExtractionSettings, Extractor};
-use mnemo_graphql::Limits;
+use ostrakon_engine::core::{EpisodeId, Namespace, Timestamp};
+use ostrakon_engine::{Change, EngineError, EpisodeRef, NewEpisode, Store};
+use ostrakon_extract::{ExtractionSettings, Extractor};
+use ostrakon_graphql::Limits;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -46,7 +46,7 @@ fn record(store: &Store, text: &str, external_id: &str) -> EpisodeId {
     };
     let receipt = store.append(&ns(), vec![Change::RecordEpisode(episode)]).unwrap();
     match receipt.ids[0] {
-        Some(mnemo_engine::RecordId::Episode(id)) => id,
+        Some(ostrakon_engine::RecordId::Episode(id)) => id,
         ref other => panic!("{other:?}"),
     }
 }
@@ -61,7 +61,7 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 
 /// Ana's facts of a predicate in force now: (object, confidence, source, provenance).
 async fn facts(store: &Arc<Store>, predicate: &str) -> Vec<serde_json::Value> {
-    let schema = mnemo_graphql::schema(Arc::clone(store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(store), Limits::default());
     let q = format!(
         r#"{{ facts(namespace: "ana", subject: {{ name: "Ana" }}, predicate: "{predicate}") {{ nodes {{
             object {{ entity {{ name }} string }} confidence source valid {{ from }}
@@ -116,7 +116,7 @@ async fn what_a_model_finds_is_written_once_with_its_episode_and_source() {
     assert_eq!(facts(&store, "allergic_to").await[0]["object"]["entity"]["name"], "peanuts");
     // Rosa's age, a literal, is about Rosa; the refusal and the failures wrote no fact.
     assert_eq!(facts(&store, "has_child").await[0]["object"]["entity"]["name"], "Rosa");
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let read =
         gql(&schema, r#"{ episodes(namespace: "ana", first: 10) { nodes { externalId extractedBy } } }"#)
             .await;
@@ -186,7 +186,7 @@ async fn a_write_never_waits_for_the_model() {
     .unwrap();
     assert_eq!(status.snapshot().in_flight, 1, "the held call is still under way");
     assert_eq!(status.snapshot().queue, 2);
-    assert!(store.episode_at(&ns(), written, mnemo_engine::core::Seq(u64::MAX)).is_some());
+    assert!(store.episode_at(&ns(), written, ostrakon_engine::core::Seq(u64::MAX)).is_some());
     stub.release();
     wait_for("both read", || status.snapshot().episodes_read == 2).await;
     assert_eq!(facts(&store, "learns").await[0]["object"]["entity"]["name"], "Korean");
@@ -239,30 +239,30 @@ fn an_erased_episode_takes_its_extraction_mark_and_a_checkpoint_keeps_the_rest()
         assert_eq!(store.unextracted_count(&ns(), SOURCE, EpisodeId(0)), 0);
         assert_eq!(store.unextracted_count(&ns(), "other@extract-1", EpisodeId(0)), 2);
         store.checkpoint(&ns()).unwrap();
-        let request = mnemo_engine::EraseRequest {
-            target: mnemo_engine::EraseTarget::Episodes(vec![gone]),
+        let request = ostrakon_engine::EraseRequest {
+            target: ostrakon_engine::EraseTarget::Episodes(vec![gone]),
             reason: Some("asked".into()),
             by: None,
         };
         store.erase(&ns(), request).unwrap();
-        assert_eq!(store.extracted_by(&ns(), kept, mnemo_engine::core::Seq(u64::MAX)), [SOURCE]);
-        assert!(store.extracted_by(&ns(), gone, mnemo_engine::core::Seq(u64::MAX)).is_empty());
+        assert_eq!(store.extracted_by(&ns(), kept, ostrakon_engine::core::Seq(u64::MAX)), [SOURCE]);
+        assert!(store.extracted_by(&ns(), gone, ostrakon_engine::core::Seq(u64::MAX)).is_empty());
     }
     let store = Store::open(dir.path()).unwrap();
-    let latest = mnemo_engine::core::Seq(u64::MAX);
+    let latest = ostrakon_engine::core::Seq(u64::MAX);
     assert_eq!(store.extracted_by(&ns(), EpisodeId(1), latest), [SOURCE]);
     assert!(store.extracted_by(&ns(), EpisodeId(2), latest).is_empty());
     let (page, _) = store.unextracted(&ns(), "other@extract-1", EpisodeId(0), 10);
     assert_eq!(page.iter().map(|e| e.id).collect::<Vec<_>>(), [EpisodeId(1)]);
 }
 
-fn mnemo(args: &[&str], data: &std::path::Path) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+fn ostrakon(args: &[&str], data: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(args)
         .arg("--data")
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "warn")
         .env("STUB_KEY", KEY)
         .output()
         .unwrap()
@@ -274,7 +274,7 @@ fn the_cli_previews_and_the_server_reads_with_its_queue_in_health_and_metrics() 
     let stub = StubModel::start();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     let section = format!(
         "[extraction]\nurl = \"{}\"\nmodel = \"{MODEL}\"\napi_key_env = \"STUB_KEY\"\ntimeout_seconds = 2\nbackoff_ms = 10\n",
         stub.url()
@@ -290,11 +290,11 @@ fn the_cli_previews_and_the_server_reads_with_its_queue_in_health_and_metrics() 
         .collect();
     let file = dir.path().join("episodes.jsonl");
     std::fs::write(&file, lines.join("\n")).unwrap();
-    assert!(mnemo(&["import", file.to_str().unwrap()], &data).status.success());
+    assert!(ostrakon(&["import", file.to_str().unwrap()], &data).status.success());
 
     // A dry run prints what each episode would give and writes nothing.
     let cfg = config.to_str().unwrap();
-    let out = mnemo(&["extract", "ana", "--config", cfg, "--dry-run"], &data);
+    let out = ostrakon(&["extract", "ana", "--config", cfg, "--dry-run"], &data);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let previews: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -305,7 +305,7 @@ fn the_cli_previews_and_the_server_reads_with_its_queue_in_health_and_metrics() 
     assert_eq!(previews[0]["facts"][0]["confidence"], 0.6);
     assert_eq!(previews[1]["facts"], json!([]));
     let episodes = r#"{ episodes(namespace: "ana") { nodes { externalId extractedBy } } }"#;
-    let read = mnemo(&["query", episodes], &data);
+    let read = ostrakon(&["query", episodes], &data);
     let read: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
     assert_eq!(read["data"]["episodes"]["nodes"][0]["extractedBy"], json!([]), "{read}");
     assert_eq!(stub.calls("I moved"), 1);
@@ -332,8 +332,8 @@ fn the_cli_previews_and_the_server_reads_with_its_queue_in_health_and_metrics() 
     assert_eq!(health["extraction"]["queue"], 0);
     assert_eq!(health["extraction"]["factsWritten"], 4, "{health}");
     let (_, metrics) = http(server.addr, "GET", "/metrics", "").unwrap();
-    assert!(metrics.contains("mnemo_extraction_facts_total 4"), "{metrics}");
-    assert!(metrics.contains("mnemo_extraction_queue 0"), "{metrics}");
+    assert!(metrics.contains("ostrakon_extraction_facts_total 4"), "{metrics}");
+    assert!(metrics.contains("ostrakon_extraction_queue 0"), "{metrics}");
     let q = r#"{ facts(namespace: "ana", subject: { name: "Ana" }, predicate: "works_at") { nodes { source object { entity { name } } } } }"#;
     let found = graphql(server.addr, q, json!({})).unwrap();
     assert_eq!(
@@ -346,13 +346,13 @@ fn the_cli_previews_and_the_server_reads_with_its_queue_in_health_and_metrics() 
 
 #[test]
 fn a_bad_extraction_section_stops_the_start_naming_its_field() {
-    let field = |text: &str| match mnemo_server::Config::parse(text, "x.toml") {
-        Err(mnemo_server::ConfigError::Invalid { field, .. }) => field,
+    let field = |text: &str| match ostrakon_server::Config::parse(text, "x.toml") {
+        Err(ostrakon_server::ConfigError::Invalid { field, .. }) => field,
         other => panic!("{other:?}"),
     };
     let base = "[extraction]\nurl = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n";
     assert_eq!(
-        field(&format!("{base}api_key_env = \"MNEMO_TEST_NO_SUCH_VARIABLE\"\n")),
+        field(&format!("{base}api_key_env = \"OSTRAKON_TEST_NO_SUCH_VARIABLE\"\n")),
         "extraction.api_key_env"
     );
     assert_eq!(field("[extraction]\nurl = \"ftp://x\"\nmodel = \"m\"\n"), "extraction.url");
@@ -360,10 +360,10 @@ fn a_bad_extraction_section_stops_the_start_naming_its_field() {
     assert_eq!(field(&format!("{base}daily_budget = 0\n")), "extraction.daily_budget");
     assert_eq!(field(&format!("{base}namespaces = [\"no spaces allowed\"]\n")), "extraction.namespaces[0]");
     assert!(matches!(
-        mnemo_server::Config::parse(&format!("{base}temperature = 1\n"), "x.toml"),
-        Err(mnemo_server::ConfigError::Parse { .. })
+        ostrakon_server::Config::parse(&format!("{base}temperature = 1\n"), "x.toml"),
+        Err(ostrakon_server::ConfigError::Parse { .. })
     ));
-    let ok = mnemo_server::Config::parse(base, "x.toml").unwrap();
+    let ok = ostrakon_server::Config::parse(base, "x.toml").unwrap();
     assert_eq!(ok.extraction.map(|e| e.source()), Some("m@extract-1".to_owned()));
 }
 
@@ -372,7 +372,7 @@ fn the_extractors_status_needs_an_operators_token_and_never_shows_the_key() {
     use crate::common::serve::{graphql_as, http_with, start_logged};
     let stub = StubModel::start();
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     // A wrong key, which the model endpoint shows back in its refusal.
     let wrong = "sk-proj-WrongKey0123456789abcdefXYZ";
     let admin = "admin-secret-0123456789abcdef";
@@ -384,7 +384,7 @@ fn the_extractors_status_needs_an_operators_token_and_never_shows_the_key() {
         stub.url()
     );
     std::fs::write(&config, &section).unwrap();
-    let env = [("STUB_KEY", wrong.as_ref()), ("MNEMO_EMBEDDER", "off".as_ref())];
+    let env = [("STUB_KEY", wrong.as_ref()), ("OSTRAKON_EMBEDDER", "off".as_ref())];
     let (server, log) =
         start_logged(&dir.path().join("data"), &env, &["--config".as_ref(), config.as_os_str()]);
     let bearer = |token: &str| format!("Authorization: Bearer {token}\r\n");

@@ -6,7 +6,7 @@
 
 use crate::common::fuzz;
 
-use mnemo_engine::core::{TimeZone, Timestamp};
+use ostrakon_engine::core::{TimeZone, Timestamp};
 use proptest::prelude::*;
 
 /// Cases per run in the suite; the bench runs as many as asked.

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mnemo_engine::core::{TimeZone, Timestamp};
-use mnemo_engine::{MemStorage, Store};
-use mnemo_graphql::{Access, Limits, ops};
+use ostrakon_engine::core::{TimeZone, Timestamp};
+use ostrakon_engine::{MemStorage, Store};
+use ostrakon_graphql::{Access, Limits, ops};
 
 fn queries_dir() -> PathBuf {
     crate::common::project_root().join("queries")
@@ -15,10 +15,10 @@ fn queries_dir() -> PathBuf {
 
 /// A store whose clock reads 2030-01-01T00:00:00Z forever (system times then advance by
 /// 1 µs per batch), loaded with the fixture.
-async fn fixture() -> (Arc<Store>, mnemo_graphql::MnemoSchema) {
+async fn fixture() -> (Arc<Store>, ostrakon_graphql::OstrakonSchema) {
     let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
     let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let fixture = std::fs::read_to_string(queries_dir().join("fixture.jsonl")).unwrap();
     for (n, line) in fixture.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         if let Err(e) = ops::apply_line(&schema, &store, line).await {

@@ -12,10 +12,10 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use futures_util::{SinkExt as _, StreamExt as _};
 use http_body_util::BodyExt as _;
-use mnemo_engine::core::Namespace;
-use mnemo_engine::{Store, StoreOptions};
-use mnemo_graphql::{Limits, ops};
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::core::Namespace;
+use ostrakon_engine::{Store, StoreOptions};
+use ostrakon_graphql::{Limits, ops};
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
@@ -23,7 +23,7 @@ use tower::ServiceExt as _;
 
 async fn seeded() -> Arc<Store> {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     for n in 0..10 {
         let line = json!({
             "namespace": "alice", "op": "assertFacts",
@@ -315,8 +315,8 @@ fn slow_embedder_store(delay: Duration) -> Arc<Store> {
     };
     Arc::new(
         Store::with_storage_and_options(
-            Arc::new(mnemo_engine::MemStorage::new()),
-            mnemo_engine::system_clock(),
+            Arc::new(ostrakon_engine::MemStorage::new()),
+            ostrakon_engine::system_clock(),
             options,
         )
         .unwrap(),
@@ -345,25 +345,25 @@ async fn a_request_stops_at_its_deadline() {
     assert!(elapsed < Duration::from_secs(10), "answered after {elapsed:?}");
 
     // In the engine itself: the work stops at the deadline, not only the answer.
-    let interrupt = mnemo_engine::Interrupt::new(Some(Instant::now() + Duration::from_millis(300)));
+    let interrupt = ostrakon_engine::Interrupt::new(Some(Instant::now() + Duration::from_millis(300)));
     let start = Instant::now();
-    let query = mnemo_engine::SearchQuery { text: Some("hello".into()), ..Default::default() };
-    let result = interrupt.run(|| store.search(&alice(), &query, mnemo_engine::ReadAt::default()));
-    assert!(matches!(result, Err(mnemo_engine::EngineError::Interrupted { .. })), "{result:?}");
+    let query = ostrakon_engine::SearchQuery { text: Some("hello".into()), ..Default::default() };
+    let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
+    assert!(matches!(result, Err(ostrakon_engine::EngineError::Interrupted { .. })), "{result:?}");
     assert!(start.elapsed() < Duration::from_secs(10), "stopped after {:?}", start.elapsed());
     // A cancelled one (the client went away) stops too.
-    let interrupt = mnemo_engine::Interrupt::new(None);
+    let interrupt = ostrakon_engine::Interrupt::new(None);
     interrupt.cancel();
-    let result = interrupt.run(|| store.search(&alice(), &query, mnemo_engine::ReadAt::default()));
-    assert!(matches!(result, Err(mnemo_engine::EngineError::Interrupted { .. })), "{result:?}");
+    let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
+    assert!(matches!(result, Err(ostrakon_engine::EngineError::Interrupted { .. })), "{result:?}");
 }
 
-/// The `mnemo_graphql_requests_running` gauge.
+/// The `ostrakon_graphql_requests_running` gauge.
 async fn running(state: &AppState) -> i64 {
     let response =
         app(state.clone()).oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
     let text = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    let line = text.lines().find(|l| l.starts_with("mnemo_graphql_requests_running ")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("ostrakon_graphql_requests_running ")).unwrap();
     line.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
@@ -433,10 +433,11 @@ async fn requests_beyond_the_running_limit_wait_their_turn() {
 async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing() {
     let state = state("").await;
     let before = state.store().counts(&alice());
-    let aliases: Vec<String> = (0..(mnemo_engine::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
-    let long_name = "n".repeat(mnemo_engine::core::MAX_NAME_LEN + 1);
-    let long_literal = "s".repeat(mnemo_engine::core::MAX_LITERAL_BYTES + 1);
-    let long_reason = "r".repeat(mnemo_engine::MAX_REASON_BYTES + 1);
+    let aliases: Vec<String> =
+        (0..(ostrakon_engine::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
+    let long_name = "n".repeat(ostrakon_engine::core::MAX_NAME_LEN + 1);
+    let long_literal = "s".repeat(ostrakon_engine::core::MAX_LITERAL_BYTES + 1);
+    let long_reason = "r".repeat(ostrakon_engine::MAX_REASON_BYTES + 1);
     let cases = [
         (
             "aliases",
@@ -494,7 +495,7 @@ async fn small_ones_agree() {
     assert!(body["errors"].is_null(), "{body}");
     // The import op takes the embedding field, like the mutation.
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let line = json!({ "namespace": "c", "op": "configureNamespace", "embedding": { "mode": "CLIENT", "dimensions": 4 } });
     ops::apply_line(&schema, &store, &line.to_string()).await.unwrap();
 }
@@ -531,7 +532,7 @@ async fn websocket_close_codes_follow_graphql_transport_ws() {
     let state = AppState::new(Arc::new(Store::in_memory()), Config::parse(tokens, "t.toml").unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mnemo_server::serve(listener, state, std::future::pending()));
+    tokio::spawn(ostrakon_server::serve(listener, state, std::future::pending()));
 
     let mut socket = connect(addr).await;
     socket
@@ -647,15 +648,15 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
         with("f", json!({ "topic": 1 })),
         with("zzz", json!(1)),
     ];
-    let warm = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let warm = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     // The executor runs a document seen before on its schema without extensions.
-    let executor = mnemo_graphql::Executor::new(Arc::clone(&store), Limits::default(), |schema| schema);
+    let executor = ostrakon_graphql::Executor::new(Arc::clone(&store), Limits::default(), |schema| schema);
     let request = |variables: Value| {
         async_graphql::Request::new(query)
             .variables(async_graphql::Variables::from_json(variables))
-            .data(mnemo_graphql::Access::Local)
+            .data(ostrakon_graphql::Access::Local)
     };
-    let run = |schema: mnemo_graphql::MnemoSchema, variables: Value| async move {
+    let run = |schema: ostrakon_graphql::OstrakonSchema, variables: Value| async move {
         serde_json::to_value(schema.execute(request(variables)).await).unwrap()
     };
     let executed = |variables: Value| async {
@@ -671,7 +672,7 @@ async fn a_document_seen_before_answers_as_if_validated_anew() {
         // Seen with good variables just before, so only these variables can differ.
         run(warm.clone(), good.clone()).await;
         let again = run(warm.clone(), variables.clone()).await;
-        let fresh = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+        let fresh = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
         let anew = run(fresh, variables.clone()).await;
         assert_eq!(again, anew, "variables {variables}");
         assert_eq!(executed(good.clone()).await, first);
@@ -798,15 +799,19 @@ async fn lists_cost_their_real_bound_so_a_slot_read_fits_and_a_walk_over_a_cliqu
 }
 
 /// A request as the holder of `access`; the whole response.
-async fn as_holder(schema: &mnemo_graphql::MnemoSchema, access: mnemo_graphql::Access, query: &str) -> Value {
+async fn as_holder(
+    schema: &ostrakon_graphql::OstrakonSchema,
+    access: ostrakon_graphql::Access,
+    query: &str,
+) -> Value {
     serde_json::to_value(schema.execute(async_graphql::Request::new(query).data(access)).await).unwrap()
 }
 
 #[tokio::test]
 async fn errors_speak_the_users_words_a_misspelled_predicate_is_named_and_namespaces_are_listed() {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
-    let local = mnemo_graphql::Access::Local;
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
+    let local = ostrakon_graphql::Access::Local;
     for (ns, who) in [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")] {
         let write = format!(
             r#"mutation {{ definePredicate(namespace: "{ns}", name: "livesIn", cardinality: ONE, valueType: ENTITY) {{ seq }}
@@ -856,11 +861,11 @@ async fn errors_speak_the_users_words_a_misspelled_predicate_is_named_and_namesp
     .await;
     assert!(known["errors"].is_null(), "{known}");
     // The namespaces a token may read, and no other.
-    let token = mnemo_graphql::Access::Token {
+    let token = ostrakon_graphql::Access::Token {
         name: "agent".into(),
         grants: [
-            ("alice".to_owned(), mnemo_graphql::Mode::Read),
-            ("carol".to_owned(), mnemo_graphql::Mode::ReadWrite),
+            ("alice".to_owned(), ostrakon_graphql::Mode::Read),
+            ("carol".to_owned(), ostrakon_graphql::Mode::ReadWrite),
         ]
         .into(),
     };

@@ -3,7 +3,7 @@
 //! shapes, withdrawals, erasures, reads of shared registers — while nothing, faults, or
 //! planned restarts happen; then every node must hold the same records, and the checker
 //! must find nothing lost, duplicated, renamed, half-written, out of order or stale.
-//! One round of faults here; `MNEMO_FAULT_ROUNDS=50` by hand (`benches/cluster/README.md`).
+//! One round of faults here; `OSTRAKON_FAULT_ROUNDS=50` by hand (`benches/cluster/README.md`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,7 +21,7 @@ const SLOTS: usize = 8;
 const ALL: Mix = Mix { erasures: true };
 
 fn fault_rounds() -> usize {
-    std::env::var("MNEMO_FAULT_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(1)
+    std::env::var("OSTRAKON_FAULT_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(1)
 }
 
 /// The last batch of `ns` on the node at `addr`, if it answers.
@@ -121,10 +121,10 @@ fn faults_lose_nothing_duplicate_nothing_and_every_node_agrees() {
     }
     eprintln!("{} rounds in {} s", fault_rounds(), started.elapsed().as_secs());
     // A fresh node starts from the checkpoints the others wrote and agrees with them.
-    let checkpoint = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let checkpoint = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["checkpoint", "--cluster", &run.urls, "--data"])
         .arg(run.dir.path().join("checkpointer"))
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_LOG", "warn")
         .output()
         .unwrap();
     assert!(checkpoint.status.success(), "{}", String::from_utf8_lossy(&checkpoint.stderr));
@@ -142,7 +142,7 @@ fn faults_lose_nothing_duplicate_nothing_and_every_node_agrees() {
     assert!(
         metrics
             .lines()
-            .any(|l| l.starts_with("mnemo_checkpoint_batch{namespace=\"faulty-0\"}") && !l.ends_with(" 0")),
+            .any(|l| l.starts_with("ostrakon_checkpoint_batch{namespace=\"faulty-0\"}") && !l.ends_with(" 0")),
         "the fresh node did not load faulty-0's checkpoint:\n{metrics}"
     );
 }
@@ -259,7 +259,7 @@ fn the_file_log_keeps_its_history_through_a_kill() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let off = std::ffi::OsStr::new("off");
-    let server = crate::common::serve::start_with(&data, &[("MNEMO_EMBEDDER", off)]);
+    let server = crate::common::serve::start_with(&data, &[("OSTRAKON_EMBEDDER", off)]);
     let node = Arc::new(Mutex::new(server.addr));
     history::prepare(server.addr, "alone", SLOTS);
     let mut server = Some(server);
@@ -269,7 +269,7 @@ fn the_file_log_keeps_its_history_through_a_kill() {
             let _ = killed.child.kill();
             let _ = killed.child.wait();
         }
-        let restarted = crate::common::serve::start_with(&data, &[("MNEMO_EMBEDDER", off)]);
+        let restarted = crate::common::serve::start_with(&data, &[("OSTRAKON_EMBEDDER", off)]);
         *node.lock().unwrap() = restarted.addr;
         server = Some(restarted);
         std::thread::sleep(Duration::from_secs(3));

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use common::{Fixture, t};
 use futures_util::StreamExt as _;
-use mnemo_engine::core::{EmbeddingMode, EpisodeId, IntentionId, Seq};
-use mnemo_engine::{
+use ostrakon_engine::core::{EmbeddingMode, EpisodeId, IntentionId, Seq};
+use ostrakon_engine::{
     Change, DueBecause, EngineError, EntityRef, EpisodeRef, KnownAt, NewEntity, NewEpisode, NewIntention,
     NewTrigger, ReadAt, Store,
 };
-use mnemo_graphql::Access;
+use ostrakon_graphql::Access;
 use serde_json::json;
 
 const LATEST: Seq = Seq(u64::MAX);
@@ -82,7 +82,7 @@ fn mention_and_time_triggers_fire_once_at_the_right_episode() {
     // The log replays to the same firings, and an export replays elsewhere identically.
     assert_eq!(firings(&fx.reopen(), &fx), firings(&fx.store, &fx));
     let copy =
-        Store::with_storage(Arc::new(mnemo_engine::MemStorage::new()), Arc::new(|| t("2031"))).unwrap();
+        Store::with_storage(Arc::new(ostrakon_engine::MemStorage::new()), Arc::new(|| t("2031"))).unwrap();
     for batch in fx.store.export(&fx.ns).unwrap() {
         copy.replay(&fx.ns, batch.seq, &batch.events).unwrap();
     }
@@ -214,7 +214,7 @@ fn bad_intentions_are_refused_with_typed_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_events_subscription_delivers_the_firing() {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let run = |q: &str| {
         let schema = schema.clone();
         let q = q.to_owned();

@@ -18,6 +18,7 @@ mod e2e;
 mod embedding;
 mod erase;
 mod extraction;
+mod formats;
 mod fuzz;
 mod golden;
 mod hardening;

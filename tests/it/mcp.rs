@@ -1,5 +1,5 @@
 //! The Model Context Protocol server, driven by the SDK's own client: over stdio against
-//! the real `mnemo mcp` binary (initialize, list the tools, call every one), and over
+//! the real `ostrakon mcp` binary (initialize, list the tools, call every one), and over
 //! streamable HTTP against the server's router on a loopback port, with tokens (one outside
 //! its namespace, one read-only).
 
@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use mnemo_engine::Store;
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::Store;
+use ostrakon_server::{AppState, Config, app};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -381,15 +381,15 @@ async fn one_city_a_year(client: &Client) {
 
 /// Declares `livesIn` one-valued in `namespace` (through the CLI, before any client).
 fn define_lives_in(data: &Path, namespace: &str) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .arg("query")
         .arg(format!(
             "mutation {{ definePredicate(namespace: \"{namespace}\", name: \"livesIn\", cardinality: ONE, valueType: ENTITY) {{ seq }} }}"
         ))
         .arg("--data")
         .arg(data)
-        .env("MNEMO_EMBEDDER", "off")
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "warn")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -401,28 +401,29 @@ async fn stdio_client_can_use_every_tool_against_the_binary() {
     std::fs::create_dir_all(dir.path()).unwrap();
     define_lives_in(dir.path(), "alice");
     let data = dir.path().to_owned();
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(env!("CARGO_BIN_EXE_mnemo")).configure(|cmd| {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_ostrakon")).configure(|cmd| {
             cmd.args(["mcp", "--namespace", "alice", "--data"])
                 .arg(&data)
-                .env("MNEMO_EMBEDDER", "off")
-                .env("MNEMO_LOG", "warn");
-        }))
-        .unwrap();
+                .env("OSTRAKON_EMBEDDER", "off")
+                .env("OSTRAKON_LOG", "warn");
+        }),
+    )
+    .unwrap();
     let client = ClientConfig::default().serve(transport).await.unwrap();
     let info = client.peer_info().unwrap();
-    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("mnemo"));
+    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("ostrakon"));
     assert!(info.instructions.as_ref().is_some_and(|i| i.contains("knownAt")));
     exercise(&client).await;
     one_city_a_year(&client).await;
     client.cancel().await.unwrap();
 
     // What the tools wrote is in the namespace the command named, and survives the process.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["query", "{ facts(namespace: \"alice\", predicate: \"livesIn\") { nodes { object { entity { name } } } } }"])
         .arg("--data")
         .arg(&data)
-        .env("MNEMO_EMBEDDER", "off")
+        .env("OSTRAKON_EMBEDDER", "off")
         .output()
         .unwrap();
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -449,13 +450,13 @@ namespaces = { alice = "read-write", bob = "read-write" }
 /// The server's router on a loopback port; its address.
 async fn http_server() -> (std::net::SocketAddr, AppState) {
     let store = Arc::new(Store::in_memory());
-    let setup = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let setup = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let defined = setup
         .execute(
             async_graphql::Request::new(
                 "mutation { definePredicate(namespace: \"alice\", name: \"livesIn\", cardinality: ONE, valueType: ENTITY) { seq } }",
             )
-            .data(mnemo_graphql::Access::Local),
+            .data(ostrakon_graphql::Access::Local),
         )
         .await;
     assert!(defined.errors.is_empty(), "{:?}", defined.errors);
@@ -489,7 +490,7 @@ async fn http_client_can_use_every_tool_within_its_tokens_namespace() {
             async_graphql::Request::new(
                 "{ facts(namespace: \"alice\", predicate: \"livesIn\", includeAll: true) { nodes { id } } }",
             )
-            .data(mnemo_graphql::Access::Local),
+            .data(ostrakon_graphql::Access::Local),
         )
         .await;
     let written = written.data.into_json().unwrap();
@@ -527,8 +528,8 @@ async fn http_client_can_use_every_tool_within_its_tokens_namespace() {
     reader.cancel().await.unwrap();
 }
 
-/// The official MCP Python SDK through the same story, over stdio against `mnemo mcp`
-/// and over streamable HTTP against `/mcp` of `mnemo serve` (whose session close it
+/// The official MCP Python SDK through the same story, over stdio against `ostrakon mcp`
+/// and over streamable HTTP against `/mcp` of `ostrakon serve` (whose session close it
 /// must not report as failed).
 #[test]
 fn the_python_sdk_tells_the_story_over_stdio_and_http() {
@@ -539,11 +540,13 @@ fn the_python_sdk_tells_the_story_over_stdio_and_http() {
     let said = crate::common::python::run(
         &python,
         "mcp_story.py",
-        &["stdio".as_ref(), env!("CARGO_BIN_EXE_mnemo").as_ref(), stdio_data.as_os_str()],
+        &["stdio".as_ref(), env!("CARGO_BIN_EXE_ostrakon").as_ref(), stdio_data.as_os_str()],
     );
     assert_eq!(said.trim(), "ok");
-    let server =
-        crate::common::serve::start_with(&dir.path().join("served"), &[("MNEMO_EMBEDDER", "off".as_ref())]);
+    let server = crate::common::serve::start_with(
+        &dir.path().join("served"),
+        &[("OSTRAKON_EMBEDDER", "off".as_ref())],
+    );
     let url = format!("http://{}/mcp?namespace=py-http", server.addr);
     let said = crate::common::python::run(&python, "mcp_story.py", &["http".as_ref(), url.as_ref()]);
     assert_eq!(said.trim(), "ok");

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::core::{TimeZone, Timestamp};
-use mnemo_engine::{MemStorage, Store};
-use mnemo_graphql::{Access, Limits, MnemoSchema, ops};
+use ostrakon_engine::core::{TimeZone, Timestamp};
+use ostrakon_engine::{MemStorage, Store};
+use ostrakon_graphql::{Access, Limits, OstrakonSchema, ops};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -16,14 +16,14 @@ fn day(n: f64) -> String {
     Timestamp::from_micros(t.as_micros() + (n * 86_400e6) as i64).to_string()
 }
 
-fn api() -> (Arc<Store>, MnemoSchema) {
+fn api() -> (Arc<Store>, OstrakonSchema) {
     let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
     let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     (store, schema)
 }
 
-async fn gql(schema: &MnemoSchema, query: &str, variables: Value) -> Value {
+async fn gql(schema: &OstrakonSchema, query: &str, variables: Value) -> Value {
     let request = async_graphql::Request::new(query)
         .variables(async_graphql::Variables::from_json(variables))
         .data(Access::Local);
@@ -36,7 +36,7 @@ async fn gql(schema: &MnemoSchema, query: &str, variables: Value) -> Value {
 const SEEDS_PROFILE: &str = r#"mutation { configureNamespace(namespace: "m", decay: { episode: {
     model: MEMORY_BANK, unitSeconds: 86400, initialStrength: 1, increment: 1, threshold: 0.1 } }) { name } }"#;
 
-async fn record(schema: &MnemoSchema, text: &str, born: f64) -> String {
+async fn record(schema: &OstrakonSchema, text: &str, born: f64) -> String {
     let data = gql(
         schema,
         "mutation($t: String!, $at: DateTime!) { recordEpisode(namespace: \"m\", episode: { text: $t, occurredAt: $at }) { episode { id } } }",
@@ -46,14 +46,14 @@ async fn record(schema: &MnemoSchema, text: &str, born: f64) -> String {
     data["recordEpisode"]["episode"]["id"].as_str().unwrap().to_owned()
 }
 
-async fn recall(schema: &MnemoSchema, kind: &str, id: &str, at: f64) {
+async fn recall(schema: &OstrakonSchema, kind: &str, id: &str, at: f64) {
     let q = format!(
         "mutation($id: ID!, $at: DateTime!) {{ recall(namespace: \"m\", {kind}: [$id], at: $at) {{ seq }} }}"
     );
     gql(schema, &q, json!({ "id": id, "at": day(at) })).await;
 }
 
-async fn episode_traces(schema: &MnemoSchema, at: f64) -> Vec<(f64, f64, bool, u64)> {
+async fn episode_traces(schema: &OstrakonSchema, at: f64) -> Vec<(f64, f64, bool, u64)> {
     let data = gql(
         schema,
         "query($at: DateTime!) { episodes(namespace: \"m\", at: $at) { nodes { text strength retention dormant recallCount } } }",
@@ -294,7 +294,7 @@ async fn a_correction_and_the_next_value_inherit_what_they_replace() {
 }
 
 /// Everything a read says is true, as text, without any trace field.
-async fn truth(schema: &MnemoSchema) -> String {
+async fn truth(schema: &OstrakonSchema) -> String {
     let mut out = String::new();
     for valid_at in ["2001", "2005", "2010", "2015", "2030"] {
         let data = gql(

@@ -32,7 +32,7 @@ fn code(answer: &Value) -> &str {
 #[test]
 fn a_document_sent_by_hash_runs_once_registered_and_only_with_its_own_hash() {
     let dir = tempfile::tempdir().unwrap();
-    let off = [("MNEMO_EMBEDDER", "off".as_ref())];
+    let off = [("OSTRAKON_EMBEDDER", "off".as_ref())];
     let server = start_with_args(&dir.path().join("data"), &off, &[]);
     assert!(post(server.addr, json!({ "query": WRITE }))["errors"].is_null());
     let vars = json!({ "ns": "p" });
@@ -85,9 +85,9 @@ fn with_an_allow_list_only_its_documents_run() {
         ],
     });
     std::fs::write(dir.path().join("operations.json"), manifest.to_string()).unwrap();
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     std::fs::write(&config, "[persisted_queries]\nallow_list = \"operations.json\"\n").unwrap();
-    let off = [("MNEMO_EMBEDDER", "off".as_ref())];
+    let off = [("OSTRAKON_EMBEDDER", "off".as_ref())];
     let server = start_with_args(&dir.path().join("data"), &off, &["--config".as_ref(), config.as_os_str()]);
     let vars = json!({ "ns": "p" });
     assert!(post(server.addr, json!({ "query": WRITE }))["errors"].is_null());
@@ -153,9 +153,9 @@ fn an_allow_list_that_is_not_a_manifest_of_its_documents_stops_the_server_at_sta
         "operations": [{ "id": sha("{ a }"), "name": "A", "type": "query", "body": "{ b }" }],
     });
     std::fs::write(dir.path().join("operations.json"), manifest.to_string()).unwrap();
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     std::fs::write(&config, "[persisted_queries]\nallow_list = \"operations.json\"\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["serve", "--listen", "127.0.0.1:0", "--config"])
         .arg(&config)
         .arg("--data")

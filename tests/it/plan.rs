@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::core::{TimeZone, Timestamp};
-use mnemo_engine::{MemStorage, Store};
-use mnemo_graphql::{Access, Executor, Limits, ops};
+use ostrakon_engine::core::{TimeZone, Timestamp};
+use ostrakon_engine::{MemStorage, Store};
+use ostrakon_graphql::{Access, Executor, Limits, ops};
 use serde_json::{Value, json};
 
 async fn fixture() -> Executor {

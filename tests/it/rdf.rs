@@ -3,7 +3,7 @@
 //! name that needs encoding), SPARQL answers equal the GraphQL answers at every read
 //! point, in the in-force view and the history view; the `/sparql` endpoint follows the
 //! SPARQL 1.1 Protocol (methods, content types, negotiation) with typed errors, tokens
-//! and limits; `mnemo export --format nquads|turtle` writes RDF 1.2 that parses back to
+//! and limits; `ostrakon export --format nquads|turtle` writes RDF 1.2 that parses back to
 //! the same statements.
 
 use std::collections::BTreeSet;
@@ -13,19 +13,19 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use mnemo_engine::core::{Namespace, TimeZone, Timestamp};
-use mnemo_engine::{MemStorage, ReadAt, Store};
-use mnemo_graphql::{Access, Limits, MnemoSchema};
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::core::{Namespace, TimeZone, Timestamp};
+use ostrakon_engine::{MemStorage, ReadAt, Store};
+use ostrakon_graphql::{Access, Limits, OstrakonSchema};
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 
 use crate::common::{gql, gql_error};
 use tower::ServiceExt as _;
 
-const BASE: &str = "urn:mnemo:r:";
+const BASE: &str = "urn:ostrakon:r:";
 
 /// Asserts facts; returns the batch and the facts' ids.
-async fn assert_facts(schema: &MnemoSchema, facts: &[&str]) -> (u64, Vec<String>) {
+async fn assert_facts(schema: &OstrakonSchema, facts: &[&str]) -> (u64, Vec<String>) {
     let q = format!(
         r#"mutation {{ assertFacts(namespace: "r", facts: [{}]) {{ seq facts {{ id }} }} }}"#,
         facts.join(", ")
@@ -43,10 +43,10 @@ fn lives(subject: &str, city: &str, from: &str, extra: &str) -> String {
 }
 
 /// The story; returns the schema and the last batch.
-async fn story() -> (Arc<Store>, MnemoSchema, u64) {
+async fn story() -> (Arc<Store>, OstrakonSchema, u64) {
     let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
     let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     gql(
         &schema,
         r#"mutation { definePredicate(namespace: "r", name: "livesIn", cardinality: ONE) { seq } }"#,
@@ -183,7 +183,7 @@ fn local(term: &Value, kind: &str) -> String {
 }
 
 /// The bindings of a SELECT run through GraphQL's `sparql`.
-async fn select(schema: &MnemoSchema, query: &str, view: &str, point: &str) -> Vec<Value> {
+async fn select(schema: &OstrakonSchema, query: &str, view: &str, point: &str) -> Vec<Value> {
     let q = format!(
         "query($q: String!) {{ sparql(namespace: \"r\", query: $q, view: {view} {point}) {{ form results basis {{ seq }} }} }}"
     );
@@ -390,7 +390,7 @@ async fn send(
     let headers = response
         .headers()
         .iter()
-        .filter(|(k, _)| k.as_str().starts_with("mnemo-"))
+        .filter(|(k, _)| k.as_str().starts_with("ostrakon-"))
         .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap().to_owned()))
         .collect();
     let body = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
@@ -427,8 +427,11 @@ async fn the_sparql_endpoint_follows_the_protocol() {
     let (status, content_type, headers, body) = send(&state, get(&params, None)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(content_type, "application/sparql-results+json");
-    assert!(headers.contains(&("mnemo-known-at-seq".into(), last.to_string())), "{headers:?}");
-    assert!(headers.iter().any(|(k, v)| k == "mnemo-valid-at" && v.starts_with("2016-06-01")), "{headers:?}");
+    assert!(headers.contains(&("ostrakon-known-at-seq".into(), last.to_string())), "{headers:?}");
+    assert!(
+        headers.iter().any(|(k, v)| k == "ostrakon-valid-at" && v.starts_with("2016-06-01")),
+        "{headers:?}"
+    );
     let json: Value = serde_json::from_str(&body).unwrap();
     let rows: Vec<(&str, &str)> = json["results"]["bindings"]
         .as_array()
@@ -513,7 +516,7 @@ async fn the_sparql_endpoint_follows_the_protocol() {
     ]);
     let (status, content_type, _, turtle) = send(&state, get(&construct, None)).await;
     assert_eq!((status, content_type.as_str()), (StatusCode::OK, "text/turtle"));
-    assert!(turtle.contains("@prefix p: <urn:mnemo:r:predicate:>") && turtle.contains("<<("), "{turtle}");
+    assert!(turtle.contains("@prefix p: <urn:ostrakon:r:predicate:>") && turtle.contains("<<("), "{turtle}");
     let (_, content_type, _, ntriples) = send(&state, get(&construct, Some("application/n-triples"))).await;
     assert_eq!(content_type, "application/n-triples");
     let parse =
@@ -690,7 +693,7 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
     let dir = tempfile::tempdir().unwrap();
     {
         let store = Arc::new(Store::open(dir.path()).unwrap());
-        let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+        let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         runtime.block_on(async {
             gql(
@@ -711,8 +714,8 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
             .await;
         });
     }
-    let mnemo = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let ostrakon = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .arg("export")
             .args(args)
             .arg("--data")
@@ -723,38 +726,39 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
     };
     let ns = Namespace::new("n", "r").unwrap();
     let cases = [
-        (vec!["--format", "nquads"], mnemo_rdf::View::InForce, ReadAt::latest()),
-        (vec!["--format", "nquads", "--history"], mnemo_rdf::View::History, ReadAt::latest()),
+        (vec!["--format", "nquads"], ostrakon_rdf::View::InForce, ReadAt::latest()),
+        (vec!["--format", "nquads", "--history"], ostrakon_rdf::View::History, ReadAt::latest()),
         (
             vec!["--format", "nquads", "--history", "--reification", "standard"],
-            mnemo_rdf::View::HistoryStandard,
+            ostrakon_rdf::View::HistoryStandard,
             ReadAt::latest(),
         ),
         (
             vec!["--format", "turtle", "--history", "--valid-at", "2013", "--known-at-seq", "2"],
-            mnemo_rdf::View::History,
+            ostrakon_rdf::View::History,
             ReadAt::bitemporal(
                 Timestamp::parse("t", "2013", &TimeZone::Utc).unwrap(),
-                mnemo_engine::core::Seq(2),
+                ostrakon_engine::core::Seq(2),
             ),
         ),
         (
             vec!["--format", "turtle", "--valid-at", "2011"],
-            mnemo_rdf::View::InForce,
+            ostrakon_rdf::View::InForce,
             ReadAt::valid(Timestamp::parse("t", "2011", &TimeZone::Utc).unwrap()),
         ),
     ];
     // The exports run first: the data directory is locked while a store has it open.
-    let exported: Vec<_> = cases.iter().map(|(args, _, _)| mnemo(args)).collect();
-    let (ok, _, err) = mnemo(&["--history"]);
+    let exported: Vec<_> = cases.iter().map(|(args, _, _)| ostrakon(args)).collect();
+    let (ok, _, err) = ostrakon(&["--history"]);
     assert!(!ok && err.contains("RDF exports"), "{err}");
-    let (ok, _, err) = mnemo(&["--format", "nquads", "--reification", "standard"]);
+    let (ok, _, err) = ostrakon(&["--format", "nquads", "--reification", "standard"]);
     assert!(!ok && err.contains("--history"), "{err}");
-    let (ok, _, err) = mnemo(&["--format", "nquads", "--valid-at", "whenever"]);
+    let (ok, _, err) = ostrakon(&["--format", "nquads", "--valid-at", "whenever"]);
     assert!(!ok && err.contains("--valid-at"), "{err}");
     // A failure leaves no file under the output's name, whole or partial.
     let out = dir.path().join("out.nq");
-    let (ok, _, err) = mnemo(&["--format", "nquads", "--known-at-seq", "99", "--out", out.to_str().unwrap()]);
+    let (ok, _, err) =
+        ostrakon(&["--format", "nquads", "--known-at-seq", "99", "--out", out.to_str().unwrap()]);
     assert!(!ok && err.contains("99"), "{err}");
     assert!(!out.exists() && !dir.path().join("out.nq.partial").exists());
     let store = Store::open(dir.path()).unwrap();
@@ -771,7 +775,7 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
                 .map(|q| q.unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}")).into())
                 .collect();
         let mut expected = std::collections::HashSet::new();
-        mnemo_rdf::statements(
+        ostrakon_rdf::statements(
             &store,
             &ns,
             at,
@@ -792,15 +796,15 @@ fn export_writes_rdf_that_parses_back_to_the_same_statements() {
 /// SPARQLWrapper with its defaults (and with JSON, and POST) against `/sparql/{namespace}`,
 /// and rdflib reading an N-Quads export: real clients, as their users run them.
 #[test]
-fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
+fn sparqlwrapper_and_rdflib_read_what_ostrakon_serves_and_exports() {
     let Some(python) = crate::common::python::with(&["SPARQLWrapper", "rdflib"]) else { return };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let mnemo = |args: &[&std::ffi::OsStr]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let ostrakon = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(args)
-            .env("MNEMO_EMBEDDER", "off")
-            .env("MNEMO_LOG", "warn")
+            .env("OSTRAKON_EMBEDDER", "off")
+            .env("OSTRAKON_LOG", "warn")
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -808,11 +812,11 @@ fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
     let write = r#"mutation { assertFacts(namespace: "clients", facts: [
         {subject: {name: "Alice"}, predicate: "livesIn", object: {entity: {name: "Paris"}}, validFrom: "2010"},
         {subject: {name: "Bob"}, predicate: "livesIn", object: {entity: {name: "London"}}, validFrom: "2012"}]) { seq } }"#;
-    mnemo(&["query".as_ref(), write.as_ref(), "--data".as_ref(), data.as_os_str()]);
+    ostrakon(&["query".as_ref(), write.as_ref(), "--data".as_ref(), data.as_os_str()]);
     let correct = r#"mutation { assertFacts(namespace: "clients", facts: [
         {subject: {name: "Alice"}, predicate: "livesIn", object: {entity: {name: "Paris"}}, validFrom: "2008"},
         {subject: {name: "Bob"}, predicate: "livesIn", object: {entity: {name: "Oslo"}}, validFrom: "2012", validTo: "2012-03"}]) { seq } }"#;
-    mnemo(&["query".as_ref(), correct.as_ref(), "--data".as_ref(), data.as_os_str()]);
+    ostrakon(&["query".as_ref(), correct.as_ref(), "--data".as_ref(), data.as_os_str()]);
     let export_as = |name: &str, extra: &[&str]| {
         let path = dir.path().join(name);
         let mut args: Vec<&std::ffi::OsStr> = vec![
@@ -824,7 +828,7 @@ fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
         ];
         args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
         args.extend(["--out".as_ref(), path.as_os_str(), "--data".as_ref(), data.as_os_str()]);
-        mnemo(&args);
+        ostrakon(&args);
         path
     };
     let export = export_as("clients.nq", &[]);
@@ -840,7 +844,7 @@ fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
     let status_of = |r: &oxigraph::model::NamedOrBlankNode| {
         quads
             .iter()
-            .find(|q| q.subject == *r && q.predicate.as_str() == "urn:mnemo:vocab:status")
+            .find(|q| q.subject == *r && q.predicate.as_str() == "urn:ostrakon:vocab:status")
             .map(|q| match &q.object {
                 oxigraph::model::Term::Literal(l) => l.value().to_owned(),
                 other => other.to_string(),
@@ -864,7 +868,7 @@ fn sparqlwrapper_and_rdflib_read_what_mnemo_serves_and_exports() {
         .collect();
     facts.sort();
     assert!(facts.len() >= 4 && facts.iter().any(|f| f[4] != "CURRENT"), "{facts:?}");
-    let server = crate::common::serve::start_with(&data, &[("MNEMO_EMBEDDER", "off".as_ref())]);
+    let server = crate::common::serve::start_with(&data, &[("OSTRAKON_EMBEDDER", "off".as_ref())]);
     let base = format!("http://{}", server.addr);
     let said = crate::common::python::run(
         &python,

@@ -1,7 +1,7 @@
 //! The README's examples, run as written: every GraphQL block of `README.md` followed by
-//! a JSON block is sent, in order, to one `mnemo serve` on a fresh data directory, and
+//! a JSON block is sent, in order, to one `ostrakon serve` on a fresh data directory, and
 //! must get that answer — so the README cannot drift from what the server says. A
-//! `mnemo import FILE` the prose names before an example (in backticks) is run on the
+//! `ostrakon import FILE` the prose names before an example (in backticks) is run on the
 //! same directory first (the server stopped for it).
 //!
 //! The answer is compared as JSON, exactly, but where the README says it elides: a
@@ -58,13 +58,13 @@ fn examples(text: &str) -> Vec<Example> {
     out
 }
 
-/// The files of the `mnemo import FILE …` commands quoted in `prose`.
+/// The files of the `ostrakon import FILE …` commands quoted in `prose`.
 fn imports_in(prose: &str) -> Vec<String> {
     prose
         .split('`')
         .skip(1)
         .step_by(2)
-        .filter_map(|code| code.strip_prefix("mnemo import "))
+        .filter_map(|code| code.strip_prefix("ostrakon import "))
         .filter_map(|args| args.split_whitespace().next().map(str::to_owned))
         .collect()
 }
@@ -113,14 +113,14 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
 }
 
 fn import(file: &str, data: &Path) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["import", file, "--data"])
         .arg(data)
         .current_dir(crate::common::project_root())
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_LOG", "warn")
         .output()
         .unwrap();
-    assert!(out.status.success(), "mnemo import {file}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "ostrakon import {file}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use mnemo_embed::Embedder;
-use mnemo_engine::core::{Namespace, RecordKind, RecordRef, TimeZone, Timestamp};
-use mnemo_engine::{
+use ostrakon_embed::Embedder;
+use ostrakon_engine::core::{Namespace, RecordKind, RecordRef, TimeZone, Timestamp};
+use ostrakon_engine::{
     Change, EmbedderSource, MemStorage, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, system_clock,
 };
 use serde_json::Value;
@@ -22,12 +22,13 @@ fn t(s: &str) -> Timestamp {
 fn store(cache: &Path) -> Store {
     let cache = cache.to_path_buf();
     let source: EmbedderSource = Arc::new(move |_| {
-        let dir = mnemo_embed::locate_or_fetch(&mnemo_embed::default_model_cache(), &|m| eprintln!("{m}"))
+        let dir =
+            ostrakon_embed::locate_or_fetch(&ostrakon_embed::default_model_cache(), &|m| eprintln!("{m}"))
+                .map_err(|e| e.to_string())?;
+        let model = ostrakon_embed::MiniLm::load(&dir).map_err(|e| e.to_string())?;
+        let cache = ostrakon_embed::EmbeddingCache::open(&cache, model.model_id(), model.dim())
             .map_err(|e| e.to_string())?;
-        let model = mnemo_embed::MiniLm::load(&dir).map_err(|e| e.to_string())?;
-        let cache = mnemo_embed::EmbeddingCache::open(&cache, model.model_id(), model.dim())
-            .map_err(|e| e.to_string())?;
-        let e: Arc<dyn Embedder> = Arc::new(mnemo_embed::CachedEmbedder::new(model, cache));
+        let e: Arc<dyn Embedder> = Arc::new(ostrakon_embed::CachedEmbedder::new(model, cache));
         Ok(e)
     });
     let options = StoreOptions { embedder: Some(source), ..StoreOptions::default() };

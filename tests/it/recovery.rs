@@ -1,6 +1,6 @@
 //! Recovery as the store and the operator see it: a zero-filled tail spanning several
 //! frames recovers to the batches before it, and says what it cut (in the store, in
-//! `/metrics`, in `mnemo inspect`); `mnemo inspect` changes nothing unless `--repair`;
+//! `/metrics`, in `ostrakon inspect`); `ostrakon inspect` changes nothing unless `--repair`;
 //! a damaged namespace is refused, naming the damage, while every other one serves.
 
 use std::collections::BTreeMap;
@@ -11,9 +11,9 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, header};
 use http_body_util::BodyExt as _;
-use mnemo_engine::core::Namespace;
-use mnemo_engine::{Change, EngineError, NewEpisode, Store};
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::core::Namespace;
+use ostrakon_engine::{Change, EngineError, NewEpisode, Store};
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
@@ -76,8 +76,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn mnemo(args: &[&str], data: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo")).args(args).arg("--data").arg(data).output().unwrap();
+fn ostrakon(args: &[&str], data: &Path) -> (bool, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_ostrakon")).args(args).arg("--data").arg(data).output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -90,14 +91,14 @@ fn a_zero_filled_tail_spanning_frames_recovers_and_inspect_changes_nothing_until
     let frame = (std::fs::metadata(&log).unwrap().len() - (20 + "alice".len() as u64)) / 6;
     zero_tail(&log, frame + frame / 2);
 
-    // Opening it (here by `mnemo query`) logs at WARN what was cut.
+    // Opening it (here by `ostrakon query`) logs at WARN what was cut.
     let probe = dir.path().join("probe");
     copy_dir(dir.path(), &probe);
-    let out = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["query", "{ namespace(name: \"alice\") { name } }", "--data"])
         .arg(&probe)
-        .env("MNEMO_EMBEDDER", "off")
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "warn")
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
@@ -110,7 +111,7 @@ fn a_zero_filled_tail_spanning_frames_recovers_and_inspect_changes_nothing_until
     // Inspect reads it, says what the next open will cut, and leaves every byte alone —
     // no LOCK file, no truncation.
     let before = snapshot(dir.path());
-    let (ok, text) = mnemo(&["inspect"], dir.path());
+    let (ok, text) = ostrakon(&["inspect"], dir.path());
     assert!(ok, "{text}");
     assert!(text.contains("torn tail"), "{text}");
     let row: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
@@ -118,10 +119,10 @@ fn a_zero_filled_tail_spanning_frames_recovers_and_inspect_changes_nothing_until
     assert_eq!(snapshot(dir.path()), before, "inspect changed the data directory");
 
     // --repair cuts it (the store opening does the same) and reports what it cut.
-    let (ok, text) = mnemo(&["inspect", "--repair"], dir.path());
+    let (ok, text) = ostrakon(&["inspect", "--repair"], dir.path());
     assert!(ok, "{text}");
     assert!(text.contains("alice: cut"), "{text}");
-    let (_, text) = mnemo(&["inspect"], dir.path());
+    let (_, text) = ostrakon(&["inspect"], dir.path());
     assert!(!text.contains("torn tail"), "{text}");
 
     let store = Store::open(dir.path()).unwrap();
@@ -149,7 +150,7 @@ async fn a_cut_is_reported_by_the_store_and_in_metrics() {
     let state = AppState::new(store, Config::default());
     let response = app(state).oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
     let text = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    assert!(text.contains("mnemo_log_truncated_bytes{namespace=\"alice\"} 40"), "{text}");
+    assert!(text.contains("ostrakon_log_truncated_bytes{namespace=\"alice\"} 40"), "{text}");
 }
 
 #[tokio::test]
@@ -172,7 +173,8 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     store.append(&ns("alice"), episode("still writable")).unwrap();
     let write = store.append(&ns("bob"), episode("lost?"));
     assert!(matches!(&write, Err(EngineError::Damaged { namespace, .. }) if namespace == "bob"), "{write:?}");
-    let read = store.facts(&ns("carol"), &Default::default(), Default::default(), mnemo_engine::Scope::All);
+    let read =
+        store.facts(&ns("carol"), &Default::default(), Default::default(), ostrakon_engine::Scope::All);
     match read {
         Err(EngineError::Damaged { namespace, reason }) => {
             assert_eq!(namespace, "carol");
@@ -201,7 +203,7 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     let after = snapshot(dir.path());
     assert_eq!(after[&bob], before[&bob]);
     assert_eq!(after[&log_file(dir.path(), "carol")], before[&log_file(dir.path(), "carol")]);
-    let (ok, text) = mnemo(&["inspect"], dir.path());
+    let (ok, text) = ostrakon(&["inspect"], dir.path());
     assert!(!ok, "inspect exits 1 when a namespace is damaged");
     assert!(text.contains("DAMAGED"), "{text}");
 }

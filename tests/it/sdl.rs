@@ -4,7 +4,7 @@
 #[test]
 fn schema_file_matches_the_exported_sdl() {
     let path = crate::common::project_root().join("schema/schema.graphql");
-    let sdl = mnemo_graphql::sdl();
+    let sdl = ostrakon_graphql::sdl();
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&path, &sdl).unwrap();
         return;

@@ -4,8 +4,8 @@
 use crate::common;
 
 use common::{Fixture, t};
-use mnemo_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};
-use mnemo_engine::{
+use ostrakon_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};
+use ostrakon_engine::{
     Change, Component, EngineError, EntityRef, EpisodeRef, KnownAt, NewEntity, NewEpisode, NewFact,
     ObjectRef, ReadAt, SearchQuery, estimate_tokens,
 };
@@ -195,7 +195,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
     };
     let q = text("What did Caroline find about adoption agencies?");
     let (rank, boost, _) = speaker(&q, "Caroline: I have");
-    assert_eq!((rank, boost), (1, 1.0 + mnemo_engine::DEFAULT_SPEAKER_BOOST));
+    assert_eq!((rank, boost), (1, 1.0 + ostrakon_engine::DEFAULT_SPEAKER_BOOST));
     assert_eq!(speaker(&q, "Melanie: Adoption").1, 1.0);
     // A boost is a tie-breaker: two turns alike but for who said them (their roles, in
     // threads of their own) tie without it, the first recorded first; with it, the
@@ -254,7 +254,7 @@ fn a_question_that_asks_when_weighs_the_turns_that_state_a_time_more() {
     let boosted = ranked(&q);
     assert_eq!(
         boosted[0],
-        ("Jon: I went to the pottery class yesterday.".into(), 1.0 + mnemo_engine::DEFAULT_TIME_BOOST)
+        ("Jon: I went to the pottery class yesterday.".into(), 1.0 + ostrakon_engine::DEFAULT_TIME_BOOST)
     );
     assert_eq!(boosted[1], ("Jon: I went to the pottery class with Gina.".into(), 1.0));
     let plain = ranked(&SearchQuery { time_boost: 0.0, ..q });
@@ -311,7 +311,7 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
                 RecordRef::Fact(id) => {
                     let f = fx.store.inspect(&fx.ns, |i| i.fact(id)).unwrap();
                     let city = fx.store.inspect(&fx.ns, |i| match f.object {
-                        mnemo_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
+                        ostrakon_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
                         _ => unreachable!(),
                     });
                     Some((city, h.explanation.status))
@@ -338,11 +338,11 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
 }
 
 /// A turn, with a fact extracted from it that says plainly what the turn only hints at.
-fn turn_with_fact(fx: &Fixture, turn: &str, fact: &str, day: &str) -> mnemo_engine::core::FactId {
+fn turn_with_fact(fx: &Fixture, turn: &str, fact: &str, day: &str) -> ostrakon_engine::core::FactId {
     let mut stated = NewFact::new(
         EntityRef::Name("Ann".into()),
         "noted",
-        ObjectRef::Literal(mnemo_engine::core::Literal::String(fact.into())),
+        ObjectRef::Literal(ostrakon_engine::core::Literal::String(fact.into())),
         common::iv(day, None),
     );
     stated.provenance = vec![EpisodeRef::New(0)];
@@ -471,7 +471,7 @@ fn bad_queries_are_refused_with_their_field() {
         assert!(err.to_string().contains(field), "{field}: {err}");
     }
     // A namespace that does not exist has nothing, and says so by an empty answer.
-    let other = mnemo_engine::core::Namespace::new("ns", "nobody").unwrap();
+    let other = ostrakon_engine::core::Namespace::new("ns", "nobody").unwrap();
     assert!(fx.store.search(&other, &text("plum"), ReadAt::latest()).unwrap().value.hits.is_empty());
     // Query syntax is not interpreted.
     assert!(fx.store.search(&fx.ns, &text("plum AND (cake OR \"x"), ReadAt::latest()).is_ok());

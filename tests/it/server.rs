@@ -9,10 +9,10 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use futures_util::StreamExt as _;
 use http_body_util::BodyExt as _;
-use mnemo_engine::Store;
-use mnemo_engine::core::Namespace;
-use mnemo_graphql::{Access, Limits, ops};
-use mnemo_server::{AppState, Config, ConfigError, app};
+use ostrakon_engine::Store;
+use ostrakon_engine::core::Namespace;
+use ostrakon_graphql::{Access, Limits, ops};
+use ostrakon_server::{AppState, Config, ConfigError, app};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
@@ -41,7 +41,7 @@ namespaces = { "*" = "read" }
 /// in a thread long quiet, whose segment is due to close).
 async fn seeded() -> Arc<Store> {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     for ns in ["alice", "bob"] {
         let line = json!({
             "namespace": ns, "op": "recordEpisode",
@@ -547,44 +547,44 @@ async fn health_graphiql_and_metrics() {
     assert_eq!(status, StatusCode::OK);
     let text = String::from_utf8(body).unwrap();
     for expected in [
-        r#"mnemo_http_requests_total{route="/graphql",method="POST",status="200"} 2"#,
-        r#"mnemo_http_requests_total{route="/graphql",method="POST",status="401"} 1"#,
-        r#"mnemo_http_requests_total{route="/healthz",method="GET",status="200"} 1"#,
-        r#"mnemo_http_requests_total{route="/metrics",method="GET",status="403"} 1"#,
-        r#"mnemo_http_request_duration_seconds_count{route="/graphql"} 4"#,
-        r#"mnemo_graphql_requests_total{operation="mutation",outcome="ok"} 1"#,
-        r#"mnemo_graphql_requests_total{operation="query",outcome="error"} 1"#,
-        r#"mnemo_graphql_errors_total{code="LIMIT_EXCEEDED"} 1"#,
-        "mnemo_batches_committed_total 1\n",
-        "mnemo_events_committed_total 1\n",
-        "mnemo_websocket_connections 0\n",
-        r#"mnemo_log_batches{namespace="alice"} 2"#,
-        r#"mnemo_log_batches{namespace="bob"} 1"#,
+        r#"ostrakon_http_requests_total{route="/graphql",method="POST",status="200"} 2"#,
+        r#"ostrakon_http_requests_total{route="/graphql",method="POST",status="401"} 1"#,
+        r#"ostrakon_http_requests_total{route="/healthz",method="GET",status="200"} 1"#,
+        r#"ostrakon_http_requests_total{route="/metrics",method="GET",status="403"} 1"#,
+        r#"ostrakon_http_request_duration_seconds_count{route="/graphql"} 4"#,
+        r#"ostrakon_graphql_requests_total{operation="mutation",outcome="ok"} 1"#,
+        r#"ostrakon_graphql_requests_total{operation="query",outcome="error"} 1"#,
+        r#"ostrakon_graphql_errors_total{code="LIMIT_EXCEEDED"} 1"#,
+        "ostrakon_batches_committed_total 1\n",
+        "ostrakon_events_committed_total 1\n",
+        "ostrakon_websocket_connections 0\n",
+        r#"ostrakon_log_batches{namespace="alice"} 2"#,
+        r#"ostrakon_log_batches{namespace="bob"} 1"#,
         // A store in memory has no checkpoints.
-        r#"mnemo_checkpoint_batch{namespace="alice"} 0"#,
+        r#"ostrakon_checkpoint_batch{namespace="alice"} 0"#,
         // Nor saved vectors.
-        r#"mnemo_search_vectors_saved_batch{namespace="alice"} 0"#,
-        "# TYPE mnemo_log_bytes gauge",
-        "# TYPE mnemo_search_indexed_batch gauge",
-        "# TYPE mnemo_search_lag_batches gauge",
-        "# TYPE mnemo_search_texts_to_embed gauge",
+        r#"ostrakon_search_vectors_saved_batch{namespace="alice"} 0"#,
+        "# TYPE ostrakon_log_bytes gauge",
+        "# TYPE ostrakon_search_indexed_batch gauge",
+        "# TYPE ostrakon_search_lag_batches gauge",
+        "# TYPE ostrakon_search_texts_to_embed gauge",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
-    let log_bytes = text.lines().find(|l| l.starts_with("mnemo_log_bytes{namespace=\"alice\"}")).unwrap();
+    let log_bytes = text.lines().find(|l| l.starts_with("ostrakon_log_bytes{namespace=\"alice\"}")).unwrap();
     assert!(log_bytes.split(' ').nth(1).unwrap().parse::<u64>().unwrap() > 0, "{log_bytes}");
-    let state = text.lines().find(|l| l.starts_with("mnemo_state_bytes{namespace=\"alice\"}")).unwrap();
+    let state = text.lines().find(|l| l.starts_with("ostrakon_state_bytes{namespace=\"alice\"}")).unwrap();
     assert!(state.split(' ').nth(1).unwrap().parse::<u64>().unwrap() > 0, "{state}");
 }
 
 #[test]
 fn config_errors_name_the_file_and_the_field_or_line() {
-    let err = |text: &str| Config::parse(text, "mnemo.toml").unwrap_err().to_string();
+    let err = |text: &str| Config::parse(text, "ostrakon.toml").unwrap_err().to_string();
     let e =
         err("[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = { alice = \"write\" }\n");
-    assert!(e.contains("mnemo.toml") && e.contains("line 4"), "{e}");
+    assert!(e.contains("ostrakon.toml") && e.contains("line 4"), "{e}");
     let e = err("[[tokens]]\nname = \"a\"\ntoken = \"short\"\nnamespaces = { alice = \"read\" }\n");
-    assert!(e.contains("mnemo.toml") && e.contains("tokens[0].token") && e.contains("16"), "{e}");
+    assert!(e.contains("ostrakon.toml") && e.contains("tokens[0].token") && e.contains("16"), "{e}");
     let e =
         err("[[tokens]]\nname = \"a\"\ntoken = \"0123456789abcdef\"\nnamespaces = { \"b@d\" = \"read\" }\n");
     assert!(e.contains("tokens[0].namespaces.\"b@d\""), "{e}");
@@ -610,21 +610,21 @@ fn config_errors_name_the_file_and_the_field_or_line() {
             .unwrap();
     assert_eq!(
         sized.residency,
-        mnemo_engine::Residency {
+        ostrakon_engine::Residency {
             idle_after_micros: 60_000_000,
             max_open: 1024,
             max_state_bytes: Some(1 << 30)
         }
     );
 
-    let missing = Config::load("/nonexistent/mnemo.toml").unwrap_err();
+    let missing = Config::load("/nonexistent/ostrakon.toml").unwrap_err();
     assert!(matches!(missing, ConfigError::Read { .. }));
-    assert!(missing.to_string().contains("/nonexistent/mnemo.toml"));
+    assert!(missing.to_string().contains("/nonexistent/ostrakon.toml"));
 
     let config = Config::parse(TOKENS, "t.toml").unwrap();
     assert!(config.requires_tokens());
     assert_eq!(config.limits, Limits::default());
-    assert_eq!(config.max_body_bytes, mnemo_server::DEFAULT_MAX_BODY_BYTES);
+    assert_eq!(config.max_body_bytes, ostrakon_server::DEFAULT_MAX_BODY_BYTES);
     assert!(!Config::parse("", "empty.toml").unwrap().requires_tokens());
 }
 
@@ -633,19 +633,19 @@ async fn idle_namespaces_that_ask_for_it_are_consolidated() {
     use std::sync::atomic::{AtomicI64, Ordering};
     use std::time::Duration;
 
-    use mnemo_engine::core::{TimeZone, Timestamp};
+    use ostrakon_engine::core::{TimeZone, Timestamp};
 
     let t0 = Timestamp::parse("t", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap().as_micros();
     let clock = Arc::new(AtomicI64::new(t0));
     let reading = Arc::clone(&clock);
     let store = Arc::new(
         Store::with_storage(
-            Arc::new(mnemo_engine::MemStorage::new()),
+            Arc::new(ostrakon_engine::MemStorage::new()),
             Arc::new(move || Timestamp::from_micros(reading.load(Ordering::SeqCst))),
         )
         .unwrap(),
     );
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     // Two entities that are one person; "asks" consolidates every hour, "quiet" never.
     for ns in ["asks", "quiet"] {
         for line in [
@@ -664,7 +664,7 @@ async fn idle_namespaces_that_ask_for_it_are_consolidated() {
     .unwrap();
     let batches = |ns: &str| store.counts(&Namespace::new("ns", ns).unwrap()).batches;
     let sleeper =
-        tokio::spawn(mnemo_server::maintain_periodically(Arc::clone(&store), Duration::from_millis(20)));
+        tokio::spawn(ostrakon_server::maintain_periodically(Arc::clone(&store), Duration::from_millis(20)));
     // Not idle yet: the last commit was just now by the store's clock.
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!((batches("asks"), batches("quiet")), (3, 2));
@@ -715,9 +715,9 @@ async fn an_imported_assert_facts_line_does_what_the_mutation_does() {
         json!({"namespace": "n", "op": "assertFacts", "facts": [], "extra": 1}),
     ];
     let direct = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&direct), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&direct), Limits::default());
     let via_graphql = Arc::new(Store::in_memory());
-    let graphql_schema = mnemo_graphql::schema(Arc::clone(&via_graphql), Limits::default());
+    let graphql_schema = ostrakon_graphql::schema(Arc::clone(&via_graphql), Limits::default());
     let document = "mutation($namespace: String!, $facts: [FactInput!]!) \
                     { assertFacts(namespace: $namespace, facts: $facts) { seq facts { id } } }";
     for (i, line) in lines.iter().enumerate() {
@@ -785,14 +785,14 @@ async fn a_client_s_full_introspection_answers_under_the_default_limits() {
 /// the server is told to stop.
 #[tokio::test]
 async fn readiness_follows_the_lag_and_the_stop_and_liveness_only_the_process() {
-    use mnemo_engine::{Change, LogBackend, NewEntity, SharedBackend, StoreOptions, system_clock};
+    use ostrakon_engine::{Change, LogBackend, NewEntity, SharedBackend, StoreOptions, system_clock};
     let backend = SharedBackend::new();
     let node = |backend: &SharedBackend| {
         let shared: Arc<dyn LogBackend> = Arc::new(backend.clone());
         Arc::new(Store::with_backend(shared, system_clock(), StoreOptions::default()).unwrap())
     };
     let (writer, reader) = (node(&backend), node(&backend));
-    let ns = mnemo_engine::core::Namespace::new("namespace", "team").unwrap();
+    let ns = ostrakon_engine::core::Namespace::new("namespace", "team").unwrap();
     let entity = |name: &str| Change::DeclareEntity(NewEntity { name: name.into(), ..NewEntity::default() });
     writer.append(&ns, vec![entity("Ada")]).unwrap();
     reader.catch_up(&ns).unwrap();
@@ -819,11 +819,12 @@ async fn readiness_follows_the_lag_and_the_stop_and_liveness_only_the_process() 
     assert_eq!(probe("/livez").await.0, StatusCode::OK);
     let metrics = send(&state, Request::get("/metrics").body(Body::empty()).unwrap()).await.1;
     let metrics = String::from_utf8(metrics).unwrap();
-    assert!(metrics.contains("mnemo_log_lag_batches{namespace=\"team\"} 2"), "{metrics}");
+    assert!(metrics.contains("ostrakon_log_lag_batches{namespace=\"team\"} 2"), "{metrics}");
     assert!(
         metrics
             .lines()
-            .any(|l| l.starts_with("mnemo_log_lag_seconds{namespace=\"team\"} 0.") && !l.ends_with(" 0.000")),
+            .any(|l| l.starts_with("ostrakon_log_lag_seconds{namespace=\"team\"} 0.")
+                && !l.ends_with(" 0.000")),
         "{metrics}"
     );
     reader.catch_up(&ns).unwrap();

@@ -19,7 +19,7 @@ const CASES: u64 = 1000;
 const FOUND: [u64; 1] = [1_098_103];
 
 /// Set in the process that runs the cases.
-const CHILD: &str = "MNEMO_SPARQL_FUZZ_CHILD";
+const CHILD: &str = "OSTRAKON_SPARQL_FUZZ_CHILD";
 
 /// The peak memory the cases may take, the store and the test binary included.
 const MAX_PEAK_BYTES: u64 = 768 * 1024 * 1024;

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use mnemo_engine::Store;
-use mnemo_graphql::{Limits, ops};
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::Store;
+use ostrakon_graphql::{Limits, ops};
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
@@ -40,7 +40,7 @@ fn chain_lines(n: usize) -> Vec<String> {
 
 async fn state(n: usize) -> AppState {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     for line in chain_lines(n) {
         ops::apply_line(&schema, &store, &line).await.unwrap();
     }
@@ -197,7 +197,7 @@ fn reset_peak(pid: u32) {
 fn memory_bombs_are_refused_within_their_budget_on_a_real_server() {
     const BUDGET: u64 = 64 * 1024 * 1024;
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("mnemo.toml");
+    let config = dir.path().join("ostrakon.toml");
     std::fs::write(
         &config,
         format!("[limits]\nsparql_max_memory_bytes = {BUDGET}\nrequest_timeout_seconds = 120\n"),
@@ -206,7 +206,7 @@ fn memory_bombs_are_refused_within_their_budget_on_a_real_server() {
     let data = dir.path().join("data");
     // No embedder: loading the model and embedding the writes in the background would
     // grow the server's memory while a bomb's peak is measured.
-    let off = [("MNEMO_EMBEDDER", "off".as_ref())];
+    let off = [("OSTRAKON_EMBEDDER", "off".as_ref())];
     let server = start_with_args(&data, &off, &["--config".as_ref(), config.as_os_str()]);
     for line in chain_lines(1500) {
         let value: Value = serde_json::from_str(&line).unwrap();
@@ -267,7 +267,7 @@ async fn long_chains_without_brackets_are_refused_and_the_server_answers_on() {
         ("comparisons", format!("SELECT * WHERE {{ ?s ?p ?o FILTER({}) }}", vec!["1"; n].join(" = "))),
     ];
     for (shape, query) in chains {
-        assert!(query.len() < mnemo_rdf::MAX_QUERY_BYTES, "{shape}: {} bytes", query.len());
+        assert!(query.len() < ostrakon_rdf::MAX_QUERY_BYTES, "{shape}: {} bytes", query.len());
         let (status, body) = sparql(&state, &query).await;
         assert_eq!(
             (status, error_code(&body)),
@@ -277,7 +277,7 @@ async fn long_chains_without_brackets_are_refused_and_the_server_answers_on() {
     }
     // Just under the bound, each runs to a typed answer (or a typed refusal by the algebra's
     // own bounds): nothing overflows.
-    let under = mnemo_rdf::MAX_OPERATORS - 10;
+    let under = ostrakon_rdf::MAX_OPERATORS - 10;
     let near = [
         format!("SELECT * WHERE {{ ?s {} ?o }}", vec!["p:next"; under].join("/")),
         format!("SELECT * WHERE {{ ?s {}p:next ?o }}", "^".repeat(under)),

@@ -6,20 +6,20 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::Store;
-use mnemo_graphql::{Limits, MnemoSchema};
+use ostrakon_engine::Store;
+use ostrakon_graphql::{Limits, OstrakonSchema};
 use serde_json::Value;
 
 use crate::common::{gql, gql_error};
 
-fn schema() -> MnemoSchema {
-    mnemo_graphql::schema(Arc::new(Store::in_memory()), Limits::default())
+fn schema() -> OstrakonSchema {
+    ostrakon_graphql::schema(Arc::new(Store::in_memory()), Limits::default())
 }
 
 const LIKES: &str =
     r#"{ subject: { name: "Ann" }, predicate: "likes", object: { string: "tea" }, validFrom: "2020" }"#;
 
-async fn assert_likes(schema: &MnemoSchema, confidence: f64) -> Value {
+async fn assert_likes(schema: &OstrakonSchema, confidence: f64) -> Value {
     let q = format!(
         r#"mutation {{ assertFacts(namespace: "s", facts: [{}]) {{
             seq facts {{ id corroborations }} statements {{ id seq confidence fact {{ id }} live }} }} }}"#,
@@ -28,7 +28,7 @@ async fn assert_likes(schema: &MnemoSchema, confidence: f64) -> Value {
     gql(schema, &q).await["assertFacts"].clone()
 }
 
-async fn statements(schema: &MnemoSchema, fact: &str, seq: Option<u64>) -> Value {
+async fn statements(schema: &OstrakonSchema, fact: &str, seq: Option<u64>) -> Value {
     let at = seq.map(|s| format!(", knownAtSeq: {s}")).unwrap_or_default();
     let q = format!(
         r#"{{ history(namespace: "s", subject: {{ name: "Ann" }}, predicate: "likes"{at}) {{ nodes {{

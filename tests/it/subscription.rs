@@ -8,9 +8,9 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use futures_util::{FutureExt as _, SinkExt as _, StreamExt as _};
-use mnemo_engine::Store;
-use mnemo_graphql::Access;
-use mnemo_server::{AppState, Config, app};
+use ostrakon_engine::Store;
+use ostrakon_graphql::Access;
+use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tokio::time::timeout;
 use tokio_tungstenite::tungstenite::Message;
@@ -146,7 +146,7 @@ type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStre
 async fn listen(state: &AppState) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mnemo_server::serve(listener, state.clone(), std::future::pending()));
+    tokio::spawn(ostrakon_server::serve(listener, state.clone(), std::future::pending()));
     addr
 }
 
@@ -249,9 +249,9 @@ async fn with_an_allow_list_a_websocket_runs_only_its_subscriptions() {
     let hash = |d: &str| -> String {
         sha2::Sha256::digest(d.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
     };
-    let persisted = mnemo_server::PersistedSettings {
+    let persisted = ostrakon_server::PersistedSettings {
         allow_list: Some([SUBSCRIBE, WRITE].into_iter().map(|d| (hash(d), d.to_owned())).collect()),
-        ..mnemo_server::PersistedSettings::default()
+        ..ostrakon_server::PersistedSettings::default()
     };
     let state = AppState::new(Arc::new(Store::in_memory()), Config { persisted, ..Config::default() });
     let addr = listen(&state).await;

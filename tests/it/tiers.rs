@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use mnemo_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy};
-use mnemo_engine::{Change, EngineError, EpisodeRef, NewEpisode, ReadAt, SearchQuery, TierSettingsPatch};
+use ostrakon_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy};
+use ostrakon_engine::{Change, EngineError, EpisodeRef, NewEpisode, ReadAt, SearchQuery, TierSettingsPatch};
 use serde_json::json;
 
 use crate::common::{Fixture, gql, gql_error, iv, prop, t};
 
-fn place(fx: &Fixture, record: RecordRef, tier: Tier) -> Result<mnemo_engine::Receipt, EngineError> {
+fn place(fx: &Fixture, record: RecordRef, tier: Tier) -> Result<ostrakon_engine::Receipt, EngineError> {
     fx.store.append(
         &fx.ns,
         vec![Change::Place { record, tier, reason: Some("test".into()), by: PlacedBy::Client }],
@@ -20,14 +20,14 @@ fn place(fx: &Fixture, record: RecordRef, tier: Tier) -> Result<mnemo_engine::Re
 }
 
 /// Why a write was refused, as its root error's debug form.
-fn refusal(r: Result<mnemo_engine::Receipt, EngineError>) -> String {
+fn refusal(r: Result<ostrakon_engine::Receipt, EngineError>) -> String {
     match r {
         Ok(receipt) => panic!("not refused: {receipt:?}"),
         Err(e) => format!("{:?}", e.root()),
     }
 }
 
-fn block(fx: &Fixture, message: &str, scopes: Option<&[String]>, at: &str) -> mnemo_engine::ContextBlock {
+fn block(fx: &Fixture, message: &str, scopes: Option<&[String]>, at: &str) -> ostrakon_engine::ContextBlock {
     let read = ReadAt { at: Some(t(at)), valid_at: Some(t(at)), ..ReadAt::default() };
     fx.store.context_in(&fx.ns, message, 300, &SearchQuery::default(), scopes, read).unwrap().value
 }
@@ -38,7 +38,7 @@ fn story(fx: &Fixture) -> (RecordRef, RecordRef) {
     story_of(fx, alice)
 }
 
-fn story_of(fx: &Fixture, alice: mnemo_engine::core::EntityId) -> (RecordRef, RecordRef) {
+fn story_of(fx: &Fixture, alice: ostrakon_engine::core::EntityId) -> (RecordRef, RecordRef) {
     let (allergy, _) =
         fx.assert(prop(alice, "allergicTo", Literal::String("peanuts".into()), iv("2020", None)));
     let (hobby, _) = fx.assert(prop(alice, "plays", Literal::String("the cello".into()), iv("2021", None)));
@@ -190,13 +190,13 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
         .store
         .facts(
             &fx.ns,
-            &mnemo_engine::core::FactFilter {
+            &ostrakon_engine::core::FactFilter {
                 subject: Some(alice),
                 predicate: Some("diet".into()),
                 ..Default::default()
             },
             ReadAt::latest(),
-            mnemo_engine::core::Scope::InForce,
+            ostrakon_engine::core::Scope::InForce,
         )
         .unwrap()
         .value[0]
@@ -220,7 +220,7 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
     assert!(fx.store.maintain_tiers(&fx.ns, t("2030-01-05")).unwrap().promoted.is_empty());
     let apply = TierSettingsPatch {
         policy: Some(TierPolicy::Apply),
-        release_idle_after_micros: Some(Some(7 * mnemo_engine::core::DAY_MICROS)),
+        release_idle_after_micros: Some(Some(7 * ostrakon_engine::core::DAY_MICROS)),
         ..TierSettingsPatch::default()
     };
     fx.append(vec![Change::ConfigureTiers(apply)]);
@@ -238,7 +238,7 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
         .unwrap();
     assert!(fx.store.open_proposals(&fx.ns, Seq(u64::MAX)).is_empty(), "answered by the placement");
     // An ACTIVE scope placed long ago is released under apply, with its reason in the log.
-    let episode = RecordRef::Episode(mnemo_engine::core::EpisodeId(1));
+    let episode = RecordRef::Episode(ostrakon_engine::core::EpisodeId(1));
     place(&fx, episode, Tier::active("scope", "diet-plan").unwrap()).unwrap();
     fx.clock.set("2030-03-01");
     let done = fx.store.maintain_tiers(&fx.ns, t("2030-03-01")).unwrap();
@@ -253,8 +253,8 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
 
 #[tokio::test]
 async fn the_graphql_surface_places_lists_configures_and_reports_tiers_in_context() {
-    let store = Arc::new(mnemo_engine::Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), mnemo_graphql::Limits::default());
+    let store = Arc::new(ostrakon_engine::Store::in_memory());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), ostrakon_graphql::Limits::default());
     let written = gql(
         &schema,
         r#"mutation { assertFacts(namespace: "t", facts: [

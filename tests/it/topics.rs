@@ -5,8 +5,8 @@
 use crate::common;
 
 use common::{Fixture, t};
-use mnemo_engine::core::{EmbeddingMode, EntityId, EpisodeId, SegmentEnd, Seq};
-use mnemo_engine::{Change, EpisodeRef, KnownAt, NewEntity, NewEpisode, ReadAt, TopicNetwork};
+use ostrakon_engine::core::{EmbeddingMode, EntityId, EpisodeId, SegmentEnd, Seq};
+use ostrakon_engine::{Change, EpisodeRef, KnownAt, NewEntity, NewEpisode, ReadAt, TopicNetwork};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -135,7 +135,7 @@ fn switches_close_segments_and_closed_segments_make_topics() {
 
     // The log replays to the same segments and network.
     let reopened = fx.reopen();
-    let seg = |s: &mnemo_engine::Store| {
+    let seg = |s: &ostrakon_engine::Store| {
         s.inspect(&fx.ns, |i| i.segments(Seq(u64::MAX)).map(|(_, s)| s.clone()).collect::<Vec<_>>())
     };
     assert_eq!(seg(&reopened), seg(&fx.store));
@@ -174,14 +174,14 @@ fn topic_first_search_ranks_topics_and_stays_inside_the_best() {
     let Setup { fx, episodes } = setup();
     fx.store.segment(&fx.ns, true).unwrap();
     let football: Vec<EpisodeId> = episodes[8..16].to_vec();
-    let query = |topics: usize, rank: bool, records: bool| mnemo_engine::SearchQuery {
+    let query = |topics: usize, rank: bool, records: bool| ostrakon_engine::SearchQuery {
         text: Some("Pasta and Basil again".into()),
         vector: None,
         limit: 50,
         topics,
         rank_topics: rank,
         records,
-        ..mnemo_engine::SearchQuery::default()
+        ..ostrakon_engine::SearchQuery::default()
     };
     let at = ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() };
     // Topics only: the cooking topic first (the query names two of its members), no records.
@@ -192,7 +192,7 @@ fn topic_first_search_ranks_topics_and_stays_inside_the_best() {
     assert!(first.contains(&"Pasta".to_owned()) && first.contains(&"Basil".to_owned()), "{first:?}");
     // Plain search reaches football episodes ("again" is in every text) ...
     let plain = fx.store.search(&fx.ns, &query(0, false, true), at).unwrap().value;
-    let is_football = |h: &mnemo_engine::SearchHit| matches!(h.record, mnemo_engine::core::RecordRef::Episode(e) if football.contains(&e));
+    let is_football = |h: &ostrakon_engine::SearchHit| matches!(h.record, ostrakon_engine::core::RecordRef::Episode(e) if football.contains(&e));
     assert!(plain.hits.iter().any(is_football));
     // ... topic-first, narrowed to the best topic, does not.
     let narrowed = fx.store.search(&fx.ns, &query(1, false, true), at).unwrap().value;

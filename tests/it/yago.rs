@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use mnemo_engine::core::{
+use ostrakon_engine::core::{
     Allen, CoreError, EntityId, Interval, Namespace, PartialTime, Side, Step, TimeZone, Timestamp, Value,
 };
-use mnemo_engine::{Change, EntityRef, FactFilter, NewEntity, NewFact, ObjectRef, ReadAt, Scope, Store};
+use ostrakon_engine::{Change, EntityRef, FactFilter, NewEntity, NewFact, ObjectRef, ReadAt, Scope, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Convert the MemoryBank evaluation histories into Mnemo's JSONL import format.
+"""Convert the MemoryBank evaluation histories into Ostrakon's JSONL import format.
 
 Reads  memory_bank_en.json   (next to this script)
 Writes memorybank.jsonl      (next to this script)

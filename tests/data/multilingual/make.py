@@ -1,7 +1,7 @@
-"""Writes memories.jsonl (import) and gold.jsonl (`mnemo eval`) for two memories written in
+"""Writes memories.jsonl (import) and gold.jsonl (`ostrakon eval`) for two memories written in
 languages other than English, in the style of MemoryBank: a user talks with an assistant
 over ten days, one episode per exchange, and later asks about what was said. Written for
-Mnemo (no outside text); licence CC0 1.0, see SOURCE.md.
+Ostrakon (no outside text); licence CC0 1.0, see SOURCE.md.
 
     python3 make.py
 """

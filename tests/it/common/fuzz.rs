@@ -1,4 +1,4 @@
-//! A generator of random GraphQL requests from Mnemo's own schema (its exported SDL):
+//! A generator of random GraphQL requests from Ostrakon's own schema (its exported SDL):
 //! random root fields with random arguments — hostile strings, times, numbers, ids and
 //! enum names, as literals or as variables — and random selections; and the check every
 //! answer must pass: no panic, every error carries a code, a refused mutation stores
@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use async_graphql::parser::parse_schema;
 use async_graphql::parser::types::{BaseType, Type, TypeKind, TypeSystemDefinition};
-use mnemo_engine::Store;
-use mnemo_engine::core::Namespace;
-use mnemo_graphql::{Access, Limits, MnemoSchema, ops};
+use ostrakon_engine::Store;
+use ostrakon_engine::core::Namespace;
+use ostrakon_graphql::{Access, Limits, OstrakonSchema, ops};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
@@ -48,7 +48,7 @@ pub struct Grammar {
 
 impl Grammar {
     pub fn new() -> Self {
-        let doc = parse_schema(mnemo_graphql::sdl()).expect("the SDL parses");
+        let doc = parse_schema(ostrakon_graphql::sdl()).expect("the SDL parses");
         let mut types = HashMap::new();
         for def in doc.definitions {
             let TypeSystemDefinition::Type(t) = def else { continue };
@@ -345,9 +345,9 @@ fn scalar_json(rng: &mut StdRng, name: &str) -> Value {
 }
 
 /// A store with a little of everything in namespace `fz`, and its schema.
-pub async fn target() -> (Arc<Store>, MnemoSchema) {
+pub async fn target() -> (Arc<Store>, OstrakonSchema) {
     let store = Arc::new(Store::in_memory());
-    let schema = mnemo_graphql::schema(Arc::clone(&store), Limits::default());
+    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let lines = [
         json!({"namespace": "fz", "op": "definePredicate", "name": "livesIn", "cardinality": "ONE", "valueType": "ENTITY"}),
         json!({"namespace": "fz", "op": "recordEpisode", "episode": {"text": "Alice moved to Paris", "occurredAt": "2020-01-01", "thread": "t"},
@@ -371,7 +371,7 @@ fn batches(store: &Store) -> u64 {
 pub async fn run_case(
     grammar: &Grammar,
     store: &Store,
-    schema: &MnemoSchema,
+    schema: &OstrakonSchema,
     seed: u64,
 ) -> Result<Outcome, String> {
     let mut rng = StdRng::seed_from_u64(seed);

@@ -3,7 +3,7 @@
 //! and the helpers of single areas.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../../crates/mnemo-engine/tests/engine/common.rs"]
+#[path = "../../../crates/ostrakon-engine/tests/engine/common.rs"]
 mod fixture;
 pub use fixture::*;
 
@@ -15,16 +15,16 @@ pub fn project_root() -> std::path::PathBuf {
 }
 
 /// Runs a GraphQL operation as the local user; its data, which must come without errors.
-pub async fn gql(schema: &mnemo_graphql::MnemoSchema, query: &str) -> serde_json::Value {
-    let request = async_graphql::Request::new(query).data(mnemo_graphql::Access::Local);
+pub async fn gql(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> serde_json::Value {
+    let request = async_graphql::Request::new(query).data(ostrakon_graphql::Access::Local);
     let response = serde_json::to_value(schema.execute(request).await).unwrap();
     assert!(response["errors"].is_null(), "{query}\n{response}");
     response["data"].clone()
 }
 
 /// Runs a GraphQL operation that must fail; the code of its first error.
-pub async fn gql_error(schema: &mnemo_graphql::MnemoSchema, query: &str) -> String {
-    let request = async_graphql::Request::new(query).data(mnemo_graphql::Access::Local);
+pub async fn gql_error(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> String {
+    let request = async_graphql::Request::new(query).data(ostrakon_graphql::Access::Local);
     let response = serde_json::to_value(schema.execute(request).await).unwrap();
     response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
 }

@@ -1,6 +1,6 @@
 //! Real third-party clients, in Python: the interpreter of the virtual environment
-//! `.ci/run` makes (`~/.cache/mnemo-venv`, or `MNEMO_PYTHON`), with the packages a test
-//! needs. Without them a test says so and passes, unless `MNEMO_CLIENT_TEST=required`
+//! `.ci/run` makes (`~/.cache/ostrakon-venv`, or `OSTRAKON_PYTHON`), with the packages a test
+//! needs. Without them a test says so and passes, unless `OSTRAKON_CLIENT_TEST=required`
 //! (as in CI), where that is a failure.
 
 use std::path::PathBuf;
@@ -8,9 +8,9 @@ use std::process::Command;
 
 /// A Python that imports every module of `modules`, if there is one.
 pub fn with(modules: &[&str]) -> Option<PathBuf> {
-    let python = std::env::var_os("MNEMO_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
+    let python = std::env::var_os("OSTRAKON_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
-        home.join(".cache/mnemo-venv/bin/python")
+        home.join(".cache/ostrakon-venv/bin/python")
     });
     let check = format!("import {}", modules.join(", "));
     let found = Command::new(&python).args(["-c", &check]).output().is_ok_and(|o| o.status.success());
@@ -18,13 +18,13 @@ pub fn with(modules: &[&str]) -> Option<PathBuf> {
         return Some(python);
     }
     let why = format!(
-        "{} cannot `{check}` (pip install {} in ~/.cache/mnemo-venv)",
+        "{} cannot `{check}` (pip install {} in ~/.cache/ostrakon-venv)",
         python.display(),
         modules.join(" ")
     );
     assert!(
-        std::env::var("MNEMO_CLIENT_TEST").as_deref() != Ok("required"),
-        "MNEMO_CLIENT_TEST=required: {why}"
+        std::env::var("OSTRAKON_CLIENT_TEST").as_deref() != Ok("required"),
+        "OSTRAKON_CLIENT_TEST=required: {why}"
     );
     eprintln!("skipped: {why}");
     None

@@ -1,4 +1,4 @@
-//! The real `mnemo serve` binary on a loopback port, and plain HTTP/1.1 to it.
+//! The real `ostrakon serve` binary on a loopback port, and plain HTTP/1.1 to it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -23,7 +23,7 @@ impl Drop for Server {
     }
 }
 
-/// Starts `mnemo serve` on an ephemeral loopback port and waits until /healthz answers.
+/// Starts `ostrakon serve` on an ephemeral loopback port and waits until /healthz answers.
 pub fn start(data: &Path) -> Server {
     start_with(data, &[])
 }
@@ -33,7 +33,7 @@ pub fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
     start_with_args(data, env, &[])
 }
 
-/// [`start_with`] with more arguments to `mnemo serve`.
+/// [`start_with`] with more arguments to `ostrakon serve`.
 pub fn start_with_args(data: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&std::ffi::OsStr]) -> Server {
     start_command(data, env, args, Stdio::inherit())
 }
@@ -46,7 +46,7 @@ pub fn start_logged(
     args: &[&std::ffi::OsStr],
 ) -> (Server, std::sync::Arc<std::sync::Mutex<String>>) {
     let mut env = env.to_vec();
-    env.push(("MNEMO_LOG", "info".as_ref()));
+    env.push(("OSTRAKON_LOG", "info".as_ref()));
     let mut server = start_command(data, &env, args, Stdio::piped());
     let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let stderr = server.child.stderr.take().unwrap();
@@ -66,11 +66,11 @@ fn start_command(
     args: &[&std::ffi::OsStr],
     stderr: Stdio,
 ) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(data)
         .args(args)
-        .env("MNEMO_LOG", "warn")
+        .env("OSTRAKON_LOG", "warn")
         .envs(env.iter().map(|(k, v)| (*k, *v)))
         .stdout(Stdio::piped())
         .stderr(stderr)

@@ -1,4 +1,4 @@
-//! A generator of random SPARQL queries over Mnemo's projection: every query form, graph
+//! A generator of random SPARQL queries over Ostrakon's projection: every query form, graph
 //! patterns (optional, union, minus, filters, binds, values, sub-selects, exists), property
 //! paths and expressions nested to a random depth (past the limits at times), string
 //! functions that grow their input, then, for some, random edits of the text (spans cut
@@ -10,13 +10,13 @@
 
 use std::time::{Duration, Instant};
 
-use mnemo_engine::core::{Interval, Literal, Namespace, Timestamp};
-use mnemo_engine::{Change, EntityRef, Interrupt, NewEntity, NewFact, ObjectRef, ReadAt, Store};
-use mnemo_rdf::{Format, RdfError, Sparql, SparqlLimits, View};
+use ostrakon_engine::core::{Interval, Literal, Namespace, Timestamp};
+use ostrakon_engine::{Change, EntityRef, Interrupt, NewEntity, NewFact, ObjectRef, ReadAt, Store};
+use ostrakon_rdf::{Format, RdfError, Sparql, SparqlLimits, View};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// How deep the generator nests, at most: past every limit of `mnemo_rdf`.
+/// How deep the generator nests, at most: past every limit of `ostrakon_rdf`.
 const DEEPEST: usize = 200;
 
 /// A store with namespace `fz`: a chain of entities, a few literals, a correction.

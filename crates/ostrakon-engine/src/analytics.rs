@@ -1,0 +1,224 @@
+//! Analytics over entity histories at a pinned read point: the [`Store`] side of the
+//! index's analytics (`ostrakon_index::analytics`), with their inputs checked and their
+//! steps laid out in the namespace's time zone.
+
+use ostrakon_core::{
+    Allen, ChangeCounts, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, SeriesGroup, Side, Step,
+    Stretch, Timestamp, Value,
+};
+
+use crate::error::EngineError;
+use crate::limits::MAX_PAGE;
+use crate::limits::MAX_TOP;
+use crate::read_point::{Answer, ReadAt};
+use crate::store::Store;
+use crate::sweeps::What;
+
+/// Points of a series and its groups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The steps, from `from` up to (not including) `to`.
+    pub points: Vec<Timestamp>,
+    /// Counts at each point: one group, or one per value.
+    pub groups: Vec<SeriesGroup>,
+}
+
+/// Change counts per bucket of a series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Changes {
+    /// Where each bucket starts; the last ends at the range's end.
+    pub points: Vec<Timestamp>,
+    /// The counts and the subjects that changed most.
+    pub counts: ChangeCounts,
+}
+
+/// Pairs of stretches in a relation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overlaps {
+    /// The pairs, by a's start then b's.
+    pub pairs: Vec<(Stretch, Stretch)>,
+    /// Whether more pairs were left out (the limit, or [`ostrakon_core::MAX_PAIR_CHECKS`] comparisons).
+    pub truncated: bool,
+}
+
+impl Store {
+    /// `subject`'s timeline: per predicate, the values in force over valid time as known
+    /// at S, with the facts behind each stretch.
+    pub fn timeline(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicates: Option<&[String]>,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Lane>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.timeline(subject, predicates, view))
+    }
+
+    /// How long each value of `(subject, predicate)` held within `[from, to)` (default:
+    /// all time before the read's validAt), longest first.
+    pub fn durations(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicate: &str,
+        from: Option<Timestamp>,
+        to: Option<Timestamp>,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<HeldFor>>, EngineError> {
+        if let (Some(f), Some(t)) = (from, to) {
+            window(f, t)?;
+        }
+        let answer = self.read_at(ns, at, |index, view| {
+            let to = to.unwrap_or(view.valid_at);
+            let from = from.unwrap_or(Timestamp::MIN);
+            window(from, to).map(|()| index.durations(subject, predicate, from, to, view))
+        })?;
+        Ok(Answer { value: answer.value?, basis: answer.basis })
+    }
+
+    /// How many subjects had `predicate` (with `value`, if given) in force at each step
+    /// of `[from, to)`; with `by_value`, one group per value.
+    #[allow(clippy::too_many_arguments)]
+    pub fn in_force_series(
+        &self,
+        ns: &Namespace,
+        predicate: &str,
+        value: Option<&Value>,
+        from: Timestamp,
+        to: Timestamp,
+        step: Step,
+        by_value: bool,
+        at: ReadAt,
+    ) -> Result<Answer<Series>, EngineError> {
+        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        if value.is_none() && !by_value {
+            // Subjects in force at each step, from the sweep kept (or carried forward) for S.
+            let shard = self.shard(ns)?;
+            return self.read_at(ns, at, move |index, view| {
+                let counts = match &shard {
+                    Some(shard) => {
+                        let sweep = shard.sweeps.get(index, What::Subjects(predicate), view);
+                        points.iter().map(|p| sweep.count_at(*p)).collect()
+                    }
+                    None => vec![0; points.len()],
+                };
+                Series { groups: vec![ostrakon_core::SeriesGroup { value: None, counts }], points }
+            });
+        }
+        self.read_at(ns, at, move |index, view| {
+            let groups = index.in_force_series(predicate, value, &points, by_value, view);
+            Series { points, groups }
+        })
+    }
+
+    /// Value changes of `predicate` (or of every predicate) per step of `[from, to)`, and
+    /// the `top` subjects that changed most.
+    #[allow(clippy::too_many_arguments)]
+    pub fn changes(
+        &self,
+        ns: &Namespace,
+        predicate: Option<&str>,
+        from: Timestamp,
+        to: Timestamp,
+        step: Step,
+        top: usize,
+        at: ReadAt,
+    ) -> Result<Answer<Changes>, EngineError> {
+        if top > MAX_TOP {
+            return Err(EngineError::LimitExceeded {
+                field: "top".into(),
+                value: top as u64,
+                max: MAX_TOP as u64,
+            });
+        }
+        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        self.read_at(ns, at, move |index, view| {
+            let counts = index.changes(predicate, &points, to, top, view);
+            Changes { points, counts }
+        })
+    }
+
+    /// Pairs of facts, one of each side (of one value when `same_value`), whose stretches
+    /// in force stand in `relation`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn overlaps(
+        &self,
+        ns: &Namespace,
+        a: &Side,
+        b: &Side,
+        relation: Allen,
+        same_value: bool,
+        limit: usize,
+        at: ReadAt,
+    ) -> Result<Answer<Overlaps>, EngineError> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(EngineError::LimitExceeded {
+                field: "limit".into(),
+                value: limit as u64,
+                max: MAX_PAGE as u64,
+            });
+        }
+        self.read_at(ns, at, |index, view| {
+            let (pairs, truncated) = index.overlaps(a, b, relation, same_value, limit, view);
+            Overlaps { pairs, truncated }
+        })
+    }
+
+    /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
+    /// A count in all is read from the stretches in force at S (`Sweeps`): the first
+    /// count at an S resolves every slot once, later ones at any T cost two binary
+    /// searches, and the first at the S after a write carries the last one forward
+    /// through the slots the write touched.
+    /// ```
+    /// use ostrakon_engine::core::{GroupBy, Interval, Namespace, TimeZone, Timestamp};
+    /// use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let at = |t: &str| Timestamp::parse("validFrom", t, &TimeZone::Utc);
+    /// let lives_in = |who: &str, city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
+    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
+    ///     let valid = Interval::new("validFrom", at(from)?, None)?;
+    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name(who.into()), "livesIn", city, valid)))
+    /// };
+    /// store.append(&ns, vec![lives_in("Ada", "Lyon", "2008-01-01")?, lives_in("Bob", "Lyon", "2020-01-01")?])?;
+    /// // How many facts of `livesIn` held in 2010, and in 2021.
+    /// let in_2010 = ReadAt::valid(at("2010-06-01")?);
+    /// let in_2021 = ReadAt::valid(at("2021-06-01")?);
+    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2010)?.value[0].count, 1);
+    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2021)?.value[0].count, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn aggregate(
+        &self,
+        ns: &Namespace,
+        predicate: Option<&str>,
+        group_by: GroupBy,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Group>>, EngineError> {
+        if group_by != GroupBy::Nothing {
+            return self.read_at(ns, at, |index, view| index.aggregate(predicate, group_by, view));
+        }
+        let shard = self.shard(ns)?;
+        self.read_at(ns, at, |index, view| {
+            let count = match &shard {
+                Some(shard) => shard.sweeps.get(index, What::Facts(predicate), view).count_at(view.valid_at),
+                None => 0,
+            };
+            vec![Group { subject: None, predicate: None, value: None, count }]
+        })
+    }
+}
+
+fn window(from: Timestamp, to: Timestamp) -> Result<(), EngineError> {
+    if from < to {
+        Ok(())
+    } else {
+        Err(ostrakon_core::CoreError::InvalidInterval {
+            field: "from".into(),
+            from: from.to_string(),
+            to: to.to_string(),
+        }
+        .into())
+    }
+}

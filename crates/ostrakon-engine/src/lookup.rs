@@ -1,0 +1,216 @@
+//! Typed reads for the protocol crates: each takes a namespace and the point it reads at
+//! (a pinned seq, or a whole [`ReadAt`]) and returns owned values, so that nothing of the
+//! index crosses the engine's API.
+
+use ostrakon_core::{
+    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, FactId, IntentionId, MentionSource, Namespace,
+    NamespaceConfig, PredicateDef, SegmentConfig, Seq, StatementView,
+};
+use ostrakon_index::{Counts, EntityFilter, EpisodeCursor, FactView, IntentionView, Page};
+
+use crate::error::EngineError;
+use crate::read_point::{Answer, ReadAt};
+use crate::store::Store;
+
+/// A namespace's settings and size at the latest batch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Time zone, decay profiles, idle consolidation.
+    pub config: NamespaceConfig,
+    /// Every declared predicate, by name.
+    pub predicates: Vec<PredicateDef>,
+    /// Record counts.
+    pub counts: Counts,
+    /// Where its vectors come from.
+    pub embedding: EmbeddingMode,
+    /// What the built-in embedder embeds besides episodes.
+    pub embedding_policy: ostrakon_core::EmbeddingPolicy,
+    /// The predicates whose facts are embedded under `FactEmbedding::Declared`.
+    pub embedded_predicates: std::collections::BTreeSet<String>,
+    /// How its threads are cut into segments.
+    pub segmentation: SegmentConfig,
+    /// How long it keeps episodes.
+    pub retention: ostrakon_core::RetentionPolicy,
+}
+
+impl Store {
+    /// A namespace's settings and size, as of its latest batch.
+    pub fn settings(&self, ns: &Namespace) -> Settings {
+        self.with_index(ns, |i| Settings {
+            config: i.config(),
+            predicates: i.predicates(),
+            counts: i.counts(),
+            embedding: i.embedding_mode(),
+            embedding_policy: i.embedding_policy(),
+            embedded_predicates: i.embedded_predicates(),
+            segmentation: i.segment_config(i.last_seq()),
+            retention: i.retention(),
+        })
+    }
+
+    /// Whether a predicate's facts are embedded under `FactEmbedding::Declared`.
+    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> bool {
+        self.with_index(ns, |i| i.predicate_embedded(name))
+    }
+
+    /// The names of every predicate the namespace declared or used, sorted.
+    pub fn predicate_names(&self, ns: &Namespace) -> Vec<String> {
+        self.with_index(ns, |i| i.predicates().into_iter().map(|d| d.name).collect())
+    }
+
+    /// A predicate's latest definition (an undeclared one reads as `many`, any type).
+    pub fn predicate(&self, ns: &Namespace, name: &str) -> PredicateDef {
+        self.with_index(ns, |i| i.predicate(name))
+    }
+
+    /// Entity `id` as it read after batch `known_at` (merges followed), if it existed then.
+    pub fn entity_version(&self, ns: &Namespace, id: EntityId, known_at: Seq) -> Option<Entity> {
+        self.with_index(ns, |i| i.entity_version(id, known_at).map(|(_, e)| e))
+    }
+
+    /// The entity a canonical name or alias named after batch `known_at` (case and spacing
+    /// ignored; the lowest id when several do): a name given later is not seen.
+    pub fn entity_named(&self, ns: &Namespace, name: &str, known_at: Seq) -> Option<EntityId> {
+        let filter = EntityFilter { name: Some(name.to_owned()), kind: None };
+        self.with_index(ns, |i| i.entities(&filter, known_at, None, 1).items.first().map(|(_, e)| e.id))
+    }
+
+    /// The episode a client's external id names, if any.
+    pub fn episode_by_external_id(&self, ns: &Namespace, external_id: &str) -> Option<EpisodeId> {
+        self.with_index(ns, |i| i.episode_by_external_id(external_id))
+    }
+
+    /// Episode `id` if recorded by batch `known_at`, with the batch that recorded it.
+    pub fn episode_at(&self, ns: &Namespace, id: EpisodeId, known_at: Seq) -> Option<(Episode, Seq)> {
+        self.with_index(ns, |i| Some((i.episode_at(id, known_at)?.clone(), i.episode_seq(id)?)))
+    }
+
+    /// The episodes mentioning an entity (and those merged with it) at `known_at`, in the
+    /// order they occurred, a page after `after`.
+    pub fn mentioning(
+        &self,
+        ns: &Namespace,
+        entity: EntityId,
+        known_at: Seq,
+        after: Option<EpisodeCursor>,
+        limit: usize,
+    ) -> Page<(Seq, Episode)> {
+        self.with_index(ns, |i| i.mentioning(entity, known_at, after, limit))
+    }
+
+    /// The entities an episode mentions at `known_at`, and who said so.
+    pub fn mentions_of(
+        &self,
+        ns: &Namespace,
+        episode: EpisodeId,
+        known_at: Seq,
+    ) -> Vec<(EntityId, MentionSource)> {
+        self.with_index(ns, |i| i.mentions_of(episode, known_at))
+    }
+
+    /// The facts an episode is provenance of at `known_at`.
+    pub fn sourced_facts(&self, ns: &Namespace, episode: EpisodeId, known_at: Seq) -> Vec<FactId> {
+        self.with_index(ns, |i| i.sourced_facts(episode, known_at))
+    }
+
+    /// Who has read an episode at `known_at` (the store's extractor: a model and a prompt
+    /// version each), in log order.
+    pub fn extracted_by(&self, ns: &Namespace, episode: EpisodeId, known_at: Seq) -> Vec<String> {
+        self.with_index(ns, |i| i.extracted_by(episode, known_at).into_iter().map(str::to_owned).collect())
+    }
+
+    /// Who wrote the facts of batch `seq`, when it is an extraction: the episode read and
+    /// the source that read it.
+    pub fn extraction_of_batch(&self, ns: &Namespace, seq: Seq) -> Option<(EpisodeId, String)> {
+        self.with_index(ns, |i| i.extraction_of_batch(seq).map(|(e, s)| (e, s.to_owned())))
+    }
+
+    /// Up to `limit` episodes with ids above `after`, in id order, that `source` has not
+    /// read, at the latest batch; and the last id looked at (where the next call starts).
+    pub fn unextracted(
+        &self,
+        ns: &Namespace,
+        source: &str,
+        after: EpisodeId,
+        limit: usize,
+    ) -> (Vec<Episode>, EpisodeId) {
+        self.with_index(ns, |i| i.unextracted(source, after, limit))
+    }
+
+    /// How many episodes with ids above `after` `source` has not read, at the latest batch.
+    pub fn unextracted_count(&self, ns: &Namespace, source: &str, after: EpisodeId) -> u64 {
+        self.with_index(ns, |i| i.unextracted_count(source, after))
+    }
+
+    /// The episode after (`forward`) or before an episode in its thread at `known_at`.
+    pub fn thread_neighbour(
+        &self,
+        ns: &Namespace,
+        episode: EpisodeId,
+        known_at: Seq,
+        forward: bool,
+    ) -> Option<EpisodeId> {
+        self.with_index(ns, |i| i.thread_neighbour(episode, known_at, forward).map(|e| e.id))
+    }
+
+    /// One fact resolved at `at` (a restatement's id names the fact it restated).
+    pub fn fact(
+        &self,
+        ns: &Namespace,
+        id: FactId,
+        at: ReadAt,
+    ) -> Result<Answer<Option<FactView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.fact_at(id, view))
+    }
+
+    /// The statements of the fact `id` names (a statement's id names its fact), visible at
+    /// `at`'s S, in log order.
+    pub fn statements(
+        &self,
+        ns: &Namespace,
+        id: FactId,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<StatementView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.statements_at(id, view))
+    }
+
+    /// Facts by id as seen from `at`, in the order asked, leaving out those not known
+    /// then; each slot is resolved once, however many of its facts are asked for.
+    pub fn facts_by_id(
+        &self,
+        ns: &Namespace,
+        ids: &[FactId],
+        at: ReadAt,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.facts_by_id(ids, view))
+    }
+
+    /// The intentions known at `at`, by id; without `include_inactive`, only those still
+    /// pending at its decay clock.
+    pub fn intentions(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        include_inactive: bool,
+    ) -> Result<Answer<Vec<IntentionView>>, EngineError> {
+        self.read_search(ns, at, |index, basis| {
+            index
+                .intentions(basis.known_at)
+                .into_iter()
+                .filter(|v| include_inactive || v.pending_at(basis.at))
+                .collect()
+        })
+    }
+
+    /// These intentions as known at `at` (those unknown there left out), in the order given.
+    pub fn intentions_by_id(
+        &self,
+        ns: &Namespace,
+        ids: &[IntentionId],
+        at: ReadAt,
+    ) -> Result<Answer<Vec<IntentionView>>, EngineError> {
+        self.read_search(ns, at, |index, basis| {
+            ids.iter().filter_map(|id| index.intention(*id, basis.known_at)).collect()
+        })
+    }
+}

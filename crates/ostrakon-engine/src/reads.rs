@@ -1,0 +1,323 @@
+//! The typed reads: each pinned at a read point, answered from the namespace's index with
+//! the basis it was computed from. Nothing of the index leaves the engine.
+
+use ostrakon_core::{
+    Counts, EntityFilter, EntityId, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,
+    Namespace, Neighborhood, Page, Recallable, RecordKind, RecordRef, Scope, Seq, SnapshotCursor,
+    SnapshotPage, TimeZone, Timestamp, TraceState, View,
+};
+use ostrakon_index::NamespaceIndex;
+
+use crate::error::EngineError;
+use crate::limits::MAX_DEPTH;
+use crate::read_point::{Answer, Basis, KnownAt, ReadAt, check_limit, check_page, check_window};
+use crate::store::Store;
+use crate::sync::read;
+
+impl Store {
+    /// The read point `at` made concrete: the seq it sees, its valid time and its decay
+    /// clock, each fixed now. A request pins its point once and resolves every nested
+    /// read at the result, so a batch committed while it runs is not seen by any part.
+    pub fn pin(&self, ns: &Namespace, at: ReadAt) -> Result<ReadAt, EngineError> {
+        Ok(self.basis(ns, at)?.point())
+    }
+
+    /// What a read at `at` would be computed from: its seq, times and clock.
+    pub fn basis(&self, ns: &Namespace, at: ReadAt) -> Result<Basis, EngineError> {
+        Ok(self.read_basis(ns, at, |_, _| ())?.basis)
+    }
+
+    /// Runs `f` on a namespace's index pinned at `at`, and wraps its result with the basis.
+    pub(crate) fn read_at<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, View) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            f(index, View { valid_at: basis.valid_at, known_at: basis.known_at })
+        })
+    }
+
+    /// [`Store::read_at`], handing `f` the whole basis (the decay clock included).
+    pub(crate) fn read_search<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        self.read_basis(ns, at, f)
+    }
+
+    fn read_basis<T>(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
+    ) -> Result<Answer<T>, EngineError> {
+        crate::interrupt::check("a read")?;
+        let mut shard = self.shard(ns)?;
+        if let (KnownAt::Seq(seq), Some(open)) = (at.known_at, &shard) {
+            // Written on another node: wait until it is applied here.
+            self.await_seq(open, seq)?;
+            if open.retired.load(std::sync::atomic::Ordering::SeqCst) {
+                // What it waited for was an erasure: read the namespace opened again.
+                shard = self.shard(ns)?;
+            }
+        }
+        let clock = self.now();
+        let valid_at = at.valid_at.unwrap_or(clock);
+        let guard = shard.as_ref().map(|s| read(&s.index));
+        // An empty index only for a namespace that does not exist: building one for every
+        // read cost about 1 % of a point read's CPU.
+        let empty;
+        let index = match guard.as_deref() {
+            Some(index) => index,
+            None => {
+                empty = NamespaceIndex::new();
+                &empty
+            }
+        };
+        let latest = index.last_seq();
+        let known_at = match at.known_at {
+            KnownAt::Latest => latest,
+            // Pinned before the namespace was dropped: what it asks about is gone.
+            KnownAt::Seq(s) if s > latest && self.was_dropped(ns) => {
+                return Err(EngineError::NamespaceDropped { namespace: ns.to_string() });
+            }
+            KnownAt::Seq(s) if s > latest => return Err(EngineError::NotYetKnown { requested: s, latest }),
+            KnownAt::Seq(s) => s,
+            KnownAt::Time(t) => index.seq_at(t),
+        };
+        let at = at.at.unwrap_or(clock);
+        let basis = Basis { known_at, system_time: index.system_time(known_at), valid_at, clock, at };
+        let value = f(index, &basis);
+        Ok(Answer { basis, value })
+    }
+
+    /// Facts matching `filter` at `at`: those in force, or every visible one with its status.
+    pub fn facts(
+        &self,
+        ns: &Namespace,
+        filter: &FactFilter,
+        at: ReadAt,
+        scope: Scope,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.facts(filter, view, scope))
+    }
+
+    /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
+    /// ```
+    /// use ostrakon_engine::core::{Interval, Namespace, TimeZone, Timestamp};
+    /// use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let lives_in = |city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
+    ///     let from = Timestamp::parse("validFrom", from, &TimeZone::Utc)?;
+    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
+    ///     let valid = Interval::new("validFrom", from, None)?;
+    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name("Ada".into()), "livesIn", city, valid)))
+    /// };
+    /// let first = store.append(&ns, vec![lives_in("Lyon", "2008-01-01T00:00:00Z")?])?;
+    /// store.append(&ns, vec![lives_in("Berlin", "2014-01-01T00:00:00Z")?])?;
+    /// let ada = first.created[0];
+    /// // Every value the slot had, whatever holds now.
+    /// let history = store.history(&ns, ada, "livesIn", ReadAt::latest())?;
+    /// assert_eq!(history.value.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn history(
+        &self,
+        ns: &Namespace,
+        subject: EntityId,
+        predicate: &str,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.history(subject, predicate, view))
+    }
+
+    /// One entity as known at S with its facts in force at T.
+    pub fn entity(
+        &self,
+        ns: &Namespace,
+        id: EntityId,
+        at: ReadAt,
+    ) -> Result<Answer<Option<EntityView>>, EngineError> {
+        self.read_at(ns, at, |index, view| index.entity_at(id, view))
+    }
+
+    /// A page of every fact in force at `at`.
+    pub fn snapshot(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, EngineError> {
+        check_page(limit)?;
+        self.read_at(ns, at, |index, view| index.snapshot(view, Scope::InForce, after, limit))
+    }
+
+    /// A page of every fact visible at `at`'s S whatever its status at T (retracted ones
+    /// included), in the order of [`Store::snapshot`]: the whole history as known then.
+    pub fn all_facts(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, EngineError> {
+        check_page(limit)?;
+        self.read_at(ns, at, |index, view| index.snapshot(view, Scope::All, after, limit))
+    }
+
+    /// Entities within `depth` hops of `start`, every hop resolved at `at`.
+    pub fn neighbors(
+        &self,
+        ns: &Namespace,
+        start: EntityId,
+        depth: u32,
+        at: ReadAt,
+    ) -> Result<Answer<Neighborhood>, EngineError> {
+        check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
+        self.read_at(ns, at, |index, view| index.neighbors(start, depth, view))
+    }
+
+    /// A record's trace as known at S, read at the decay clock.
+    pub fn trace(
+        &self,
+        ns: &Namespace,
+        record: RecordRef,
+        at: ReadAt,
+    ) -> Result<Answer<Option<TraceState>>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            index.trace(record, basis.known_at).map(|(trace, profile)| trace.state(&profile, basis.at))
+        })
+    }
+
+    /// When a record was recalled, as known at S and up to the decay clock, in order.
+    pub fn recall_history(
+        &self,
+        ns: &Namespace,
+        record: RecordRef,
+        at: ReadAt,
+    ) -> Result<Answer<Vec<Timestamp>>, EngineError> {
+        self.read_basis(ns, at, |index, basis| {
+            index
+                .trace(record, basis.known_at)
+                .map(|(trace, _)| trace.recalls.into_iter().filter(|t| *t <= basis.at).collect())
+                .unwrap_or_default()
+        })
+    }
+
+    /// What an agent might bring up unprompted: records that are not dormant at the decay
+    /// clock, by retention, at most `limit`.
+    pub fn recallable(
+        &self,
+        ns: &Namespace,
+        at: ReadAt,
+        kinds: &[RecordKind],
+        limit: usize,
+    ) -> Result<Answer<Vec<Recallable>>, EngineError> {
+        check_page(limit)?;
+        self.read_basis(ns, at, |index, basis| {
+            let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
+            index.recallable(view, basis.at, kinds, limit)
+        })
+    }
+
+    /// Records that turn dormant within `[from, to)` unless recalled, by when.
+    pub fn forecast(
+        &self,
+        ns: &Namespace,
+        from: Timestamp,
+        to: Timestamp,
+        at: ReadAt,
+        kinds: &[RecordKind],
+    ) -> Result<Answer<Vec<Fading>>, EngineError> {
+        check_window("from..to", Some(from), Some(to))?;
+        self.read_at(ns, at, |index, view| index.forecast(view, from, to, kinds))
+    }
+
+    /// Entities known at `at` matching `filter`, by id, a page of at most `limit`.
+    pub fn entities(
+        &self,
+        ns: &Namespace,
+        filter: &EntityFilter,
+        at: ReadAt,
+        after: Option<EntityId>,
+        limit: usize,
+    ) -> Result<Answer<Page<(Seq, ostrakon_core::Entity)>>, EngineError> {
+        check_page(limit)?;
+        self.read_at(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
+    }
+
+    /// Episodes known at `at` matching `filter`, by (occurred_at, id), a page of at most `limit`.
+    pub fn episodes(
+        &self,
+        ns: &Namespace,
+        filter: &EpisodeFilter,
+        at: ReadAt,
+        after: Option<EpisodeCursor>,
+        limit: usize,
+    ) -> Result<Answer<Page<(Seq, ostrakon_core::Episode)>>, EngineError> {
+        check_page(limit)?;
+        check_window("from..to", filter.from, filter.to)?;
+        self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
+    }
+
+    /// Runs `f` on a namespace's latest index: for tests and tools that look inside
+    /// (feature `inspect`). The protocol crates use the typed reads, so that nothing of
+    /// the index crosses the engine's API.
+    #[cfg(feature = "inspect")]
+    pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
+        self.with_index(ns, f)
+    }
+
+    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
+    pub(crate) fn with_index<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
+        // A damaged namespace reads as empty here; the reads and writes that take its
+        // answer from here refuse it with their own check.
+        match self.shard(ns).ok().flatten() {
+            Some(shard) => f(&read(&shard.index)),
+            None => f(&NamespaceIndex::new()),
+        }
+    }
+
+    /// The namespace's time zone (UTC until configured).
+    pub fn time_zone(&self, ns: &Namespace) -> TimeZone {
+        self.with_index(ns, |index| index.config().time_zone)
+    }
+
+    /// Reads a time as a client wrote it (RFC 3339, a local date-time, a date or a
+    /// partial date), placing dates in the namespace's time zone.
+    pub fn parse_time(&self, ns: &Namespace, field: &str, value: &str) -> Result<Timestamp, EngineError> {
+        Ok(Timestamp::parse(field, value, &self.time_zone(ns))?)
+    }
+
+    /// Record counts of a namespace.
+    pub fn counts(&self, ns: &Namespace) -> Counts {
+        self.with_index(ns, NamespaceIndex::counts)
+    }
+
+    /// Size of a namespace's log in bytes.
+    pub fn log_size(&self, ns: &Namespace) -> u64 {
+        self.shard(ns).ok().flatten().map_or(0, |s| s.log.size_bytes())
+    }
+}
+
+impl Store {
+    /// The topic network of a namespace read at `at`, from the segments closed there.
+    /// Reading writes nothing: segments close by [`Store::segment`] (the `closeSegments`
+    /// mutation), consolidation, and [`Store::maintain`].
+    pub fn topic_network(
+        &self,
+        ns: &ostrakon_core::Namespace,
+        at: crate::read_point::ReadAt,
+    ) -> Result<crate::read_point::Answer<crate::topics::TopicNetwork>, crate::error::EngineError> {
+        let answer =
+            self.read_search(ns, at, |index, basis| crate::topics::network(index, basis.known_at, basis.at))?;
+        Ok(crate::read_point::Answer { basis: answer.basis, value: answer.value? })
+    }
+}
