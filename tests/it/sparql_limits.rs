@@ -170,6 +170,7 @@ fn memory_bombs() -> Vec<(&'static str, String)> {
         ("path closure", "SELECT (COUNT(*) AS ?n) WHERE { ?a p:next* ?b }".into()),
         ("alternative closure", "SELECT (COUNT(*) AS ?n) WHERE { ?a (p:next|!p:next)* ?b }".into()),
         ("closures in sequence", "SELECT (COUNT(*) AS ?n) WHERE { ?a p:next+/p:next+ ?b }".into()),
+        ("cross product held by MINUS", "ASK { ?x ?y ?z MINUS { OPTIONAL { ?a ?b ?c } ?d ?e ?f } }".into()),
         ("sorted cross product", "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a LIMIT 1".into()),
         ("distinct cross product", "SELECT (COUNT(*) AS ?n) WHERE { SELECT DISTINCT * WHERE { ?a ?b ?c . ?d ?e ?f } }".into()),
         (

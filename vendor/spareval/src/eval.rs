@@ -1358,8 +1358,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     MinusAlgorithm::HashBuildRightProbeLeft { keys } => {
                         if keys.is_empty() {
                             Rc::new(move |from| {
-                                let right: Vec<_> =
-                                    right(from.clone()).filter_map(Result::ok).collect();
+                                let right = match held_side(right(from.clone())) {
+                                    Ok(right) => right,
+                                    Err(e) => return Box::new(once(Err(e))),
+                                };
                                 if right.is_empty() {
                                     return left(from);
                                 }
@@ -1383,7 +1385,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 .collect::<Vec<_>>();
                             Rc::new(move |from| {
                                 let mut right_values = InternalTupleSet::new(keys.clone());
-                                right_values.extend(right(from.clone()).filter_map(Result::ok));
+                                match held_side(right(from.clone())) {
+                                    Ok(right) => right_values.extend(right),
+                                    Err(e) => return Box::new(once(Err(e))),
+                                }
                                 if right_values.is_empty() {
                                     return left(from);
                                 }
@@ -4365,6 +4370,23 @@ fn deduplicate_tuples<T: Eq + Hash + Clone>(
     iter: impl Iterator<Item = Result<InternalTuple<T>, QueryEvaluationError>>,
 ) -> impl Iterator<Item = Result<InternalTuple<T>, QueryEvaluationError>> {
     deduplicate_weighing(iter, InternalTuple::weight)
+}
+
+/// The side of a `MINUS` it holds, each tuple charged to the memory budget (patched in:
+/// the published evaluator held it uncounted, and dropped its errors, so a cancellation
+/// shortened it instead of stopping the query).
+fn held_side<T>(
+    side: impl Iterator<Item = Result<InternalTuple<T>, QueryEvaluationError>>,
+) -> Result<Vec<InternalTuple<T>>, QueryEvaluationError> {
+    let mut held = Vec::new();
+    for tuple in side {
+        let tuple = tuple?;
+        if !crate::budget::charge(tuple.weight()) {
+            return Err(QueryEvaluationError::Cancelled);
+        }
+        held.push(tuple);
+    }
+    Ok(held)
 }
 
 /// Drops the items seen before, charging each one kept to the memory budget (patched
