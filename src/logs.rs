@@ -34,10 +34,12 @@ pub(crate) fn init(format: LogFormat) {
         .with_env_filter(filter)
         .with_writer(Redacting)
         .with_ansi(std::io::stderr().is_terminal());
-    match format {
-        LogFormat::Text => logs.init(),
-        LogFormat::Json => logs.json().init(),
-    }
+    // A second command in one process (the Python package runs several) keeps the
+    // first one's log.
+    let _ = match format {
+        LogFormat::Text => logs.try_init(),
+        LogFormat::Json => logs.json().try_init(),
+    };
 }
 
 /// Makes the writer of one event's line.
