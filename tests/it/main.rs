@@ -13,6 +13,7 @@ mod checkpoint;
 mod cli;
 mod cluster;
 mod concurrency;
+mod container;
 mod durability;
 mod e2e;
 mod embedding;
