@@ -28,18 +28,23 @@ async fn fixture() -> (Arc<Store>, ostrakon_graphql::OstrakonSchema) {
     (store, schema)
 }
 
-/// The response to the file's one operation; a file of several named operations (a
+/// The response to the file's one operation (named or not); a file of several named operations (a
 /// mutation, then a query that reads what it wrote) runs them in the order written, and
 /// its response is an object of their responses by name.
 async fn run(path: &Path) -> String {
     let (_store, schema) = fixture().await;
     let query = std::fs::read_to_string(path).unwrap();
     let document = async_graphql::parser::parse_query(&query).unwrap();
+    let one = match &document.operations {
+        async_graphql::parser::types::DocumentOperations::Single(_) => true,
+        async_graphql::parser::types::DocumentOperations::Multiple(operations) => operations.len() == 1,
+    };
     let mut text = match document.operations {
-        async_graphql::parser::types::DocumentOperations::Single(_) => {
+        _ if one => {
             let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
             serde_json::to_string_pretty(&response).unwrap()
         }
+        async_graphql::parser::types::DocumentOperations::Single(_) => unreachable!("one operation"),
         async_graphql::parser::types::DocumentOperations::Multiple(operations) => {
             let mut named: Vec<_> = operations.iter().map(|(name, op)| (op.pos, name.to_string())).collect();
             named.sort();
@@ -90,4 +95,33 @@ async fn every_query_answers_as_written() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every operation in `queries/` has a name, and no two share one: the names are what a
+/// generated client's methods are called.
+#[test]
+fn every_operation_is_named_once() {
+    let mut seen = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(queries_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "graphql") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let document = async_graphql::parser::parse_query(&text).unwrap();
+        // An anonymous operation parses as `Single`, named ones as `Multiple`.
+        let names: Vec<String> = match document.operations {
+            async_graphql::parser::types::DocumentOperations::Single(_) => vec![String::new()],
+            async_graphql::parser::types::DocumentOperations::Multiple(ops) => {
+                ops.keys().map(ToString::to_string).collect()
+            }
+        };
+        for name in names {
+            assert!(!name.is_empty(), "{}: an operation without a name", path.display());
+            if let Some(other) = seen.insert(name.clone(), path.clone()) {
+                panic!("{name} names an operation of {} and of {}", other.display(), path.display());
+            }
+        }
+    }
+    assert!(seen.len() >= 50, "{seen:?}");
 }
