@@ -2,10 +2,13 @@
 
 `ostrakon.open(path)` runs the store in this process; `ostrakon.connect(url)` talks to an
 Ostrakon server. Both give a `Client` whose `execute(document, variables)` returns the
-GraphQL `data` or raises an `OstrakonError` subclass chosen by the error's code.
+GraphQL `data` or raises an `OstrakonError` subclass chosen by the error's code, and
+whose `api` has a typed method (pydantic models in and out) for each named operation of
+`queries/`.
 """
 
 from ._client import AsyncClient, Client, connect, connect_async, open, open_async
+from ._jsonl import Imported, Rejected, apages, pages
 from .errors import (
     BadRequest,
     Conflict,
@@ -28,7 +31,7 @@ from .errors import (
 )
 
 __all__ = [
-    "AsyncClient", "BadRequest", "Client", "Conflict", "Damaged", "Forbidden", "Gone",
+    "AsyncClient", "BadRequest", "Imported", "Rejected", "apages", "pages", "Client", "Conflict", "Damaged", "Forbidden", "Gone",
     "InvalidInput", "InvalidQuery", "LimitExceeded", "OstrakonError", "PersistedQueryError",
     "Unavailable", "UnknownEntity", "UnknownEpisode", "UnknownFact", "UnknownIntention",
     "UnknownPredicate", "UnknownRecord", "WriteConflict", "connect", "connect_async", "open",

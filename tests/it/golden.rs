@@ -30,10 +30,15 @@ async fn fixture() -> (Arc<Store>, ostrakon_graphql::OstrakonSchema) {
 
 /// The response to the file's one operation (named or not); a file of several named operations (a
 /// mutation, then a query that reads what it wrote) runs them in the order written, and
-/// its response is an object of their responses by name.
+/// its response is an object of their responses by name. `NAME.variables.json`, when
+/// there is one, gives the variables.
 async fn run(path: &Path) -> String {
     let (_store, schema) = fixture().await;
     let query = std::fs::read_to_string(path).unwrap();
+    let variables = match std::fs::read_to_string(path.with_extension("variables.json")) {
+        Ok(text) => async_graphql::Variables::from_json(serde_json::from_str(&text).unwrap()),
+        Err(_) => async_graphql::Variables::default(),
+    };
     let document = async_graphql::parser::parse_query(&query).unwrap();
     let one = match &document.operations {
         async_graphql::parser::types::DocumentOperations::Single(_) => true,
@@ -41,7 +46,8 @@ async fn run(path: &Path) -> String {
     };
     let mut text = match document.operations {
         _ if one => {
-            let response = schema.execute(async_graphql::Request::new(query).data(Access::Local)).await;
+            let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
+            let response = schema.execute(request).await;
             serde_json::to_string_pretty(&response).unwrap()
         }
         async_graphql::parser::types::DocumentOperations::Single(_) => unreachable!("one operation"),
@@ -51,8 +57,10 @@ async fn run(path: &Path) -> String {
             // Written by hand so that each response keeps its fields in the order served.
             let mut parts = Vec::new();
             for (_, name) in named {
-                let request =
-                    async_graphql::Request::new(query.clone()).operation_name(&name).data(Access::Local);
+                let request = async_graphql::Request::new(query.clone())
+                    .operation_name(&name)
+                    .variables(variables.clone())
+                    .data(Access::Local);
                 let response = serde_json::to_string_pretty(&schema.execute(request).await).unwrap();
                 parts.push(format!(
                     "  {}: {}",

@@ -93,6 +93,25 @@ pub struct NamespaceInfo {
     pub segmentation: Segmentation,
     /// How long it keeps episodes.
     pub retention: Retention,
+    /// How far its search indexes (and embeddings) have caught up with its log.
+    pub indexing: Indexing,
+}
+
+/// How far a namespace's search indexes have caught up with its log: search answers from
+/// the batches up to `indexedSeq`; until it reaches `latestSeq` the newest are not yet
+/// found by `search`, `context` and `remember`.
+#[derive(SimpleObject, Clone, Debug)]
+pub struct Indexing {
+    /// Every batch up to this one is searchable.
+    pub indexed_seq: u64,
+    /// The namespace's last batch.
+    pub latest_seq: u64,
+    /// Texts the indexer has embedded in its current run.
+    pub embedded: u64,
+    /// Texts its current run embeds (0 when none is going on).
+    pub to_embed: u64,
+    /// Whether every batch is searchable.
+    pub done: bool,
 }
 
 /// How long a namespace keeps what it forgets with age.
@@ -175,11 +194,29 @@ impl NamespaceInfo {
             embedding,
             segmentation: segmentation.into(),
             retention: retention.into(),
+            indexing: indexing(store, ns, c.batches),
             decay: DecayProfiles {
                 episode: config.decay.profile(CoreKind::Episode).into(),
                 entity: config.decay.profile(CoreKind::Entity).into(),
                 fact: config.decay.profile(CoreKind::Fact).into(),
             },
+        }
+    }
+}
+
+fn indexing(store: &Store, ns: &Namespace, batches: u64) -> Indexing {
+    match store.search_progress(ns) {
+        Some(p) => Indexing {
+            indexed_seq: p.indexed.0,
+            latest_seq: p.latest.0,
+            embedded: p.embedded,
+            to_embed: p.to_embed,
+            done: p.indexed >= p.latest,
+        },
+        // Not open: nothing is being indexed, and its indexes are built when it is next
+        // searched.
+        None => {
+            Indexing { indexed_seq: 0, latest_seq: batches, embedded: 0, to_embed: 0, done: batches == 0 }
         }
     }
 }
