@@ -14,7 +14,7 @@ import json
 import sys
 
 import rdflib
-from SPARQLWrapper import JSON, POST, SPARQLWrapper
+from SPARQLWrapper import CSV, JSON, POST, TSV, SPARQLWrapper
 
 base, namespace, export, standard = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 expected = [("Alice", "Paris"), ("Bob", "London")]
@@ -42,6 +42,21 @@ for method in ["GET", POST]:
     answer = client.queryAndConvert()
     rows = [(b["who"]["value"], b["city"]["value"]) for b in answer["results"]["bindings"]]
     assert rows == expected, (method, rows)
+
+# CSV and TSV, by GET and by POST (for TSV SPARQLWrapper sends each format parameter
+# twice: `tsv`, then its media type).
+for fmt in [CSV, TSV]:
+    for method in ["GET", POST]:
+        client = SPARQLWrapper(f"{base}/sparql/{namespace}")
+        client.setQuery(query)
+        client.setReturnFormat(fmt)
+        if method == POST:
+            client.setMethod(POST)
+        text = client.query().convert().decode()
+        separator = "," if fmt == CSV else "\t"
+        lines = [line.split(separator) for line in text.strip().splitlines()]
+        rows = [tuple(cell.strip('"') for cell in line) for line in lines[1:]]
+        assert rows == expected, (fmt, method, text)
 
 # rdflib reads the export, and finds the same facts in it.
 graph = rdflib.Dataset(default_union=True)

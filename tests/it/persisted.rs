@@ -69,6 +69,50 @@ fn a_document_sent_by_hash_runs_once_registered_and_only_with_its_own_hash() {
     assert!(post(server.addr, json!({ "query": "{ __typename }" }))["errors"].is_null());
 }
 
+/// Every byte but letters and digits percent-encoded: a query string's value.
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
+fn get(addr: std::net::SocketAddr, params: &[(&str, String)]) -> (u16, Value) {
+    let query: Vec<String> = params.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect();
+    let (status, answer) = http(addr, "GET", &format!("/graphql?{}", query.join("&")), "").unwrap();
+    (status, serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{status}: {answer}")))
+}
+
+/// Apollo clients send persisted queries over GET (`?extensions=…&variables=…`): they run,
+/// as plain `?query=` ones do; a GET never writes.
+#[test]
+fn queries_run_over_get_whole_or_by_hash_and_mutations_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let off = [("OSTRAKON_EMBEDDER", "off".as_ref())];
+    let server = start_with_args(&dir.path().join("data"), &off, &[]);
+    assert!(post(server.addr, json!({ "query": WRITE }))["errors"].is_null());
+    let vars = json!({ "ns": "p" }).to_string();
+    let (status, whole) = get(server.addr, &[("query", READ.into()), ("variables", vars.clone())]);
+    assert_eq!(status, 200, "{whole}");
+    assert_eq!(whole["data"]["entities"]["nodes"][0]["name"], "Ada", "{whole}");
+    // By hash: unknown, then sent with its document, then by hash alone.
+    let hash = by_hash(&sha(READ), 1).to_string();
+    let (_, miss) = get(server.addr, &[("extensions", hash.clone()), ("variables", vars.clone())]);
+    assert_eq!(code(&miss), "PERSISTED_QUERY_NOT_FOUND", "{miss}");
+    let with_doc = [("query", READ.to_owned()), ("extensions", hash.clone()), ("variables", vars.clone())];
+    assert_eq!(get(server.addr, &with_doc).1, whole);
+    let (status, by_hash_only) = get(server.addr, &[("extensions", hash), ("variables", vars.clone())]);
+    assert_eq!((status, &by_hash_only), (200, &whole));
+    // A mutation over GET is refused and writes nothing.
+    let (status, refused) = get(server.addr, &[("query", WRITE.into())]);
+    assert_eq!(status, 405, "{refused}");
+    assert_eq!(code(&refused), "BAD_REQUEST", "{refused}");
+    let after = get(server.addr, &[("query", READ.into()), ("variables", vars)]).1;
+    assert_eq!(after["data"]["entities"]["nodes"].as_array().unwrap().len(), 1, "{after}");
+    // Broken parameters are typed errors.
+    let (status, bad) = get(server.addr, &[("query", READ.into()), ("variables", "{".into())]);
+    assert_eq!((status, code(&bad)), (400, "BAD_REQUEST"), "{bad}");
+}
+
 /// A SPARQL query an allow-list may hold too.
 const SPARQL: &str = "SELECT ?name WHERE { ?e <http://www.w3.org/2000/01/rdf-schema#label> ?name }";
 

@@ -152,3 +152,30 @@ fn every_example_of_the_readme_answers_as_written() {
         }
     }
 }
+
+/// The import format's example imports as written: every line accepted, in order, on a
+/// fresh data directory.
+#[test]
+fn the_import_example_imports_as_written() {
+    let readme = std::fs::read_to_string(crate::common::project_root().join("README.md")).unwrap();
+    let block = readme
+        .split("```\n")
+        .find(|b| b.starts_with("{\"namespace\"") && b.lines().all(|l| l.starts_with("{\"namespace\"")))
+        .expect("the README's import example");
+    assert!(block.lines().count() >= 10, "{block}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("example.jsonl");
+    std::fs::write(&file, block).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ostrakon"))
+        .args(["import"])
+        .arg(&file)
+        .arg("--data")
+        .arg(dir.path().join("data"))
+        .env("OSTRAKON_LOG", "warn")
+        .env("OSTRAKON_EMBEDDER", "off")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains(&format!("accepted {}, rejected 0", block.lines().count())), "{stdout}");
+}

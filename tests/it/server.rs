@@ -440,7 +440,7 @@ async fn errors_name_the_field_and_store_nothing() {
 async fn served_pages_load_nothing_from_elsewhere() {
     let state = &server_state(TOKENS).await;
     let get = |path: &str| {
-        let request = Request::get(path).body(Body::empty()).unwrap();
+        let request = Request::get(path).header(header::ACCEPT, "text/html").body(Body::empty()).unwrap();
         let state = state.clone();
         async move {
             let response = app(state).oneshot(request).await.unwrap();
@@ -516,8 +516,13 @@ async fn health_graphiql_and_metrics() {
     assert_eq!(indexing["textsToEmbed"], 0, "{health}");
     assert!(!String::from_utf8_lossy(&body).contains("alice"), "no namespace is named: {health}");
 
-    let response =
+    // Without a query a GET is for a browser: GraphiQL, when it accepts HTML.
+    let bare =
         app(state.clone()).oneshot(Request::get("/graphql").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(bare.status(), StatusCode::BAD_REQUEST);
+    let browser =
+        Request::get("/graphql").header(header::ACCEPT, "text/html,application/xhtml+xml,*/*;q=0.8");
+    let response = app(state.clone()).oneshot(browser.body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers()[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
     let html = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
@@ -551,7 +556,8 @@ async fn health_graphiql_and_metrics() {
         r#"ostrakon_http_requests_total{route="/graphql",method="POST",status="401"} 1"#,
         r#"ostrakon_http_requests_total{route="/healthz",method="GET",status="200"} 1"#,
         r#"ostrakon_http_requests_total{route="/metrics",method="GET",status="403"} 1"#,
-        r#"ostrakon_http_request_duration_seconds_count{route="/graphql"} 4"#,
+        r#"ostrakon_http_requests_total{route="/graphql",method="GET",status="400"} 1"#,
+        r#"ostrakon_http_request_duration_seconds_count{route="/graphql"} 5"#,
         r#"ostrakon_graphql_requests_total{operation="mutation",outcome="ok"} 1"#,
         r#"ostrakon_graphql_requests_total{operation="query",outcome="error"} 1"#,
         r#"ostrakon_graphql_errors_total{code="LIMIT_EXCEEDED"} 1"#,

@@ -77,10 +77,35 @@ pub(crate) async fn graphql_post(
             ApiError::BadRequest(rejection.body_text())
         }
     })?;
-    let mut request: async_graphql::Request = serde_json::from_slice(&body)
+    let request: async_graphql::Request = serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("the body is not a GraphQL request: {e}")))?;
+    respond(&state, request, access, Method::Post).await
+}
+
+/// How a request came: a GET only reads.
+#[derive(PartialEq)]
+enum Method {
+    Get,
+    Post,
+}
+
+/// Runs a request that has been read and authenticated (a persisted query's hash
+/// resolved first) and writes its response.
+async fn respond(
+    state: &AppState,
+    mut request: async_graphql::Request,
+    access: ostrakon_graphql::Access,
+    method: Method,
+) -> Result<Response, ApiError> {
     if let Err((code, message)) = state.inner.persisted.resolve(&mut request) {
         return Ok(graphql_error(code, message));
+    }
+    if method == Method::Get && matches!(operation_type(&request).0, "mutation" | "subscription") {
+        return Err(ApiError::Coded {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            code: code::BAD_REQUEST,
+            message: "a GET only reads: POST a mutation, and subscribe over /graphql/ws".into(),
+        });
     }
     let (operation, executed) = state.execute(request.data(access)).await?;
     let response = match executed {
@@ -245,8 +270,21 @@ pub(crate) fn operation_type(request: &async_graphql::Request) -> (&'static str,
     (kind, ostrakon_graphql::is_point_read(&document, name))
 }
 
-/// GraphiQL, or a subscription when the request asks for a WebSocket upgrade (clients
-/// that use one URL for everything).
+/// The parameters of a GraphQL GET (GraphQL over HTTP): `variables` and `extensions` are
+/// JSON text.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct GetParams {
+    query: Option<String>,
+    operation_name: Option<String>,
+    variables: Option<String>,
+    extensions: Option<String>,
+}
+
+/// A subscription when the request asks for a WebSocket upgrade (clients that use one URL
+/// for everything); a query when the URL carries one (`?query=`, or a persisted query's
+/// hash in `?extensions=`, as Apollo clients send them); else GraphiQL for a browser.
+/// A GET never writes: a mutation must be POSTed.
 pub(crate) async fn graphql_get(
     State(state): State<AppState>,
     request: Request,
@@ -259,7 +297,45 @@ pub(crate) async fn graphql_get(
     if upgrade {
         return subscribe(state, request).await;
     }
-    Ok(crate::assets::graphiql_page())
+    let params: GetParams = match request.uri().query() {
+        Some(text) => serde_urlencoded::from_str(text)
+            .map_err(|e| ApiError::BadRequest(format!("the query string is not a GraphQL request: {e}")))?,
+        None => GetParams::default(),
+    };
+    if params.query.is_none() && params.extensions.is_none() {
+        let html = request
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/html"));
+        if html {
+            return Ok(crate::assets::graphiql_page());
+        }
+        return Err(ApiError::BadRequest(
+            "a GraphQL GET needs `query` (or a persisted query's `extensions`) in its query string".into(),
+        ));
+    }
+    let access = state.authenticate(request.headers())?;
+    let json = |name: &str, text: Option<String>| -> Result<Option<serde_json::Value>, ApiError> {
+        text.map(|t| {
+            serde_json::from_str(&t).map_err(|e| ApiError::BadRequest(format!("`{name}` is not JSON: {e}")))
+        })
+        .transpose()
+    };
+    let mut body = serde_json::Map::new();
+    body.insert("query".into(), params.query.unwrap_or_default().into());
+    if let Some(name) = params.operation_name {
+        body.insert("operationName".into(), name.into());
+    }
+    if let Some(variables) = json("variables", params.variables)? {
+        body.insert("variables".into(), variables);
+    }
+    if let Some(extensions) = json("extensions", params.extensions)? {
+        body.insert("extensions".into(), extensions);
+    }
+    let request: async_graphql::Request = serde_json::from_value(serde_json::Value::Object(body))
+        .map_err(|e| ApiError::BadRequest(format!("not a GraphQL request: {e}")))?;
+    respond(&state, request, access, Method::Get).await
 }
 
 #[cfg(test)]

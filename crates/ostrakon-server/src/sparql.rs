@@ -48,11 +48,10 @@ struct Params {
     known_at: Option<String>,
     known_at_seq: Option<String>,
     /// The answer's format as a name (`json`, `xml`, `csv`, `tsv`, `turtle`, `ntriples`)
-    /// or a media type: `format` as Virtuoso takes it, `output` as Fuseki, `results` as
-    /// others (SPARQLWrapper sends all three).
-    format: Option<String>,
-    output: Option<String>,
-    results: Option<String>,
+    /// or a media type, in the order asked: `format` as Virtuoso takes it, `output` as
+    /// Fuseki, `results` as others. SPARQLWrapper sends all three, and for TSV each twice
+    /// (`tsv`, then `text/tab-separated-values`): they may repeat if they agree.
+    formats: Vec<String>,
     /// How the history view names a fact's triple: `triple-term` (RDF 1.2, the default)
     /// or `standard` (RDF 1.1 reification).
     reification: Option<String>,
@@ -96,9 +95,13 @@ impl Params {
                 "validAt" => &mut self.valid_at,
                 "knownAt" => &mut self.known_at,
                 "knownAtSeq" => &mut self.known_at_seq,
-                "format" => &mut self.format,
-                "output" => &mut self.output,
-                "results" => &mut self.results,
+                "format" | "output" | "results" => {
+                    if self.formats.len() >= 16 {
+                        return Err(bad("too many `format`, `output` and `results` parameters"));
+                    }
+                    self.formats.push(value);
+                    continue;
+                }
                 "reification" => &mut self.reification,
                 "update" => return Err(bad("this endpoint is read-only: SPARQL Update is not served")),
                 "default-graph-uri" | "named-graph-uri" => {
@@ -299,13 +302,19 @@ async fn run(
         (None, None) => KnownAt::Latest,
     };
     let at = ReadAt { valid_at, known_at, at: None };
-    let asked: Vec<&str> =
-        [&params.format, &params.output, &params.results].into_iter().filter_map(|f| f.as_deref()).collect();
-    let accept = match asked.first() {
-        Some(first) if asked.iter().any(|f| !f.eq_ignore_ascii_case(first)) => {
-            return Err(bad("`format`, `output` and `results` ask for different formats"));
+    let accept = match params.formats.first() {
+        Some(first) => {
+            // A name and its media type (`tsv`, `text/tab-separated-values`) agree.
+            let primary =
+                |f: &str| accept_of(f).map(|a| a.split(',').next().unwrap_or_default().trim().to_owned());
+            let wanted = primary(first)?;
+            for other in &params.formats[1..] {
+                if !primary(other)?.eq_ignore_ascii_case(&wanted) {
+                    return Err(bad("`format`, `output` and `results` ask for different formats"));
+                }
+            }
+            Some(accept_of(first)?)
         }
-        Some(first) => Some(accept_of(first)?),
         None => headers.get(header::ACCEPT).map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned()),
     };
 
