@@ -4,7 +4,7 @@ builds its operation and runs it here, through an `ostrakon.Client` of either tr
 
 from typing import Any, Optional
 
-from ostrakon._client import Client, json_variables
+from ostrakon._client import Client
 
 
 class TypedBase:
@@ -27,7 +27,8 @@ class TypedBase:
         variables: Optional[dict[str, Any]] = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        return self.client.execute(query, json_variables(variables), operation_name=operation_name)
+        # The client turns the variables into JSON (datetimes, enums, input models).
+        return self.client.execute(query, variables, operation_name=operation_name)
 
     def get_data(self, response: dict[str, Any]) -> dict[str, Any]:
         return response

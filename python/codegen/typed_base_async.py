@@ -4,7 +4,7 @@
 
 from typing import Any, Optional
 
-from ostrakon._client import AsyncClient, json_variables
+from ostrakon._client import AsyncClient
 
 
 class AsyncTypedBase:
@@ -27,7 +27,8 @@ class AsyncTypedBase:
         variables: Optional[dict[str, Any]] = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        return await self.client.execute(query, json_variables(variables), operation_name=operation_name)
+        # The client turns the variables into JSON (datetimes, enums, input models).
+        return await self.client.execute(query, variables, operation_name=operation_name)
 
     def get_data(self, response: dict[str, Any]) -> dict[str, Any]:
         return response

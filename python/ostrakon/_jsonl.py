@@ -141,7 +141,7 @@ def _problem(line: Any, arguments: dict[str, dict[str, str]]) -> str | None:
     return None
 
 
-# The mutations an import line may name (the server's `ops::OPS`).
+# The mutations an import line may name: the server's `ops::OPS` (a test checks they agree).
 OPS = (
     "recordEpisode", "assertFacts", "endFact", "retractFact", "definePredicate",
     "configureNamespace", "recall", "addIntention", "cancelIntention",

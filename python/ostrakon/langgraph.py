@@ -84,7 +84,7 @@ class OstrakonStore(BaseStore):
         self.namespace = namespace
         self.index_config = index
         # Reading does not extend an item's life here: a ttl is its end of validity.
-        self.ttl_config = TTLConfig(refresh_on_read=False, **(ttl or {}))  # type: ignore[typeddict-item]
+        self.ttl_config = TTLConfig(**{**(ttl or {}), "refresh_on_read": False})  # type: ignore[typeddict-item]
         self._known_at = known_at
         self._declared = False
 
@@ -187,8 +187,8 @@ class OstrakonStore(BaseStore):
         while True:
             try:
                 page = self.client.execute(query, {"ns": self.namespace, "p": predicate, "after": after, **self._read_point()})["facts"]
-            except OstrakonError as e:  # a store that was never written has no such predicate yet
-                if e.code in ("UNKNOWN_PREDICATE", "UNKNOWN_NAMESPACE"):
+            except OstrakonError as e:  # a namespace this store never wrote to
+                if e.code == "UNKNOWN_PREDICATE":
                     return []
                 raise
             out.extend(page["nodes"])
@@ -214,25 +214,17 @@ class OstrakonStore(BaseStore):
         return [SearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at, scores.get((i.namespace, i.key))) for i in page]
 
     def _ranked(self, text: str) -> list[tuple[tuple[tuple[str, ...], str], float]]:
-        try:
-            data = self._search_request(text)
-        except OstrakonError as e:
-            if e.code in ("UNKNOWN_PREDICATE", "UNKNOWN_NAMESPACE"):
-                return []
-            raise
+        data = self.client.execute(
+            "query LgSearch($ns: String!, $text: String!, $knownAt: DateTime) { search(namespace: $ns, text: $text, limit: 200, "
+            f'knownAt: $knownAt, filter: {{ kinds: [FACT], predicate: "{TEXT}" }}) {{ hits {{ score fact {{ subject {{ name }} }} }} }} }}',
+            {"ns": self.namespace, "text": text, **self._read_point()},
+        )
         out = []
         for hit in data["search"]["hits"]:
             path = item_path(((hit.get("fact") or {}).get("subject") or {}).get("name", ""))
             if path is not None:
                 out.append((path, float(hit["score"])))
         return out
-
-    def _search_request(self, text: str) -> dict[str, Any]:
-        return self.client.execute(
-            "query LgSearch($ns: String!, $text: String!, $knownAt: DateTime) { search(namespace: $ns, text: $text, limit: 200, "
-            f'knownAt: $knownAt, filter: {{ kinds: [FACT], predicate: "{TEXT}" }}) {{ hits {{ score fact {{ subject {{ name }} }} }} }} }}',
-            {"ns": self.namespace, "text": text, **self._read_point()},
-        )
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -280,13 +272,8 @@ class OstrakonStore(BaseStore):
     def _declare(self) -> None:
         if self._declared:
             return
-        try:
-            preds = self.client.execute("query LgDeclared($ns: String!) { namespace(name: $ns) { predicates { name } } }", {"ns": self.namespace})
-            have = {p["name"] for p in preds["namespace"]["predicates"]}
-        except OstrakonError as e:
-            if e.code not in ("UNKNOWN_NAMESPACE", "NOT_FOUND"):
-                raise
-            have = set()
+        preds = self.client.execute("query LgDeclared($ns: String!) { namespace(name: $ns) { predicates { name } } }", {"ns": self.namespace})
+        have = {p["name"] for p in preds["namespace"]["predicates"]}
         missing = [p for p in (VALUE, TEXT, CREATED) if p not in have]
         if missing:
             fields = " ".join(
@@ -312,12 +299,8 @@ def _item(namespace: tuple[str, ...], key: str, values: list[dict[str, Any]], cr
     if value is None:
         return None
     updated = parse_datetime(values[0]["valid"]["from"])
-    return Item(value=value, key=key, namespace=namespace, created_at=updated, updated_at=updated) if not created else Item(
-        value=value, key=key, namespace=namespace, created_at=_created(created, updated), updated_at=updated)
-
-
-def _created(created: list[dict[str, Any]], updated: _dt.datetime) -> _dt.datetime:
-    return min(updated, parse_datetime(created[0]["valid"]["from"])) if "valid" in created[0] else updated
+    first = min(updated, parse_datetime(created[0]["valid"]["from"])) if created else updated
+    return Item(value=value, key=key, namespace=namespace, created_at=first, updated_at=updated)
 
 
 def _check_namespace(namespace: tuple[str, ...]) -> None:

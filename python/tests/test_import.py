@@ -52,3 +52,16 @@ def test_import_reports_each_refused_line_and_keeps_the_rest(client, tmp_path):
 def test_a_missing_file_is_an_os_error(client, tmp_path):
     with pytest.raises(OSError):
         client.import_jsonl(tmp_path / "absent.jsonl")
+
+
+def test_the_ops_imported_over_http_are_the_servers():
+    """The HTTP importer names the ops the server's importer takes (ops::OPS)."""
+    import pathlib
+    import re
+
+    from ostrakon._jsonl import OPS
+
+    source = (pathlib.Path(__file__).resolve().parents[2] / "crates/ostrakon-graphql/src/ops.rs").read_text()
+    listed = re.search(r"pub const OPS: \[&str; \d+\] = \[(.*?)\];", source, re.S)
+    assert listed, "ops::OPS not found"
+    assert tuple(re.findall(r'"(\w+)"', listed.group(1))) == OPS
