@@ -85,6 +85,11 @@ impl Store {
         self.with_index(ns, |i| Some((i.episode_at(id, known_at)?.clone(), i.episode_seq(id)?)))
     }
 
+    /// When batch `seq` was committed (its system time), if it is in the log.
+    pub fn batch_time(&self, ns: &Namespace, seq: Seq) -> Option<ostrakon_core::Timestamp> {
+        self.with_index(ns, |i| i.system_time(seq))
+    }
+
     /// The episodes mentioning an entity (and those merged with it) at `known_at`, in the
     /// order they occurred, a page after `after`.
     pub fn mentioning(

@@ -571,6 +571,12 @@ impl EpisodeObject {
         self.recorded_seq
     }
 
+    /// When the store learned it: the system time of the batch that recorded it.
+    async fn recorded_at(&self, ctx: &Context<'_>) -> Result<DateTime> {
+        let time = store(ctx)?.batch_time(&self.pin.ns, ostrakon_core::Seq(self.recorded_seq));
+        time.map(Into::into).ok_or_else(|| "the batch that recorded this episode is not in the log".into())
+    }
+
     /// The point this episode was read at.
     async fn basis(&self) -> Basis {
         (&self.pin.basis).into()

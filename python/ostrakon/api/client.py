@@ -52,6 +52,7 @@ from .remember import Remember
 from .retention_keep import RetentionKeep
 from .retention_months import RetentionMonths
 from .retract_fact import RetractFact
+from .retrieve import Retrieve
 from .search import Search
 from .search_explain import SearchExplain
 from .snapshot_page_1 import SnapshotPage1
@@ -2163,6 +2164,117 @@ class Api(TypedBase):
         )
         data = self.get_data(response)
         return RetractFact.model_validate(data)
+
+    def retrieve(
+        self,
+        namespace: str,
+        text: str,
+        limit: Union[Optional[int], UnsetType] = UNSET,
+        filter_: Union[Optional[SearchFilter], UnsetType] = UNSET,
+        valid_at: Union[Optional[DateTime], UnsetType] = UNSET,
+        known_at: Union[Optional[DateTime], UnsetType] = UNSET,
+        at: Union[Optional[DateTime], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> Retrieve:
+        query = gql("""
+            query Retrieve($namespace: String!, $text: String!, $limit: Int, $filter: SearchFilter, $validAt: DateTime, $knownAt: DateTime, $at: DateTime) {
+              search(
+                namespace: $namespace
+                text: $text
+                limit: $limit
+                filter: $filter
+                validAt: $validAt
+                knownAt: $knownAt
+                at: $at
+              ) {
+                basis {
+                  seq
+                  validAt
+                }
+                hits {
+                  kind
+                  score
+                  explain {
+                    components {
+                      component
+                      rank
+                      score
+                    }
+                    fused
+                    relevance
+                    retention
+                    status
+                  }
+                  episode {
+                    id
+                    externalId
+                    text
+                    occurredAt
+                    recordedAt
+                    thread
+                    role
+                  }
+                  fact {
+                    id
+                    subject {
+                      name
+                    }
+                    predicate
+                    object {
+                      type
+                      entity {
+                        name
+                      }
+                      string
+                      integer
+                      float
+                      boolean
+                      time
+                    }
+                    valid {
+                      from
+                      to
+                    }
+                    status
+                    reason
+                    assertedAt
+                    supersededBy {
+                      id
+                      predicate
+                      object {
+                        entity {
+                          name
+                        }
+                        string
+                        integer
+                        float
+                        boolean
+                        time
+                      }
+                    }
+                  }
+                  entity {
+                    id
+                    name
+                  }
+                }
+              }
+            }
+            """)
+        variables: dict[str, object] = {
+            "namespace": namespace,
+            "text": text,
+            "limit": limit,
+            "filter": filter_,
+            "validAt": serialize_datetime(valid_at),
+            "knownAt": serialize_datetime(known_at),
+            "at": serialize_datetime(at),
+        }
+        response = self.execute(
+            query=query, operation_name="Retrieve", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return Retrieve.model_validate(data)
 
     def search(
         self,
