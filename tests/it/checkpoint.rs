@@ -380,7 +380,7 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
         searches(&store, &ns)
     };
     let meta = std::fs::read_to_string(search_dir.join("text").join("meta.json")).unwrap();
-    assert!(meta.contains("mnemo-text-1"), "the commits carry their stamp: {meta}");
+    assert!(meta.contains("ostrakon-text-2"), "the commits carry their stamp: {meta}");
     let check = |what: &str| {
         let store = open(dir.path());
         assert_eq!(searches(&store, &ns), before, "{what}");

@@ -82,7 +82,8 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
 /// `meta.json`), read as text without opening the index.
 fn text_index_batch(meta: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(meta).ok()?;
-    let at = text.find("mnemo-text-1 ")? + "mnemo-text-1 ".len();
+    let tag = format!("{} ", crate::saved_vectors::TEXT_STAMP);
+    let at = text.find(&tag)? + tag.len();
     let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }

@@ -257,6 +257,11 @@ pub(crate) struct Stamp {
     pub(crate) first: i64,
 }
 
+/// What a text index's commit payload starts with: its format. The second writes a string
+/// fact's value as it is (the first indexed its escaped form, `"a\\nb"`); an index of
+/// another format is not trusted, so it is built again from the log.
+pub(crate) const TEXT_STAMP: &str = "ostrakon-text-2";
+
 impl Stamp {
     pub(crate) fn of(index: &NamespaceIndex, seq: Seq) -> Stamp {
         let time = |s: Seq| index.system_time(s).map_or(i64::MIN, Timestamp::as_micros);
@@ -264,12 +269,12 @@ impl Stamp {
     }
 
     pub(crate) fn encode(self) -> String {
-        format!("mnemo-text-1 {} {} {}", self.seq, self.time, self.first)
+        format!("{TEXT_STAMP} {} {} {}", self.seq, self.time, self.first)
     }
 
     pub(crate) fn decode(payload: &str) -> Option<Stamp> {
         let mut parts = payload.split(' ');
-        if parts.next()? != "mnemo-text-1" {
+        if parts.next()? != TEXT_STAMP {
             return None;
         }
         let mut n = || parts.next().and_then(|p| p.parse::<i64>().ok());

@@ -27,12 +27,26 @@ fn predicate_words(p: &str) -> String {
     out
 }
 
-/// A fact as a sentence: `Alice lives in Paris`, `Alice not likes tea`.
+/// A fact as a sentence for a reader: `Alice lives in Paris`, `Alice not likes tea`,
+/// `Alice nickname "Al"` (a string quoted, as written).
 pub(crate) fn fact_sentence(index: &NamespaceIndex, fact: &Fact) -> String {
+    sentence(index, fact, |value| value.to_string())
+}
+
+/// A fact as the text search ranks it: the sentence with a string's own text, not its
+/// quoted and escaped form (`"a\nb"` is the words a and b, not `a` and `nb`).
+pub(crate) fn fact_text(index: &NamespaceIndex, fact: &Fact) -> String {
+    sentence(index, fact, |value| match value {
+        Value::Literal(ostrakon_core::Literal::String(s)) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+fn sentence(index: &NamespaceIndex, fact: &Fact, literal: impl Fn(&Value) -> String) -> String {
     let name = |id: EntityId| index.entity(id).map_or_else(|| id.to_string(), |e| e.name.clone());
     let object = match &fact.object {
         Value::Entity(e) => name(*e),
-        other => other.to_string(),
+        other => literal(other),
     };
     let not = if fact.polarity == Polarity::Negated { "not " } else { "" };
     format!("{} {not}{} {object}", name(fact.subject), predicate_words(&fact.predicate))
@@ -42,7 +56,7 @@ pub(crate) fn fact_sentence(index: &NamespaceIndex, fact: &Fact) -> String {
 pub(crate) fn record_text(index: &NamespaceIndex, r: RecordRef) -> Option<String> {
     match r {
         RecordRef::Episode(id) => index.episode(id).map(|e| e.text.clone()),
-        RecordRef::Fact(id) => index.fact(id).map(|f| fact_sentence(index, &f)),
+        RecordRef::Fact(id) => index.fact(id).map(|f| fact_text(index, &f)),
         RecordRef::Entity(id) => index.entity(id).map(|e| {
             let mut t = e.name.clone();
             for a in &e.aliases {
@@ -107,7 +121,7 @@ impl Docs {
             // facts, would not).
             Event::FactAsserted(f) if index.is_restatement(f.id) => {}
             Event::FactAsserted(f) => {
-                self.push(RecordRef::Fact(f.id), fact_sentence(index, f), Vec::new(), index.fact_embedded(f))
+                self.push(RecordRef::Fact(f.id), fact_text(index, f), Vec::new(), index.fact_embedded(f))
             }
             Event::EntityDeclared(e) | Event::EntityCreated(e) => {
                 if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
@@ -228,7 +242,7 @@ pub(crate) fn whole(index: &NamespaceIndex, previous: &mut HashMap<String, Lates
     }
     let policy = index.embedding_policy();
     for (_, f) in index.all_facts() {
-        docs.push(RecordRef::Fact(f.id), fact_sentence(index, &f), Vec::new(), index.fact_embedded(&f));
+        docs.push(RecordRef::Fact(f.id), fact_text(index, &f), Vec::new(), index.fact_embedded(&f));
     }
     for (_, e) in index.all_entities() {
         if let Some(t) = record_text(index, RecordRef::Entity(e.id)) {
