@@ -167,12 +167,15 @@ class OstrakonStore(BaseStore):
         """Every item in force at the read point (a scan of the store's namespace)."""
         values = self._scan(VALUE, "object { string } valid { from }")
         created = {f["subject"]["name"]: f for f in self._scan(CREATED, "object { string } valid { from }")}
-        items = []
+        by_item: dict[str, list[dict[str, Any]]] = {}
         for fact in values:
-            path = item_path(fact["subject"]["name"])
+            by_item.setdefault(fact["subject"]["name"], []).append(fact)
+        items = []
+        for name, facts in by_item.items():
+            path = item_path(name)
             if path is None:
                 continue
-            item = _item(path[0], path[1], [fact], [created[fact["subject"]["name"]]] if fact["subject"]["name"] in created else [])
+            item = _item(path[0], path[1], facts, [created[name]] if name in created else [])
             if item is not None:
                 items.append(item)
         return items
@@ -197,8 +200,8 @@ class OstrakonStore(BaseStore):
             after = page["pageInfo"]["endCursor"]
 
     def _search(self, op: SearchOp, every: list[Item]) -> list[SearchItem]:
-        candidates = [i for i in every if i.namespace[: len(op.namespace_prefix)] == op.namespace_prefix
-                      and _matches(i.value, op.filter or {})]
+        prefix = tuple(op.namespace_prefix)  # BaseStore.search passes a list as given
+        candidates = [i for i in every if i.namespace[: len(prefix)] == prefix and _matches(i.value, op.filter or {})]
         scores: dict[tuple[tuple[str, ...], str], float] = {}
         if op.query:
             for hit in self._ranked(op.query):
@@ -216,13 +219,17 @@ class OstrakonStore(BaseStore):
     def _ranked(self, text: str) -> list[tuple[tuple[tuple[str, ...], str], float]]:
         data = self.client.execute(
             "query LgSearch($ns: String!, $text: String!, $knownAt: DateTime) { search(namespace: $ns, text: $text, limit: 200, "
-            f'knownAt: $knownAt, filter: {{ kinds: [FACT], predicate: "{TEXT}" }}) {{ hits {{ score fact {{ subject {{ name }} }} }} }} }}',
+            f'knownAt: $knownAt, filter: {{ kinds: [FACT], predicate: "{TEXT}" }}) '
+            "{ hits { score fact { subject { name } object { string } } } } }",
             {"ns": self.namespace, "text": text, **self._read_point()},
         )
         out = []
         for hit in data["search"]["hits"]:
-            path = item_path(((hit.get("fact") or {}).get("subject") or {}).get("name", ""))
-            if path is not None:
+            fact = hit.get("fact") or {}
+            path = item_path((fact.get("subject") or {}).get("name", ""))
+            # A fact is searched as a sentence, subject and predicate too: an item without
+            # text (put with index=False) would be found by the word "text".
+            if path is not None and (fact.get("object") or {}).get("string"):
                 out.append((path, float(hit["score"])))
         return out
 
@@ -295,10 +302,14 @@ class AsyncOstrakonStore(OstrakonStore):
 def _item(namespace: tuple[str, ...], key: str, values: list[dict[str, Any]], created: list[dict[str, Any]]) -> Item | None:
     if not values:
         return None
-    value = json.loads(values[0]["object"]["string"])
+    # Putting the same value again states it again from a later time: the two facts do
+    # not compete (one value at a time still holds), and both are in force; the item is
+    # the latest statement.
+    latest = max(values, key=lambda v: parse_datetime(v["valid"]["from"]))
+    value = json.loads(latest["object"]["string"])
     if value is None:
         return None
-    updated = parse_datetime(values[0]["valid"]["from"])
+    updated = parse_datetime(latest["valid"]["from"])
     first = min(updated, parse_datetime(created[0]["valid"]["from"])) if created else updated
     return Item(value=value, key=key, namespace=namespace, created_at=first, updated_at=updated)
 
