@@ -45,7 +45,7 @@ def body(result):
 async def story(session):
     await session.initialize()
     tools = {t.name for t in (await session.list_tools()).tools}
-    assert {"define_predicate", "assert_fact", "facts_as_of"} <= tools, tools
+    assert {"define_predicate", "remember", "facts_as_of"} <= tools, tools
 
     async def call(name, args):
         result = await session.call_tool(name, args)
@@ -62,22 +62,22 @@ async def story(session):
                 "validFrom": since, **more}
 
     await call("define_predicate", {"name": "livesIn", "cardinality": "ONE", "valueType": "ENTITY"})
-    lyon = await call("assert_fact", lives("Lyon", "2008"))
-    await call("assert_fact", lives("Berlin", "2014"))
+    lyon = await call("remember", {"facts": [lives("Lyon", "2008")]})
+    await call("remember", {"facts": [lives("Berlin", "2014")]})
     for year, city in [("2010-06-01", "Lyon"), ("2015-06-01", "Berlin")]:
         at = await call("facts_as_of", {"subject": ana, "predicate": "livesIn", "validAt": year})
         assert cities(at) == [city], (year, at)
     # A correction: it was Lille, not Lyon. As known before it, still Lyon.
-    fix = await call("assert_fact", lives("Lille", "2008", supersedes=lyon["facts"][0]["id"]))
+    fix = await call("remember", {"facts": [lives("Lille", "2008", supersedes=lyon["facts"][0]["id"])]})
     now = await call("facts_as_of", {"subject": ana, "predicate": "livesIn", "validAt": "2010-06-01"})
     assert cities(now) == ["Lille"], now
     before = await call("facts_as_of", {"subject": ana, "predicate": "livesIn", "validAt": "2010-06-01",
                                         "knownAtSeq": fix["seq"] - 1})
     assert cities(before) == ["Lyon"], before
     # A correction of another slot is refused, and says which.
-    job = await call("assert_fact", {"subject": ana, "predicate": "worksAt",
-                                     "object": {"entity": {"name": "Quillfeather"}}, "validFrom": "2015"})
-    wrong = await session.call_tool("assert_fact", lives("Munich", "2015", supersedes=job["facts"][0]["id"]))
+    job = await call("remember", {"facts": [{"subject": ana, "predicate": "worksAt",
+                                             "object": {"entity": {"name": "Quillfeather"}}, "validFrom": "2015"}]})
+    wrong = await session.call_tool("remember", {"facts": [lives("Munich", "2015", supersedes=job["facts"][0]["id"])]})
     assert failed(wrong) and body(wrong)["code"] == "SUPERSEDES_OTHER_SLOT", body(wrong)
     # A wrong argument is a tool result the model reads: isError, naming the tool and
     # the argument, with what the tool takes.

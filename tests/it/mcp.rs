@@ -18,9 +18,8 @@ use serde_json::{Value, json};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
-const TOOLS: [&str; 15] = [
+const TOOLS: [&str; 12] = [
     "add_intention",
-    "assert_fact",
     "context",
     "define_predicate",
     "due_intentions",
@@ -28,13 +27,20 @@ const TOOLS: [&str; 15] = [
     "entity",
     "facts_as_of",
     "history",
-    "place_memory",
+    "pin_memory",
     "recall",
-    "release_memory",
     "remember",
-    "retract_fact",
     "tiers",
 ];
+
+/// The tool list's cost in a model's context: at most this many characters of
+/// `tools/list` JSON (about 4,000 tokens).
+const TOOL_LIST_MAX_CHARS: usize = 16_000;
+
+/// `remember`'s arguments stating one fact alone.
+fn facts(fact: Value) -> Value {
+    json!({ "facts": [fact] })
+}
 
 /// The TLS provider the HTTP client needs (reqwest is built without one of its own, as
 /// the extractor installs ring), installed once for the process.
@@ -96,9 +102,12 @@ async fn check_tools(client: &Client) {
         assert_eq!(schema["type"], "object", "{}: {schema}", tool.name);
         assert!(schema.get("properties").is_some_and(Value::is_object), "{}: {schema}", tool.name);
     }
+    let listed = serde_json::to_string(&tools).unwrap().chars().count();
+    assert!(listed <= TOOL_LIST_MAX_CHARS, "the tool list costs {listed} characters");
     let remember = tools.iter().find(|t| t.name == "remember").unwrap();
     let schema = Value::Object((*remember.input_schema).clone());
-    assert_eq!(schema["required"], json!(["text"]), "{schema}");
+    assert!(schema.get("required").is_none(), "text or facts, either may be left out: {schema}");
+    assert!(schema.get("$schema").is_none(), "{schema}");
     assert!(
         schema["properties"]["occurredAt"]["description"].as_str().is_some_and(|d| d.contains("happened"))
     );
@@ -141,11 +150,11 @@ async fn exercise(client: &Client) {
     // The move was in September, not June: a correction of the London fact.
     let corrected = ok(
         client,
-        "assert_fact",
-        json!({
+        "remember",
+        facts(json!({
             "subject": { "name": "Alice" }, "predicate": "livesIn", "object": { "entity": { "name": "London" } },
             "validFrom": "2015-09", "supersedes": london, "correction": true
-        }),
+        })),
     )
     .await;
     assert_eq!(corrected["facts"][0]["status"], "CURRENT", "{corrected}");
@@ -183,8 +192,8 @@ async fn exercise(client: &Client) {
     // A job that ended, and one that was never true.
     let job = ok(
         client,
-        "assert_fact",
-        json!({ "subject": { "name": "Alice" }, "predicate": "worksAt", "object": { "entity": { "name": "ACME" } }, "validFrom": "2016" }),
+        "remember",
+        facts(json!({ "subject": { "name": "Alice" }, "predicate": "worksAt", "object": { "entity": { "name": "ACME" } }, "validFrom": "2016" })),
     )
     .await;
     let job = job["facts"][0]["id"].as_str().unwrap().to_owned();
@@ -192,14 +201,22 @@ async fn exercise(client: &Client) {
     assert_eq!(ended["facts"][0]["valid"]["to"], "2020-03-01T00:00:00.000000Z", "{ended}");
     let pet = ok(
         client,
-        "assert_fact",
-        json!({ "subject": { "name": "Alice" }, "predicate": "owns", "object": { "string": "a parrot" } }),
+        "remember",
+        facts(json!({ "subject": { "name": "Alice" }, "predicate": "owns", "object": { "string": "a parrot" } })),
     )
     .await;
     let pet = pet["facts"][0]["id"].as_str().unwrap().to_owned();
-    let retracted = ok(client, "retract_fact", json!({ "fact": pet, "reason": "misheard" })).await;
+    let retracted =
+        ok(client, "end_fact", json!({ "fact": pet, "retract": true, "reason": "misheard" })).await;
     assert_eq!(retracted["facts"][0]["status"], "RETRACTED", "{retracted}");
-    fails(client, "retract_fact", json!({ "fact": pet }), "ALREADY_RETRACTED").await;
+    fails(client, "end_fact", json!({ "fact": pet, "retract": true }), "ALREADY_RETRACTED").await;
+    // Ending and retracting at once, or neither, is a mistake the tool names.
+    let both =
+        fails(client, "end_fact", json!({ "fact": pet, "retract": true, "validTo": "2020" }), "BAD_REQUEST")
+            .await;
+    assert!(both["message"].as_str().unwrap().contains("not both"), "{both}");
+    fails(client, "end_fact", json!({ "fact": pet }), "BAD_REQUEST").await;
+    fails(client, "remember", json!({ "thread": "t" }), "BAD_REQUEST").await;
     fails(
         client,
         "facts_as_of",
@@ -252,19 +269,21 @@ async fn exercise(client: &Client) {
     // An allergy pinned as core is in every context block, whatever the message.
     let allergy = json!({ "subject": { "name": "Alice" }, "predicate": "allergicTo",
                           "object": { "entity": { "name": "peanuts" } }, "validFrom": "2020" });
-    let allergy = ok(client, "assert_fact", allergy).await;
+    let allergy = ok(client, "remember", facts(allergy)).await;
     let allergy = allergy["facts"][0]["id"].as_str().unwrap_or_else(|| panic!("{allergy}")).to_owned();
     let block = ok(client, "context", json!({ "message": "The weather is fine", "budget": 200 })).await;
     assert!(!block["text"].as_str().unwrap().contains("peanuts"), "{block}");
     let placed =
-        ok(client, "place_memory", json!({ "fact": allergy, "tier": "CORE", "reason": "health" })).await;
+        ok(client, "pin_memory", json!({ "fact": allergy, "tier": "CORE", "reason": "health" })).await;
     assert_eq!(placed["core"][0]["fact"]["id"], allergy.as_str(), "{placed}");
     let block = ok(client, "context", json!({ "message": "The weather is fine", "budget": 200 })).await;
     assert!(block["text"].as_str().unwrap().contains("Core memory:\n- Alice allergic to peanuts"), "{block}");
     assert_eq!(ok(client, "tiers", json!({})).await["core"][0]["reason"], "health");
-    let released = ok(client, "release_memory", json!({ "fact": allergy, "tier": "CORE" })).await;
+    let released =
+        ok(client, "pin_memory", json!({ "fact": allergy, "tier": "CORE", "release": true })).await;
     assert_eq!(released["core"], json!([]), "{released}");
-    fails(client, "release_memory", json!({ "fact": allergy, "tier": "CORE" }), "INVALID_VALUE").await;
+    fails(client, "pin_memory", json!({ "fact": allergy, "tier": "CORE", "release": true }), "INVALID_VALUE")
+        .await;
 }
 
 /// The Lyon/Berlin story through the tools alone: an undeclared predicate holds both
@@ -282,16 +301,16 @@ async fn one_city_a_year(client: &Client) {
     // Undeclared: MANY, both cities in 2015, and a note that says why.
     ok(
         client,
-        "assert_fact",
-        json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
-        "object": { "entity": { "name": "Lyon" } }, "validFrom": "2008" }),
+        "remember",
+        facts(json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
+        "object": { "entity": { "name": "Lyon" } }, "validFrom": "2008" })),
     )
     .await;
     ok(
         client,
-        "assert_fact",
-        json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
-        "object": { "entity": { "name": "Berlin" } }, "validFrom": "2014" }),
+        "remember",
+        facts(json!({ "subject": { "name": "Marie" }, "predicate": "stayedIn",
+        "object": { "entity": { "name": "Berlin" } }, "validFrom": "2014" })),
     )
     .await;
     let both = ok(
@@ -313,8 +332,8 @@ async fn one_city_a_year(client: &Client) {
     let text = block["text"].as_str().unwrap_or_default();
     assert!(text.contains("one of 2 values at once"), "the prompt block says both hold: {text}");
     // Declared ONE with the first fact: one city a year.
-    let lyon = ok(client, "assert_fact", lives("Lyon", "2008", Some("ONE"))).await;
-    ok(client, "assert_fact", lives("Berlin", "2014", Some("ONE"))).await;
+    let lyon = ok(client, "remember", facts(lives("Lyon", "2008", Some("ONE")))).await;
+    ok(client, "remember", facts(lives("Berlin", "2014", Some("ONE")))).await;
     for (year, city) in [("2010-06-01", "Lyon"), ("2015-06-01", "Berlin")] {
         let at = ok(
             client,
@@ -327,24 +346,24 @@ async fn one_city_a_year(client: &Client) {
         assert!(at.get("note").is_none(), "{at}");
     }
     // Declared otherwise already: refused, nothing written.
-    fails(client, "assert_fact", lives("Paris", "2020", Some("MANY")), "INVALID_VALUE").await;
+    fails(client, "remember", facts(lives("Paris", "2020", Some("MANY"))), "INVALID_VALUE").await;
     // A correction names a statement of the same subject and predicate.
     let works = ok(
         client,
-        "assert_fact",
-        json!({ "subject": { "name": "Marie" }, "predicate": "worksAt",
-        "object": { "entity": { "name": "Zenbrook" } }, "validFrom": "2014" }),
+        "remember",
+        facts(json!({ "subject": { "name": "Marie" }, "predicate": "worksAt",
+        "object": { "entity": { "name": "Zenbrook" } }, "validFrom": "2014" })),
     )
     .await;
     let works_id = works["facts"][0]["id"].as_str().unwrap().to_owned();
     let mut wrong = lives("Munich", "2014", None);
     wrong["supersedes"] = json!(works_id);
-    let refused = fails(client, "assert_fact", wrong, "SUPERSEDES_OTHER_SLOT").await;
+    let refused = fails(client, "remember", facts(wrong), "SUPERSEDES_OTHER_SLOT").await;
     assert!(refused["message"].as_str().unwrap().contains("worksAt"), "{refused}");
     // One of the same slot is a correction: Lyon was Hamburg all along.
     let mut right = lives("Hamburg", "2008", None);
     right["supersedes"] = lyon["facts"][0]["id"].clone();
-    ok(client, "assert_fact", right).await;
+    ok(client, "remember", facts(right)).await;
     let corrected = ok(
         client,
         "facts_as_of",
@@ -362,9 +381,9 @@ async fn one_city_a_year(client: &Client) {
     for (tool, args, says) in [
         ("end_fact", json!({ "validTo": "2020" }), "end_fact: missing argument `fact`"),
         (
-            "assert_fact",
-            json!({ "subject": { "name": "M" }, "predicate": "p", "object": { "entity": "Paris" } }),
-            "assert_fact: argument `object.entity`",
+            "remember",
+            facts(json!({ "subject": { "name": "M" }, "predicate": "p", "object": { "entity": "Paris" } })),
+            "remember: argument `facts[0].object.entity`",
         ),
         ("remember", json!({ "txt": "hello" }), "unknown field `txt`"),
     ] {

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod compact;
 mod shape;
 mod tier_tools;
 mod tools;
@@ -35,9 +36,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use args::Parameters;
 pub use tools::{
-    AddIntentionArgs, AssertFactArgs, Cardinality, ContextArgs, DefinePredicateArgs, DueIntentionsArgs,
-    EndFactArgs, EntityArgs, EntityInputArg, EntityRef, FactArg, FactsAsOfArgs, HistoryArgs, Kind, Polarity,
-    RecallArgs, RememberArgs, RetractFactArgs, TriggerArg, ValueArg, ValueType,
+    AddIntentionArgs, Cardinality, ContextArgs, DefinePredicateArgs, DueIntentionsArgs, EndFactArgs,
+    EntityArgs, EntityInputArg, EntityRef, FactArg, FactsAsOfArgs, HistoryArgs, Kind, Polarity, RecallArgs,
+    RememberArgs, TriggerArg, ValueArg, ValueType,
 };
 
 /// Runs a GraphQL request against the schema: the transport's way of executing, with its
@@ -72,20 +73,35 @@ episode: a message or an event, optionally with the entities and facts you extra
 is relevant with `recall`, or get a ready prompt block with `context`. Facts have a valid time (when they \
 hold in the world: validFrom/validTo) and a system time (when the memory learned them: knownAt). \
 `facts_as_of` answers what was true at validAt as known at knownAt; `history` shows every version of one \
-subject's predicate with why each is in force or not. Correct with `end_fact` (it stopped holding), \
-`retract_fact` (it was never true), or `assert_fact` with `supersedes`. Times are RFC 3339 \
+subject's predicate with why each is in force or not. Correct with `end_fact` (it stopped holding, or \
+with `retract` it was never true), or a new fact in `remember` with `supersedes`. Times are RFC 3339 \
 (2024-05-01T10:00:00Z), a date (2024-05-01) or a partial date (2024-05, 2024).";
 
 impl McpServer {
     /// A server whose every tool acts in `scope` (stdio: one client, one namespace).
     pub fn local(runner: Arc<dyn Runner>, scope: Scope) -> McpServer {
-        McpServer { runner, scope: Some(scope), tool_router: Self::tool_router() + Self::tier_router() }
+        McpServer { runner, scope: Some(scope), tool_router: Self::router() }
     }
 
     /// A server that takes each request's [`Scope`] from the HTTP request (the
     /// [`http_service`]'s).
     fn per_request(runner: Arc<dyn Runner>) -> McpServer {
-        McpServer { runner, scope: None, tool_router: Self::tool_router() + Self::tier_router() }
+        McpServer { runner, scope: None, tool_router: Self::router() }
+    }
+
+    /// Every tool, with its input schema compacted (see [`compact`]).
+    fn router() -> ToolRouter<McpServer> {
+        let mut router = Self::tool_router() + Self::tier_router();
+        for route in router.map.values_mut() {
+            let mut schema = Value::Object((*route.attr.input_schema).clone());
+            compact::compact(&mut schema);
+            if let Value::Object(mut schema) = schema {
+                // The draft is MCP's default (2020-12): saying so in every tool costs tokens.
+                schema.remove("$schema");
+                route.attr.input_schema = Arc::new(schema);
+            }
+        }
+        router
     }
 
     /// Serves one client over stdin and stdout until it disconnects.
@@ -201,7 +217,7 @@ impl McpServer {
             Some(c) => Err(tool_error(
                 ostrakon_graphql::code::INVALID_VALUE,
                 &format!(
-                    "assert_fact: `{predicate}` is declared {} already, not {}: call define_predicate to change it",
+                    "`{predicate}` is declared {} already, not {}: call define_predicate to change it",
                     c.as_str().unwrap_or("?"),
                     wanted.as_str().unwrap_or("?")
                 ),
@@ -251,7 +267,7 @@ fn answer(response: async_graphql::Response, shape: fn(&mut Value)) -> CallToolR
 }
 
 /// A tool error with one code, for failures before any GraphQL runs.
-fn tool_error(code: &str, message: &str) -> CallToolResult {
+pub(crate) fn tool_error(code: &str, message: &str) -> CallToolResult {
     CallToolResult::structured_error(json!({
         "code": code,
         "message": message,

@@ -1,5 +1,5 @@
-//! The tools of tiers of context: pin a memory as core (always in `context`), put one in
-//! a task's active scope, take it out, and list what is where. One GraphQL operation each.
+//! The tools of tiers of context: pin a memory as core (always in `context`) or in a
+//! task's active scope, or take it out (`pin_memory`), and list what is where (`tiers`).
 
 use rmcp::model::CallToolResult;
 use rmcp::schemars::{self, JsonSchema};
@@ -10,17 +10,17 @@ use serde::{Deserialize, Serialize};
 use crate::McpServer;
 use crate::args::Parameters;
 
-/// Arguments of `place_memory` and `release_memory`.
+/// Arguments of `pin_memory`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlaceArgs {
     /// The fact's id, when the memory is a fact.
     #[serde(default)]
     pub fact: Option<String>,
-    /// The entity's id, when it is an entity (the user, a person, a project).
+    /// The entity's id, when it is an entity.
     #[serde(default)]
     pub entity: Option<String>,
-    /// The episode's id, when it is an episode (a message, a rule as it was said).
+    /// The episode's id, when it is an episode.
     #[serde(default)]
     pub episode: Option<String>,
     /// CORE (always in context) or ACTIVE (in context while its scope is).
@@ -31,6 +31,9 @@ pub struct PlaceArgs {
     /// Why, kept with the placement.
     #[serde(default)]
     pub reason: Option<String>,
+    /// True to take it out of the tier (or the scope) instead.
+    #[serde(default, skip_serializing)]
+    pub release: Option<bool>,
 }
 
 /// Arguments of `tiers`.
@@ -89,41 +92,25 @@ const TIERS: &str = concat!(
 
 #[tool_router(router = tier_router, vis = "pub(crate)")]
 impl McpServer {
-    /// Place a memory in a tier.
+    /// Place a memory in a tier, or take it out.
     #[tool(
-        description = "Pin a memory so that `context` always loads it. Use tier CORE for what must never be \
-                       forgotten or crowded out: who the user is, the rules and preferences they gave you, \
-                       health and safety facts (\"allergic to peanuts\") — things true across every task. Use \
-                       tier ACTIVE with a scope (a task or project, e.g. \"trip-to-japan\") for what matters \
-                       only while that task goes on; release it when the task ends. Name the memory by its \
-                       fact, entity or episode id. Pinning never changes what is true, only what is loaded."
+        description = "Pin a memory (by its fact, entity or episode id) so that `context` always loads it: \
+                       tier CORE for what holds across every task (who the user is, their rules, health and \
+                       safety facts), tier ACTIVE with a scope (a task, e.g. \"trip-to-japan\") for what matters \
+                       while it goes on. With release, take it out. Pinning never changes what is true."
     )]
-    async fn place_memory(
+    async fn pin_memory(
         &self,
         Parameters(args): Parameters<PlaceArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, PLACE, crate::tools::variables(&args)).await
-    }
-
-    /// Release a memory from a tier.
-    #[tool(
-        description = "Take a memory out of CORE or out of an ACTIVE scope (give the scope), when it no longer \
-                       applies to every conversation or the task is done. It stays in memory and can still be \
-                       found by search."
-    )]
-    async fn release_memory(
-        &self,
-        Parameters(args): Parameters<PlaceArgs>,
-        context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.call(&context, RELEASE, crate::tools::variables(&args)).await
+        let document = if args.release.unwrap_or(false) { RELEASE } else { PLACE };
+        self.call(&context, document, crate::tools::variables(&args)).await
     }
 
     /// List the tiers.
-    #[tool(description = "What is pinned: the CORE memories, each ACTIVE scope with its memories, and the \
-                       promotions or releases upkeep proposes for review (a fact confirmed in several \
-                       conversations, a scope untouched for long).")]
+    #[tool(description = "What is pinned: CORE, each ACTIVE scope, and the promotions or releases \
+                       upkeep proposes for review.")]
     async fn tiers(
         &self,
         Parameters(args): Parameters<TiersArgs>,

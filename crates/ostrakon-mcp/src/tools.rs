@@ -1,8 +1,9 @@
 //! The tools: their arguments (with descriptions written for a model to read, which become
 //! their JSON schemas) and the one GraphQL operation each runs. Arguments are named as
 //! the GraphQL variables they become, so most pass through unchanged (serialized in
-//! camelCase); only `remember` (the episode's fields nest), `recall` (the filter nests)
-//! and `assert_fact` (a list of one) shape their own.
+//! camelCase); only `remember` (the episode's fields nest; without text it states facts
+//! alone), `recall` (the filter nests) and `end_fact` (ending or retracting) shape their
+//! own.
 
 use rmcp::model::CallToolResult;
 use rmcp::schemars::{self, JsonSchema};
@@ -38,14 +39,14 @@ macro_rules! basis_fields {
     };
 }
 
-/// An entity, by exactly one of its id or its name.
+/// An entity, by its id or its name (one of the two).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EntityRef {
-    /// The entity's id, as returned by earlier calls (e.g. "3").
+    /// Its id, as earlier calls returned it (e.g. "3").
     #[serde(default)]
     pub id: Option<String>,
-    /// Its canonical name or one of its aliases (case and spacing ignored), e.g. "Alice".
+    /// Its name or an alias (case ignored), e.g. "Alice".
     #[serde(default)]
     pub name: Option<String>,
 }
@@ -54,7 +55,7 @@ pub struct EntityRef {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValueArg {
-    /// Another entity (the fact is a relation between two entities), e.g. {"name": "Paris"}.
+    /// An entity, e.g. {"name": "Paris"}.
     #[serde(default)]
     pub entity: Option<EntityRef>,
     /// Text.
@@ -78,9 +79,9 @@ pub struct ValueArg {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Polarity {
-    /// The fact holds.
+    /// It holds.
     Asserted,
-    /// The fact does not hold (from validFrom on, it removes the value).
+    /// It does not hold (from validFrom on).
     Negated,
 }
 
@@ -88,14 +89,14 @@ pub enum Polarity {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FactArg {
-    /// What the fact is about; an entity named here that does not exist yet is created.
+    /// What it is about (a new name creates the entity).
     pub subject: EntityRef,
     /// The relation, a short camelCase verb phrase, e.g. "livesIn", "worksAt", "likes".
     pub predicate: String,
     /// Its value: an entity or a literal.
     pub object: ValueArg,
-    /// When it starts to hold in the world (not when you learned it); in `remember`, the
-    /// episode's time when absent, else now.
+    /// When it starts to hold in the world (not when you learned it); when absent, the
+    /// episode's time, else now.
     #[serde(default)]
     pub valid_from: Option<String>,
     /// When it stops holding (excluded); open-ended when absent.
@@ -104,10 +105,10 @@ pub struct FactArg {
     /// How sure the source is, in (0, 1]; 1 when absent.
     #[serde(default)]
     pub confidence: Option<f64>,
-    /// ASSERTED (default) or NEGATED ("Alice no longer likes tea").
+    /// NEGATED for "Alice no longer likes tea" (default ASSERTED).
     #[serde(default)]
     pub polarity: Option<Polarity>,
-    /// The id of a fact (or statement) this one corrects: it is withdrawn as of now.
+    /// The id of a fact this one corrects (withdrawn as of now).
     #[serde(default)]
     pub supersedes: Option<String>,
     /// Ids of the episodes this fact comes from.
@@ -116,48 +117,45 @@ pub struct FactArg {
     /// External ids of the episodes this fact comes from.
     #[serde(default)]
     pub provenance_external_ids: Option<Vec<String>>,
-    /// How much it matters, in [0, 1]: it is remembered longer (salience, not truth).
+    /// How much it matters, in [0, 1]: kept longer (salience, not truth).
     #[serde(default)]
     pub importance: Option<f64>,
     /// True when the user is correcting you: remembered the longest.
     #[serde(default)]
     pub correction: Option<bool>,
-    /// For a predicate not declared yet: ONE when the subject has one value at a time
-    /// (livesIn, worksAt, age, status — a new value replaces the old from its validFrom),
-    /// MANY when values coexist (likes, knows, visited). Undeclared predicates are MANY.
-    /// Ignored when the predicate is declared already as given; refused when it is
-    /// declared otherwise (use define_predicate to change it).
+    /// For a new predicate: ONE (one value at a time: livesIn, worksAt) or MANY (values
+    /// coexist; the default).
     #[serde(default, skip_serializing)]
     pub cardinality: Option<Cardinality>,
 }
 
-/// How many values a predicate holds at once.
+/// Values of a predicate at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Cardinality {
-    /// One value at a time: a new value supersedes the old from its validFrom on.
+    /// One at a time: a new value supersedes the old.
     One,
     /// Values coexist.
     Many,
 }
 
-/// The type of a predicate's values.
+/// The type of its values.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ValueType {
-    /// Anything (the default).
+    /// Any (default).
     Any,
-    /// Another entity.
+    /// An entity.
     Entity,
     /// Text.
     String,
-    /// A whole number.
+    /// Integer.
     Integer,
-    /// A decimal number.
+    /// Decimal.
     Float,
-    /// True or false.
+    /// Boolean.
     Boolean,
-    /// An instant.
+    /// Instant.
     Time,
 }
 
@@ -167,9 +165,7 @@ pub enum ValueType {
 pub struct DefinePredicateArgs {
     /// The predicate, e.g. "livesIn".
     pub name: String,
-    /// ONE: a subject has one value at a time (livesIn, worksAt, age, maritalStatus) and a
-    /// new value supersedes the old from its validFrom on, so "where did she live in
-    /// 2015?" has one answer. MANY: values coexist (likes, knows, speaks, visited).
+    /// ONE or MANY.
     pub cardinality: Cardinality,
     /// The type its values must have (ANY when absent).
     #[serde(default)]
@@ -198,7 +194,9 @@ pub struct EntityInputArg {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RememberArgs {
     /// What was said or observed, verbatim (e.g. "Alice: I moved to London in June").
-    pub text: String,
+    /// Leave it out to state facts alone.
+    #[serde(default)]
+    pub text: Option<String>,
     /// When it happened; now when absent.
     #[serde(default)]
     pub occurred_at: Option<String>,
@@ -211,7 +209,7 @@ pub struct RememberArgs {
     /// Who spoke: "user", "assistant", or a name.
     #[serde(default)]
     pub role: Option<String>,
-    /// Your own id for it, unique in this memory (a second episode with it is refused).
+    /// Your own id for it, unique in this memory.
     #[serde(default)]
     pub external_id: Option<String>,
     /// How much it matters, in [0, 1] (salience).
@@ -225,7 +223,7 @@ pub struct RememberArgs {
     pub facts: Option<Vec<FactArg>>,
 }
 
-/// Kinds of record to recall.
+/// A kind of record.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Kind {
@@ -233,7 +231,7 @@ pub enum Kind {
     Fact,
     /// Entities.
     Entity,
-    /// Episodes (what was said or observed).
+    /// Episodes.
     Episode,
 }
 
@@ -258,11 +256,10 @@ pub struct RecallArgs {
     /// Facts as in force at this valid time (default now).
     #[serde(default)]
     pub valid_at: Option<String>,
-    /// As the memory knew it at this system time (default: everything known).
+    /// As known at this system time (default: all known).
     #[serde(default)]
     pub known_at: Option<String>,
-    /// Strengthen what is found, as remembering does (default true); false only looks,
-    /// which is what a read-only connection must ask for.
+    /// False only looks, without strengthening (a read-only connection must).
     #[serde(default)]
     pub reinforce: Option<bool>,
 }
@@ -279,33 +276,24 @@ pub struct ContextArgs {
     /// Facts as in force at this valid time (default now).
     #[serde(default)]
     pub valid_at: Option<String>,
-    /// As the memory knew it at this system time (default: everything known).
+    /// As known at this system time (default: all known).
     #[serde(default)]
     pub known_at: Option<String>,
 }
-
-/// Arguments of `assert_fact`: one fact.
-pub type AssertFactArgs = FactArg;
 
 /// Arguments of `end_fact`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EndFactArgs {
-    /// The fact's id (a number; a statement's `s…` id is refused).
+    /// The fact's id; to retract one source's claim only, its statement's id (`s…`).
     pub fact: String,
-    /// When it stopped holding in the world.
-    pub valid_to: String,
-}
-
-/// Arguments of `retract_fact`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RetractFactArgs {
-    /// The fact's id (a number) to retract it with every statement of it; or one
-    /// statement's id (`s` and a number, as `assert_fact` returns it) to withdraw only
-    /// that source's claim.
-    pub fact: String,
-    /// Why, kept with the retraction.
+    /// When it stopped holding in the world (not with `retract`).
+    #[serde(default)]
+    pub valid_to: Option<String>,
+    /// True when it was never true (a mistake): it is withdrawn instead of ended.
+    #[serde(default)]
+    pub retract: Option<bool>,
+    /// Why (with `retract`), kept with the retraction.
     #[serde(default)]
     pub reason: Option<String>,
 }
@@ -354,7 +342,7 @@ pub struct HistoryArgs {
     /// Statuses are given at this valid time (default now).
     #[serde(default)]
     pub valid_at: Option<String>,
-    /// As the memory knew it at this system time (default: everything known).
+    /// As known at this system time (default: all known).
     #[serde(default)]
     pub known_at: Option<String>,
     /// As known after this batch number (instead of knownAt).
@@ -381,7 +369,7 @@ pub struct EntityArgs {
     /// Its facts as in force at this valid time (default now).
     #[serde(default)]
     pub valid_at: Option<String>,
-    /// As the memory knew it at this system time (default: everything known).
+    /// As known at this system time (default: all known).
     #[serde(default)]
     pub known_at: Option<String>,
 }
@@ -481,7 +469,7 @@ const CONTEXT: &str = concat!(
     " } }"
 );
 
-const ASSERT_FACT: &str = concat!(
+const ASSERT_FACTS: &str = concat!(
     "mutation($namespace: String!, $facts: [FactInput!]!) { result: assertFacts(namespace: $namespace, \
      facts: $facts) { seq systemTime createdEntities { id name } statements { id fact { id } } facts { ",
     fact_fields!(),
@@ -557,20 +545,32 @@ pub(crate) fn variables(args: &impl Serialize) -> serde_json::Value {
 
 #[tool_router(vis = "pub(crate)")]
 impl McpServer {
-    /// Record an episode.
-    #[tool(
-        description = "Record what was said or observed (an episode: one message, one event), with the time it \
-                       happened, and optionally the entities it is about and the facts you extracted from it \
-                       (each fact cites this episode as its source). Returns the episode's id and each fact's \
-                       id and status."
-    )]
+    /// Record an episode, or state facts.
+    #[tool(description = "Record what was said or observed (an episode: a message, an event) with when it \
+                       happened, and the entities and facts you extracted from it. Without text, state facts \
+                       alone. A fact holds in the world from validFrom to validTo; a newer value of a ONE \
+                       predicate supersedes the older; to correct a fact, give its id in supersedes.")]
     async fn remember(
         &self,
         Parameters(args): Parameters<RememberArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
+        let facts = args.facts.unwrap_or_default();
+        if let Err(refused) = self.declare_all(&context, &facts).await {
+            return refused;
+        }
+        let Some(text) = args.text else {
+            if facts.is_empty() {
+                return crate::tool_error(
+                    ostrakon_graphql::code::BAD_REQUEST,
+                    "remember: give `text` (an episode), `facts`, or both",
+                );
+            }
+            let facts: Vec<serde_json::Value> = facts.iter().map(variables).collect();
+            return self.call(&context, ASSERT_FACTS, json!({ "facts": facts })).await;
+        };
         let episode = json!({
-            "text": args.text,
+            "text": text,
             "occurredAt": args.occurred_at,
             "thread": args.thread,
             "source": args.source,
@@ -578,20 +578,15 @@ impl McpServer {
             "externalId": args.external_id,
             "importance": args.importance,
         });
-        if let Err(refused) = self.declare_all(&context, args.facts.as_deref().unwrap_or_default()).await {
-            return refused;
-        }
-        let vars = json!({ "episode": episode, "entities": args.entities, "facts": args.facts });
+        let vars = json!({ "episode": episode, "entities": args.entities, "facts": facts });
         self.call(&context, REMEMBER, vars).await
     }
 
     /// Search the memory.
     #[tool(
-        description = "Find what the memory holds that is relevant to a query: facts in force, entities and \
-                       episodes, ranked by relevance and by how well each is remembered, each with an \
-                       explanation of how it was found. Optionally only episodes within a time window, or as \
-                       things were at a valid time and as known at a system time. What is found is \
-                       strengthened (remembered longer) unless reinforce is false."
+        description = "Find what the memory holds about a query: facts in force, entities and episodes, ranked \
+                       by relevance and retention, each with how it was found; optionally in a time window, or \
+                       at a valid time as known at a system time. What is found is strengthened."
     )]
     async fn recall(
         &self,
@@ -615,9 +610,8 @@ impl McpServer {
 
     /// The prompt block for a message.
     #[tool(
-        description = "The block of memory to put in your prompt before answering a message: the facts in force \
-                       with their validity, the most relevant episodes with their dates, and the entities \
-                       involved, within a token budget. Deterministic for the same memory and time."
+        description = "The block of memory to put in your prompt before answering a message, within a token \
+                       budget: facts in force with their validity, relevant episodes with their dates, entities."
     )]
     async fn context(
         &self,
@@ -627,34 +621,12 @@ impl McpServer {
         self.call(&context, CONTEXT, variables(&args)).await
     }
 
-    /// Assert a fact.
-    #[tool(
-        description = "State a fact: subject, predicate, value (an entity or a literal), and when it holds in the \
-                       world (validFrom, validTo). A newer value of a one-valued predicate supersedes the older \
-                       one from its validFrom on; nothing is overwritten. To correct an earlier fact, give its id \
-                       in supersedes (a fact of the same subject and predicate). An undeclared predicate is \
-                       MANY (values coexist): give cardinality ONE with the first fact of a predicate that has \
-                       one value at a time (livesIn, worksAt), or call define_predicate. Returns the fact's \
-                       id and status."
-    )]
-    async fn assert_fact(
-        &self,
-        Parameters(args): Parameters<AssertFactArgs>,
-        context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        if let Err(refused) = self.declare_all(&context, std::slice::from_ref(&args)).await {
-            return refused;
-        }
-        self.call(&context, ASSERT_FACT, json!({ "facts": [variables(&args)] })).await
-    }
-
     /// Declare a predicate.
     #[tool(
-        description = "Declare how a predicate behaves before you state facts with it. Declare ONE for what a \
-                       subject has one of at a time — where someone lives, their employer, age, status, \
-                       partner: a new value then supersedes the old from its validFrom on, and \"where did she \
-                       live in 2015?\" has one answer. Leave MANY (the default for undeclared predicates) for \
-                       what coexists: likes, knows, speaks, visited. Declaring again changes it from now on."
+        description = "Declare a predicate before you state facts with it: ONE for what a subject has one \
+                       of at a time (where someone lives, their employer, age): a new value supersedes the old, \
+                       so \"where did she live in 2015?\" has one answer; MANY (the default) for what coexists \
+                       (likes, knows, visited)."
     )]
     async fn define_predicate(
         &self,
@@ -664,41 +636,44 @@ impl McpServer {
         self.call(&context, DEFINE_PREDICATE, variables(&args)).await
     }
 
-    /// End a fact's validity.
+    /// End or retract a fact.
     #[tool(
-        description = "Say that a fact stopped holding in the world at validTo (\"Alice left ACME in March\"). \
-                       It stays true before then, and reads as known before this call are unchanged."
+        description = "Say that a fact stopped holding in the world at validTo (\"Alice left ACME in March\"); \
+                       or, with retract, withdraw a fact that was never true (a mistake). Reads as known before \
+                       stay unchanged."
     )]
     async fn end_fact(
         &self,
         Parameters(args): Parameters<EndFactArgs>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.call(&context, END_FACT, variables(&args)).await
-    }
-
-    /// Retract a fact.
-    #[tool(
-        description = "Withdraw a fact that was never true (a mistake): from now on it is not known, while reads \
-                       as known before this call still show it. Use end_fact instead for something that was \
-                       true and stopped."
-    )]
-    async fn retract_fact(
-        &self,
-        Parameters(args): Parameters<RetractFactArgs>,
-        context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.call(&context, RETRACT_FACT, variables(&args)).await
+        match (args.retract.unwrap_or(false), args.valid_to) {
+            (true, None) => {
+                self.call(&context, RETRACT_FACT, json!({ "fact": args.fact, "reason": args.reason })).await
+            }
+            (false, Some(valid_to)) if args.reason.is_none() => {
+                self.call(&context, END_FACT, json!({ "fact": args.fact, "validTo": valid_to })).await
+            }
+            (true, Some(_)) => crate::tool_error(
+                ostrakon_graphql::code::BAD_REQUEST,
+                "end_fact: give `validTo` (it stopped holding) or `retract` (it was never true), not both",
+            ),
+            (false, None) => crate::tool_error(
+                ostrakon_graphql::code::BAD_REQUEST,
+                "end_fact: give `validTo` (when it stopped holding), or `retract: true` if it was never true",
+            ),
+            (false, Some(_)) => crate::tool_error(
+                ostrakon_graphql::code::BAD_REQUEST,
+                "end_fact: `reason` goes with `retract`; an end of validity is only its time",
+            ),
+        }
     }
 
     /// The facts at a read point.
-    #[tool(
-        description = "What was true at validAt (a time in the world), as the memory knew it at knownAt (a time \
-                       of learning): the facts in force about a subject, with a predicate or with a value (give at \
-                       least one), each with its \
-                       status, reason and effective intervals. With includeAll, also those not in force then. \
-                       A `note` says when one subject's MANY predicate holds several values at once."
-    )]
+    #[tool(description = "What was true at validAt (world time) as the memory knew it at knownAt (system \
+                       time): the facts about a subject, a predicate or a value, with status, reason and \
+                       effective intervals; includeAll adds those not in force. A `note` flags a MANY predicate \
+                       holding several values at once.")]
     async fn facts_as_of(
         &self,
         Parameters(args): Parameters<FactsAsOfArgs>,
@@ -709,9 +684,8 @@ impl McpServer {
 
     /// A slot's versions.
     #[tool(
-        description = "Every version of one subject's predicate (\"where has Alice lived\"), oldest first, each \
-                       with its status (CURRENT, SUPERSEDED, ENDED, RETRACTED…), the reason, what superseded it, \
-                       and the intervals where it is in force."
+        description = "Every version of one subject's predicate (\"where has Alice lived\"), oldest first, \
+                       each with its status, the reason, what superseded it, and where it is in force."
     )]
     async fn history(
         &self,
@@ -723,9 +697,8 @@ impl McpServer {
 
     /// One entity.
     #[tool(
-        description = "One entity by id or name: its names, kind, the facts about it in force at validAt, the \
-                       facts pointing at it, related entities, and how well it is remembered. Null when there \
-                       is no such entity."
+        description = "One entity by id or name: its names, kind, facts about it and pointing at it at validAt, \
+                       related entities, how well it is remembered; null when there is none."
     )]
     async fn entity(
         &self,
@@ -736,11 +709,8 @@ impl McpServer {
     }
 
     /// Add an intention.
-    #[tool(
-        description = "Remember to do something later: an intention with a payload, due at a time, when a \
-                       message mentions one of some entities, or when a message is close in meaning to a cue. \
-                       Check what is due with due_intentions."
-    )]
+    #[tool(description = "Remember to do something later: a payload due at a time, when a message mentions \
+                       some entities, or when one is close in meaning to a cue. See due_intentions.")]
     async fn add_intention(
         &self,
         Parameters(args): Parameters<AddIntentionArgs>,
@@ -750,10 +720,8 @@ impl McpServer {
     }
 
     /// The intentions due.
-    #[tool(
-        description = "The intentions due now (or at `at`), and those the message triggers by what it mentions \
-                       or means, highest priority first, each with why it is due."
-    )]
+    #[tool(description = "The intentions due now (or at `at`) and those the message triggers, highest \
+                       priority first, each with why.")]
     async fn due_intentions(
         &self,
         Parameters(args): Parameters<DueIntentionsArgs>,
