@@ -37,7 +37,8 @@ pub(crate) enum Reification {
 /// The read point of an RDF export, and what it holds.
 pub(crate) struct RdfPoint {
     pub(crate) history: bool,
-    pub(crate) reification: Reification,
+    /// Given only with `history`; standard reification when not given.
+    pub(crate) reification: Option<Reification>,
     pub(crate) valid_at: Option<String>,
     pub(crate) known_at: Option<String>,
     pub(crate) known_at_seq: Option<u64>,
@@ -57,7 +58,7 @@ pub(crate) fn export(
     };
     let pinned =
         point.history || point.valid_at.is_some() || point.known_at.is_some() || point.known_at_seq.is_some();
-    if point.reification == Reification::Standard && !point.history {
+    if point.reification.is_some() && !point.history {
         bail!("--reification is for the history view (--history): the facts in force are plain triples");
     }
     if rdf.is_none() && pinned {
@@ -116,8 +117,8 @@ fn write_export(
     if let Some(rdf) = rdf {
         let view = match (point.history, point.reification) {
             (false, _) => ostrakon_rdf::View::InForce,
-            (true, Reification::TripleTerm) => ostrakon_rdf::View::History,
-            (true, Reification::Standard) => ostrakon_rdf::View::HistoryStandard,
+            (true, Some(Reification::TripleTerm)) => ostrakon_rdf::View::History,
+            (true, Some(Reification::Standard) | None) => ostrakon_rdf::View::HistoryStandard,
         };
         for ns in namespaces {
             let time = |field: &str, v: &Option<String>| {

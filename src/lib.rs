@@ -113,10 +113,12 @@ enum Command {
         /// RDF: every fact known at the read point with its annotations, not only those in force.
         #[arg(long)]
         history: bool,
-        /// RDF with `--history`: how a fact's annotations name its triple (`standard`:
-        /// RDF 1.1 `rdf:Statement` reification, for tools that cannot read RDF 1.2).
-        #[arg(long, value_enum, default_value_t = Reification::TripleTerm)]
-        reification: Reification,
+        /// RDF with `--history`: how a fact's annotations name its triple — `standard`
+        /// (the default: RDF 1.1 `rdf:Statement` reification, which every RDF tool reads,
+        /// rdflib included) or `triple-term` (RDF 1.2 `rdf:reifies <<( s p o )>>`, as the
+        /// SPARQL history view has it).
+        #[arg(long, value_enum)]
+        reification: Option<Reification>,
         /// RDF: the valid time (default: now), as in GraphQL's `validAt`.
         #[arg(long, value_name = "TIME")]
         valid_at: Option<String>,

@@ -6,7 +6,7 @@ parameters added to the endpoint's URL — and with JSON and POST, against
     python sparql_clients.py BASE_URL NAMESPACE EXPORT.nq HISTORY_STANDARD.nq
 
 Expects the namespace to say that Alice lives in Paris and Bob in London. Prints what
-rdflib reads of each fact in the history export with RDF 1.1 reification (fact,
+rdflib reads of each fact in the history export (`--history`, whose default is RDF 1.1 reification) (fact,
 subject, predicate, object, status, as JSON), then "ok".
 """
 
@@ -68,7 +68,7 @@ lives_in = lives.pop()
 rows = sorted((str(graph.value(s, label)), str(graph.value(o, label))) for s, _, o in graph.triples((None, lives_in, None)))
 assert rows == expected, rows
 
-# The history with RDF 1.1 reification: rdflib reads every fact's statement.
+# The history as exported by default (RDF 1.1 reification): rdflib reads every fact's statement.
 history = rdflib.Dataset(default_union=True)
 history.parse(standard, format="nquads")
 RDF = rdflib.RDF
