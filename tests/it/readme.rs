@@ -58,14 +58,17 @@ fn examples(text: &str) -> Vec<Example> {
     out
 }
 
-/// The files of the `ostrakon import FILE …` commands quoted in `prose`.
+/// The files of the `ostrakon import FILE …` commands quoted in `prose` (a command that
+/// names no file first, `ostrakon import --cluster …`, is a mention, not a step).
 fn imports_in(prose: &str) -> Vec<String> {
     prose
         .split('`')
         .skip(1)
         .step_by(2)
         .filter_map(|code| code.strip_prefix("ostrakon import "))
-        .filter_map(|args| args.split_whitespace().next().map(str::to_owned))
+        .filter_map(|args| {
+            args.split_whitespace().next().filter(|file| !file.starts_with('-')).map(str::to_owned)
+        })
         .collect()
 }
 
