@@ -4,7 +4,6 @@ use thiserror::Error;
 
 /// A rejected input. Nothing of an input that produced one is stored.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
 pub enum CoreError {
     /// A time could not be read.
     #[error("invalid time in `{field}`: {value:?}: {reason}")]

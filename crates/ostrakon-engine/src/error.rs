@@ -6,7 +6,6 @@ use thiserror::Error;
 
 /// Why a write was refused or a read could not be answered.
 #[derive(Debug, Error)]
-#[non_exhaustive]
 pub enum EngineError {
     /// An input broke a rule of the model (time, interval, name, value).
     #[error(transparent)]

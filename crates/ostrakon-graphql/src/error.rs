@@ -141,12 +141,16 @@ pub fn engine_error(error: EngineError) -> Error {
 }
 
 /// The code of an engine error a client can act on; `None` for an internal failure.
+/// The one place errors get their codes: the match names every variant (neither error
+/// type is `#[non_exhaustive]`), so a new one does not compile until it has a code.
 fn engine_code(error: &EngineError) -> Option<&'static str> {
     Some(match error.root() {
-        EngineError::Invalid(CoreError::InvalidTime { .. }) => code::INVALID_TIME,
-        EngineError::Invalid(CoreError::InvalidInterval { .. }) => code::INVALID_INTERVAL,
-        EngineError::Invalid(CoreError::TooLong { .. }) => code::LIMIT_EXCEEDED,
-        EngineError::Invalid(_) => code::INVALID_VALUE,
+        EngineError::Invalid(invalid) => match invalid {
+            CoreError::InvalidTime { .. } => code::INVALID_TIME,
+            CoreError::InvalidInterval { .. } => code::INVALID_INTERVAL,
+            CoreError::TooLong { .. } => code::LIMIT_EXCEEDED,
+            CoreError::InvalidValue { .. } => code::INVALID_VALUE,
+        },
         EngineError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
         EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
         EngineError::UnknownIntention { .. } => code::UNKNOWN_INTENTION,
@@ -166,7 +170,15 @@ fn engine_code(error: &EngineError) -> Option<&'static str> {
         EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
         EngineError::ErasureUnfinished { .. } => code::ERASURE_UNFINISHED,
         EngineError::NamespaceDropped { .. } => code::NAMESPACE_DROPPED,
-        _ => return None,
+        // The store's own failures: nothing the client can change makes them pass.
+        EngineError::Decode { .. }
+        | EngineError::Log { .. }
+        | EngineError::Locked { .. }
+        | EngineError::Io { .. }
+        | EngineError::ReplayMismatch { .. }
+        | EngineError::Encode(_)
+        | EngineError::Index(_)
+        | EngineError::InChange { .. } => return None,
     })
 }
 
