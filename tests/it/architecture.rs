@@ -137,14 +137,9 @@ const MAX_FILE_LINES: usize = 800;
 const MAX_FN_LINES: usize = 150;
 
 /// Circles allowed, by crate and files, with the reason. A circle found must lie within one.
-const ALLOWED_CIRCLES: &[(&str, &[&str], &str)] = &[(
-    "ostrakon-graphql",
-    &["objects", "topics"],
-    "GraphQL's output types answer each other's fields (Entity.topic is a Topic, whose \
-     members are Entities): a recursive type graph is declared by files that name each \
-     other's types; everything above them (the operations) and below (context, paging, \
-     enums, inputs) is layered",
-)];
+/// (None: GraphQL's output types that answer each other's fields share their records
+/// from a leaf, `records`, instead of importing each other.)
+const ALLOWED_CIRCLES: &[(&str, &[&str], &str)] = &[];
 
 /// Files allowed past [`MAX_FILE_LINES`], with the reason.
 const LONG_FILES: &[(&str, &str)] = &[];
@@ -410,6 +405,86 @@ fn no_file_imports_a_file_that_imports_it_back() {
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
 
+/// The names a file defines at its top level (functions, constants, types, traits,
+/// macros), not those it re-exports.
+fn defined(text: &str) -> BTreeSet<String> {
+    const KINDS: [&str; 8] = ["fn ", "const ", "static ", "struct ", "enum ", "trait ", "type ", "union "];
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        if line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let mut rest = line;
+        for prefix in ["pub(crate) ", "pub(super) ", "pub ", "async ", "unsafe "] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let name = |after: &str| -> String {
+            after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+        };
+        if let Some(kind) = KINDS.iter().find(|k| rest.starts_with(**k)) {
+            out.insert(name(&rest[kind.len()..]));
+        } else if let Some(after) = rest.strip_prefix("macro_rules! ") {
+            out.insert(name(after));
+        }
+    }
+    out.remove("");
+    out
+}
+
+/// Upward imports of one crate: a file naming a name defined in a file above it in the
+/// module tree (the crate root, or an enclosing `mod.rs`), or importing all of one
+/// (`use super::*`). `lib.rs` and `mod.rs` should only declare and re-export; what the
+/// children share lives in a leaf of its own. As (file, the file above, the name).
+fn upward_imports(src: &Path) -> Vec<(String, String, String)> {
+    let known = modules(src);
+    let definitions: BTreeMap<&String, BTreeSet<String>> =
+        known.iter().map(|(m, p)| (m, defined(&code(p)))).collect();
+    let mut found = BTreeSet::new();
+    for (module, path) in known.iter().filter(|(m, _)| !m.is_empty()) {
+        for reference in references(module, &code(path)) {
+            if reference.starts_with('@') {
+                continue;
+            }
+            let parts: Vec<&str> = reference.split("::").filter(|p| !p.is_empty() && *p != "*").collect();
+            let Some(n) = (0..=parts.len()).rev().find(|&n| known.contains_key(&parts[..n].join("::")))
+            else {
+                continue;
+            };
+            let above = parts[..n].join("::");
+            let is_above = above.is_empty() || module.starts_with(&format!("{above}::"));
+            if !is_above {
+                continue;
+            }
+            let shown = if above.is_empty() { "<root>".to_owned() } else { above.clone() };
+            match parts.get(n) {
+                None if !above.is_empty() => {
+                    found.insert((module.clone(), shown, "*".to_owned()));
+                }
+                Some(name) if definitions[&above].contains(*name) => {
+                    found.insert((module.clone(), shown, (*name).to_owned()));
+                }
+                _ => {}
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[test]
+fn no_file_imports_from_a_file_above_it() {
+    let mut found = Vec::new();
+    for (name, src) in crates() {
+        for (module, above, what) in upward_imports(&src) {
+            found.push(format!("{name}: {module} imports `{what}` from {above}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "upward imports (move what is shared into a leaf module):\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn files_and_functions_stay_small() {
     let mut found = Vec::new();
@@ -520,6 +595,13 @@ fn the_checks_see_what_they_check() {
     .unwrap();
     // `use graph::x` names the child module: mod.rs and graph.rs now import each other too.
     assert_eq!(cycles(&graph(src)), vec![vec!["a".to_owned(), "root".to_owned(), "root::graph".to_owned()]]);
+    // `root::graph` names `page`, which `root/mod.rs` defines, and imports all of it.
+    assert_eq!(upward_imports(src), vec![("root::graph".to_owned(), "root".to_owned(), "*".to_owned()),]);
+    std::fs::write(src.join("root/graph.rs"), "fn f() { super::page(); crate::a::Thing; }\n").unwrap();
+    assert_eq!(upward_imports(src), vec![("root::graph".to_owned(), "root".to_owned(), "page".to_owned())]);
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod root;\npub const MAX: u32 = 1;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "fn f() -> u32 { crate::MAX }\n").unwrap();
+    assert!(upward_imports(src).contains(&("a".to_owned(), "<root>".to_owned(), "MAX".to_owned())));
     let long = format!("fn long() {{\n{}}}\nfn short() {{}}\n", "    let x = 1;\n".repeat(200));
     assert_eq!(functions(&long), vec![("long".to_owned(), 202), ("short".to_owned(), 1)]);
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
-use ostrakon_core::{Entity, EntityId, Episode, EpisodeId, FactId, Literal, RecordRef, Value};
+use ostrakon_core::{EpisodeId, FactId, Literal, RecordRef, Value};
 use ostrakon_engine::{FactFilter, FactView, ReadAt, Scope, Store};
 
 use crate::context::Pin;
@@ -20,24 +20,11 @@ use crate::input::parse_id;
 use crate::paging::Basis;
 use crate::paging::Listing;
 use crate::paging::Page;
+pub(crate) use crate::records::{EntityObject, EpisodeObject};
 use crate::retention::TraceFields;
 use crate::scalars::DateTime;
 use async_graphql::connection::Connection;
 use async_graphql::connection::Edge;
-
-/// Something talked about, as known at the read's knownAt.
-pub struct EntityObject {
-    pub(crate) pin: Arc<Pin>,
-    pub(crate) entity: Entity,
-}
-
-impl EntityObject {
-    /// The entity `id` as known at the pin, if it was known then.
-    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> Option<Self> {
-        let entity = store.entity_version(&pin.ns, id, pin.basis.known_at)?;
-        Some(EntityObject { pin: Arc::clone(pin), entity })
-    }
-}
 
 #[Object(name = "Entity")]
 impl EntityObject {
@@ -508,20 +495,6 @@ fn episodes(ctx: &Context<'_>, pin: &Arc<Pin>, ids: &[EpisodeId], first: i32) ->
     let first = crate::paging::page_size(ctx, Some(first))?;
     let store = store(ctx)?;
     Ok(ids.iter().filter_map(|id| EpisodeObject::load(store, pin, *id)).take(first).collect())
-}
-
-pub struct EpisodeObject {
-    pub(crate) pin: Arc<Pin>,
-    pub(crate) episode: Episode,
-    pub(crate) recorded_seq: u64,
-}
-
-impl EpisodeObject {
-    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> Option<Self> {
-        let known_at = pin.basis.known_at;
-        let (episode, recorded) = store.episode_at(&pin.ns, id, known_at)?;
-        Some(EpisodeObject { pin: Arc::clone(pin), episode, recorded_seq: recorded.0 })
-    }
 }
 
 #[Object(name = "Episode")]

@@ -8,7 +8,7 @@ use ostrakon_core::{EntityId, SegmentEnd};
 use ostrakon_engine::{Association, Store, Topic, TopicNetwork};
 
 use crate::context::Pin;
-use crate::objects::{EntityObject, EpisodeObject};
+use crate::records::{EntityObject, EpisodeObject};
 
 /// A topic: a community of the topic network, which only closed segments feed.
 pub struct TopicObject {

@@ -7,8 +7,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use serde::{Deserialize, Serialize};
 
-use crate::McpServer;
 use crate::args::Parameters;
+use crate::server::McpServer;
 
 /// Arguments of `pin_memory`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -12,8 +12,8 @@ use rmcp::{RoleServer, tool, tool_router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::McpServer;
 use crate::args::Parameters;
+use crate::server::McpServer;
 
 /// The fields of a fact every tool returns.
 macro_rules! fact_fields {
@@ -561,7 +561,7 @@ impl McpServer {
         }
         let Some(text) = args.text else {
             if facts.is_empty() {
-                return crate::tool_error(
+                return crate::reply::tool_error(
                     ostrakon_graphql::code::BAD_REQUEST,
                     "remember: give `text` (an episode), `facts`, or both",
                 );
@@ -654,15 +654,15 @@ impl McpServer {
             (false, Some(valid_to)) if args.reason.is_none() => {
                 self.call(&context, END_FACT, json!({ "fact": args.fact, "validTo": valid_to })).await
             }
-            (true, Some(_)) => crate::tool_error(
+            (true, Some(_)) => crate::reply::tool_error(
                 ostrakon_graphql::code::BAD_REQUEST,
                 "end_fact: give `validTo` (it stopped holding) or `retract` (it was never true), not both",
             ),
-            (false, None) => crate::tool_error(
+            (false, None) => crate::reply::tool_error(
                 ostrakon_graphql::code::BAD_REQUEST,
                 "end_fact: give `validTo` (when it stopped holding), or `retract: true` if it was never true",
             ),
-            (false, Some(_)) => crate::tool_error(
+            (false, Some(_)) => crate::reply::tool_error(
                 ostrakon_graphql::code::BAD_REQUEST,
                 "end_fact: `reason` goes with `retract`; an end of validity is only its time",
             ),

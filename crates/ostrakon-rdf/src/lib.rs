@@ -28,6 +28,7 @@
 //!   `mn:occurredAt`, `mn:thread`, `mn:role`, `mn:source` and `mn:externalId`.
 #![deny(missing_docs)]
 
+mod error;
 mod project;
 mod shape;
 mod sparql;
@@ -35,112 +36,17 @@ mod sparql;
 use std::io::Write;
 
 use ostrakon_core::Namespace;
-use ostrakon_engine::{EngineError, ReadAt, Store};
+use ostrakon_engine::{ReadAt, Store};
 use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::GraphName;
 
+pub use error::RdfError;
 pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, statements, triple};
 pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_OPERATORS, MAX_QUERY_BYTES};
 pub use sparql::{
     DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, DEFAULT_MAX_VIEW_MEMORY,
     Form, Format, MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
 };
-
-/// Why a projection, query or export failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RdfError {
-    /// The read itself failed (a bad read point, a namespace that cannot be read…).
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    /// The query is not SPARQL 1.1 (or uses an update form).
-    #[error("the query is not valid SPARQL: {0}")]
-    Syntax(String),
-    /// The query failed while it ran.
-    #[error("the query failed: {0}")]
-    Evaluation(String),
-    /// The query is longer, nests deeper or has more parts than a query may.
-    #[error("limit exceeded in `query`: {value} {what} (at most {max})")]
-    QueryTooComplex {
-        /// What was counted.
-        what: String,
-        /// How many the query has.
-        value: usize,
-        /// The limit.
-        max: usize,
-    },
-    /// The view holds more statements than a projection may.
-    #[error(
-        "limit exceeded: this view holds more than {max} statements, the most a SPARQL projection may hold; \
-         ask at an earlier knownAt, use the in-force view, or the GraphQL analytics"
-    )]
-    TooLarge {
-        /// The limit.
-        max: usize,
-    },
-    /// The view's projection needs more memory than SPARQL's projections may hold at
-    /// once, or the ones running queries hold left it no room in time.
-    #[error(
-        "limit exceeded: this view needs more than the {max} bytes SPARQL's projections may hold at once (with \
-         those of the queries running now); ask at an earlier knownAt, use the in-force view, or the GraphQL \
-         analytics"
-    )]
-    ViewTooBig {
-        /// The limit.
-        max: u64,
-    },
-    /// The query's joins produced more results than a query may.
-    #[error(
-        "limit exceeded: the query's joins produced more than {max} results; add patterns that share variables \
-         or narrow them"
-    )]
-    TooExpensive {
-        /// The limit.
-        max: u64,
-    },
-    /// The query kept more memory than a query may (strings, path closures, solutions
-    /// held to sort, deduplicate or group).
-    #[error(
-        "limit exceeded: the query kept more than {max} bytes while it ran (strings it built, property path \
-         closures, solutions held to sort, deduplicate or group); narrow its patterns or paths, or drop ORDER BY"
-    )]
-    TooMuchMemory {
-        /// The limit.
-        max: u64,
-    },
-    /// The answer is longer than allowed.
-    #[error(
-        "limit exceeded in `response`: the answer is longer than {max} bytes; ask for fewer solutions (LIMIT)"
-    )]
-    AnswerTooLong {
-        /// The limit.
-        max: usize,
-    },
-    /// The request's deadline passed, or it was cancelled.
-    #[error("limit exceeded: the query stopped ({reason})")]
-    Interrupted {
-        /// Why.
-        reason: &'static str,
-    },
-    /// The evaluator was cancelled (turned into [`RdfError::Interrupted`] before it leaves
-    /// the crate).
-    #[error("the query was cancelled")]
-    Cancelled,
-    /// None of the formats the client accepts can carry this answer.
-    #[error("none of the accepted media types ({accept}) can carry this answer; offered: {offered}")]
-    NotAcceptable {
-        /// The `Accept` header, shortened.
-        accept: String,
-        /// What could be written.
-        offered: String,
-    },
-    /// Writing failed.
-    #[error("cannot write: {0}")]
-    Io(#[from] std::io::Error),
-    /// Something that should not fail did.
-    #[error("internal error: {0}")]
-    Internal(String),
-}
 
 /// How [`export`] writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -68,7 +68,7 @@ impl Subscription {
             // A subscriber too slow for the feed is dropped rather than silently skipped.
             .take_while(|batch| ready(batch.is_ok()))
             .filter_map(move |batch| ready(batch.ok().filter(|b| b.namespace == ns)))
-            .flat_map(|batch| futures_util::stream::iter(crate::notices(&batch)));
+            .flat_map(|batch| futures_util::stream::iter(crate::event_notices::notices(&batch)));
         Ok(stream)
     }
 }

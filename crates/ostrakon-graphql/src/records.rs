@@ -1,0 +1,41 @@
+//! The records the output types are made of, loaded at a read's point: an entity and an
+//! episode as known then. Their fields are resolved in `objects` (and a topic's members
+//! are made of them in `topics`): the types that answer each other's fields share these
+//! data without importing each other.
+
+use std::sync::Arc;
+
+use ostrakon_core::{Entity, EntityId, Episode, EpisodeId};
+use ostrakon_engine::Store;
+
+use crate::context::Pin;
+
+/// Something talked about, as known at the read's knownAt.
+pub struct EntityObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) entity: Entity,
+}
+
+impl EntityObject {
+    /// The entity `id` as known at the pin, if it was known then.
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> Option<Self> {
+        let entity = store.entity_version(&pin.ns, id, pin.basis.known_at)?;
+        Some(EntityObject { pin: Arc::clone(pin), entity })
+    }
+}
+
+/// Something said or observed, as known at the read's knownAt, with the batch that
+/// recorded it.
+pub struct EpisodeObject {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) episode: Episode,
+    pub(crate) recorded_seq: u64,
+}
+
+impl EpisodeObject {
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> Option<Self> {
+        let known_at = pin.basis.known_at;
+        let (episode, recorded) = store.episode_at(&pin.ns, id, known_at)?;
+        Some(EpisodeObject { pin: Arc::clone(pin), episode, recorded_seq: recorded.0 })
+    }
+}
