@@ -402,6 +402,14 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     std::fs::remove_dir_all(&search_dir).unwrap();
     copy_dir(&other.path().join("search").join("search"), &search_dir);
     check("an index of another log");
+    // Of an earlier format (the first indexed a string fact's escaped form; its stamp
+    // says `mnemo-text-1`): not trusted, built anew from the log in this one.
+    let meta_path = search_dir.join("text").join("meta.json");
+    let current = std::fs::read_to_string(&meta_path).unwrap();
+    std::fs::write(&meta_path, current.replace("ostrakon-text-2", "mnemo-text-1")).unwrap();
+    check("an index of the earlier format");
+    let rebuilt = std::fs::read_to_string(&meta_path).unwrap();
+    assert!(rebuilt.contains("ostrakon-text-2") && !rebuilt.contains("mnemo-text-1"), "{rebuilt}");
     // Damaged files: removed and built anew.
     for entry in std::fs::read_dir(search_dir.join("text")).unwrap() {
         let path = entry.unwrap().path();

@@ -97,3 +97,54 @@ fn the_default_data_directory_of_the_earlier_name_is_used_while_the_new_one_is_a
     assert_eq!(body["errors"][0]["extensions"]["code"], "UNKNOWN_ENTITY", "{body}\n{log}");
     assert_eq!(body["data"]["bo"]["hits"], json!([]), "{body}\n{log}");
 }
+
+/// The stores of `tests/data/formats/`, one per format still read, each written once by
+/// the build of its version and never rewritten (see its README).
+const FORMATS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/formats");
+
+/// `ostrakon export ARGS` of a copy of fixture `name`: the output, and the log lines.
+fn export_of(name: &str, args: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    copy(&Path::new(FORMATS).join(name), &data);
+    let out = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
+        .arg("export")
+        .args(args)
+        .arg("--data")
+        .arg(&data)
+        .env("OSTRAKON_EMBEDDER", "off")
+        .env("OSTRAKON_LOG", "info")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{name}: {stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn every_format_still_read_opens_and_answers_as_when_it_was_written() {
+    // The current formats have their fixture: a change of format must add one (written
+    // by the new build) beside the old, which must still open.
+    let current = format!(
+        "log{}-checkpoint{}",
+        ostrakon_log::FORMAT_VERSION,
+        ostrakon_index::checkpoint::CHECKPOINT_VERSION
+    );
+    assert!(Path::new(FORMATS).join(&current).is_dir(), "no fixture of the current formats ({current})");
+    let log = std::fs::read_to_string(Path::new(FORMATS).join("expected.jsonl")).unwrap();
+    let history = std::fs::read_to_string(Path::new(FORMATS).join("expected-history.nq")).unwrap();
+    // Log format 2 with checkpoint format 8: opened from the checkpoints, nothing replayed.
+    // Log format 1 alone: every batch replayed from the log.
+    for (name, from_checkpoints) in [(current.as_str(), true), ("log1", false)] {
+        let (exported, _) = export_of(name, &[]);
+        assert_eq!(exported, log, "{name}: the log reads otherwise");
+        let (rdf, opened) = export_of(name, &["--format", "nquads", "--history", "--valid-at", "2030-01-01"]);
+        assert_eq!(rdf, history, "{name}: the folded state reads otherwise");
+        let demo = opened
+            .lines()
+            .find(|l| l.contains("namespace opened") && l.contains("namespace=demo"))
+            .unwrap_or_else(|| panic!("{name}: no open of demo logged: {opened}"));
+        let opened_from_checkpoint = !demo.contains("checkpoint=0 ") && demo.contains("replayed=0 ");
+        assert_eq!(opened_from_checkpoint, from_checkpoints, "{name}: {demo}");
+    }
+}
