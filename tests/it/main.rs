@@ -14,6 +14,7 @@ mod cli;
 mod cluster;
 mod concurrency;
 mod container;
+mod docs;
 mod durability;
 mod e2e;
 mod embedding;
