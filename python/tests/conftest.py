@@ -19,6 +19,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def framework(module: str, extra: str) -> None:
+    """Imports a framework the adapters are tested against, or skips the calling test module
+    when it is not installed (fails instead when OSTRAKON_FRAMEWORK_TEST=required, as in CI)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
+            raise
+        pytest.skip(f"{module} is not installed (pip install 'ostrakon[{extra}]')", allow_module_level=True)
+
+
 def ostrakon_command() -> list[str]:
     """The `ostrakon` console script the wheel installed beside this interpreter."""
     script = shutil.which("ostrakon", path=os.path.dirname(sys.executable))
@@ -54,3 +67,16 @@ def server(tmp_path):
     yield url
     process.terminate()
     process.wait(timeout=30)
+
+
+@pytest.fixture(params=["in-process", "http"])
+def client(request, tmp_path):
+    """A client of a fresh store: in this process, then over HTTP to a fresh server."""
+    import ostrakon
+
+    if request.param == "in-process":
+        memory = ostrakon.open(tmp_path / "store")
+    else:
+        memory = ostrakon.connect(request.getfixturevalue("server"))
+    yield memory
+    memory.close()

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-import ostrakon
 
 LINES = [
     {"namespace": "ana", "op": "definePredicate", "name": "livesIn", "cardinality": "ONE", "valueType": "ENTITY"},
@@ -20,16 +19,6 @@ LINES = [
         {"subject": {"name": "Bea"}, "predicate": "age", "object": {"integer": 41}, "validFrom": "2020"}]},
     {"namespace": "ana", "op": "fly"},
 ]
-
-
-@pytest.fixture(params=["in-process", "http"])
-def client(request, tmp_path):
-    if request.param == "in-process":
-        memory = ostrakon.open(tmp_path / "imported")
-    else:
-        memory = ostrakon.connect(request.getfixturevalue("server"))
-    yield memory
-    memory.close()
 
 
 def test_import_reports_each_refused_line_and_keeps_the_rest(client, tmp_path):

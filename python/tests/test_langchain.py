@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
 import time
 
 import pytest
 
 import ostrakon
+from conftest import framework
 
-try:
-    from langchain_core.documents import Document
-    from langchain_core.retrievers import BaseRetriever
-except ImportError:
-    if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
-        raise
-    pytest.skip("langchain-core is not installed (pip install 'ostrakon[langchain]')", allow_module_level=True)
+framework("langchain_core", "langchain")
+
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 
 from ostrakon.langchain import OstrakonRetriever
 
@@ -47,13 +44,6 @@ def write(client: ostrakon.Client) -> dt.datetime:
         {"f": [{"subject": {"name": "Ana"}, "predicate": "livesIn", "object": {"entity": {"name": "Porto"}}, "validFrom": "2023-09-01"}]},
     )
     return between
-
-
-@pytest.fixture(params=["in-process", "http"])
-def client(request, tmp_path):
-    client = ostrakon.open(tmp_path / "lc") if request.param == "in-process" else ostrakon.connect(request.getfixturevalue("server"))
-    yield client
-    client.close()
 
 
 def facts(documents: list[Document]) -> dict[str, dict]:

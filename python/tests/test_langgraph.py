@@ -5,30 +5,24 @@ has, reading as of a past time and an item's history."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import random
 import time
 
 import pytest
 
-import ostrakon
+from conftest import framework
 
-try:
-    from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp
-    from langgraph.store.memory import InMemoryStore
-except ImportError:
-    if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
-        raise
-    pytest.skip("langgraph is not installed (pip install 'ostrakon[langgraph]')", allow_module_level=True)
+framework("langgraph", "langgraph")
+
+from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp
+from langgraph.store.memory import InMemoryStore
 
 from ostrakon.langgraph import OstrakonStore
 
 
-@pytest.fixture(params=["in-process", "http"])
-def store(request, tmp_path):
-    client = ostrakon.open(tmp_path / "lg") if request.param == "in-process" else ostrakon.connect(request.getfixturevalue("server"))
-    yield OstrakonStore(client)
-    client.close()
+@pytest.fixture
+def store(client):
+    return OstrakonStore(client)
 
 
 NAMESPACES = [("users", "ana"), ("users", "bea"), ("users", "ana", "notes"), ("docs",), ("docs", "x", "y")]

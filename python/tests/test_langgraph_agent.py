@@ -6,28 +6,24 @@ returned, so the answer can only hold the memory if the store gave it back."""
 
 from __future__ import annotations
 
-import os
 import uuid
 import warnings
 
-import pytest
 
 import ostrakon
+from conftest import framework
 
-try:
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-    from langchain_core.outputs import ChatGeneration, ChatResult
-    from langchain_core.tools import tool
-    from langgraph.config import get_store
+framework("langgraph", "langgraph")
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from langgraph.prebuilt import create_react_agent
-except ImportError:
-    if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
-        raise
-    pytest.skip("langgraph is not installed (pip install 'ostrakon[langgraph]')", allow_module_level=True)
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import tool
+from langgraph.config import get_store
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from langgraph.prebuilt import create_react_agent
 
 from ostrakon.langgraph import OstrakonStore
 

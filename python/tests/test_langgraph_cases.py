@@ -43,29 +43,18 @@ cases.)
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 import uuid
 
 import pytest
 
-import ostrakon
+from conftest import framework
 
-try:
-    from langgraph.store.base import GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
-except ImportError:
-    if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
-        raise
-    pytest.skip("langgraph is not installed (pip install 'ostrakon[langgraph]')", allow_module_level=True)
+framework("langgraph", "langgraph")
+
+from langgraph.store.base import GetOp, InvalidNamespaceError, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
 from ostrakon.langgraph import OstrakonStore
-
-
-@pytest.fixture(params=["in-process", "http"])
-def client(request, tmp_path):
-    client = ostrakon.open(tmp_path / "lg") if request.param == "in-process" else ostrakon.connect(request.getfixturevalue("server"))
-    yield client
-    client.close()
 
 
 @pytest.fixture

@@ -6,28 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
 
 import pytest
 
 import ostrakon
+from conftest import framework
 
-try:
-    from llama_index.core.base.llms.types import ChatMessage
-    from llama_index.core.memory import Memory
-except ImportError:
-    if os.environ.get("OSTRAKON_FRAMEWORK_TEST") == "required":
-        raise
-    pytest.skip("llama-index-core is not installed (pip install 'ostrakon[llama-index]')", allow_module_level=True)
+framework("llama_index.core", "llama-index")
+
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.memory import Memory
 
 from ostrakon.llama_index import OstrakonMemoryBlock
 
 UTC = dt.timezone.utc
 
 
-@pytest.fixture(params=["in-process", "http"])
-def client(request, tmp_path):
-    client = ostrakon.open(tmp_path / "li") if request.param == "in-process" else ostrakon.connect(request.getfixturevalue("server"))
+@pytest.fixture
+def client(client):
+    """The shared client (both transports), with Ana's two homes in its store."""
     client.execute(
         'mutation { definePredicate(namespace: "ana", name: "livesIn", cardinality: ONE, valueType: ENTITY) { seq } }'
     )
@@ -37,8 +34,7 @@ def client(request, tmp_path):
              { subject: { name: "Ana" }, predicate: "livesIn", object: { entity: { name: "Porto" } }, validFrom: "2023" }
            ]) { seq } }"""
     )
-    yield client
-    client.close()
+    return client
 
 
 def memory(block: OstrakonMemoryBlock, session: str = "s1") -> Memory:

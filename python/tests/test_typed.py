@@ -20,16 +20,6 @@ UTC = dt.timezone.utc
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(params=["in-process", "http"])
-def client(request, tmp_path):
-    if request.param == "in-process":
-        memory = ostrakon.open(tmp_path / "typed")
-    else:
-        memory = ostrakon.connect(request.getfixturevalue("server"))
-    yield memory
-    memory.close()
-
-
 def lives_in(subject: str, city: str, year: int) -> FactInput:
     return FactInput(
         subject=EntityRefInput(name=subject),
