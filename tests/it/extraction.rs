@@ -236,8 +236,8 @@ fn an_erased_episode_takes_its_extraction_mark_and_a_checkpoint_keeps_the_rest()
         let gone = record(&store, "My daughter Rosa turned 7 yesterday.", "g");
         mark(&store, "k");
         mark(&store, "g");
-        assert_eq!(store.unextracted_count(&ns(), SOURCE, EpisodeId(0)), 0);
-        assert_eq!(store.unextracted_count(&ns(), "other@extract-1", EpisodeId(0)), 2);
+        assert_eq!(store.unextracted_count(&ns(), SOURCE, EpisodeId(0)).0, 0);
+        assert_eq!(store.unextracted_count(&ns(), "other@extract-1", EpisodeId(0)).0, 2);
         store.checkpoint(&ns()).unwrap();
         let request = ostrakon_engine::EraseRequest {
             target: ostrakon_engine::EraseTarget::Episodes(vec![gone]),

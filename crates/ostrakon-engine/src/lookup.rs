@@ -142,9 +142,10 @@ impl Store {
         self.with_index(ns, |i| i.unextracted(source, after, limit))
     }
 
-    /// How many episodes with ids above `after` `source` has not read, at the latest batch.
-    pub fn unextracted_count(&self, ns: &Namespace, source: &str, after: EpisodeId) -> u64 {
-        self.with_index(ns, |i| i.unextracted_count(source, after))
+    /// How many episodes with ids above `after` `source` has not read, at the latest batch,
+    /// and that batch.
+    pub fn unextracted_count(&self, ns: &Namespace, source: &str, after: EpisodeId) -> (u64, Seq) {
+        self.with_index(ns, |i| (i.unextracted_count(source, after), i.last_seq()))
     }
 
     /// The episode after (`forward`) or before an episode in its thread at `known_at`.

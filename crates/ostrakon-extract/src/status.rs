@@ -1,7 +1,7 @@
 //! What the extractor has done and has left, for `/metrics` and `/healthz`: counters
 //! only it writes, read at any time without a lock but the last error's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -22,10 +22,21 @@ pub struct Status {
     pub(crate) budget: u64,
     pub(crate) source: String,
     /// Episodes not read yet, per namespace, as last counted.
-    pub(crate) pending: Mutex<HashMap<String, u64>>,
+    pub(crate) pending: Mutex<HashMap<String, Pending>>,
     pub(crate) last_error: Mutex<Option<String>>,
     /// The model endpoint's API key, never shown in an error.
     pub(crate) secret: Option<String>,
+}
+
+/// Batches announced since the last count, at most: enough for the commits of one look.
+const MAX_ANNOUNCED: usize = 4096;
+
+/// A namespace's backlog: its count, and the batches that announced episodes since the
+/// count was taken (batch, episodes).
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    pub(crate) count: u64,
+    announced: VecDeque<(u64, u64)>,
 }
 
 /// The counters at one moment.
@@ -70,7 +81,13 @@ impl Status {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
         StatusSnapshot {
             source: self.source.clone(),
-            queue: self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).values().sum(),
+            queue: self
+                .pending
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .values()
+                .map(|p| p.count)
+                .sum(),
             in_flight: get(&self.in_flight),
             calls: get(&self.calls),
             retries: get(&self.retries),
@@ -89,18 +106,31 @@ impl Status {
         counter.fetch_add(n, Ordering::Relaxed);
     }
 
-    pub(crate) fn set_pending(&self, ns: &str, n: u64) {
-        self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(ns.to_owned(), n);
+    /// The backlog counted at batch `as_of`, with the episodes announced by later batches
+    /// (which the count could not see) added: announcements of a batch the count saw are
+    /// not counted twice, and those that came while it ran are not lost.
+    pub(crate) fn set_pending(&self, ns: &str, counted: u64, as_of: u64) {
+        let mut pending = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entry = pending.entry(ns.to_owned()).or_default();
+        entry.announced.retain(|(seq, _)| *seq > as_of);
+        entry.count = counted + entry.announced.iter().map(|(_, n)| n).sum::<u64>();
     }
 
-    pub(crate) fn more_pending(&self, ns: &str, n: u64) {
+    /// `n` episodes recorded by batch `seq`, announced as it commits.
+    pub(crate) fn more_pending(&self, ns: &str, seq: u64, n: u64) {
         let mut pending = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *pending.entry(ns.to_owned()).or_default() += n;
+        let entry = pending.entry(ns.to_owned()).or_default();
+        entry.count += n;
+        if entry.announced.len() == MAX_ANNOUNCED {
+            // Only the batches since the last count matter; a count comes at every look.
+            entry.announced.pop_front();
+        }
+        entry.announced.push_back((seq, n));
     }
 
     pub(crate) fn one_less_pending(&self, ns: &str) {
-        if let Some(n) = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_mut(ns) {
-            *n = n.saturating_sub(1);
+        if let Some(p) = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_mut(ns) {
+            p.count = p.count.saturating_sub(1);
         }
     }
 
@@ -110,5 +140,27 @@ impl Status {
         let why = ostrakon_core::redact(&why, &self.secret.iter().map(String::as_str).collect::<Vec<_>>());
         tracing::warn!(error = %why, "extraction failed");
         *self.last_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
+    }
+}
+
+#[cfg(test)]
+mod pending_tests {
+    use super::*;
+
+    #[test]
+    fn a_count_keeps_what_later_batches_announced_and_does_not_count_twice() {
+        let status = Status::new("m@p".into(), 10);
+        // Batches 1 to 4 each record an episode; the count was taken at batch 1.
+        for seq in 1..=4 {
+            status.more_pending("ana", seq, 1);
+        }
+        status.set_pending("ana", 1, 1);
+        assert_eq!(status.snapshot().queue, 4, "the three announced after the count are kept");
+        // A count at batch 4 has seen them all: nothing is added twice.
+        status.set_pending("ana", 4, 4);
+        assert_eq!(status.snapshot().queue, 4);
+        status.one_less_pending("ana");
+        status.more_pending("ana", 5, 2);
+        assert_eq!(status.snapshot().queue, 5);
     }
 }

@@ -99,7 +99,7 @@ impl Extractor {
             let recorded = batch.events.iter().filter(|e| matches!(e, Event::EpisodeRecorded(_))).count();
             if recorded > 0 && settings.covers(batch.namespace.as_str()) {
                 // Counted now, and again exactly at the extractor's next look.
-                status.more_pending(batch.namespace.as_str(), recorded as u64);
+                status.more_pending(batch.namespace.as_str(), batch.seq.0, recorded as u64);
                 dirty.lock().unwrap_or_else(PoisonError::into_inner).insert(batch.namespace.clone());
                 wake.notify_one();
             }
@@ -148,20 +148,23 @@ impl Extractor {
         let mut done = 0usize;
         while done < limit {
             let (store2, ns2, source2, after) = (Arc::clone(store), ns.clone(), source.clone(), *cursor);
-            // The backlog is counted once a look (each episode read then takes one off, and
-            // the commit listener adds new ones), not at every page: a count scans it whole.
+            // The backlog is counted once a look, and when nothing is left (each episode
+            // read then takes one off, and the commit listener adds new ones), not at every
+            // page: a count scans it whole. The count says the batch it was taken at, so
+            // that announcements of later batches are kept and earlier ones not doubled.
             let first = done == 0;
             let looked = tokio::task::spawn_blocking(move || {
-                let pending = first.then(|| store2.unextracted_count(&ns2, &source2, after));
-                (store2.unextracted(&ns2, &source2, after, PAGE), pending)
+                let page = store2.unextracted(&ns2, &source2, after, PAGE);
+                let counted =
+                    (first || page.0.is_empty()).then(|| store2.unextracted_count(&ns2, &source2, after));
+                (page, counted)
             })
             .await;
-            let Ok(((page, last), pending)) = looked else { return false };
-            if let Some(pending) = pending {
-                self.status.set_pending(ns.as_str(), pending);
+            let Ok(((page, last), counted)) = looked else { return false };
+            if let Some((pending, as_of)) = counted {
+                self.status.set_pending(ns.as_str(), pending, as_of.0);
             }
             if page.is_empty() {
-                self.status.set_pending(ns.as_str(), 0);
                 *cursor = last;
                 return false;
             }
