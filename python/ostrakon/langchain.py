@@ -73,6 +73,7 @@ def document(hit: RetrieveSearchHits) -> Document:
         return Document(page_content=episode.text, metadata=metadata, id=f"episode:{episode.id}")
     if hit.fact is not None:
         fact = hit.fact
+        subject = fact.subject.name if fact.subject is not None else "(erased)"
         status = fact.status.value
         replaced = fact.superseded_by
         metadata |= {
@@ -83,14 +84,9 @@ def document(hit: RetrieveSearchHits) -> Document:
             "known_at": _iso(fact.asserted_at),
             "status": status,
             "superseded": status == "SUPERSEDED",
-            "superseded_by": (
-                f"{fact.subject.name if fact.subject else '?'} {replaced.predicate} {_literal(replaced.object_)}"
-                if replaced is not None
-                else None
-            ),
+            "superseded_by": f"{subject} {replaced.predicate} {_literal(replaced.object_)}" if replaced else None,
             "reason": fact.reason,
         }
-        subject = fact.subject.name if fact.subject is not None else "(erased)"
         line = f"{subject} {fact.predicate} {_literal(fact.object_)}"
         return Document(page_content=line, metadata=metadata, id=f"fact:{fact.id}")
     entity = hit.entity
