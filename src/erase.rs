@@ -53,8 +53,8 @@ impl EraseArgs {
 /// namespace); its embedder is there only for its cache to forget erased texts.
 pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()> {
     let mut options = ostrakon_engine::StoreOptions { defer_search: true, ..Default::default() };
-    options.embedder = crate::embedder_source(data, 1)?;
-    options.erasure_key = key(data)?;
+    options.embedder = crate::open::embedder_source(data, 1)?;
+    options.erasure_key = crate::open::erasure_key(data)?;
     let store = crate::cluster::open(data, options)?;
     let store = &store;
     let ns = Namespace::new("namespace", &args.namespace)?;
@@ -91,37 +91,4 @@ pub(crate) fn run(data: &std::path::Path, args: &EraseArgs) -> anyhow::Result<()
         println!("  … and {} more (the `erasures` query lists them all)", erased.records.len() - LISTED);
     }
     Ok(())
-}
-
-/// The environment variable naming the erasure key's file.
-pub(crate) const KEY_FILE_VAR: &str = "OSTRAKON_ERASURE_KEY_FILE";
-
-/// The key erasures' digests are made with: the bytes of the file `OSTRAKON_ERASURE_KEY_FILE`
-/// names (at least 32), which must lie outside the data directory — whoever has the
-/// files must not have the key, and an operator destroys it to make every digest
-/// meaningless. Unset: no digest is kept.
-pub(crate) fn key(data: &std::path::Path) -> anyhow::Result<Option<std::sync::Arc<[u8]>>> {
-    use anyhow::Context as _;
-    let Some(path) = std::env::var_os(KEY_FILE_VAR) else { return Ok(None) };
-    let path = std::path::PathBuf::from(path);
-    let key =
-        std::fs::read(&path).with_context(|| format!("{KEY_FILE_VAR}: cannot read {}", path.display()))?;
-    if key.len() < 32 {
-        bail!(
-            "{KEY_FILE_VAR}: {} holds {} bytes; an erasure key needs at least 32 (e.g. head -c 32 /dev/urandom)",
-            path.display(),
-            key.len()
-        );
-    }
-    let resolved = std::fs::canonicalize(&path).unwrap_or(path);
-    let data = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
-    if resolved.starts_with(&data) {
-        bail!(
-            "{KEY_FILE_VAR}: {} is inside the data directory {}; keep the erasure key elsewhere, or whoever has \
-             the files has the key",
-            resolved.display(),
-            data.display()
-        );
-    }
-    Ok(Some(key.into()))
 }

@@ -431,9 +431,9 @@ fn defined(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// Upward imports of one crate: a file naming a name defined in a file above it in the
-/// module tree (the crate root, or an enclosing `mod.rs`), or importing all of one
-/// (`use super::*`). `lib.rs` and `mod.rs` should only declare and re-export; what the
+/// Upward imports of one crate: a file naming a name it takes from a file above it in the
+/// module tree (the crate root, or an enclosing `mod.rs`) — defined or only re-exported
+/// there — or importing all of one (`use super::*`). `lib.rs` and `mod.rs` should only declare and re-export; what the
 /// children share lives in a leaf of its own. As (file, the file above, the name).
 fn upward_imports(src: &Path) -> Vec<(String, String, String)> {
     let known = modules(src);
@@ -460,10 +460,13 @@ fn upward_imports(src: &Path) -> Vec<(String, String, String)> {
                 None if !above.is_empty() => {
                     found.insert((module.clone(), shown, "*".to_owned()));
                 }
-                Some(name) if definitions[&above].contains(*name) => {
-                    found.insert((module.clone(), shown, (*name).to_owned()));
+                // Defined there, or only re-exported there: either way the file reaches up
+                // for it instead of naming the module that defines it.
+                Some(name) => {
+                    let how = if definitions[&above].contains(*name) { "" } else { " (re-exported)" };
+                    found.insert((module.clone(), shown, format!("{name}{how}")));
                 }
-                _ => {}
+                None => {}
             }
         }
     }
@@ -595,8 +598,15 @@ fn the_checks_see_what_they_check() {
     .unwrap();
     // `use graph::x` names the child module: mod.rs and graph.rs now import each other too.
     assert_eq!(cycles(&graph(src)), vec![vec!["a".to_owned(), "root".to_owned(), "root::graph".to_owned()]]);
-    // `root::graph` names `page`, which `root/mod.rs` defines, and imports all of it.
-    assert_eq!(upward_imports(src), vec![("root::graph".to_owned(), "root".to_owned(), "*".to_owned()),]);
+    // `root::graph` takes `Thing` through the root, which only re-exports it, and imports
+    // all of `root/mod.rs`.
+    assert_eq!(
+        upward_imports(src),
+        vec![
+            ("root::graph".to_owned(), "<root>".to_owned(), "Thing (re-exported)".to_owned()),
+            ("root::graph".to_owned(), "root".to_owned(), "*".to_owned()),
+        ]
+    );
     std::fs::write(src.join("root/graph.rs"), "fn f() { super::page(); crate::a::Thing; }\n").unwrap();
     assert_eq!(upward_imports(src), vec![("root::graph".to_owned(), "root".to_owned(), "page".to_owned())]);
     std::fs::write(src.join("lib.rs"), "mod a;\nmod root;\npub const MAX: u32 = 1;\n").unwrap();

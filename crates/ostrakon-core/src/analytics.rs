@@ -220,7 +220,7 @@ impl Step {
     /// Its length in microseconds when it has no months or years (whose length depends
     /// on where they fall); `None` otherwise.
     pub fn fixed_micros(&self) -> Option<i64> {
-        (self.months == 0).then(|| i64::from(self.days) * crate::DAY_MICROS + self.micros)
+        (self.months == 0).then(|| i64::from(self.days) * crate::decay::DAY_MICROS + self.micros)
     }
 
     /// An ISO 8601 duration: `P1Y`, `P3M`, `P1W`, `P10D`, `PT6H`, `P1DT12H`, `PT0.5S`…

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{CoreError, validate_name};
+use crate::{error::CoreError, model::validate_name};
 
 /// Where a record is placed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ impl Default for TierSettings {
             scope_max_items: 100,
             scope_max_tokens: 2_000,
             promote_after_threads: 3,
-            release_idle_after_micros: Some(30 * crate::DAY_MICROS),
+            release_idle_after_micros: Some(30 * crate::decay::DAY_MICROS),
         }
     }
 }

@@ -33,7 +33,8 @@ use std::sync::{Mutex, MutexGuard};
 use sha2::{Digest, Sha256};
 
 use crate::fetch::hex;
-use crate::{EmbedError, Embedder};
+use ostrakon_search::embedder::EmbedError;
+use ostrakon_search::embedder::Embedder;
 
 const MAGIC: &[u8; 8] = b"MNEMOEMB";
 const VERSION: u32 = 1;

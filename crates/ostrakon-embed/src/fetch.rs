@@ -14,7 +14,7 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use crate::EmbedError;
+use ostrakon_search::embedder::EmbedError;
 
 /// The environment variable that names a model folder to use instead of the cache.
 pub const MODEL_DIR_ENV: &str = "OSTRAKON_MODEL_DIR";

@@ -11,7 +11,8 @@ use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStr
 
 use crate::fetch::{MODEL_FILES, hex};
 use crate::pools::{on_workers, worker_pool};
-use crate::{EmbedError, Embedder};
+use ostrakon_search::embedder::EmbedError;
+use ostrakon_search::embedder::Embedder;
 
 /// Word pieces per text, special tokens included: the `max_seq_length` of all-MiniLM-L6-v2, as in
 /// its `sentence_bert_config.json`. Longer texts are cut, as the Python reference cuts them.

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::EmbedError;
+use ostrakon_search::embedder::EmbedError;
 
 /// `job(0)`, `job(1)`, … `job(workers - 1)`, each on a thread of its own (on the calling
 /// thread when there is one): the results in that order, a worker that panicked as an error.

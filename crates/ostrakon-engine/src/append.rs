@@ -315,7 +315,7 @@ struct Pending {
     shard: Arc<Shard>,
     ticket: ostrakon_log::Ticket,
     events: Vec<Event>,
-    ids: (Vec<Option<crate::RecordId>>, Vec<EntityId>),
+    ids: (Vec<Option<crate::change::RecordId>>, Vec<EntityId>),
     /// On a log other writers share: what to prepare again if the batch is refused.
     retry: Option<Retry>,
 }

@@ -133,7 +133,7 @@ pub fn restore(from: &Path, data: &Path) -> Result<Vec<(Namespace, Seq)>, Engine
         std::fs::rename(&partial, data).map_err(io(data))?;
     }
     // Opened once, as a server would: every log read through, every checkpoint checked.
-    let store = crate::Store::open(data)?;
+    let store = crate::store::Store::open(data)?;
     let mut restored = Vec::new();
     for ns in store.namespaces() {
         let batches = store.counts(&ns).batches;

@@ -174,7 +174,7 @@ pub enum Change {
     /// Assert or deny a fact.
     AssertFact(NewFact),
     /// End a fact's validity at `valid_to`: an update in valid time. A restatement's id
-    /// is refused ([`EngineError::NotAFact`](crate::EngineError::NotAFact)): a statement's validity is its fact's.
+    /// is refused ([`EngineError::NotAFact`](crate::error::EngineError::NotAFact)): a statement's validity is its fact's.
     EndFact {
         /// The fact.
         fact: FactId,
@@ -247,7 +247,7 @@ pub enum Change {
     Mention {
         /// The episode.
         episode: EpisodeRef,
-        /// The entities, at least one, at most [`MAX_MENTIONS`](crate::MAX_MENTIONS).
+        /// The entities, at least one, at most [`MAX_MENTIONS`](crate::limits::MAX_MENTIONS).
         entities: Vec<EntityRef>,
         /// Who says so: [`MentionSource::Client`] unless replaying an export.
         source: MentionSource,
@@ -255,14 +255,14 @@ pub enum Change {
     /// Change some of the settings that cut threads into segments; the others stay.
     ConfigureSegmentation(SegmentationPatch),
     /// Set how long the namespace keeps episodes (`None`: forever); upkeep erases older
-    /// ones ([`Store::maintain`](crate::Store::maintain)).
+    /// ones ([`Store::maintain`](crate::store::Store::maintain)).
     ConfigureRetention(ostrakon_core::RetentionPolicy),
     /// An erasure's record (`Event::Erased`) or a tombstone, as an export holds them:
-    /// accepted only in a replayed export ([`Store::replay`](crate::Store::replay)).
+    /// accepted only in a replayed export ([`Store::replay`](crate::store::Store::replay)).
     Restore(ostrakon_core::Event),
     /// Record that `source` (a model and a prompt version) has read the episode: the
     /// facts of the same batch citing it are what it found. Refused
-    /// ([`EngineError::AlreadyExtracted`](crate::EngineError::AlreadyExtracted)) when that
+    /// ([`EngineError::AlreadyExtracted`](crate::error::EngineError::AlreadyExtracted)) when that
     /// source has read it already, so that two extractors never both write what they found.
     MarkExtracted {
         /// The episode.
@@ -357,7 +357,7 @@ pub struct NewIntention {
 pub enum NewTrigger {
     /// A time is reached.
     At(Timestamp),
-    /// An episode mentions one of these entities (at least one, at most [`MAX_MENTIONS`](crate::MAX_MENTIONS)).
+    /// An episode mentions one of these entities (at least one, at most [`MAX_MENTIONS`](crate::limits::MAX_MENTIONS)).
     Mentions(Vec<EntityRef>),
     /// An episode is close in meaning to a cue.
     Cue {

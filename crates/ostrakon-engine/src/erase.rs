@@ -90,7 +90,7 @@ type Decided = (ostrakon_log::Committed, Vec<Event>, Vec<(ErasedRef, String)>);
 
 /// The digest an erasure keeps of an erased event: HMAC-SHA-256 (hex) of its bytes with
 /// the store's erasure key, or nothing (an empty string) without one
-/// ([`crate::StoreOptions::erasure_key`]).
+/// ([`crate::options::StoreOptions::erasure_key`]).
 fn hash_event(key: Option<&[u8]>, event: &Event) -> String {
     use hmac::Mac as _;
     let Some(key) = key else { return String::new() };
@@ -314,9 +314,9 @@ impl Store {
 
     /// Erases the episodes that the namespace's retention period has made due at `now`
     /// (recorded longer ago than the period), in erasures of at most
-    /// [`MAX_ERASE_RECORDS`](crate::MAX_ERASE_RECORDS) episodes, oldest first;
+    /// [`MAX_ERASE_RECORDS`](crate::limits::MAX_ERASE_RECORDS) episodes, oldest first;
     /// the facts stated from them stay. Runs at most once per
-    /// [`RETENTION_EVERY_MICROS`](crate::RETENTION_EVERY_MICROS) per namespace;
+    /// [`RETENTION_EVERY_MICROS`](crate::limits::RETENTION_EVERY_MICROS) per namespace;
     /// returns how many episodes it erased.
     pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
         let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros) else { return Ok(0) };
@@ -418,7 +418,7 @@ impl Store {
         let listeners = read(&self.listeners).clone();
         for record in records.into_iter().filter(|r| r.seq <= upto) {
             let Ok(events) = decode(&shard.name, record.seq, &record.payload) else { continue };
-            let batch = crate::CommittedBatch {
+            let batch = crate::shard::CommittedBatch {
                 namespace: shard.name.clone(),
                 seq: Seq(record.seq),
                 system_time: Timestamp::from_micros(record.system_time),

@@ -9,8 +9,8 @@ use ostrakon_core::{Namespace, Seq, Timestamp};
 use ostrakon_index::{Counts, NamespaceIndex};
 use ostrakon_log::{FileStorage, Log, Storage, Truncation};
 
-use crate::EngineError;
 use crate::codec::decode;
+use crate::error::EngineError;
 
 /// What one namespace's log holds.
 #[derive(Clone, Debug, PartialEq, Eq)]

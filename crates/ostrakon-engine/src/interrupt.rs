@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::EngineError;
+use crate::error::EngineError;
 
 /// A deadline and a cancel flag, shared between the work and whoever may stop it. Cheap to
 /// clone.

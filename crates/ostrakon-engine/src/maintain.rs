@@ -23,12 +23,12 @@ pub struct Maintenance {
     /// Episodes erased because the namespace's retention period passed, by namespace.
     pub retained: Vec<(Namespace, usize)>,
     /// Tier promotions and releases proposed or made, by namespace.
-    pub tiers: Vec<(Namespace, crate::TierUpkeep)>,
+    pub tiers: Vec<(Namespace, crate::tiers::TierUpkeep)>,
     /// Work that failed, by namespace, with the reason (the other namespaces went on).
     pub failed: Vec<(Namespace, String)>,
     /// Namespaces closed for idleness.
     pub closed: usize,
-    /// Checkpoints written (see [`crate::CHECKPOINT_EVERY_BATCHES`]).
+    /// Checkpoints written (see [`crate::checkpoint::CHECKPOINT_EVERY_BATCHES`]).
     pub checkpointed: usize,
 }
 
@@ -50,7 +50,7 @@ impl Store {
     /// last run. Each namespace's failure is reported and the others go on.
     ///
     /// Closed namespaces are left closed unless something falls due in them; then those
-    /// unused for a while are closed (see [`Residency`](crate::Residency)).
+    /// unused for a while are closed (see [`Residency`](crate::options::Residency)).
     pub fn maintain(&self, now: Timestamp) -> Maintenance {
         crate::shard::as_upkeep(|| self.maintain_all(now))
     }
@@ -94,7 +94,7 @@ impl Store {
         ns: &Namespace,
         now: Timestamp,
         report: &mut Maintenance,
-    ) -> Result<(), crate::EngineError> {
+    ) -> Result<(), crate::error::EngineError> {
         let fired = self.fire_due(ns, now)?.fired.len();
         if fired > 0 {
             report.fired.push((ns.clone(), fired));
@@ -104,7 +104,7 @@ impl Store {
             report.retained.push((ns.clone(), erased));
         }
         let tiers = self.maintain_tiers(ns, now)?;
-        if tiers != crate::TierUpkeep::default() {
+        if tiers != crate::tiers::TierUpkeep::default() {
             report.tiers.push((ns.clone(), tiers));
         }
         let (every, last_commit) =

@@ -68,7 +68,7 @@ pub struct TopicNetwork {
 }
 
 /// The topic network as known at `known_at`, edges' retention read at `at`. Stops with
-/// [`EngineError::Interrupted`](crate::EngineError::Interrupted) when the caller's
+/// [`EngineError::Interrupted`](crate::error::EngineError::Interrupted) when the caller's
 /// interrupt fires (it grows with segments, and pairwise with entities).
 pub fn network(
     index: &NamespaceIndex,

@@ -42,8 +42,8 @@ use async_graphql::parser::types::{
 use async_graphql::registry::{MetaType, Registry};
 use async_graphql::{Positioned, Request, ServerError, ServerResult, Value, Variables};
 
-use crate::Limits;
 use crate::error::code;
+use crate::limits::Limits;
 
 /// How many items a list field with no page argument of its own may return.
 #[derive(Clone, Copy, Debug)]

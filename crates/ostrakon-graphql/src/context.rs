@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::Limits;
 use crate::access::Access;
 use crate::access::Mode;
 use crate::error::code;
 use crate::error::coded;
 use crate::input::invalid;
 use crate::input::time;
+use crate::limits::Limits;
 use crate::scalars::DateTime;
 use async_graphql::{Context, Result};
 use ostrakon_core::FactId;

@@ -11,7 +11,7 @@ use crate::build::{OstrakonSchema, OstrakonSchemaBuilder, bare, checked};
 use crate::limits::Limits;
 use crate::{budget, error, plan, validated};
 
-/// Runs requests as the [`schema`](crate::schema) does, faster where it can say in advance that the
+/// Runs requests as the [`schema`](crate::build::schema) does, faster where it can say in advance that the
 /// extensions have nothing to do.
 ///
 /// async-graphql runs every field of a schema with extensions through their chain (a

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ostrakon_engine::Store;
 
 use crate::ops::{self, Rejection};
-use crate::{Limits, schema};
+use crate::{build::schema, limits::Limits};
 
 /// How many lines may be validated ahead of the one being applied.
 const IMPORT_QUEUE: usize = 8;

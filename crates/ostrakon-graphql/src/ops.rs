@@ -19,7 +19,7 @@ use ostrakon_engine::{CommittedBatch, Store, Submitted};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{Access, OstrakonSchema, code};
+use crate::{access::Access, build::OstrakonSchema, error::code};
 
 /// Why a line was not applied.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -55,7 +55,7 @@ pub(crate) fn episode_cursor(a: &str) -> Result<(Timestamp, ostrakon_core::Episo
 }
 
 /// How many items a page holds when `first` is not given.
-pub(crate) fn default_page_size(limits: &crate::Limits) -> usize {
+pub(crate) fn default_page_size(limits: &crate::limits::Limits) -> usize {
     limits.max_page.min(50)
 }
 

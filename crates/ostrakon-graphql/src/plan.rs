@@ -23,12 +23,12 @@ use async_graphql::{Name, Positioned, ScalarType as _, Value};
 use ostrakon_core::{Literal, Namespace};
 use ostrakon_engine::{FactFilter, FactView, Scope, Store};
 
-use crate::Limits;
 use crate::access::{Access, Mode};
 use crate::budget::selected_operation;
 use crate::context::read_at;
 use crate::enums::{FactStatus, Polarity, ValueType};
 use crate::input::{EntityRefInput, existing_entity};
+use crate::limits::Limits;
 use crate::paging::default_page_size;
 use crate::scalars::DateTime;
 

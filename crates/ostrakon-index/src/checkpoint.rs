@@ -11,7 +11,7 @@
 
 use ostrakon_core::{Seq, Timestamp};
 
-use crate::NamespaceIndex;
+use crate::state::NamespaceIndex;
 
 /// The first bytes of a checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"MNEMOCKP";

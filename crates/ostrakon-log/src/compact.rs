@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use crate::LogError;
+use crate::error::LogError;
 use crate::format::{MAX_PAYLOAD_LEN, file_header, seal_frame, unsealed_frame};
 use crate::record::Record;
 

@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::storage::validate_name;
-use crate::{LogError, LogFile, Storage};
+use crate::{error::LogError, storage::LogFile, storage::Storage};
 
 /// File name extension of log files.
 const EXTENSION: &str = ".log";

@@ -20,7 +20,7 @@ pub(crate) const V2_FIXED_LEN: usize = 16;
 const HEADER_CRC_LEN: usize = 4;
 
 /// Longest possible version-2 file header: the fixed part, the longest name, the CRC.
-pub(crate) const MAX_FILE_HEADER_LEN: usize = V2_FIXED_LEN + crate::MAX_NAME_LEN + HEADER_CRC_LEN;
+pub(crate) const MAX_FILE_HEADER_LEN: usize = V2_FIXED_LEN + crate::storage::MAX_NAME_LEN + HEADER_CRC_LEN;
 
 /// Version byte stored in every frame header.
 pub(crate) const FRAME_VERSION: u8 = 1;
@@ -33,12 +33,12 @@ pub(crate) const FRAME_HEADER_LEN: usize = 32;
 const HEADER_CRC_COVERS: usize = 28;
 
 /// Largest accepted payload (one batch), in bytes: 256 MiB. Larger batches are rejected with
-/// [`LogError::TooLarge`](crate::LogError::TooLarge); recovery treats a larger length field as
+/// [`LogError::TooLarge`](crate::error::LogError::TooLarge); recovery treats a larger length field as
 /// corruption.
 pub const MAX_PAYLOAD_LEN: usize = 256 << 20;
 
 /// The version-2 file header of log `name`. The caller validated the name
-/// ([`validate_name`](crate::validate_name)), so its length fits the `u16` field.
+/// ([`validate_name`](crate::storage::validate_name)), so its length fits the `u16` field.
 pub(crate) fn file_header(name: &str) -> Vec<u8> {
     let mut h = Vec::with_capacity(V2_FIXED_LEN + name.len() + HEADER_CRC_LEN);
     h.extend_from_slice(&MAGIC);
@@ -54,12 +54,12 @@ pub(crate) fn file_header(name: &str) -> Vec<u8> {
 /// Parses a version-2 file header from the first bytes of a file (up to
 /// [`MAX_FILE_HEADER_LEN`] of them, fewer when the file is shorter); the caller checked the magic
 /// and the version. Returns the header's length and the name it stores, or `None` when the bytes
-/// are not a whole valid header: too short, a name length above [`MAX_NAME_LEN`](crate::MAX_NAME_LEN),
+/// are not a whole valid header: too short, a name length above [`MAX_NAME_LEN`](crate::storage::MAX_NAME_LEN),
 /// non-zero reserved bytes, or a CRC mismatch.
 pub(crate) fn parse_v2_header(bytes: &[u8]) -> Option<(usize, String)> {
     let fixed = bytes.get(..V2_FIXED_LEN)?;
     let name_len = usize::from(u16::from_le_bytes([fixed[12], fixed[13]]));
-    if name_len > crate::MAX_NAME_LEN || fixed[14..16] != [0, 0] {
+    if name_len > crate::storage::MAX_NAME_LEN || fixed[14..16] != [0, 0] {
         return None;
     }
     let crc_at = V2_FIXED_LEN + name_len;

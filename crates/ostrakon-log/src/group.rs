@@ -26,7 +26,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use crate::LogError;
+use crate::error::LogError;
 use crate::frames::encode_frame;
 use crate::log::{Clock, Ticket};
 use crate::record::Committed;
@@ -37,7 +37,7 @@ pub struct After {
     /// The last batch its writer has seen (applied, or queued by it): the batch goes right
     /// after it or not at all. 0: none.
     pub seq: u64,
-    /// The handle's refusals ([`RecordLog::refusals`](crate::RecordLog::refusals)) when
+    /// The handle's refusals ([`RecordLog::refusals`](crate::seam::RecordLog::refusals)) when
     /// the writer last caught up: a batch prepared before a later refusal may have been
     /// prepared on a refused one, and is refused.
     pub refusals: u64,

@@ -16,7 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::format::{MAX_PAYLOAD_LEN, seal_frame, unsealed_frame};
 use crate::record::{Committed, Record, Recovery, Truncation};
 use crate::recovery::{Scan, recover, scan};
-use crate::{LogError, LogFile, validate_name};
+use crate::{error::LogError, storage::LogFile, storage::validate_name};
 
 /// The source of system time: microseconds since the Unix epoch. Injected so tests (and the
 /// engine) can control time; the log never hands out a time below `last + 1` whatever it says.
@@ -37,7 +37,7 @@ pub struct Ticket(Committed);
 
 impl Ticket {
     /// The ticket of a batch queued with this seq and system time: for backends of
-    /// [`RecordLog`](crate::RecordLog) to hand out.
+    /// [`RecordLog`](crate::seam::RecordLog) to hand out.
     pub fn new(committed: Committed) -> Self {
         Ticket(committed)
     }
@@ -94,7 +94,7 @@ impl Log {
     /// writing a header into an empty file, syncs it, and returns the log with everything it
     /// holds. Appends continue after the last recovered seq and time.
     ///
-    /// `name` must pass [`validate_name`](crate::validate_name); it is stored in the header of
+    /// `name` must pass [`validate_name`](crate::storage::validate_name); it is stored in the header of
     /// a new file, and a file whose header stores another name fails with
     /// [`LogError::WrongName`] (files of format version 1 store no name and are not checked).
     pub fn open(mut file: Box<dyn LogFile>, name: &str, clock: Clock) -> Result<(Log, Recovery), LogError> {
@@ -122,7 +122,7 @@ impl Log {
     /// records open would recover and the [`Truncation`] it would make. The file's name is not
     /// checked (there is no expected one); `Recovery::name` tells what the header stores.
     ///
-    /// Meant for files opened with [`Storage::open_read_only`](crate::Storage::open_read_only).
+    /// Meant for files opened with [`Storage::open_read_only`](crate::storage::Storage::open_read_only).
     /// On a log that a writer has open, a group being written may show up as a torn tail.
     pub fn inspect(file: &dyn LogFile) -> Result<Recovery, LogError> {
         Ok(scan(file, None)?.recovery)

@@ -8,7 +8,7 @@ use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::storage::validate_name;
-use crate::{LogError, LogFile, Storage};
+use crate::{error::LogError, storage::LogFile, storage::Storage};
 
 /// In-memory [`Storage`]. Cloning shares the same files (an `Arc` inside).
 #[derive(Clone, Default)]

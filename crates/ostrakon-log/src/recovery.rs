@@ -11,7 +11,7 @@
 //!   garbled or zero-filled last write; if a real frame followed, truncating would drop it).
 //!
 //! Classification ([`scan`]) only reads; [`recover`] then applies what it found. So
-//! [`Log::inspect`](crate::Log::inspect) reports exactly what [`Log::open`](crate::Log::open)
+//! [`Log::inspect`](crate::log::Log::inspect) reports exactly what [`Log::open`](crate::log::Log::open)
 //! would do.
 
 use std::io;
@@ -20,7 +20,7 @@ use crate::format::{
     FORMAT_VERSION, FRAME_HEADER_LEN, FRAME_VERSION, MAGIC, MAX_FILE_HEADER_LEN, MAX_PAYLOAD_LEN,
     V1_HEADER_LEN, file_header, looks_like_frame_header, parse_frame_header, parse_v2_header,
 };
-use crate::{LogError, LogFile, Record, Recovery, Truncation};
+use crate::{error::LogError, record::Record, record::Recovery, record::Truncation, storage::LogFile};
 
 /// How many bytes recovery reads from the file at a time.
 const CHUNK: usize = 4 << 20;

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::LogError;
 use crate::atomic::replace_file;
+use crate::error::LogError;
 use crate::group::After;
 use crate::log::{Clock, Log, Ticket};
 use crate::record::{Committed, Record, Recovery, Truncation};

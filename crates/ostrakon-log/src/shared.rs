@@ -18,7 +18,7 @@ use crate::log::{Clock, Ticket};
 use crate::record::{Committed, Record, Recovery, Truncation};
 use crate::seam::{LogBackend, RecordLog};
 use crate::storage::validate_name;
-use crate::{FORMAT_VERSION, LogError};
+use crate::{error::LogError, format::FORMAT_VERSION};
 
 /// In-memory logs and checkpoints, shared by clones.
 #[derive(Clone, Default)]

@@ -1,9 +1,9 @@
 //! The storage abstraction: where log files live ([`Storage`]) and one file's bytes ([`LogFile`]).
 
-use crate::LogError;
+use crate::error::LogError;
 
-/// Where logs live: a directory of files ([`FileStorage`](crate::FileStorage)), or memory
-/// ([`MemStorage`](crate::MemStorage)).
+/// Where logs live: a directory of files ([`FileStorage`](crate::file::FileStorage)), or memory
+/// ([`MemStorage`](crate::mem::MemStorage)).
 pub trait Storage: Send + Sync {
     /// Opens the named log file, creating it (empty) when absent. The name must pass
     /// [`validate_name`].
@@ -12,7 +12,7 @@ pub trait Storage: Send + Sync {
     /// file is an I/O error of kind `NotFound`), takes no lock (a writer may have it open), and
     /// the returned file fails [`append`](LogFile::append), [`sync`](LogFile::sync) and
     /// [`truncate`](LogFile::truncate) with an I/O error of kind `PermissionDenied`, so nothing
-    /// read through it can change the file. Use it with [`Log::inspect`](crate::Log::inspect).
+    /// read through it can change the file. Use it with [`Log::inspect`](crate::log::Log::inspect).
     ///
     /// The default implementation fails with an I/O error of kind `Unsupported`, so that a
     /// storage that cannot guarantee this never pretends to.

@@ -21,7 +21,7 @@ pub struct HttpLimits {
 
 /// The streamable-HTTP transport as a tower service, to mount at `/mcp`. The mounting
 /// server authenticates each request, checks its `Host` and `Origin`, and puts its
-/// [`Scope`](crate::Scope) in the request's extensions; a request without one gets a tool error
+/// [`Scope`](crate::runner::Scope) in the request's extensions; a request without one gets a tool error
 /// `FORBIDDEN` on every call. The service's own Host check is off (the server's rules
 /// apply, which allow other hosts when tokens are required).
 pub fn http_service(

@@ -6,7 +6,7 @@ use ostrakon_engine::{Basis, EntityFilter, EpisodeFilter, FactView, ReadAt, Snap
 use oxigraph::model::vocab::{rdf, rdfs, xsd};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term, Triple};
 
-use crate::RdfError;
+use crate::error::RdfError;
 
 /// The vocabulary of Ostrakon's own terms (`mn:`): the annotations of a fact's reifier and
 /// the descriptions of entities.

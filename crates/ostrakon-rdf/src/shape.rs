@@ -32,7 +32,7 @@ use spargebra::algebra::{
 };
 use spargebra::term::{TermPattern, TriplePattern};
 
-use crate::RdfError;
+use crate::error::RdfError;
 
 /// Longest query text.
 pub const MAX_QUERY_BYTES: usize = 64 * 1024;

@@ -39,7 +39,7 @@ use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 
 use crate::project::{Iris, View, statements};
-use crate::{RdfError, shape};
+use crate::{error::RdfError, shape};
 
 /// Statements a projection may hold by default: about 450 MB of oxigraph store.
 pub const DEFAULT_MAX_STATEMENTS: usize = 1_000_000;
@@ -257,7 +257,7 @@ struct Kept {
     ns: Namespace,
     view: View,
     seq: ostrakon_core::Seq,
-    window: crate::Window,
+    window: crate::project::Window,
     key: (u64, u64, usize),
     graph: oxigraph::store::Store,
     held: Arc<Held>,

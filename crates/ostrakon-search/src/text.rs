@@ -16,7 +16,7 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use crate::SearchError;
+use crate::error::SearchError;
 
 const ANALYZER: &str = "mnemo_en";
 /// The writer's memory budget (tantivy's minimum per thread is 15 MB): past it, the

@@ -10,7 +10,7 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use hnsw_rs::anndists::dist::Distance;
 use hnsw_rs::hnsw::Hnsw;
 
-use crate::SearchError;
+use crate::error::SearchError;
 
 /// When and how to use HNSW.
 #[derive(Clone, Copy, Debug, PartialEq)]

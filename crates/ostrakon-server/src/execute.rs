@@ -1,7 +1,7 @@
 //! Running a GraphQL request: its access and deadline, cancellation when the client goes
 //! away, the response limit, and the GET and POST handlers.
 
-use crate::AppState;
+use crate::state::AppState;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! The browser guard: a cross-site request, or one whose `Host` is not this machine in
 //! loopback mode (DNS rebinding), is refused before anything runs.
 
-use crate::AppState;
+use crate::state::AppState;
 use std::net::IpAddr;
 
 use crate::error::ApiError;

@@ -16,7 +16,7 @@ use futures_util::future::BoxFuture;
 use ostrakon_graphql::{Access, Mode, code};
 use ostrakon_mcp::{Runner, Scope, error_response};
 
-use crate::{ApiError, AppState};
+use crate::{error::ApiError, state::AppState};
 
 /// The namespace of a connection that names none and has no token to choose by.
 pub const DEFAULT_NAMESPACE: &str = "default";

@@ -36,7 +36,7 @@ use ostrakon_graphql::{Access, Mode, code, rdf_code};
 use ostrakon_rdf::{Format, RdfError, View};
 
 use crate::execute::{CancelOnDrop, Running};
-use crate::{ApiError, AppState};
+use crate::{error::ApiError, state::AppState};
 
 /// What a SPARQL request asks.
 #[derive(Default)]

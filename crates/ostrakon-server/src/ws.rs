@@ -1,7 +1,7 @@
 //! Subscriptions over a WebSocket (graphql-transport-ws): the upgrade, the connection's
 //! access from its init payload, and the close codes.
 
-use crate::AppState;
+use crate::state::AppState;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -173,10 +173,10 @@ impl Store {
             let latest = shard.index.read().unwrap_or_else(PoisonError::into_inner).last_seq();
             let target = match at.known_at {
                 // A batch that does not exist yet would be waited for in vain.
-                crate::KnownAt::Seq(s) if s > latest => {
+                crate::read_point::KnownAt::Seq(s) if s > latest => {
                     return Err(EngineError::NotYetKnown { requested: s, latest });
                 }
-                crate::KnownAt::Seq(s) => s,
+                crate::read_point::KnownAt::Seq(s) => s,
                 _ => latest,
             };
             shard.search.wait_for(target, query.wait_for_vectors)?;
@@ -265,12 +265,12 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
         });
     }
     if let Some(t) = &q.text
-        && t.len() > crate::MAX_TEXT_BYTES
+        && t.len() > crate::limits::MAX_TEXT_BYTES
     {
         return Err(EngineError::LimitExceeded {
             field: "text".into(),
             value: t.len() as u64,
-            max: crate::MAX_TEXT_BYTES as u64,
+            max: crate::limits::MAX_TEXT_BYTES as u64,
         });
     }
     if q.limit == 0 || q.limit > MAX_SEARCH_LIMIT {

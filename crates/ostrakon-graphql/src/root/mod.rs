@@ -9,10 +9,10 @@ use futures_util::StreamExt as _;
 use futures_util::future::ready;
 use tokio_stream::wrappers::BroadcastStream;
 
-use crate::Events;
 use crate::access::Mode;
 use crate::context::namespace;
 use crate::error::{code, coded};
+use crate::events::Events;
 use crate::info::EventNotice;
 
 mod admin;
