@@ -225,7 +225,7 @@ fn build(store: &Store, ns: &Namespace, subjects: usize) -> Built {
         .collect();
     fixes
         .extend(retracted.into_iter().map(|fact| Change::RetractFact { fact, reason: Some("bench".into()) }));
-    let mut last_seq = store.counts(ns).batches;
+    let mut last_seq = store.counts(ns).unwrap().batches;
     while !fixes.is_empty() {
         let rest = fixes.split_off(fixes.len().min(BUILD_BATCH));
         last_seq = store.append(ns, std::mem::replace(&mut fixes, rest)).unwrap().seq.0;
@@ -234,7 +234,7 @@ fn build(store: &Store, ns: &Namespace, subjects: usize) -> Built {
         subjects: ids,
         first_fact_seq: first_fact_seq.unwrap_or(Seq(1)),
         last_seq: Seq(last_seq),
-        facts: store.counts(ns).facts,
+        facts: store.counts(ns).unwrap().facts,
     }
 }
 
@@ -330,8 +330,8 @@ fn read_store(ns: &Namespace) -> ReadStore {
     let start = Instant::now();
     let built = build(&store, ns, subjects);
     let took = start.elapsed();
-    let counts = store.counts(ns);
-    let log_mb = store.log_size(ns) as f64 / 1e6;
+    let counts = store.counts(ns).unwrap();
+    let log_mb = store.log_size(ns).unwrap() as f64 / 1e6;
     eprintln!(
         "build: {} facts ({} subjects, {} batches, log {log_mb:.1} MB) in {:.2} s ({:.0} facts/s)",
         built.facts,
@@ -342,7 +342,7 @@ fn read_store(ns: &Namespace) -> ReadStore {
     );
     drop(store);
     let (store, took) = open_timed(dir.path());
-    assert_eq!(store.counts(ns), counts, "the reopened store differs");
+    assert_eq!(store.counts(ns).unwrap(), counts, "the reopened store differs");
     eprintln!(
         "reopen: replayed {} batches / {} facts in {:.2} s",
         counts.batches,

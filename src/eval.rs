@@ -249,7 +249,7 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
         }
         let mut gold = Vec::new();
         for ext in &line.gold {
-            match store.episode_by_external_id(&ns, ext) {
+            match store.episode_by_external_id(&ns, ext)? {
                 Some(id) => gold.push(id),
                 None => problems.push(format!("{where_}: no episode with external id {ext:?} in {ns_name}")),
             }
@@ -303,18 +303,17 @@ pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<boo
             );
         }
         if let Some(out) = dump.as_mut() {
-            let ranked: Vec<serde_json::Value> = found
-                .value
-                .hits
-                .iter()
-                .map(|h| match h.record {
-                    RecordRef::Episode(id) => store
-                        .episode_at(&ns, id, found.basis.known_at)
+            let reader = store.reader(&ns, found.basis);
+            let mut ranked: Vec<serde_json::Value> = Vec::new();
+            for h in &found.value.hits {
+                ranked.push(match h.record {
+                    RecordRef::Episode(id) => reader
+                        .episode_at(id)?
                         .and_then(|(e, _)| e.external_id)
                         .map_or_else(|| serde_json::json!(id.0.to_string()), serde_json::Value::from),
                     _ => serde_json::Value::Null,
-                })
-                .collect();
+                });
+            }
             // Where each evidence episode that was found stands: its rank and its rank
             // in each list that found it (to tell a miss that fusion could mend from one
             // that no list finds).

@@ -144,7 +144,7 @@ fn a_backup_taken_while_writes_run_restores_to_a_store_that_answers_as_the_origi
         let restored = Store::open(&restored_dir).unwrap();
         for (name, seq) in at {
             let ns = Namespace::new("ns", name).unwrap();
-            assert_eq!(restored.counts(&ns).batches, *seq, "{name}");
+            assert_eq!(restored.counts(&ns).unwrap().batches, *seq, "{name}");
             let then = ReadAt { valid_at: None, known_at: KnownAt::Seq(Seq(*seq)), at: None };
             let now = ReadAt { valid_at: None, known_at: KnownAt::Latest, at: None };
             let (a, b) = (answers(&original, &ns, then), answers(&restored, &ns, now));

@@ -22,7 +22,8 @@ use rand::{Rng, SeedableRng};
 fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
     random_history(store, ns, seed);
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
-    let entity = |i: usize| store.inspect(ns, |x| x.entities_named(&format!("e{i}")).first().copied());
+    let entity =
+        |i: usize| store.inspect(ns, |x| x.entities_named(&format!("e{i}")).first().copied()).unwrap();
     let entities: Vec<EntityId> = (0..40).filter_map(entity).collect();
     let mut episodes: Vec<(EpisodeId, String)> = Vec::new();
     for round in 0..40 {
@@ -106,7 +107,7 @@ fn a_checkpoint_at_any_batch_plus_the_tail_folds_to_the_full_replay() {
     rich_history(&fx.store, &fx.ns, 21);
     let batches = fx.store.export(&fx.ns).unwrap();
     let full = fold(&batches, batches.len());
-    assert_eq!(fx.store.inspect(&fx.ns, Clone::clone), full, "the live state is the replayed state");
+    assert_eq!(fx.store.inspect(&fx.ns, Clone::clone).unwrap(), full, "the live state is the replayed state");
     assert!(full.counts().facts > 300 && full.counts().episodes >= 30, "{:?}", full.counts());
     let mut rng = StdRng::seed_from_u64(7);
     let mut points: Vec<usize> = (0..12).map(|_| rng.random_range(0..=batches.len())).collect();
@@ -128,7 +129,7 @@ fn a_checkpoint_at_any_batch_plus_the_tail_folds_to_the_full_replay() {
 fn a_damaged_checkpoint_is_refused_by_its_checksums() {
     let fx = Fixture::new();
     rich_history(&fx.store, &fx.ns, 3);
-    let bytes = checkpoint::encode(&fx.store.inspect(&fx.ns, Clone::clone));
+    let bytes = checkpoint::encode(&fx.store.inspect(&fx.ns, Clone::clone).unwrap());
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..50 {
         let mut bad = bytes.clone();
@@ -159,7 +160,7 @@ fn a_checkpoint_of_the_stored_format_still_loads() {
     // fixture anew with UPDATE_EXPECT=1.
     let fx = Fixture::new();
     rich_history(&fx.store, &fx.ns, 5);
-    let state = fx.store.inspect(&fx.ns, Clone::clone);
+    let state = fx.store.inspect(&fx.ns, Clone::clone).unwrap();
     let path = crate::common::project_root().join(FORMAT_FIXTURE);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&path, checkpoint::encode(&state)).unwrap();
@@ -185,7 +186,7 @@ fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
         assert_eq!(store.checkpoint(&ns).unwrap(), None, "nothing new to checkpoint");
         let early = (written.seq, std::fs::read(ckpt_path(dir.path(), &ns)).unwrap());
         rich_history(&store, &ns, 8);
-        (everything(&store, &ns, 2), early, store.counts(&ns).batches)
+        (everything(&store, &ns, 2), early, store.counts(&ns).unwrap().batches)
         // Dropped: a clean close checkpoints the whole log.
     };
     let reopen = |expect_from: Seq| {
@@ -495,7 +496,7 @@ fn saved_search_vectors_are_loaded_on_restart_and_answer_as_embedding_anew_does(
     let before = {
         let store = open(dir.path());
         assert_eq!(vector_searches(&store, &ns), first);
-        let last = store.counts(&ns).batches;
+        let last = store.counts(&ns).unwrap().batches;
         assert_eq!(store.search_batches(&ns), Some((Seq(last), Seq(last))), "loaded, not embedded again");
         vector_history(&store, &ns, 40, 30);
         vector_searches(&store, &ns)

@@ -58,10 +58,10 @@ async fn concurrent_episodes_naming_one_new_entity_create_it_once() {
         }
         // Every request got the same entity, and the namespace holds one of that name...
         assert_eq!(ids.len(), 1, "round {round}: {ids:?}");
-        let named = store.inspect(&ns, |i| i.entities_named(&name));
+        let named = store.inspect(&ns, |i| i.entities_named(&name)).unwrap();
         assert_eq!(named.len(), 1, "round {round}: {named:?}");
         // ...which carries every alias the episodes gave.
-        let aliases = store.inspect(&ns, |i| i.entity(named[0]).unwrap().aliases.clone());
+        let aliases = store.inspect(&ns, |i| i.entity(named[0]).unwrap().aliases.clone()).unwrap();
         assert_eq!(aliases.len(), 4, "round {round}: {aliases:?}");
     }
 }
@@ -104,10 +104,10 @@ async fn concurrent_settings_patches_on_different_fields_both_survive() {
         for t in [a, b, c, d] {
             t.await.unwrap();
         }
-        let config = store.inspect(&ns, |i| i.config());
+        let config = store.inspect(&ns, |i| i.config()).unwrap();
         assert_eq!(config.time_zone.to_string(), zone, "round {round}");
         assert_eq!(config.consolidate_every_seconds, Some(every), "round {round}");
-        let seg = store.inspect(&ns, |i| i.segment_config(i.last_seq()));
+        let seg = store.inspect(&ns, |i| i.segment_config(i.last_seq())).unwrap();
         assert_eq!((seg.min_len, seg.threshold), (round as u32 + 2, 0.5), "round {round}");
     }
 }

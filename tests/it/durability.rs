@@ -33,7 +33,7 @@ fn tagged_batch(token: &str, facts: usize) -> Vec<Change> {
 }
 
 fn facts_of(store: &Store, ns: &Namespace, token: &str) -> Option<usize> {
-    let id = store.inspect(ns, |i| i.entities_named(token)).first().copied()?;
+    let id = store.inspect(ns, |i| i.entities_named(token)).unwrap().first().copied()?;
     let filter = FactFilter { subject: Some(id), ..FactFilter::default() };
     Some(store.facts(ns, &filter, ReadAt::valid(t("2021")), Scope::All).unwrap().value.len())
 }
@@ -77,7 +77,7 @@ fn crashes_at_random_points_keep_every_acknowledged_batch_whole() {
                 Some(written[token]),
                 "seed {seed}: acknowledged {token} lost"
             );
-            assert!(reopened.counts(&ns).batches >= seq.0, "seed {seed}");
+            assert!(reopened.counts(&ns).unwrap().batches >= seq.0, "seed {seed}");
         }
         // Unacknowledged batches may have survived, but only whole.
         for (token, n) in &written {
@@ -86,7 +86,7 @@ fn crashes_at_random_points_keep_every_acknowledged_batch_whole() {
             }
         }
         // The recovered log continues: a new batch gets the next sequence number.
-        let batches = reopened.counts(&ns).batches;
+        let batches = reopened.counts(&ns).unwrap().batches;
         let r = reopened.append(&ns, tagged_batch("after", 1)).unwrap();
         assert_eq!(r.seq, Seq(batches + 1), "seed {seed}");
     }
@@ -155,7 +155,7 @@ pub(crate) fn random_history(store: &Store, ns: &Namespace, seed: u64) {
         // Re-assert a random earlier fact verbatim now and then (corroboration).
         if rng.random_bool(0.1) && !facts.is_empty() {
             let id = facts[rng.random_range(0..facts.len())];
-            let fact = store.inspect(ns, |i| i.fact(id)).unwrap();
+            let fact = store.inspect(ns, |i| i.fact(id)).unwrap().unwrap();
             let again = NewFact {
                 confidence: Some(0.5),
                 polarity: fact.polarity,
@@ -175,9 +175,9 @@ pub(crate) fn random_history(store: &Store, ns: &Namespace, seed: u64) {
 pub(crate) fn everything(store: &Store, ns: &Namespace, seed: u64) -> BTreeMap<String, String> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut out = BTreeMap::new();
-    let last = store.counts(ns).batches;
+    let last = store.counts(ns).unwrap().batches;
     let entities: Vec<EntityId> = (0..40)
-        .filter_map(|i| store.inspect(ns, |x| x.entities_named(&format!("e{i}")).first().copied()))
+        .filter_map(|i| store.inspect(ns, |x| x.entities_named(&format!("e{i}")).first().copied()).unwrap())
         .collect();
     for probe in 0..60 {
         let at = ReadAt::bitemporal(
@@ -225,12 +225,12 @@ fn indexes_rebuilt_from_the_log_answer_exactly_like_the_live_store() {
     let ns = Namespace::new("ns", "rebuild").unwrap();
     let live = Store::open(dir.path()).unwrap();
     random_history(&live, &ns, 7);
-    let counts = live.counts(&ns);
+    let counts = live.counts(&ns).unwrap();
     assert!(counts.facts > 500, "{counts:?}");
     let before = everything(&live, &ns, 99);
     drop(live);
     let rebuilt = Store::open(dir.path()).unwrap();
-    assert_eq!(rebuilt.counts(&ns), counts);
+    assert_eq!(rebuilt.counts(&ns).unwrap(), counts);
     let after = everything(&rebuilt, &ns, 99);
     assert_eq!(before.len(), after.len());
     for (key, value) in &before {
@@ -290,7 +290,7 @@ fn a_namespace_closed_for_idleness_answers_exactly_as_before_reopening() {
     }
     assert_eq!(before.1, after.1);
     // Writes go on where they stopped.
-    let counts = fx.store.counts(&fx.ns);
+    let counts = fx.store.counts(&fx.ns).unwrap();
     let r = fx.append(vec![Change::DeclareEntity(NewEntity { name: "late".into(), ..NewEntity::default() })]);
     assert_eq!(r.seq.0, counts.batches + 1);
 }
@@ -313,7 +313,7 @@ fn a_store_opens_no_namespace_until_it_is_used_and_keeps_at_most_its_limit_open(
     assert_eq!(store.open_namespaces(), 0);
     assert_eq!(store.namespaces(), names);
     for ns in &names[..5] {
-        assert_eq!(store.counts(ns).entities, 1);
+        assert_eq!(store.counts(ns).unwrap().entities, 1);
     }
     assert_eq!(store.open_namespaces(), 5);
     let now = store.now();
@@ -321,7 +321,7 @@ fn a_store_opens_no_namespace_until_it_is_used_and_keeps_at_most_its_limit_open(
     store.maintain(now);
     assert_eq!(store.close_idle(now, i64::MAX, 2), 3);
     assert_eq!(store.open_namespaces(), 2);
-    assert_eq!(store.counts(&names[0]).entities, 1, "reopened on use");
+    assert_eq!(store.counts(&names[0]).unwrap().entities, 1, "reopened on use");
     assert_eq!(store.open_namespaces(), 3);
 }
 
@@ -386,7 +386,7 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     };
     let store = Store::open_with(dir.path(), tiny).unwrap();
     for ns in &names {
-        assert!(store.counts(ns).facts > 0);
+        assert!(store.counts(ns).unwrap().facts > 0);
     }
     settle(&store, 1);
     assert!(store.state_bytes(&names[3]).is_some());
@@ -418,7 +418,7 @@ fn burst_within_the_cap(defer_search: bool) {
     }
     // Reads reopen the closed ones, each answering what was written, within the cap.
     for (i, ns) in names.iter().enumerate() {
-        assert_eq!(store.counts(ns).entities, (i % 3 + 1) as u64, "{ns}");
+        assert_eq!(store.counts(ns).unwrap().entities, (i % 3 + 1) as u64, "{ns}");
         assert!(store.open_namespaces() <= 4);
     }
 }
@@ -453,6 +453,25 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     let write = store
         .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "x".into(), ..NewEntity::default() })]);
     assert!(matches!(write, Err(ostrakon_engine::EngineError::Damaged { .. })), "{write:?}");
+    // Every read of the namespace's latest state says so too, none answers as if empty.
+    let damaged = |what: &str, r: Result<(), ostrakon_engine::EngineError>| {
+        assert!(matches!(r, Err(ostrakon_engine::EngineError::Damaged { .. })), "{what}: {r:?}");
+    };
+    let source = "model@prompt-1";
+    let none = ostrakon_engine::core::EpisodeId(0);
+    damaged("counts", store.counts(&ns).map(drop));
+    damaged("settings", store.settings(&ns).map(drop));
+    damaged("time_zone", store.time_zone(&ns).map(drop));
+    damaged("log_size", store.log_size(&ns).map(drop));
+    damaged("predicate", store.predicate(&ns, "p").map(drop));
+    damaged("predicate_names", store.predicate_names(&ns).map(drop));
+    damaged("predicate_embedded", store.predicate_embedded(&ns, "p").map(drop));
+    damaged("episode_by_external_id", store.episode_by_external_id(&ns, "e").map(drop));
+    damaged("batch_time", store.batch_time(&ns, ostrakon_engine::core::Seq(1)).map(drop));
+    damaged("extraction_of_batch", store.extraction_of_batch(&ns, ostrakon_engine::core::Seq(1)).map(drop));
+    damaged("unextracted", store.unextracted(&ns, source, none, 10).map(drop));
+    damaged("unextracted_count", store.unextracted_count(&ns, source, none).map(drop));
+    damaged("reader", store.at(&ns, ostrakon_engine::ReadAt::latest()).map(drop));
 }
 
 #[test]
@@ -475,7 +494,7 @@ fn upkeep_stops_when_told_so_that_a_server_with_thousands_of_namespaces_stops_at
     // Not stopped, the same run closes the idle namespaces (those whose indexes caught up).
     let store = Store::open(dir.path()).unwrap();
     for i in 0..50 {
-        store.counts(&Namespace::new("ns", &format!("u{i}")).unwrap());
+        store.counts(&Namespace::new("ns", &format!("u{i}")).unwrap()).unwrap();
     }
     let later = ostrakon_engine::core::Timestamp::from_micros(store.now().as_micros() + 3_600_000_000);
     assert!(store.maintain(later).closed > 25);

@@ -129,7 +129,7 @@ fn facts_and_entities_are_embedded_only_where_asked() {
     assert!(embedded.iter().any(|t| t.contains("lives in")), "a declared predicate's facts: {embedded:?}");
     assert!(!embedded.iter().any(|t| t.contains("shoe size")), "not the others: {embedded:?}");
     assert!(!embedded.iter().any(|t| t == "Alice"), "nor entities by default: {embedded:?}");
-    let settings = store.settings(&ns);
+    let settings = store.settings(&ns).unwrap();
     assert_eq!(settings.embedding_policy.facts, FactEmbedding::Declared);
     assert!(settings.embedded_predicates.contains("livesIn"));
 
@@ -146,7 +146,7 @@ fn facts_and_entities_are_embedded_only_where_asked() {
     // A patch changes only what it names.
     let patch = EmbeddingPolicyPatch { facts: Some(FactEmbedding::None), entities: None };
     store.append(&ns, vec![Change::ConfigureEmbeddingPolicy(patch)]).unwrap();
-    let policy = store.settings(&ns).embedding_policy;
+    let policy = store.settings(&ns).unwrap().embedding_policy;
     assert_eq!((policy.facts, policy.entities), (FactEmbedding::None, true));
     recording.0.lock().unwrap().clear();
     store.append(&ns, vec![fact("Bob", "livesIn", "Oslo")]).unwrap();

@@ -186,7 +186,9 @@ async fn a_write_never_waits_for_the_model() {
     .unwrap();
     assert_eq!(status.snapshot().in_flight, 1, "the held call is still under way");
     assert_eq!(status.snapshot().queue, 2);
-    assert!(store.episode_at(&ns(), written, ostrakon_engine::core::Seq(u64::MAX)).is_some());
+    assert!(
+        store.at(&ns(), ostrakon_engine::ReadAt::latest()).unwrap().episode_at(written).unwrap().is_some()
+    );
     stub.release();
     wait_for("both read", || status.snapshot().episodes_read == 2).await;
     assert_eq!(facts(&store, "learns").await[0]["object"]["entity"]["name"], "Korean");
@@ -236,8 +238,8 @@ fn an_erased_episode_takes_its_extraction_mark_and_a_checkpoint_keeps_the_rest()
         let gone = record(&store, "My daughter Rosa turned 7 yesterday.", "g");
         mark(&store, "k");
         mark(&store, "g");
-        assert_eq!(store.unextracted_count(&ns(), SOURCE, EpisodeId(0)).0, 0);
-        assert_eq!(store.unextracted_count(&ns(), "other@extract-1", EpisodeId(0)).0, 2);
+        assert_eq!(store.unextracted_count(&ns(), SOURCE, EpisodeId(0)).unwrap().0, 0);
+        assert_eq!(store.unextracted_count(&ns(), "other@extract-1", EpisodeId(0)).unwrap().0, 2);
         store.checkpoint(&ns()).unwrap();
         let request = ostrakon_engine::EraseRequest {
             target: ostrakon_engine::EraseTarget::Episodes(vec![gone]),
@@ -245,14 +247,24 @@ fn an_erased_episode_takes_its_extraction_mark_and_a_checkpoint_keeps_the_rest()
             by: None,
         };
         store.erase(&ns(), request).unwrap();
-        assert_eq!(store.extracted_by(&ns(), kept, ostrakon_engine::core::Seq(u64::MAX)), [SOURCE]);
-        assert!(store.extracted_by(&ns(), gone, ostrakon_engine::core::Seq(u64::MAX)).is_empty());
+        assert_eq!(
+            store.at(&ns(), ostrakon_engine::ReadAt::latest()).unwrap().extracted_by(kept).unwrap(),
+            [SOURCE]
+        );
+        assert!(
+            store
+                .at(&ns(), ostrakon_engine::ReadAt::latest())
+                .unwrap()
+                .extracted_by(gone)
+                .unwrap()
+                .is_empty()
+        );
     }
     let store = Store::open(dir.path()).unwrap();
-    let latest = ostrakon_engine::core::Seq(u64::MAX);
-    assert_eq!(store.extracted_by(&ns(), EpisodeId(1), latest), [SOURCE]);
-    assert!(store.extracted_by(&ns(), EpisodeId(2), latest).is_empty());
-    let (page, _) = store.unextracted(&ns(), "other@extract-1", EpisodeId(0), 10);
+    let latest = store.at(&ns(), ostrakon_engine::ReadAt::latest()).unwrap();
+    assert_eq!(latest.extracted_by(EpisodeId(1)).unwrap(), [SOURCE]);
+    assert!(latest.extracted_by(EpisodeId(2)).unwrap().is_empty());
+    let (page, _) = store.unextracted(&ns(), "other@extract-1", EpisodeId(0), 10).unwrap();
     assert_eq!(page.iter().map(|e| e.id).collect::<Vec<_>>(), [EpisodeId(1)]);
 }
 

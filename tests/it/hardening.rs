@@ -74,7 +74,7 @@ const WRITE: &str =
 #[tokio::test]
 async fn cross_site_and_rebinding_requests_are_refused_and_store_nothing() {
     let state = state("").await;
-    let before = state.store().counts(&alice());
+    let before = state.store().counts(&alice()).unwrap();
     let body = json!({ "query": WRITE }).to_string();
     let refused = [
         // A form-like POST from another site: no preflight for text/plain.
@@ -109,7 +109,7 @@ async fn cross_site_and_rebinding_requests_are_refused_and_store_nothing() {
         assert_eq!(status, StatusCode::FORBIDDEN, "{shown}: {body}");
         assert_eq!(codes(&body), ["FORBIDDEN"], "{shown}: {body}");
     }
-    assert_eq!(state.store().counts(&alice()), before, "a refused request stored something");
+    assert_eq!(state.store().counts(&alice()).unwrap(), before, "a refused request stored something");
 
     // The server's own pages, loopback names and plain clients are served.
     for (host, origin) in [
@@ -129,7 +129,7 @@ async fn cross_site_and_rebinding_requests_are_refused_and_store_nothing() {
         assert_eq!(status, StatusCode::OK, "{host:?} {origin:?}: {body}");
         assert!(body["errors"].is_null(), "{body}");
     }
-    assert_eq!(state.store().counts(&alice()).episodes, before.episodes + 4);
+    assert_eq!(state.store().counts(&alice()).unwrap().episodes, before.episodes + 4);
 
     // An allowed origin may call it; the allow-list is normalised.
     let state = self::state("allowed_origins = [\"HTTPS://Console.Example\"]\n").await;
@@ -274,13 +274,13 @@ async fn lists_count_by_their_page_and_floods_are_refused() {
     assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
 
     // Many mutations in one request: each would be a batch.
-    let before = state.store().counts(&alice());
+    let before = state.store().counts(&alice()).unwrap();
     let many: String = (0..1000)
         .map(|i| format!("m{i}: recordEpisode(namespace: \"alice\", episode: {{text: \"x\"}}) {{ seq }} "))
         .collect();
     let body = graphql(&state, &format!("mutation {{ {many} }}")).await;
     assert_eq!(codes(&body), ["LIMIT_EXCEEDED"], "{body}");
-    assert_eq!(state.store().counts(&alice()), before);
+    assert_eq!(state.store().counts(&alice()).unwrap(), before);
 
     // The limits are configurable.
     let state = self::state("[limits]\nmax_aliases = 1\n").await;
@@ -432,7 +432,7 @@ async fn requests_beyond_the_running_limit_wait_their_turn() {
 #[tokio::test]
 async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing() {
     let state = state("").await;
-    let before = state.store().counts(&alice());
+    let before = state.store().counts(&alice()).unwrap();
     let aliases: Vec<String> =
         (0..(ostrakon_engine::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
     let long_name = "n".repeat(ostrakon_engine::core::MAX_NAME_LEN + 1);
@@ -468,7 +468,7 @@ async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing()
         assert!(message.contains(field), "{field}: {message}");
         assert!(message.len() < 500, "the refusal does not echo the input: {} bytes", message.len());
     }
-    assert_eq!(state.store().counts(&alice()), before);
+    assert_eq!(state.store().counts(&alice()).unwrap(), before);
 }
 
 #[tokio::test]
@@ -793,9 +793,9 @@ async fn lists_cost_their_real_bound_so_a_slot_read_fits_and_a_walk_over_a_cliqu
         )
     };
     assert!(graphql(&state, &write(2)).await["errors"].is_null());
-    let before = state.store().counts(&alice());
+    let before = state.store().counts(&alice()).unwrap();
     assert_eq!(codes(&graphql(&state, &write(1000)).await), ["LIMIT_EXCEEDED"]);
-    assert_eq!(state.store().counts(&alice()), before, "refused before it wrote");
+    assert_eq!(state.store().counts(&alice()).unwrap(), before, "refused before it wrote");
 }
 
 /// A request as the holder of `access`; the whole response.

@@ -37,12 +37,14 @@ fn add(fx: &Fixture, i: NewIntention) -> IntentionId {
 
 /// (intention, triggering episode) of every firing, in log order.
 fn firings(store: &Store, fx: &Fixture) -> Vec<(IntentionId, Option<EpisodeId>)> {
-    let mut all: Vec<(Seq, IntentionId, Option<EpisodeId>)> = store.inspect(&fx.ns, |i| {
-        i.intentions(LATEST)
-            .into_iter()
-            .flat_map(|v| v.fired.into_iter().map(move |(s, e, _)| (s, v.intention.id, e)))
-            .collect()
-    });
+    let mut all: Vec<(Seq, IntentionId, Option<EpisodeId>)> = store
+        .inspect(&fx.ns, |i| {
+            i.intentions(LATEST)
+                .into_iter()
+                .flat_map(|v| v.fired.into_iter().map(move |(s, e, _)| (s, v.intention.id, e)))
+                .collect()
+        })
+        .unwrap();
     all.sort();
     all.into_iter().map(|(_, i, e)| (i, e)).collect()
 }
@@ -102,7 +104,7 @@ fn time_triggers_fire_when_the_clock_passes_and_never_after_expiry() {
     // Past its expiry, `late` is never due, even once its time has come.
     assert!(fx.store.fire_due(&fx.ns, t("2024-03-03")).unwrap().fired.is_empty());
     assert_eq!(firings(&fx.store, &fx), [(soon, None)]);
-    let view = fx.store.inspect(&fx.ns, |i| i.intention(late, LATEST)).unwrap();
+    let view = fx.store.inspect(&fx.ns, |i| i.intention(late, LATEST)).unwrap().unwrap();
     assert!(view.fired.is_empty() && !view.pending_at(t("2024-03-03")));
 }
 
@@ -165,7 +167,7 @@ fn cue_triggers_fire_once_embedded_and_due_intentions_answer_for_a_message() {
 #[test]
 fn bad_intentions_are_refused_with_typed_errors() {
     let fx = Fixture::new();
-    let seq = fx.store.inspect(&fx.ns, |i| i.last_seq());
+    let seq = fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap();
     // The error of the one change refused, past its position in the batch.
     let bad = |c: Change| match fx.store.append(&fx.ns, vec![c]).unwrap_err() {
         EngineError::InChange { change: 0, error } => *error,
@@ -197,7 +199,7 @@ fn bad_intentions_are_refused_with_typed_errors() {
         bad(Change::CancelIntention { id: IntentionId(9), reason: None }),
         EngineError::UnknownIntention { .. }
     ));
-    assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()), seq, "nothing stored");
+    assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap(), seq, "nothing stored");
     let id = add(&fx, intention("x", NewTrigger::At(t("2024"))));
     fx.append(vec![Change::CancelIntention { id, reason: None }]);
     assert!(matches!(bad(Change::CancelIntention { id, reason: None }), EngineError::Invalid(_)));

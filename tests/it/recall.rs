@@ -59,7 +59,7 @@ fn memorybank() -> Vec<(Namespace, NewEpisode)> {
 fn rank_of(store: &Store, ns: &Namespace, question: &str, gold: &[String], at: ReadAt) -> Option<usize> {
     let ids: Vec<_> = gold
         .iter()
-        .map(|g| store.inspect(ns, |i| i.episode_by_external_id(g)).expect("gold id exists"))
+        .map(|g| store.inspect(ns, |i| i.episode_by_external_id(g)).unwrap().expect("gold id exists"))
         .collect();
     let q = SearchQuery {
         text: Some(question.into()),
@@ -146,7 +146,7 @@ fn a_two_year_old_never_recalled_episode_answers_a_specific_question() {
         ..SearchQuery::default()
     };
     let found = store.search(&ns, &q, at).unwrap();
-    let old_id = store.inspect(&ns, |i| i.episode_by_external_id("old")).unwrap();
+    let old_id = store.inspect(&ns, |i| i.episode_by_external_id("old")).unwrap().unwrap();
     let hit = found.value.hits.iter().find(|h| h.record == RecordRef::Episode(old_id)).unwrap();
     assert!(hit.explanation.dormant && hit.explanation.retention < 0.01, "{:?}", hit.explanation);
     // Without a cue that specific, the faded memory does not come first.

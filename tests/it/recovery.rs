@@ -126,7 +126,7 @@ fn a_zero_filled_tail_spanning_frames_recovers_and_inspect_changes_nothing_until
     assert!(!text.contains("torn tail"), "{text}");
 
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.counts(&ns("alice")).batches, 4);
+    assert_eq!(store.counts(&ns("alice")).unwrap().batches, 4);
     assert!(store.truncations().is_empty(), "already cut by --repair");
 }
 
@@ -145,7 +145,7 @@ async fn a_cut_is_reported_by_the_store_and_in_metrics() {
     let cuts = store.truncations();
     assert_eq!(cuts.len(), 1);
     assert_eq!((cuts[0].1.offset, cuts[0].1.bytes), (len, 40));
-    assert_eq!(store.counts(&ns("alice")).batches, 3);
+    assert_eq!(store.counts(&ns("alice")).unwrap().batches, 3);
 
     let state = AppState::new(store, Config::default());
     let response = app(state).oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
@@ -169,7 +169,7 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     let store = Arc::new(Store::open(dir.path()).unwrap());
     let damaged: Vec<String> = store.damaged().iter().map(|(ns, _)| ns.to_string()).collect();
     assert_eq!(damaged, ["bob", "carol"]);
-    assert_eq!(store.counts(&ns("alice")).batches, 3);
+    assert_eq!(store.counts(&ns("alice")).unwrap().batches, 3);
     store.append(&ns("alice"), episode("still writable")).unwrap();
     let write = store.append(&ns("bob"), episode("lost?"));
     assert!(matches!(&write, Err(EngineError::Damaged { namespace, .. }) if namespace == "bob"), "{write:?}");
@@ -222,7 +222,7 @@ fn the_data_directory_stays_locked_when_its_lock_file_is_deleted() {
     store.append(&ns("alice"), episode("the first store writes on")).unwrap();
     drop(store);
     let reopened = Store::open(dir.path()).unwrap();
-    assert_eq!(reopened.counts(&ns("alice")).batches, 2);
+    assert_eq!(reopened.counts(&ns("alice")).unwrap().batches, 2);
 }
 
 #[test]
@@ -238,5 +238,5 @@ fn a_directory_where_a_log_belongs_is_damage_not_an_empty_namespace() {
     assert_eq!(damaged[0].0, "bob");
     assert!(damaged[0].1.contains("not a regular file"), "{damaged:?}");
     assert!(matches!(store.append(&ns("bob"), episode("x")), Err(EngineError::Damaged { .. })));
-    assert_eq!(store.counts(&ns("alice")).batches, 2);
+    assert_eq!(store.counts(&ns("alice")).unwrap().batches, 2);
 }

@@ -30,7 +30,9 @@ fn episodes_found(fx: &Fixture, q: &SearchQuery, at: ReadAt) -> Vec<String> {
         .hits
         .iter()
         .filter_map(|h| match h.record {
-            RecordRef::Episode(id) => fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())),
+            RecordRef::Episode(id) => {
+                fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())).unwrap()
+            }
             _ => None,
         })
         .collect()
@@ -52,7 +54,7 @@ fn full_text_finds_and_explains() {
     let found = fx.store.search(&fx.ns, &text("plum cake recipe"), ReadAt::latest()).unwrap();
     let top = &found.value.hits[0];
     let RecordRef::Episode(id) = top.record else { panic!("{top:?}") };
-    assert!(fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text.contains("plum cake")));
+    assert!(fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text.contains("plum cake")).unwrap());
     let e = &top.explanation;
     let text_rank = e.components.iter().find(|c| c.component == Component::Text).unwrap();
     assert_eq!(text_rank.rank, 1);
@@ -74,7 +76,7 @@ fn a_turn_is_found_through_the_turn_before_it() {
         .iter()
         .find(|h| {
             matches!(h.record, RecordRef::Episode(id)
-                if fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text == "yes, that one!"))
+                if fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text == "yes, that one!").unwrap())
         })
         .expect("the reply is found in context");
     assert!(reply.explanation.components.iter().any(|c| c.component == Component::TextInContext));
@@ -86,7 +88,7 @@ fn rank_of(fx: &Fixture, q: &SearchQuery, start: &str) -> Option<(usize, Vec<Com
     let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
     found.value.hits.iter().enumerate().find_map(|(i, h)| match h.record {
         RecordRef::Episode(id)
-            if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)) =>
+            if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)).unwrap() =>
         {
             Some((i + 1, h.explanation.components.iter().map(|c| c.component).collect()))
         }
@@ -167,7 +169,7 @@ fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
     let top = &found.value.hits[0];
     assert!(top.explanation.components.iter().any(|c| c.component == Component::Time));
     let RecordRef::Episode(id) = top.record else { panic!() };
-    assert!(fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.contains("every month")));
+    assert!(fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.contains("every month")).unwrap());
     // Left out, the list is gone.
     let q = SearchQuery { without: vec![Component::Time], ..text("What did Caroline do on 7 May 2023?") };
     assert!(!rank_of(&fx, &q, "Caroline: I went").is_some_and(|(_, l)| l.contains(&Component::Time)));
@@ -188,7 +190,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
     let speaker = |q: &SearchQuery, start: &str| {
         let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
         let at = found.value.hits.iter().position(|h| {
-            matches!(h.record, RecordRef::Episode(id) if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)))
+            matches!(h.record, RecordRef::Episode(id) if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)).unwrap())
         });
         let at = at.expect("found");
         (at + 1, found.value.hits[at].explanation.speaker, found.value.hits[at].score)
@@ -216,7 +218,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
         let at = ReadAt { at: Some(t("2023-05-08T10:00:00Z")), ..ReadAt::latest() };
         let found = tie.store.search(&tie.ns, q, at).unwrap();
         let RecordRef::Episode(id) = found.value.hits[0].record else { panic!("{found:?}") };
-        tie.store.inspect(&tie.ns, |x| x.episode(id).unwrap().role.clone().unwrap())
+        tie.store.inspect(&tie.ns, |x| x.episode(id).unwrap().role.clone().unwrap()).unwrap()
     };
     let q = text("What did Caroline research about adoption agencies?");
     assert_eq!(first(&q), "Caroline");
@@ -245,7 +247,7 @@ fn a_question_that_asks_when_weighs_the_turns_that_state_a_time_more() {
             .iter()
             .map(|h| {
                 let RecordRef::Episode(id) = h.record else { panic!("{found:?}") };
-                let text = fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.clone());
+                let text = fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.clone()).unwrap();
                 (text, h.explanation.time)
             })
             .collect::<Vec<_>>()
@@ -309,11 +311,14 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
             .iter()
             .filter_map(|h| match h.record {
                 RecordRef::Fact(id) => {
-                    let f = fx.store.inspect(&fx.ns, |i| i.fact(id)).unwrap();
-                    let city = fx.store.inspect(&fx.ns, |i| match f.object {
-                        ostrakon_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
-                        _ => unreachable!(),
-                    });
+                    let f = fx.store.inspect(&fx.ns, |i| i.fact(id)).unwrap().unwrap();
+                    let city = fx
+                        .store
+                        .inspect(&fx.ns, |i| match f.object {
+                            ostrakon_engine::core::Value::Entity(e) => i.entity(e).unwrap().name.clone(),
+                            _ => unreachable!(),
+                        })
+                        .unwrap();
                     Some((city, h.explanation.status))
                 }
                 _ => None,
@@ -355,7 +360,7 @@ fn graph_rank(fx: &Fixture, q: &SearchQuery, turn: &str) -> Option<(usize, usize
     let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
     found.value.hits.iter().enumerate().find_map(|(place, h)| {
         let RecordRef::Episode(id) = h.record else { return None };
-        let text = fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone()))?;
+        let text = fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())).unwrap()?;
         let graph = h.explanation.components.iter().find(|c| c.component == Component::Graph)?;
         (text == turn).then_some((place + 1, graph.rank))
     })
@@ -407,7 +412,7 @@ fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
     let q =
         SearchQuery { vector: Some(vec![0.9, 0.3, 0.0]), diversity_lambda: 1.0, ..SearchQuery::default() };
     assert_eq!(episodes_found(&fx, &q, ReadAt::latest()), vec!["north", "north-east", "east"]);
-    let before = fx.store.counts(&fx.ns);
+    let before = fx.store.counts(&fx.ns).unwrap();
     for bad in [vec![1.0, 0.0], vec![f32::NAN, 0.0, 0.0], vec![0.0, 0.0, 0.0]] {
         let mut changes = ep("bad", [0.0; 3]);
         changes[1] = Change::Embed { episode: EpisodeRef::New(0), vector: bad };
@@ -415,7 +420,7 @@ fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
         assert!(matches!(err.root(), EngineError::Invalid(_)), "{err}");
         assert!(err.to_string().contains("embedding"), "{err}");
     }
-    assert_eq!(fx.store.counts(&fx.ns), before, "rejected batches store nothing");
+    assert_eq!(fx.store.counts(&fx.ns).unwrap(), before, "rejected batches store nothing");
     let wrong = SearchQuery { vector: Some(vec![1.0]), ..SearchQuery::default() };
     assert!(matches!(fx.store.search(&fx.ns, &wrong, ReadAt::latest()), Err(EngineError::Invalid(_))));
     // The vectors survive a restart (rebuilt from the log).

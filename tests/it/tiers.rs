@@ -114,12 +114,19 @@ fn placements_are_events_read_as_of_any_system_time_and_corrections_of_core_stay
         .unwrap()
         .seq;
     let core_at = |s: Seq| {
-        fx.store.tier_members(&fx.ns, &Tier::Core, s).into_iter().map(|(r, _)| r).collect::<Vec<_>>()
+        fx.store
+            .at(&fx.ns, at_seq(s))
+            .unwrap()
+            .tier_members(&Tier::Core)
+            .unwrap()
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect::<Vec<_>>()
     };
     assert_eq!(core_at(Seq(placed.0 - 1)), []);
     assert_eq!(core_at(placed), [allergy]);
     assert_eq!(core_at(released), []);
-    let history = fx.store.placement_history(&fx.ns, allergy, released);
+    let history = fx.store.at(&fx.ns, at_seq(released)).unwrap().placement_history(allergy).unwrap();
     assert_eq!(history.iter().map(|(_, p)| p.placed).collect::<Vec<_>>(), [true, false]);
     // Releasing what is not placed, or placing twice, is refused.
     let again = fx.store.append(
@@ -134,7 +141,7 @@ fn placements_are_events_read_as_of_any_system_time_and_corrections_of_core_stay
     let mut fix = prop(alice, "plays", Literal::String("the viola".into()), iv("2021", None));
     fix.supersedes = Some(old);
     let (new, seq) = fx.assert(fix);
-    let core = fx.store.tier_members(&fx.ns, &Tier::Core, seq);
+    let core = fx.store.at(&fx.ns, at_seq(seq)).unwrap().tier_members(&Tier::Core).unwrap();
     let (_, placement) =
         core.iter().find(|(r, _)| *r == RecordRef::Fact(new)).expect("the correction is core");
     assert_eq!(placement.by, PlacedBy::Store);
@@ -209,12 +216,20 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
     fx.append(vec![Change::ConfigureTiers(propose)]);
     let done = fx.store.maintain_tiers(&fx.ns, t("2030-01-05")).unwrap();
     assert_eq!(done.promoted, [diet]);
-    let open = fx.store.open_proposals(&fx.ns, Seq(u64::MAX));
+    let open = fx.store.at(&fx.ns, ostrakon_engine::ReadAt::latest()).unwrap().open_proposals().unwrap();
     assert_eq!(
         (open.len(), open[0].record, open[0].reason.as_str()),
         (1, diet, "stated in 3 different threads")
     );
-    assert!(fx.store.tier_members(&fx.ns, &Tier::Core, Seq(u64::MAX)).is_empty(), "only proposed");
+    assert!(
+        fx.store
+            .at(&fx.ns, ostrakon_engine::ReadAt::latest())
+            .unwrap()
+            .tier_members(&Tier::Core)
+            .unwrap()
+            .is_empty(),
+        "only proposed"
+    );
     // Proposed once, not at every tick.
     fx.append(vec![Change::ConfigureTiers(TierSettingsPatch::default())]);
     assert!(fx.store.maintain_tiers(&fx.ns, t("2030-01-05")).unwrap().promoted.is_empty());
@@ -236,14 +251,17 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
             }],
         )
         .unwrap();
-    assert!(fx.store.open_proposals(&fx.ns, Seq(u64::MAX)).is_empty(), "answered by the placement");
+    assert!(
+        fx.store.at(&fx.ns, ostrakon_engine::ReadAt::latest()).unwrap().open_proposals().unwrap().is_empty(),
+        "answered by the placement"
+    );
     // An ACTIVE scope placed long ago is released under apply, with its reason in the log.
     let episode = RecordRef::Episode(ostrakon_engine::core::EpisodeId(1));
     place(&fx, episode, Tier::active("scope", "diet-plan").unwrap()).unwrap();
     fx.clock.set("2030-03-01");
     let done = fx.store.maintain_tiers(&fx.ns, t("2030-03-01")).unwrap();
     assert_eq!(done.released.len(), 1, "{done:?}");
-    assert!(fx.store.scopes(&fx.ns, Seq(u64::MAX)).is_empty());
+    assert!(fx.store.at(&fx.ns, ostrakon_engine::ReadAt::latest()).unwrap().scopes().unwrap().is_empty());
     let events: Vec<Event> = fx.store.export(&fx.ns).unwrap().into_iter().flat_map(|b| b.events).collect();
     assert!(events.iter().any(|e| matches!(e, Event::PlacementProposed { record, .. } if *record == diet)));
     assert!(events.iter().any(
@@ -337,6 +355,14 @@ fn a_fact_recalled_on_three_days_is_proposed_for_core() {
     }
     let done = fx.store.maintain_tiers(&fx.ns, t("2030-02-10")).unwrap();
     assert_eq!(done.promoted, [allergy], "three recalls on one day are one day");
-    let open = fx.store.open_proposals(&fx.ns, Seq(u64::MAX));
+    let open = fx.store.at(&fx.ns, ostrakon_engine::ReadAt::latest()).unwrap().open_proposals().unwrap();
     assert_eq!(open[0].reason, "recalled on 3 different days");
+}
+
+/// A read at the end of batch `s`.
+fn at_seq(s: Seq) -> ostrakon_engine::ReadAt {
+    ostrakon_engine::ReadAt {
+        known_at: ostrakon_engine::KnownAt::Seq(s),
+        ..ostrakon_engine::ReadAt::latest()
+    }
 }

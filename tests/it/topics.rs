@@ -63,8 +63,10 @@ fn setup() -> Setup {
 }
 
 fn names(fx: &Fixture, ids: impl IntoIterator<Item = EntityId>) -> Vec<String> {
-    let mut v: Vec<String> =
-        ids.into_iter().map(|e| fx.store.inspect(&fx.ns, |i| i.entity(e).unwrap().name.clone())).collect();
+    let mut v: Vec<String> = ids
+        .into_iter()
+        .map(|e| fx.store.inspect(&fx.ns, |i| i.entity(e).unwrap().name.clone()).unwrap())
+        .collect();
     v.sort();
     v
 }
@@ -102,11 +104,11 @@ fn switches_close_segments_and_closed_segments_make_topics() {
         net.topics.iter().map(|t| names(&fx, t.members.iter().map(|m| m.0))).collect();
     members.sort();
     assert_eq!(members, [sorted(&FOOTBALL), sorted(&COOKING)]);
-    let saffron = fx.store.inspect(&fx.ns, |i| i.entities_named("Saffron")[0]);
+    let saffron = fx.store.inspect(&fx.ns, |i| i.entities_named("Saffron")[0]).unwrap();
     assert!(!net.topic_of.contains_key(&saffron));
     assert!(net.edges.iter().all(|a| a.pair.0 != saffron && a.pair.1 != saffron));
-    let pasta = fx.store.inspect(&fx.ns, |i| i.entities_named("Pasta")[0]);
-    let basil = fx.store.inspect(&fx.ns, |i| i.entities_named("Basil")[0]);
+    let pasta = fx.store.inspect(&fx.ns, |i| i.entities_named("Pasta")[0]).unwrap();
+    let basil = fx.store.inspect(&fx.ns, |i| i.entities_named("Basil")[0]).unwrap();
     let pair = (pasta.min(basil), pasta.max(basil));
     let before = net.edges.iter().find(|a| a.pair == pair).unwrap().clone();
     assert_eq!(before.segments, 1);
@@ -136,7 +138,7 @@ fn switches_close_segments_and_closed_segments_make_topics() {
     // The log replays to the same segments and network.
     let reopened = fx.reopen();
     let seg = |s: &ostrakon_engine::Store| {
-        s.inspect(&fx.ns, |i| i.segments(Seq(u64::MAX)).map(|(_, s)| s.clone()).collect::<Vec<_>>())
+        s.inspect(&fx.ns, |i| i.segments(Seq(u64::MAX)).map(|(_, s)| s.clone()).collect::<Vec<_>>()).unwrap()
     };
     assert_eq!(seg(&reopened), seg(&fx.store));
     let again = reopened.topic_network(&fx.ns, ReadAt::default()).unwrap().value;

@@ -90,7 +90,7 @@ impl Store {
         by_value: bool,
         at: ReadAt,
     ) -> Result<Answer<Series>, EngineError> {
-        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        let points = step.points("step", from, to, &self.time_zone(ns)?)?;
         if value.is_none() && !by_value {
             // Subjects in force at each step, from the sweep kept (or carried forward) for S.
             let shard = self.shard(ns)?;
@@ -131,7 +131,7 @@ impl Store {
                 max: MAX_TOP as u64,
             });
         }
-        let points = step.points("step", from, to, &self.time_zone(ns))?;
+        let points = step.points("step", from, to, &self.time_zone(ns)?)?;
         self.read_at(ns, at, move |index, view| {
             let counts = index.changes(predicate, &points, to, top, view);
             Changes { points, counts }

@@ -45,7 +45,7 @@ impl Store {
     /// // A refused batch stores nothing: there are no entities 98 and 99 to merge.
     /// let merge = Change::MergeEntities { from: EntityId(98), into: EntityId(99) };
     /// assert!(store.append(&ns, vec![merge]).is_err());
-    /// assert_eq!(store.counts(&ns).batches, 1);
+    /// assert_eq!(store.counts(&ns)?.batches, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
@@ -298,7 +298,7 @@ impl Store {
     /// which holds when a whole export is replayed, in order, into an empty namespace.
     /// The store gives the batch a new system time.
     pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, EngineError> {
-        let changes = self.with_index(ns, |index| changes_of(index, events));
+        let changes = self.with_index(ns, |index| changes_of(index, events))?;
         self.append_checked(ns, changes, Some((seq, events)))
     }
 }

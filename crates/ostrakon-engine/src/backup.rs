@@ -136,7 +136,7 @@ pub fn restore(from: &Path, data: &Path) -> Result<Vec<(Namespace, Seq)>, Engine
     let store = crate::store::Store::open(data)?;
     let mut restored = Vec::new();
     for ns in store.namespaces() {
-        let batches = store.counts(&ns).batches;
+        let batches = store.counts(&ns)?.batches;
         restored.push((ns, Seq(batches)));
     }
     let damaged = store.damaged();

@@ -35,7 +35,7 @@ impl Store {
         now: Timestamp,
         since: Timestamp,
     ) -> Result<ConsolidationReport, EngineError> {
-        let (before, merges) = self.with_index(ns, |index| (index.last_seq(), index.merge_candidates()));
+        let (before, merges) = self.with_index(ns, |index| (index.last_seq(), index.merge_candidates()))?;
         let mut seq = None;
         let mut corroborated = Vec::new();
         if !merges.is_empty() {
@@ -69,7 +69,7 @@ impl Store {
                 }
                 out.sort();
                 out
-            });
+            })?;
         }
         // Conversations that moved on or went quiet join the topic network.
         self.segment(ns, false)?;

@@ -319,7 +319,7 @@ impl Store {
     /// [`RETENTION_EVERY_MICROS`](crate::limits::RETENTION_EVERY_MICROS) per namespace;
     /// returns how many episodes it erased.
     pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
-        let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros) else { return Ok(0) };
+        let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros)? else { return Ok(0) };
         {
             let mut retained = lock(&self.schedule.retained);
             let last = retained.get(ns).copied();
@@ -330,7 +330,7 @@ impl Store {
             retained.insert(ns.clone(), now.as_micros());
         }
         let cutoff = Timestamp::from_micros(now.as_micros().saturating_sub(after));
-        let due = self.with_index(ns, |i| i.episodes_recorded_before(cutoff));
+        let due = self.with_index(ns, |i| i.episodes_recorded_before(cutoff))?;
         let mut erased = 0;
         for chunk in due.chunks(crate::limits::MAX_ERASE_RECORDS) {
             let request = EraseRequest {

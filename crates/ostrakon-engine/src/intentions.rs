@@ -68,8 +68,8 @@ impl Store {
             return Ok(Firings::default());
         };
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let last = self.with_index(ns, |i| i.last_seq());
-        if self.with_index(ns, |i| i.intentions(last).iter().all(|v| !v.pending_at(now))) {
+        let last = self.with_index(ns, |i| i.last_seq())?;
+        if self.with_index(ns, |i| i.intentions(last).iter().all(|v| !v.pending_at(now)))? {
             return Ok(Firings::default());
         }
         shard.search.wait_for(last, true)?;
@@ -111,7 +111,7 @@ impl Store {
                 }
             }
             fired
-        });
+        })?;
         if fired.is_empty() {
             return Ok(Firings::default());
         }
@@ -132,7 +132,7 @@ impl Store {
         message: Option<&str>,
         at: ReadAt,
     ) -> Result<Answer<Vec<Due>>, EngineError> {
-        let mode = self.with_index(ns, |i| i.embedding_mode());
+        let mode = self.with_index(ns, |i| i.embedding_mode())?;
         let query_vector = match (message, self.retrieval.embedder(mode)) {
             (Some(m), Some(Ok(embedder))) => embedder.embed_query(m).ok(),
             _ => None,
@@ -188,7 +188,7 @@ impl Store {
         let no = |why: &str| -> EngineError {
             ostrakon_core::CoreError::invalid_value("trigger.cueVector", "none", why).into()
         };
-        match self.with_index(ns, |i| i.embedding_mode()) {
+        match self.with_index(ns, |i| i.embedding_mode())? {
             mode @ (ostrakon_core::EmbeddingMode::Builtin | ostrakon_core::EmbeddingMode::Model(_)) => {
                 match self.retrieval.embedder(mode) {
                     Some(Ok(embedder)) => {

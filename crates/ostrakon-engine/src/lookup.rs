@@ -3,10 +3,10 @@
 //! index crosses the engine's API.
 
 use ostrakon_core::{
-    EmbeddingMode, Entity, EntityId, Episode, EpisodeId, FactId, IntentionId, MentionSource, Namespace,
-    NamespaceConfig, PredicateDef, SegmentConfig, Seq, StatementView,
+    EmbeddingMode, Episode, EpisodeId, FactId, IntentionId, Namespace, NamespaceConfig, PredicateDef,
+    SegmentConfig, Seq, StatementView,
 };
-use ostrakon_index::{Counts, EntityFilter, EpisodeCursor, FactView, IntentionView, Page};
+use ostrakon_index::{Counts, FactView, IntentionView};
 
 use crate::error::EngineError;
 use crate::read_point::{Answer, ReadAt};
@@ -35,7 +35,7 @@ pub struct Settings {
 
 impl Store {
     /// A namespace's settings and size, as of its latest batch.
-    pub fn settings(&self, ns: &Namespace) -> Settings {
+    pub fn settings(&self, ns: &Namespace) -> Result<Settings, EngineError> {
         self.with_index(ns, |i| Settings {
             config: i.config(),
             predicates: i.predicates(),
@@ -49,84 +49,45 @@ impl Store {
     }
 
     /// Whether a predicate's facts are embedded under `FactEmbedding::Declared`.
-    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> bool {
+    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> Result<bool, EngineError> {
         self.with_index(ns, |i| i.predicate_embedded(name))
     }
 
     /// The names of every predicate the namespace declared or used, sorted.
-    pub fn predicate_names(&self, ns: &Namespace) -> Vec<String> {
+    pub fn predicate_names(&self, ns: &Namespace) -> Result<Vec<String>, EngineError> {
         self.with_index(ns, |i| i.predicates().into_iter().map(|d| d.name).collect())
     }
 
     /// A predicate's latest definition (an undeclared one reads as `many`, any type).
-    pub fn predicate(&self, ns: &Namespace, name: &str) -> PredicateDef {
+    pub fn predicate(&self, ns: &Namespace, name: &str) -> Result<PredicateDef, EngineError> {
         self.with_index(ns, |i| i.predicate(name))
     }
 
-    /// Entity `id` as it read after batch `known_at` (merges followed), if it existed then.
-    pub fn entity_version(&self, ns: &Namespace, id: EntityId, known_at: Seq) -> Option<Entity> {
-        self.with_index(ns, |i| i.entity_version(id, known_at).map(|(_, e)| e))
-    }
-
-    /// The entity a canonical name or alias named after batch `known_at` (case and spacing
-    /// ignored; the lowest id when several do): a name given later is not seen.
-    pub fn entity_named(&self, ns: &Namespace, name: &str, known_at: Seq) -> Option<EntityId> {
-        let filter = EntityFilter { name: Some(name.to_owned()), kind: None };
-        self.with_index(ns, |i| i.entities(&filter, known_at, None, 1).items.first().map(|(_, e)| e.id))
-    }
-
     /// The episode a client's external id names, if any.
-    pub fn episode_by_external_id(&self, ns: &Namespace, external_id: &str) -> Option<EpisodeId> {
+    pub fn episode_by_external_id(
+        &self,
+        ns: &Namespace,
+        external_id: &str,
+    ) -> Result<Option<EpisodeId>, EngineError> {
         self.with_index(ns, |i| i.episode_by_external_id(external_id))
     }
 
-    /// Episode `id` if recorded by batch `known_at`, with the batch that recorded it.
-    pub fn episode_at(&self, ns: &Namespace, id: EpisodeId, known_at: Seq) -> Option<(Episode, Seq)> {
-        self.with_index(ns, |i| Some((i.episode_at(id, known_at)?.clone(), i.episode_seq(id)?)))
-    }
-
     /// When batch `seq` was committed (its system time), if it is in the log.
-    pub fn batch_time(&self, ns: &Namespace, seq: Seq) -> Option<ostrakon_core::Timestamp> {
+    pub fn batch_time(
+        &self,
+        ns: &Namespace,
+        seq: Seq,
+    ) -> Result<Option<ostrakon_core::Timestamp>, EngineError> {
         self.with_index(ns, |i| i.system_time(seq))
-    }
-
-    /// The episodes mentioning an entity (and those merged with it) at `known_at`, in the
-    /// order they occurred, a page after `after`.
-    pub fn mentioning(
-        &self,
-        ns: &Namespace,
-        entity: EntityId,
-        known_at: Seq,
-        after: Option<EpisodeCursor>,
-        limit: usize,
-    ) -> Page<(Seq, Episode)> {
-        self.with_index(ns, |i| i.mentioning(entity, known_at, after, limit))
-    }
-
-    /// The entities an episode mentions at `known_at`, and who said so.
-    pub fn mentions_of(
-        &self,
-        ns: &Namespace,
-        episode: EpisodeId,
-        known_at: Seq,
-    ) -> Vec<(EntityId, MentionSource)> {
-        self.with_index(ns, |i| i.mentions_of(episode, known_at))
-    }
-
-    /// The facts an episode is provenance of at `known_at`.
-    pub fn sourced_facts(&self, ns: &Namespace, episode: EpisodeId, known_at: Seq) -> Vec<FactId> {
-        self.with_index(ns, |i| i.sourced_facts(episode, known_at))
-    }
-
-    /// Who has read an episode at `known_at` (the store's extractor: a model and a prompt
-    /// version each), in log order.
-    pub fn extracted_by(&self, ns: &Namespace, episode: EpisodeId, known_at: Seq) -> Vec<String> {
-        self.with_index(ns, |i| i.extracted_by(episode, known_at).into_iter().map(str::to_owned).collect())
     }
 
     /// Who wrote the facts of batch `seq`, when it is an extraction: the episode read and
     /// the source that read it.
-    pub fn extraction_of_batch(&self, ns: &Namespace, seq: Seq) -> Option<(EpisodeId, String)> {
+    pub fn extraction_of_batch(
+        &self,
+        ns: &Namespace,
+        seq: Seq,
+    ) -> Result<Option<(EpisodeId, String)>, EngineError> {
         self.with_index(ns, |i| i.extraction_of_batch(seq).map(|(e, s)| (e, s.to_owned())))
     }
 
@@ -138,25 +99,19 @@ impl Store {
         source: &str,
         after: EpisodeId,
         limit: usize,
-    ) -> (Vec<Episode>, EpisodeId) {
+    ) -> Result<(Vec<Episode>, EpisodeId), EngineError> {
         self.with_index(ns, |i| i.unextracted(source, after, limit))
     }
 
     /// How many episodes with ids above `after` `source` has not read, at the latest batch,
     /// and that batch.
-    pub fn unextracted_count(&self, ns: &Namespace, source: &str, after: EpisodeId) -> (u64, Seq) {
-        self.with_index(ns, |i| (i.unextracted_count(source, after), i.last_seq()))
-    }
-
-    /// The episode after (`forward`) or before an episode in its thread at `known_at`.
-    pub fn thread_neighbour(
+    pub fn unextracted_count(
         &self,
         ns: &Namespace,
-        episode: EpisodeId,
-        known_at: Seq,
-        forward: bool,
-    ) -> Option<EpisodeId> {
-        self.with_index(ns, |i| i.thread_neighbour(episode, known_at, forward).map(|e| e.id))
+        source: &str,
+        after: EpisodeId,
+    ) -> Result<(u64, Seq), EngineError> {
+        self.with_index(ns, |i| (i.unextracted_count(source, after), i.last_seq()))
     }
 
     /// One fact resolved at `at` (a restatement's id names the fact it restated).

@@ -70,7 +70,13 @@ impl Store {
             if self.upkeep_stopped() {
                 return report;
             }
-            let seen = self.with_index(&ns, NamespaceIndex::last_seq);
+            let seen = match self.with_index(&ns, NamespaceIndex::last_seq) {
+                Ok(seen) => seen,
+                Err(e) => {
+                    report.failed.push((ns, e.to_string()));
+                    continue;
+                }
+            };
             match self.maintain_one(&ns, now, &mut report) {
                 Ok(()) => {
                     if let Ok(Some(shard)) = self.shard(&ns) {
@@ -108,7 +114,7 @@ impl Store {
             report.tiers.push((ns.clone(), tiers));
         }
         let (every, last_commit) =
-            self.with_index(ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())));
+            self.with_index(ns, |i| (i.config().consolidate_every_seconds, i.system_time(i.last_seq())))?;
         let last_run = self.schedule.consolidated.lock().unwrap_or_else(|e| e.into_inner()).get(ns).copied();
         if let Some(every) = every {
             // Saturating: a period written before it was bounded must not overflow.

@@ -3,9 +3,11 @@
 //! does, without passing the namespace and the read point to each call.
 
 use ostrakon_core::{
-    Entity, EntityFilter, EntityId, EntityView, Episode, EpisodeCursor, EpisodeFilter, FactFilter, FactView,
-    Namespace, Neighborhood, Page, Scope, Seq,
+    Entity, EntityFilter, EntityId, EntityView, Episode, EpisodeCursor, EpisodeFilter, EpisodeId, FactFilter,
+    FactId, FactView, MentionSource, Namespace, Neighborhood, Page, RecordRef, Scope, Seq, Tier,
+    TierSettings,
 };
+use ostrakon_index::{NamespaceIndex, Placement, Proposal};
 
 use crate::error::EngineError;
 use crate::read_point::{Answer, Basis, ReadAt};
@@ -17,7 +19,7 @@ use crate::store::Store;
 pub struct Reader<'s> {
     store: &'s Store,
     ns: Namespace,
-    at: ReadAt,
+    basis: Basis,
 }
 
 impl Store {
@@ -55,7 +57,13 @@ impl Store {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn at(&self, ns: &Namespace, at: ReadAt) -> Result<Reader<'_>, EngineError> {
-        Ok(Reader { store: self, ns: ns.clone(), at: self.pin(ns, at)? })
+        Ok(self.reader(ns, self.basis(ns, at)?))
+    }
+
+    /// A reader at a basis this store reported before (a request that pinned its point
+    /// once reads every nested field there).
+    pub fn reader(&self, ns: &Namespace, basis: Basis) -> Reader<'_> {
+        Reader { store: self, ns: ns.clone(), basis }
     }
 }
 
@@ -67,27 +75,37 @@ impl Reader<'_> {
 
     /// The pinned read point (concrete seq, valid time and decay clock).
     pub fn point(&self) -> ReadAt {
-        self.at
+        self.basis.point()
     }
 
     /// What every answer of this reader is computed from.
-    pub fn basis(&self) -> Result<Basis, EngineError> {
-        self.store.basis(&self.ns, self.at)
+    pub fn basis(&self) -> Basis {
+        self.basis
+    }
+
+    /// The batch this reader reads after.
+    fn seq(&self) -> Seq {
+        self.basis.known_at
+    }
+
+    /// Runs `f` on the namespace's index (read at [`Reader::seq`] by `f`).
+    fn index<T>(&self, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, EngineError> {
+        self.store.with_index(&self.ns, f)
     }
 
     /// [`Store::facts`] at this point.
     pub fn facts(&self, filter: &FactFilter, scope: Scope) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.store.facts(&self.ns, filter, self.at, scope)
+        self.store.facts(&self.ns, filter, self.point(), scope)
     }
 
     /// [`Store::history`] at this point.
     pub fn history(&self, subject: EntityId, predicate: &str) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.store.history(&self.ns, subject, predicate, self.at)
+        self.store.history(&self.ns, subject, predicate, self.point())
     }
 
     /// [`Store::entity`] at this point.
     pub fn entity(&self, id: EntityId) -> Result<Answer<Option<EntityView>>, EngineError> {
-        self.store.entity(&self.ns, id, self.at)
+        self.store.entity(&self.ns, id, self.point())
     }
 
     /// [`Store::entities`] at this point.
@@ -97,7 +115,7 @@ impl Reader<'_> {
         after: Option<EntityId>,
         limit: usize,
     ) -> Result<Answer<Page<(Seq, Entity)>>, EngineError> {
-        self.store.entities(&self.ns, filter, self.at, after, limit)
+        self.store.entities(&self.ns, filter, self.point(), after, limit)
     }
 
     /// [`Store::episodes`] at this point.
@@ -107,16 +125,100 @@ impl Reader<'_> {
         after: Option<EpisodeCursor>,
         limit: usize,
     ) -> Result<Answer<Page<(Seq, Episode)>>, EngineError> {
-        self.store.episodes(&self.ns, filter, self.at, after, limit)
+        self.store.episodes(&self.ns, filter, self.point(), after, limit)
     }
 
     /// [`Store::neighbors`] at this point.
     pub fn neighbors(&self, start: EntityId, depth: u32) -> Result<Answer<Neighborhood>, EngineError> {
-        self.store.neighbors(&self.ns, start, depth, self.at)
+        self.store.neighbors(&self.ns, start, depth, self.point())
     }
 
     /// [`Store::search`] at this point.
     pub fn search(&self, query: &SearchQuery) -> Result<Answer<SearchResult>, EngineError> {
-        self.store.search(&self.ns, query, self.at)
+        self.store.search(&self.ns, query, self.point())
+    }
+
+    /// Entity `id` as it read at this point (merges followed), if it existed then.
+    pub fn entity_version(&self, id: EntityId) -> Result<Option<Entity>, EngineError> {
+        self.index(|i| i.entity_version(id, self.seq()).map(|(_, e)| e))
+    }
+
+    /// The entity a canonical name or alias named at this point (case and spacing
+    /// ignored; the lowest id when several do): a name given later is not seen.
+    pub fn entity_named(&self, name: &str) -> Result<Option<EntityId>, EngineError> {
+        let filter = EntityFilter { name: Some(name.to_owned()), kind: None };
+        self.index(|i| i.entities(&filter, self.seq(), None, 1).items.first().map(|(_, e)| e.id))
+    }
+
+    /// Episode `id` if recorded by this point, with the batch that recorded it.
+    pub fn episode_at(&self, id: EpisodeId) -> Result<Option<(Episode, Seq)>, EngineError> {
+        self.index(|i| Some((i.episode_at(id, self.seq())?.clone(), i.episode_seq(id)?)))
+    }
+
+    /// The episodes mentioning an entity (and those merged with it), in the order they
+    /// occurred, a page after `after`.
+    pub fn mentioning(
+        &self,
+        entity: EntityId,
+        after: Option<EpisodeCursor>,
+        limit: usize,
+    ) -> Result<Page<(Seq, Episode)>, EngineError> {
+        self.index(|i| i.mentioning(entity, self.seq(), after, limit))
+    }
+
+    /// The entities an episode mentions, and who said so.
+    pub fn mentions_of(&self, episode: EpisodeId) -> Result<Vec<(EntityId, MentionSource)>, EngineError> {
+        self.index(|i| i.mentions_of(episode, self.seq()))
+    }
+
+    /// The facts an episode is provenance of.
+    pub fn sourced_facts(&self, episode: EpisodeId) -> Result<Vec<FactId>, EngineError> {
+        self.index(|i| i.sourced_facts(episode, self.seq()))
+    }
+
+    /// Who has read an episode (the store's extractor: a model and a prompt version
+    /// each), in log order.
+    pub fn extracted_by(&self, episode: EpisodeId) -> Result<Vec<String>, EngineError> {
+        self.index(|i| i.extracted_by(episode, self.seq()).into_iter().map(str::to_owned).collect())
+    }
+
+    /// The episode after (`forward`) or before an episode in its thread.
+    pub fn thread_neighbour(
+        &self,
+        episode: EpisodeId,
+        forward: bool,
+    ) -> Result<Option<EpisodeId>, EngineError> {
+        self.index(|i| i.thread_neighbour(episode, self.seq(), forward).map(|e| e.id))
+    }
+
+    /// The records in `tier`, with the placement that put each there.
+    pub fn tier_members(&self, tier: &Tier) -> Result<Vec<(RecordRef, Placement)>, EngineError> {
+        self.index(|i| i.tier_members(tier, self.seq()))
+    }
+
+    /// The ACTIVE scopes with records: name, member count, the batch of its latest
+    /// placement.
+    pub fn scopes(&self) -> Result<Vec<(String, usize, Seq)>, EngineError> {
+        self.index(|i| i.scopes(self.seq()))
+    }
+
+    /// The tiers a record is in.
+    pub fn tiers_of(&self, record: RecordRef) -> Result<Vec<Tier>, EngineError> {
+        self.index(|i| i.tiers_of(record, self.seq()))
+    }
+
+    /// A record's placements and releases in log order, as known here.
+    pub fn placement_history(&self, record: RecordRef) -> Result<Vec<(Tier, Placement)>, EngineError> {
+        self.index(|i| i.placement_history(record, self.seq()))
+    }
+
+    /// Upkeep's proposals that no placement or release has answered.
+    pub fn open_proposals(&self) -> Result<Vec<Proposal>, EngineError> {
+        self.index(|i| i.open_proposals(self.seq()))
+    }
+
+    /// The tier settings.
+    pub fn tier_settings(&self) -> Result<TierSettings, EngineError> {
+        self.index(|i| i.tier_settings(self.seq()))
     }
 }

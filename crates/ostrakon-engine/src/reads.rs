@@ -271,39 +271,43 @@ impl Store {
     /// (feature `inspect`). The protocol crates use the typed reads, so that nothing of
     /// the index crosses the engine's API.
     #[cfg(feature = "inspect")]
-    pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
+    pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, EngineError> {
         self.with_index(ns, f)
     }
 
-    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration).
-    pub(crate) fn with_index<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> T {
-        // A damaged namespace reads as empty here; the reads and writes that take its
-        // answer from here refuse it with their own check.
-        match self.shard(ns).ok().flatten() {
+    /// Runs `f` on a namespace's latest index (lookups by name, counts, configuration). A
+    /// namespace with no log reads as empty; a damaged or unreachable one is an error,
+    /// never an empty answer.
+    pub(crate) fn with_index<T>(
+        &self,
+        ns: &Namespace,
+        f: impl FnOnce(&NamespaceIndex) -> T,
+    ) -> Result<T, EngineError> {
+        Ok(match self.shard(ns)? {
             Some(shard) => f(&read(&shard.index)),
             None => f(&NamespaceIndex::new()),
-        }
+        })
     }
 
     /// The namespace's time zone (UTC until configured).
-    pub fn time_zone(&self, ns: &Namespace) -> TimeZone {
+    pub fn time_zone(&self, ns: &Namespace) -> Result<TimeZone, EngineError> {
         self.with_index(ns, |index| index.config().time_zone)
     }
 
     /// Reads a time as a client wrote it (RFC 3339, a local date-time, a date or a
     /// partial date), placing dates in the namespace's time zone.
     pub fn parse_time(&self, ns: &Namespace, field: &str, value: &str) -> Result<Timestamp, EngineError> {
-        Ok(Timestamp::parse(field, value, &self.time_zone(ns))?)
+        Ok(Timestamp::parse(field, value, &self.time_zone(ns)?)?)
     }
 
     /// Record counts of a namespace.
-    pub fn counts(&self, ns: &Namespace) -> Counts {
+    pub fn counts(&self, ns: &Namespace) -> Result<Counts, EngineError> {
         self.with_index(ns, NamespaceIndex::counts)
     }
 
     /// Size of a namespace's log in bytes.
-    pub fn log_size(&self, ns: &Namespace) -> u64 {
-        self.shard(ns).ok().flatten().map_or(0, |s| s.log.size_bytes())
+    pub fn log_size(&self, ns: &Namespace) -> Result<u64, EngineError> {
+        Ok(self.shard(ns)?.map_or(0, |s| s.log.size_bytes()))
     }
 }
 

@@ -54,7 +54,7 @@ impl Store {
         };
         // One run at a time per namespace: two would close the same episodes.
         let _running = shard.segmenting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let last = self.with_index(ns, |i| i.last_seq());
+        let last = self.with_index(ns, |i| i.last_seq())?;
         shard.search.wait_for(last, true)?;
         let now = self.now();
         let mut changes = Vec::new();
@@ -91,7 +91,7 @@ impl Store {
                     changes.push(Change::CloseSegment { thread: thread.to_owned(), episodes, end, centroid });
                 }
             }
-        });
+        })?;
         if changes.is_empty() {
             return Ok(SegmentReport::default());
         }

@@ -84,7 +84,7 @@ impl Store {
     /// }
     /// // Opened again, the store holds every acknowledged batch.
     /// let store = Store::open(dir.path())?;
-    /// assert_eq!(store.counts(&ns).entities, 1);
+    /// assert_eq!(store.counts(&ns)?.entities, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {

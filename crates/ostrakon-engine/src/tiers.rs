@@ -7,10 +7,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use ostrakon_core::{
-    FactFilter, Namespace, PlacedBy, RecordRef, Scope, Seq, Tier, TierPolicy, TierSettings, Timestamp, View,
-};
-use ostrakon_index::{NamespaceIndex, Placement, Proposal};
+use ostrakon_core::{FactFilter, Namespace, PlacedBy, RecordRef, Scope, Tier, TierPolicy, Timestamp, View};
+use ostrakon_index::NamespaceIndex;
 
 use crate::change::Change;
 use crate::error::EngineError;
@@ -26,51 +24,15 @@ pub struct TierUpkeep {
 }
 
 impl Store {
-    /// The records in `tier` at `known_at`, with the placement that put each there.
-    pub fn tier_members(&self, ns: &Namespace, tier: &Tier, known_at: Seq) -> Vec<(RecordRef, Placement)> {
-        self.with_index(ns, |i| i.tier_members(tier, known_at))
-    }
-
-    /// The ACTIVE scopes with records at `known_at`: name, member count, the batch of
-    /// its latest placement.
-    pub fn scopes(&self, ns: &Namespace, known_at: Seq) -> Vec<(String, usize, Seq)> {
-        self.with_index(ns, |i| i.scopes(known_at))
-    }
-
-    /// The tiers a record is in at `known_at`.
-    pub fn tiers_of(&self, ns: &Namespace, record: RecordRef, known_at: Seq) -> Vec<Tier> {
-        self.with_index(ns, |i| i.tiers_of(record, known_at))
-    }
-
-    /// A record's placements and releases in log order, as known at `known_at`.
-    pub fn placement_history(
-        &self,
-        ns: &Namespace,
-        record: RecordRef,
-        known_at: Seq,
-    ) -> Vec<(Tier, Placement)> {
-        self.with_index(ns, |i| i.placement_history(record, known_at))
-    }
-
-    /// Upkeep's proposals at `known_at` that no placement or release has answered.
-    pub fn open_proposals(&self, ns: &Namespace, known_at: Seq) -> Vec<Proposal> {
-        self.with_index(ns, |i| i.open_proposals(known_at))
-    }
-
-    /// The tier settings at `known_at`.
-    pub fn tier_settings(&self, ns: &Namespace, known_at: Seq) -> TierSettings {
-        self.with_index(ns, |i| i.tier_settings(known_at))
-    }
-
     /// Tier upkeep of one namespace at `now`, as its policy says (nothing when off).
     /// Promotions are looked for once per new batch, releases at every call.
     pub fn maintain_tiers(&self, ns: &Namespace, now: Timestamp) -> Result<TierUpkeep, EngineError> {
-        let latest = self.with_index(ns, NamespaceIndex::last_seq).0;
+        let latest = self.with_index(ns, NamespaceIndex::last_seq)?.0;
         let promote = {
             let mut checked = self.schedule.tiers_checked.lock().unwrap_or_else(|e| e.into_inner());
             checked.insert(ns.clone(), latest) != Some(latest)
         };
-        let (changes, done) = self.with_index(ns, |i| tier_changes(i, now, promote));
+        let (changes, done) = self.with_index(ns, |i| tier_changes(i, now, promote))?;
         if !changes.is_empty() {
             self.append(ns, changes)?;
         }

@@ -154,13 +154,17 @@ impl Extractor {
             // that announcements of later batches are kept and earlier ones not doubled.
             let first = done == 0;
             let looked = tokio::task::spawn_blocking(move || {
-                let page = store2.unextracted(&ns2, &source2, after, PAGE);
-                let counted =
-                    (first || page.0.is_empty()).then(|| store2.unextracted_count(&ns2, &source2, after));
-                (page, counted)
+                let page = store2.unextracted(&ns2, &source2, after, PAGE)?;
+                let counted = match first || page.0.is_empty() {
+                    true => Some(store2.unextracted_count(&ns2, &source2, after)?),
+                    false => None,
+                };
+                Ok::<_, EngineError>((page, counted))
             })
             .await;
-            let Ok(((page, last), counted)) = looked else { return false };
+            // A namespace that cannot be read now (damaged, unreachable) is looked at again
+            // later: nothing of it is read meanwhile.
+            let Ok(Ok(((page, last), counted))) = looked else { return false };
             if let Some((pending, as_of)) = counted {
                 self.status.set_pending(ns.as_str(), pending, as_of.0);
             }
@@ -248,9 +252,20 @@ impl Extractor {
         let (store, ns2, episode2, facts) = (Arc::clone(store), ns.clone(), episode.clone(), facts.to_vec());
         let (source, confidence) = (self.settings.source(), self.settings.confidence);
         let written = tokio::task::spawn_blocking(move || {
-            let value_type = |p: &str| store.predicate(&ns2, p).value_type;
+            // A namespace that cannot be read (damaged) is the read's error, not `Any`.
+            let unread = std::cell::RefCell::new(None);
+            let value_type = |p: &str| match store.predicate(&ns2, p) {
+                Ok(d) => d.value_type,
+                Err(e) => {
+                    unread.borrow_mut().get_or_insert(e);
+                    ostrakon_core::ValueType::default()
+                }
+            };
             let (mut changes, mut left_out) =
                 answer::changes(&episode2, &facts, &source, confidence, &value_type);
+            if let Some(e) = unread.into_inner() {
+                return Err(e);
+            }
             left_out += skipped;
             if preview {
                 return Ok((changes, left_out, true));

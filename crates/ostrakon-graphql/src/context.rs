@@ -49,6 +49,11 @@ impl Pin {
     pub(crate) fn at(&self) -> ReadAt {
         self.basis.point()
     }
+
+    /// The store read at this pin.
+    pub(crate) fn reader<'s>(&self, store: &'s Store) -> ostrakon_engine::Reader<'s> {
+        store.reader(&self.ns, self.basis)
+    }
 }
 
 pub(crate) fn store<'a>(ctx: &Context<'a>) -> Result<&'a Arc<Store>> {

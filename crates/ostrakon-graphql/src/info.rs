@@ -145,7 +145,7 @@ pub struct EmbeddingInfo {
 }
 
 impl NamespaceInfo {
-    pub(crate) fn of(store: &Store, ns: &Namespace) -> Self {
+    pub(crate) fn of(store: &Store, ns: &Namespace) -> Result<Self, ostrakon_engine::EngineError> {
         let ostrakon_engine::Settings {
             config,
             predicates,
@@ -155,7 +155,7 @@ impl NamespaceInfo {
             embedded_predicates,
             segmentation,
             retention,
-        } = store.settings(ns);
+        } = store.settings(ns)?;
         let model = match mode {
             ostrakon_core::EmbeddingMode::Model(m) => Some(m.into()),
             _ => None,
@@ -172,7 +172,7 @@ impl NamespaceInfo {
         let embedding =
             EmbeddingInfo { mode, dimensions, model, facts: policy.facts.into(), entities: policy.entities };
         let time_zone = config.time_zone;
-        NamespaceInfo {
+        Ok(NamespaceInfo {
             name: ns.to_string(),
             time_zone: time_zone.to_string(),
             predicates: predicates
@@ -189,7 +189,7 @@ impl NamespaceInfo {
                 facts: c.facts,
                 predicates: c.predicates,
             },
-            log_bytes: store.log_size(ns),
+            log_bytes: store.log_size(ns)?,
             consolidate_every_seconds: config.consolidate_every_seconds,
             embedding,
             segmentation: segmentation.into(),
@@ -200,7 +200,7 @@ impl NamespaceInfo {
                 entity: config.decay.profile(CoreKind::Entity).into(),
                 fact: config.decay.profile(CoreKind::Fact).into(),
             },
-        }
+        })
     }
 }
 

@@ -303,7 +303,7 @@ pub(crate) fn entity_ref(field: impl Display, r: &EntityRefInput) -> Result<Enti
 pub(crate) fn existing_entity(
     store: &Store,
     ns: &Namespace,
-    known_at: ostrakon_core::Seq,
+    basis: ostrakon_engine::Basis,
     field: &str,
     r: &EntityRefInput,
 ) -> Result<EntityId> {
@@ -311,11 +311,13 @@ pub(crate) fn existing_entity(
         |value: String| coded(code::UNKNOWN_ENTITY, format!("unknown entity in `{field}`: {value}"));
     match entity_ref(field, r)? {
         EntityRef::Id(id) => {
-            let known = store.entity_version(ns, id, known_at).is_some();
+            let reader = store.reader(ns, basis);
+            let known = reader.entity_version(id).map_err(engine)?.is_some();
             if known { Ok(id) } else { Err(unknown(id.to_string())) }
         }
         EntityRef::Name(name) => {
-            store.entity_named(ns, &name, known_at).ok_or_else(|| unknown(format!("{name:?}")))
+            let found = store.reader(ns, basis).entity_named(&name).map_err(engine)?;
+            found.ok_or_else(|| unknown(format!("{name:?}")))
         }
         _ => Err(unknown("?".into())),
     }
@@ -344,12 +346,12 @@ pub(crate) fn object(
 pub(crate) fn object_value(
     store: &Store,
     ns: &Namespace,
-    known_at: ostrakon_core::Seq,
+    basis: ostrakon_engine::Basis,
     field: &str,
     v: &ValueInput,
 ) -> Result<ostrakon_core::Value> {
     if let ValueInput::Entity(e) = v {
-        return existing_entity(store, ns, known_at, &format!("{field}.entity"), e)
+        return existing_entity(store, ns, basis, &format!("{field}.entity"), e)
             .map(ostrakon_core::Value::Entity);
     }
     match object(store, ns, field, v)? {

@@ -85,9 +85,10 @@ impl IntentionObject {
     async fn entities(&self, ctx: &Context<'_>) -> Result<Vec<EntityObject>> {
         let store = store(ctx)?;
         Ok(match &self.view.intention.trigger {
-            Trigger::Mentions(es) => {
-                es.iter().filter_map(|e| EntityObject::load(store, &self.pin, *e)).collect()
-            }
+            Trigger::Mentions(es) => es
+                .iter()
+                .filter_map(|e| EntityObject::load(store, &self.pin, *e).transpose())
+                .collect::<Result<_>>()?,
             _ => Vec::new(),
         })
     }
@@ -146,17 +147,16 @@ impl IntentionObject {
     async fn firings(&self, ctx: &Context<'_>, #[graphql(default = 100)] first: i32) -> Result<Vec<Firing>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        Ok(self
-            .view
+        self.view
             .fired
             .iter()
             .take(first)
-            .map(|(seq, episode, at)| Firing {
-                seq: seq.0,
-                at: (*at).into(),
-                episode: episode.and_then(|e| EpisodeObject::load(store, &self.pin, e)),
+            .map(|(seq, episode, at)| {
+                let episode =
+                    episode.map(|e| EpisodeObject::load(store, &self.pin, e)).transpose()?.flatten();
+                Ok(Firing { seq: seq.0, at: (*at).into(), episode })
             })
-            .collect())
+            .collect::<Result<_>>()
     }
 }
 
@@ -184,20 +184,20 @@ pub struct DueIntention {
     pub similarity: Option<f64>,
 }
 
-pub(crate) fn due(store: &Store, pin: &Arc<Pin>, due: Vec<Due>) -> Vec<DueIntention> {
+pub(crate) fn due(store: &Store, pin: &Arc<Pin>, due: Vec<Due>) -> Result<Vec<DueIntention>> {
     due.into_iter()
         .map(|d| {
             let (reason, entity, similarity) = match d.because {
                 DueBecause::Time => (DueReason::Time, None, None),
-                DueBecause::Mentioned(e) => (DueReason::Mention, EntityObject::load(store, pin, e), None),
+                DueBecause::Mentioned(e) => (DueReason::Mention, EntityObject::load(store, pin, e)?, None),
                 DueBecause::Cue(s) => (DueReason::Cue, None, Some((f64::from(s) * 1e6).round() / 1e6)),
             };
-            DueIntention {
+            Ok(DueIntention {
                 intention: IntentionObject { pin: Arc::clone(pin), view: d.intention },
                 reason,
                 entity,
                 similarity,
-            }
+            })
         })
         .collect()
 }

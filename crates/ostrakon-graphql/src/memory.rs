@@ -52,7 +52,7 @@ impl RecordItem {
     /// The entity, when it is one.
     async fn entity(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
         Ok(match self.record {
-            RecordRef::Entity(id) => EntityObject::load(store(ctx)?, &self.pin, id),
+            RecordRef::Entity(id) => EntityObject::load(store(ctx)?, &self.pin, id)?,
             _ => None,
         })
     }
@@ -60,7 +60,7 @@ impl RecordItem {
     /// The episode, when it is one.
     async fn episode(&self, ctx: &Context<'_>) -> Result<Option<EpisodeObject>> {
         Ok(match self.record {
-            RecordRef::Episode(id) => EpisodeObject::load(store(ctx)?, &self.pin, id),
+            RecordRef::Episode(id) => EpisodeObject::load(store(ctx)?, &self.pin, id)?,
             _ => None,
         })
     }

@@ -117,7 +117,7 @@ impl EntityObject {
         let store = store(ctx)?;
         let first = crate::paging::page_size(ctx, Some(first))?;
         let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?;
-        Ok(crate::topics::related(store, &self.pin, &net.value, self.entity.id, first))
+        crate::topics::related(store, &self.pin, &net.value, self.entity.id, first)
     }
 
     /// The topic it belongs to, if it has associations.
@@ -140,7 +140,7 @@ impl EntityObject {
         let store = store(ctx)?;
         let first = crate::paging::page_size(ctx, first)?;
         let after = after.as_deref().map(crate::paging::episode_cursor).transpose()?;
-        let page = store.mentioning(&self.pin.ns, self.entity.id, self.pin.basis.known_at, after, first);
+        let page = self.pin.reader(store).mentioning(self.entity.id, after, first).map_err(engine)?;
         let mut out = Connection::with_additional_fields(
             after.is_some(),
             page.more,
@@ -228,7 +228,7 @@ impl FactObject {
 
     /// What it is about.
     async fn subject(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
-        Ok(EntityObject::load(store(ctx)?, &self.pin, self.view.fact.subject))
+        EntityObject::load(store(ctx)?, &self.pin, self.view.fact.subject)
     }
 
     /// The relation.
@@ -305,14 +305,15 @@ impl FactObject {
     /// none: ARCHIVE, found by search only.
     async fn tiers(&self, ctx: &Context<'_>) -> Result<Vec<String>> {
         let record = ostrakon_core::RecordRef::Fact(self.view.fact.id);
-        let tiers = store(ctx)?.tiers_of(&self.pin.ns, record, self.pin.basis.known_at);
+        let tiers = self.pin.reader(store(ctx)?).tiers_of(record).map_err(engine)?;
         Ok(tiers.iter().map(ostrakon_core::Tier::label).collect())
     }
 
     /// Who first stated it: null for a client; for a fact the server's extractor found in
     /// an episode, the model and prompt version that read it (`model@prompt-version`).
     async fn source(&self, ctx: &Context<'_>) -> Result<Option<String>> {
-        Ok(store(ctx)?.extraction_of_batch(&self.pin.ns, self.view.asserted_seq).map(|(_, source)| source))
+        let batch = store(ctx)?.extraction_of_batch(&self.pin.ns, self.view.asserted_seq).map_err(engine)?;
+        Ok(batch.map(|(_, source)| source))
     }
 
     /// The episodes it comes from (the first `first` by id).
@@ -494,7 +495,7 @@ impl StatementObject {
 fn episodes(ctx: &Context<'_>, pin: &Arc<Pin>, ids: &[EpisodeId], first: i32) -> Result<Vec<EpisodeObject>> {
     let first = crate::paging::page_size(ctx, Some(first))?;
     let store = store(ctx)?;
-    Ok(ids.iter().filter_map(|id| EpisodeObject::load(store, pin, *id)).take(first).collect())
+    ids.iter().filter_map(|id| EpisodeObject::load(store, pin, *id).transpose()).take(first).collect()
 }
 
 #[Object(name = "Episode")]
@@ -536,7 +537,7 @@ impl EpisodeObject {
 
     /// The extractors (model and prompt version) that have read it, as known at knownAt.
     async fn extracted_by(&self, ctx: &Context<'_>) -> Result<Vec<String>> {
-        Ok(store(ctx)?.extracted_by(&self.pin.ns, self.episode.id, self.pin.basis.known_at))
+        self.pin.reader(store(ctx)?).extracted_by(self.episode.id).map_err(engine)
     }
 
     /// The batch that recorded it.
@@ -546,7 +547,8 @@ impl EpisodeObject {
 
     /// When the store learned it: the system time of the batch that recorded it.
     async fn recorded_at(&self, ctx: &Context<'_>) -> Result<DateTime> {
-        let time = store(ctx)?.batch_time(&self.pin.ns, ostrakon_core::Seq(self.recorded_seq));
+        let time =
+            store(ctx)?.batch_time(&self.pin.ns, ostrakon_core::Seq(self.recorded_seq)).map_err(engine)?;
         time.map(Into::into).ok_or_else(|| "the batch that recorded this episode is not in the log".into())
     }
 
@@ -579,14 +581,15 @@ impl EpisodeObject {
     ) -> Result<Vec<Mention>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        let found = store.mentions_of(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
-        Ok(found
+        let found = self.pin.reader(store).mentions_of(self.episode.id).map_err(engine)?;
+        found
             .into_iter()
             .filter_map(|(id, source)| {
-                Some(Mention { entity: EntityObject::load(store, &self.pin, id)?, source: source.into() })
+                let entity = EntityObject::load(store, &self.pin, id).transpose()?;
+                Some(entity.map(|entity| Mention { entity, source: source.into() }))
             })
             .take(first)
-            .collect())
+            .collect::<Result<_>>()
     }
 
     /// The facts stated with it as provenance, with their status at the read's point (the
@@ -598,7 +601,7 @@ impl EpisodeObject {
     ) -> Result<Vec<FactObject>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
-        let mut ids = store.sourced_facts(&self.pin.ns, self.episode.id, self.pin.basis.known_at);
+        let mut ids = self.pin.reader(store).sourced_facts(self.episode.id).map_err(engine)?;
         ids.truncate(first);
         Ok(FactObject::load_many(store, &self.pin, &ids))
     }
@@ -612,8 +615,8 @@ impl EpisodeObject {
 impl EpisodeObject {
     fn neighbour(&self, ctx: &Context<'_>, forward: bool) -> Result<Option<EpisodeObject>> {
         let store = store(ctx)?;
-        let id = store.thread_neighbour(&self.pin.ns, self.episode.id, self.pin.basis.known_at, forward);
-        Ok(id.and_then(|id| EpisodeObject::load(store, &self.pin, id)))
+        let id = self.pin.reader(store).thread_neighbour(self.episode.id, forward).map_err(engine)?;
+        Ok(id.map(|id| EpisodeObject::load(store, &self.pin, id)).transpose()?.flatten())
     }
 }
 
@@ -653,7 +656,7 @@ impl ValueObject {
     /// The entity, when it is one.
     async fn entity(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
         match self.value {
-            Value::Entity(id) => Ok(EntityObject::load(store(ctx)?, &self.pin, id)),
+            Value::Entity(id) => EntityObject::load(store(ctx)?, &self.pin, id),
             Value::Literal(_) => Ok(None),
         }
     }

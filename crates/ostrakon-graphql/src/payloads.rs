@@ -178,8 +178,8 @@ pub struct DefinePredicatePayload {
     pub predicate: Predicate,
 }
 
-pub(crate) fn created(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<EntityObject> {
-    receipt.created.iter().filter_map(|id| EntityObject::load(store, pin, *id)).collect()
+pub(crate) fn created(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Result<Vec<EntityObject>> {
+    receipt.created.iter().filter_map(|id| EntityObject::load(store, pin, *id).transpose()).collect()
 }
 
 pub(crate) fn written_facts(store: &Store, pin: &Arc<Pin>, receipt: &Receipt) -> Vec<FactObject> {

@@ -305,7 +305,7 @@ impl Plan {
         let (valid_at, known_at, at) = (time("validAt").ok()?, time("knownAt").ok()?, time("at").ok()?);
         let known_at_seq: Option<u64> = self.arg("knownAtSeq", variables).ok()?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref()).ok()?;
-        let known = store.basis(&ns, at).ok()?.known_at;
+        let known = store.basis(&ns, at).ok()?;
         let subject: EntityRefInput = self.arg("subject", variables).ok()??;
         let subject = existing_entity(store, &ns, known, "subject", &subject).ok()?;
         let views = if self.history {

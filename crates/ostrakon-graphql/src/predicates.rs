@@ -14,7 +14,7 @@ const NEAREST: usize = 3;
 
 /// That `name` is a predicate `ns` declared or used.
 pub(crate) fn known(store: &Store, ns: &Namespace, field: &str, name: &str) -> Result<()> {
-    let names = store.predicate_names(ns);
+    let names = store.predicate_names(ns).map_err(crate::error::engine_error)?;
     // A namespace with no predicate has nothing to misspell: its answer is empty.
     if names.is_empty() || names.iter().any(|n| n == name) {
         return Ok(());

@@ -18,9 +18,9 @@ pub struct EntityObject {
 
 impl EntityObject {
     /// The entity `id` as known at the pin, if it was known then.
-    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> Option<Self> {
-        let entity = store.entity_version(&pin.ns, id, pin.basis.known_at)?;
-        Some(EntityObject { pin: Arc::clone(pin), entity })
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EntityId) -> async_graphql::Result<Option<Self>> {
+        let entity = pin.reader(store).entity_version(id).map_err(crate::error::engine_error)?;
+        Ok(entity.map(|entity| EntityObject { pin: Arc::clone(pin), entity }))
     }
 }
 
@@ -33,9 +33,12 @@ pub struct EpisodeObject {
 }
 
 impl EpisodeObject {
-    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> Option<Self> {
-        let known_at = pin.basis.known_at;
-        let (episode, recorded) = store.episode_at(&pin.ns, id, known_at)?;
-        Some(EpisodeObject { pin: Arc::clone(pin), episode, recorded_seq: recorded.0 })
+    pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: EpisodeId) -> async_graphql::Result<Option<Self>> {
+        let found = pin.reader(store).episode_at(id).map_err(crate::error::engine_error)?;
+        Ok(found.map(|(episode, recorded)| EpisodeObject {
+            pin: Arc::clone(pin),
+            episode,
+            recorded_seq: recorded.0,
+        }))
     }
 }

@@ -250,7 +250,7 @@ impl SearchHit {
     /// The entity, when it is one.
     async fn entity(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
         Ok(match self.hit.record {
-            RecordRef::Entity(id) => EntityObject::load(store(ctx)?, &self.pin, id),
+            RecordRef::Entity(id) => EntityObject::load(store(ctx)?, &self.pin, id)?,
             _ => None,
         })
     }
@@ -258,7 +258,7 @@ impl SearchHit {
     /// The episode, when it is one.
     async fn episode(&self, ctx: &Context<'_>) -> Result<Option<EpisodeObject>> {
         Ok(match self.hit.record {
-            RecordRef::Episode(id) => EpisodeObject::load(store(ctx)?, &self.pin, id),
+            RecordRef::Episode(id) => EpisodeObject::load(store(ctx)?, &self.pin, id)?,
             _ => None,
         })
     }
@@ -285,12 +285,11 @@ impl Search {
     /// Entities the query text names (they seed the graph component).
     async fn matched_entities(&self, ctx: &Context<'_>) -> Result<Vec<EntityObject>> {
         let store = store(ctx)?;
-        Ok(self
-            .result
+        self.result
             .matched_entities
             .iter()
-            .filter_map(|e| EntityObject::load(store, &self.pin, *e))
-            .collect())
+            .filter_map(|e| EntityObject::load(store, &self.pin, *e).transpose())
+            .collect::<Result<_>>()
     }
 
     /// The last batch the search indexes held whole (text and vectors); the text holds
@@ -377,7 +376,7 @@ impl ContextObject {
         ctx: &async_graphql::Context<'_>,
     ) -> async_graphql::Result<Vec<crate::intentions::DueIntention>> {
         let store = crate::context::store(ctx)?;
-        Ok(crate::intentions::due(store, &self.pin, self.block.intentions.clone()))
+        crate::intentions::due(store, &self.pin, self.block.intentions.clone())
     }
 
     /// The facts in the block: in force, most relevant first.
@@ -388,13 +387,21 @@ impl ContextObject {
     /// The episodes in the block, most relevant first.
     async fn episodes(&self, ctx: &Context<'_>) -> Result<Vec<EpisodeObject>> {
         let store = store(ctx)?;
-        Ok(self.block.episodes.iter().filter_map(|e| EpisodeObject::load(store, &self.pin, e.id)).collect())
+        self.block
+            .episodes
+            .iter()
+            .filter_map(|e| EpisodeObject::load(store, &self.pin, e.id).transpose())
+            .collect::<Result<_>>()
     }
 
     /// The entities in the block.
     async fn entities(&self, ctx: &Context<'_>) -> Result<Vec<EntityObject>> {
         let store = store(ctx)?;
-        Ok(self.block.entities.iter().filter_map(|e| EntityObject::load(store, &self.pin, e.id)).collect())
+        self.block
+            .entities
+            .iter()
+            .filter_map(|e| EntityObject::load(store, &self.pin, e.id).transpose())
+            .collect::<Result<_>>()
     }
 
     /// The search it was built from.

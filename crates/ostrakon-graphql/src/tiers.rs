@@ -8,7 +8,7 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use ostrakon_core::{EntityId, EpisodeId, FactId, RecordRef, Tier};
 use serde::Deserialize;
 
-use crate::context::{Pin, store};
+use crate::context::{Pin, engine, store};
 use crate::input::{invalid, parse_id};
 use crate::objects::{EntityObject, EpisodeObject, FactObject};
 
@@ -108,13 +108,13 @@ impl PlacedRecord {
     /// The entity, if the record is one.
     async fn entity(&self, ctx: &Context<'_>) -> Result<Option<EntityObject>> {
         let RecordRef::Entity(id) = self.record else { return Ok(None) };
-        Ok(EntityObject::load(store(ctx)?, &self.pin, id))
+        EntityObject::load(store(ctx)?, &self.pin, id)
     }
 
     /// The episode, if the record is one.
     async fn episode(&self, ctx: &Context<'_>) -> Result<Option<EpisodeObject>> {
         let RecordRef::Episode(id) = self.record else { return Ok(None) };
-        Ok(EpisodeObject::load(store(ctx)?, &self.pin, id))
+        EpisodeObject::load(store(ctx)?, &self.pin, id)
     }
 
     /// The batch that placed it (null in ARCHIVE).
@@ -203,7 +203,7 @@ impl TiersObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<PlacedRecord>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
-        let members = store(ctx)?.tier_members(&self.pin.ns, &Tier::Core, self.pin.basis.known_at);
+        let members = self.pin.reader(store(ctx)?).tier_members(&Tier::Core).map_err(engine)?;
         Ok(self.placed(members, first))
     }
 
@@ -214,17 +214,17 @@ impl TiersObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<ScopeObject>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
-        let store = store(ctx)?;
-        let known_at = self.pin.basis.known_at;
-        Ok(store
-            .scopes(&self.pin.ns, known_at)
-            .into_iter()
-            .take(first)
-            .map(|(name, _, touched)| {
-                let members = store.tier_members(&self.pin.ns, &Tier::Active(name.clone()), known_at);
-                ScopeObject { records: self.placed(members, usize::MAX), name, last_placed_seq: touched.0 }
-            })
-            .collect())
+        let reader = self.pin.reader(store(ctx)?);
+        let mut out = Vec::new();
+        for (name, _, touched) in reader.scopes().map_err(engine)?.into_iter().take(first) {
+            let members = reader.tier_members(&Tier::Active(name.clone())).map_err(engine)?;
+            out.push(ScopeObject {
+                records: self.placed(members, usize::MAX),
+                name,
+                last_placed_seq: touched.0,
+            });
+        }
+        Ok(out)
     }
 
     /// Upkeep's proposals that no placement or release has answered yet.
@@ -234,7 +234,7 @@ impl TiersObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<ProposalObject>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
-        let open = store(ctx)?.open_proposals(&self.pin.ns, self.pin.basis.known_at);
+        let open = self.pin.reader(store(ctx)?).open_proposals().map_err(engine)?;
         Ok(open
             .into_iter()
             .take(first)
@@ -248,7 +248,7 @@ impl TiersObject {
 
     /// What upkeep does, and the budget shares and caps.
     async fn settings(&self, ctx: &Context<'_>) -> Result<TierSettingsObject> {
-        Ok(store(ctx)?.tier_settings(&self.pin.ns, self.pin.basis.known_at).into())
+        Ok(self.pin.reader(store(ctx)?).tier_settings().map_err(engine)?.into())
     }
 
     /// The point they were read at.

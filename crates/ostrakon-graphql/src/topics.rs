@@ -50,20 +50,24 @@ impl TopicObject {
         #[graphql(default = 100)] first: i32,
     ) -> async_graphql::Result<Vec<TopicMember>> {
         let first = crate::paging::page_size(ctx, Some(first))?;
-        Ok(self
-            .topic
+        self.topic
             .members
             .iter()
             .filter_map(|(e, c)| {
-                Some(TopicMember { entity: EntityObject::load(&self.store, &self.pin, *e)?, centrality: *c })
+                let entity = EntityObject::load(&self.store, &self.pin, *e).transpose()?;
+                Some(entity.map(|entity| TopicMember { entity, centrality: *c }))
             })
             .take(first)
-            .collect())
+            .collect::<async_graphql::Result<_>>()
     }
 
     /// Episodes that mention most of its members (up to three).
-    async fn episodes(&self) -> Vec<EpisodeObject> {
-        self.topic.episodes.iter().filter_map(|e| EpisodeObject::load(&self.store, &self.pin, *e)).collect()
+    async fn episodes(&self) -> async_graphql::Result<Vec<EpisodeObject>> {
+        self.topic
+            .episodes
+            .iter()
+            .filter_map(|e| EpisodeObject::load(&self.store, &self.pin, *e).transpose())
+            .collect()
     }
 
     /// How many closed segments mention a member.
@@ -107,7 +111,7 @@ pub(crate) fn related(
     net: &TopicNetwork,
     of: EntityId,
     first: usize,
-) -> Vec<Related> {
+) -> async_graphql::Result<Vec<Related>> {
     let mut found: Vec<&Association> =
         net.edges.iter().filter(|a| a.pair.0 == of || a.pair.1 == of).collect();
     found.sort_by(|a, b| {
@@ -120,13 +124,18 @@ pub(crate) fn related(
         .take(first)
         .filter_map(|a| {
             let other = if a.pair.0 == of { a.pair.1 } else { a.pair.0 };
-            Some(Related {
-                entity: EntityObject::load(store, pin, other)?,
+            let entity = match EntityObject::load(store, pin, other) {
+                Ok(Some(entity)) => entity,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            };
+            Some(Ok(Related {
+                entity,
                 weight: a.weight,
                 segments: a.segments,
                 similarity: a.similarity,
                 retention: a.retention,
-            })
+            }))
         })
         .collect()
 }

@@ -210,10 +210,10 @@ impl Metrics {
             }
         };
         gauge(w, "ostrakon_log_bytes", "Size of each namespace's log in bytes.", &|ns| {
-            Some(store.log_size(ns))
+            store.log_size(ns).ok()
         });
         gauge(w, "ostrakon_log_batches", "Batches in each namespace's log.", &|ns| {
-            Some(store.counts(ns).batches)
+            store.counts(ns).ok().map(|c| c.batches)
         });
         gauge(
             w,

@@ -364,7 +364,7 @@ pub async fn target() -> (Arc<Store>, OstrakonSchema) {
 
 /// Batches in every namespace.
 fn batches(store: &Store) -> u64 {
-    store.namespaces().iter().map(|ns: &Namespace| store.counts(ns).batches).sum()
+    store.namespaces().iter().map(|ns: &Namespace| store.counts(ns).unwrap().batches).sum()
 }
 
 /// Runs case `seed` and checks its answer; `Err` says what broke.

@@ -63,7 +63,7 @@ fn names(store: &Store, ns: &Namespace, at: ReadAt) -> Vec<String> {
 /// the batch that made it), and the counts — equal on nodes that applied the same batches.
 fn answers(store: &Store, ns: &Namespace) -> (Seq, Vec<(Seq, ostrakon_engine::core::Entity)>, String) {
     let page = store.entities(ns, &EntityFilter::default(), ReadAt::latest(), None, 1_000).unwrap();
-    (page.basis.known_at, page.value.items, format!("{:?}", store.counts(ns)))
+    (page.basis.known_at, page.value.items, format!("{:?}", store.counts(ns).unwrap()))
 }
 
 fn at_seq(seq: Seq) -> ReadAt {

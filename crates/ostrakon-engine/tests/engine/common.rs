@@ -150,7 +150,7 @@ impl Fixture {
     pub fn show(&self, v: &ostrakon_engine::core::Value) -> String {
         match v {
             ostrakon_engine::core::Value::Entity(id) => {
-                self.store.inspect(&self.ns, |i| i.entity(*id).map(|e| e.name.clone())).unwrap()
+                self.store.inspect(&self.ns, |i| i.entity(*id).map(|e| e.name.clone())).unwrap().unwrap()
             }
             ostrakon_engine::core::Value::Literal(Literal::String(s)) => s.clone(),
             ostrakon_engine::core::Value::Literal(l) => l.to_string(),

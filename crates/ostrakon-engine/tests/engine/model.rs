@@ -388,7 +388,7 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         }
     }
     let Some(first) = first_seq else { return Ok(()) };
-    let last = fx.store.counts(&fx.ns).batches;
+    let last = fx.store.counts(&fx.ns).unwrap().batches;
     if let Some((_, s, _, _)) = probes.first() {
         check_analytics(&fx, &reference, &subjects, Seq(first.0 - 1 + u64::from(*s) % (last - first.0 + 2)))?;
     }

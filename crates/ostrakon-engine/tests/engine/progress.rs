@@ -28,15 +28,22 @@ fn declare(name: &str, aliases: &[&str]) -> Change {
 }
 
 fn mentions(fx: &Fixture, e: EpisodeId, s: Seq) -> Vec<(String, MentionSource)> {
-    fx.store.inspect(&fx.ns, |i| {
-        i.mentions_of(e, s).into_iter().map(|(id, src)| (i.entity(id).unwrap().name.clone(), src)).collect()
-    })
+    fx.store
+        .inspect(&fx.ns, |i| {
+            i.mentions_of(e, s)
+                .into_iter()
+                .map(|(id, src)| (i.entity(id).unwrap().name.clone(), src))
+                .collect()
+        })
+        .unwrap()
 }
 
 fn mentioning(store: &Store, fx: &Fixture, entity: EntityId, s: Seq) -> Vec<EpisodeId> {
-    store.inspect(&fx.ns, |i| {
-        i.mentioning(entity, s, None, 100).items.into_iter().map(|(_, e)| e.id).collect()
-    })
+    store
+        .inspect(&fx.ns, |i| {
+            i.mentioning(entity, s, None, 100).items.into_iter().map(|(_, e)| e.id).collect()
+        })
+        .unwrap()
 }
 
 const LATEST: Seq = Seq(u64::MAX);
@@ -92,8 +99,8 @@ fn known_names_in_the_text_are_recorded_as_mentions_once_and_never_retroactively
     }
     for store in [&reopened, &copy] {
         for e in [first, second, third] {
-            let got = store.inspect(&fx.ns, |i| i.mentions_of(e, LATEST));
-            let want = fx.store.inspect(&fx.ns, |i| i.mentions_of(e, LATEST));
+            let got = store.inspect(&fx.ns, |i| i.mentions_of(e, LATEST)).unwrap();
+            let want = fx.store.inspect(&fx.ns, |i| i.mentions_of(e, LATEST)).unwrap();
             assert_eq!(got, want);
         }
         assert_eq!(mentioning(store, &fx, bob, LATEST), [first, third]);
@@ -109,8 +116,8 @@ fn threads_are_ordered_by_occurrence_as_known_at_s() {
     // Recorded later, occurred in between.
     let two = fx.append(vec![episode("two", "2024-01-02", "t"), episode("elsewhere", "2024-01-02", "u")]);
     let (two, elsewhere) = (two.episode(0).unwrap(), two.episode(1).unwrap());
-    let next = |e, s| fx.store.inspect(&fx.ns, |i| i.thread_neighbour(e, s, true).map(|x| x.id));
-    let prev = |e, s| fx.store.inspect(&fx.ns, |i| i.thread_neighbour(e, s, false).map(|x| x.id));
+    let next = |e, s| fx.store.inspect(&fx.ns, |i| i.thread_neighbour(e, s, true).map(|x| x.id)).unwrap();
+    let prev = |e, s| fx.store.inspect(&fx.ns, |i| i.thread_neighbour(e, s, false).map(|x| x.id)).unwrap();
     assert_eq!(next(one, LATEST), Some(two));
     assert_eq!(next(two, LATEST), Some(three));
     assert_eq!(prev(three, LATEST), Some(two));
@@ -164,15 +171,15 @@ fn episodes_list_the_facts_they_sourced_and_merges_gather_mentions() {
         declare("Albert", &[]),
     ]);
     let e2 = r.episode(0).unwrap();
-    let sourced = |e| fx.store.inspect(&fx.ns, |i| i.sourced_facts(e, LATEST));
+    let sourced = |e| fx.store.inspect(&fx.ns, |i| i.sourced_facts(e, LATEST)).unwrap();
     assert_eq!(sourced(e1), [fact]);
     assert_eq!(sourced(e2), [fact], "a corroboration lists the fact it restated");
-    assert_eq!(fx.store.inspect(&fx.ns, |i| i.sourced_facts(e2, Seq(r.seq.0 - 1))), Vec::new());
+    assert_eq!(fx.store.inspect(&fx.ns, |i| i.sourced_facts(e2, Seq(r.seq.0 - 1))).unwrap(), Vec::new());
 
     // Al (in the first episode's text, created by the fact in the same batch) and Albert
     // (second) are one: after the merge, Al's mentions include Albert's.
-    let al = fx.store.inspect(&fx.ns, |i| i.entities_named("Al")[0]);
-    let albert = fx.store.inspect(&fx.ns, |i| i.entities_named("Albert")[0]);
+    let al = fx.store.inspect(&fx.ns, |i| i.entities_named("Al")[0]).unwrap();
+    let albert = fx.store.inspect(&fx.ns, |i| i.entities_named("Albert")[0]).unwrap();
     assert_eq!(mentioning(&fx.store, &fx, al, LATEST), [e1]);
     let merged = fx.append(vec![Change::MergeEntities { from: albert, into: al }]).seq;
     assert_eq!(mentioning(&fx.store, &fx, al, LATEST), [e1, e2]);
@@ -223,5 +230,5 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
         }]),
         EngineError::LimitExceeded { .. }
     ));
-    assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()), seq, "nothing stored");
+    assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap(), seq, "nothing stored");
 }

@@ -26,7 +26,7 @@ impl AdminQuery {
     /// A namespace's settings, predicates and size.
     async fn namespace(&self, ctx: &Context<'_>, name: String) -> Result<NamespaceInfo> {
         let ns = namespace(ctx, &name, Mode::Read)?;
-        Ok(NamespaceInfo::of(store(ctx)?, &ns))
+        NamespaceInfo::of(store(ctx)?, &ns).map_err(engine)
     }
 
     /// The names of the namespaces this token may read (every one, without tokens),
@@ -108,10 +108,10 @@ impl AdminMutation {
             changes.push(Change::ConfigureTiers(tiers.patch()?));
         }
         if changes.is_empty() {
-            return Ok(NamespaceInfo::of(store, &ns));
+            return NamespaceInfo::of(store, &ns).map_err(engine);
         }
         let paths = vec![String::new(); changes.len()];
         commit(store, &ns, changes, &paths)?;
-        Ok(NamespaceInfo::of(store, &ns))
+        NamespaceInfo::of(store, &ns).map_err(engine)
     }
 }

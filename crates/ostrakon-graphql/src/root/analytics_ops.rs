@@ -325,7 +325,7 @@ impl AnalyticsQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "entity", &entity)?;
         let answer = store.timeline(&ns, subject, predicates.as_deref(), at).map_err(engine)?;
         let basis = (&answer.basis).into();
@@ -349,7 +349,7 @@ impl AnalyticsQuery {
                     .collect(),
             })
             .collect();
-        Ok(Timeline { basis, entity: EntityObject::load(store, &pin, subject), lanes })
+        Ok(Timeline { basis, entity: EntityObject::load(store, &pin, subject)?, lanes })
     }
 
     /// How long each value of one slot held within `[from, to)` (default: all time before
@@ -373,7 +373,7 @@ impl AnalyticsQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "entity", &entity)?;
         let from = from.as_ref().map(|t| time(store, &ns, "from", t)).transpose()?;
         let to = to.as_ref().map(|t| time(store, &ns, "to", t)).transpose()?;
@@ -419,7 +419,7 @@ impl AnalyticsQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, None)?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let wanted = value.as_ref().map(|v| object_value(store, &ns, known, "value", v)).transpose()?;
         let (from, to) = (time(store, &ns, "from", &from)?, time(store, &ns, "to", &to)?);
         let step = self::step(&step)?;
@@ -475,12 +475,11 @@ impl AnalyticsQuery {
             top: counts
                 .top
                 .into_iter()
-                .map(|(id, changes)| SubjectChanges {
-                    entity_id: ID(id.0.to_string()),
-                    entity: EntityObject::load(store, &pin, id),
-                    changes,
+                .map(|(id, changes)| {
+                    let entity = EntityObject::load(store, &pin, id)?;
+                    Ok(SubjectChanges { entity_id: ID(id.0.to_string()), entity, changes })
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
         })
     }
 
@@ -506,7 +505,7 @@ impl AnalyticsQuery {
     ) -> Result<Overlaps> {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, None)?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let side = |name: &str, s: &OverlapSide| -> Result<Side> {
             Ok(Side {
                 subject: s
@@ -527,12 +526,14 @@ impl AnalyticsQuery {
             store.overlaps(&ns, &a, &b, relation.into(), same_value, limit as usize, at).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
-        let stretch = |s: ostrakon_core::Stretch| Stretch {
-            subject: EntityObject::load(store, &pin, s.subject),
-            value: value(&pin, s.value),
-            valid: interval(&s.valid),
-            pin: Arc::clone(&pin),
-            id: s.fact,
+        let stretch = |s: ostrakon_core::Stretch| -> Result<Stretch> {
+            Ok(Stretch {
+                subject: EntityObject::load(store, &pin, s.subject)?,
+                value: value(&pin, s.value),
+                valid: interval(&s.valid),
+                pin: Arc::clone(&pin),
+                id: s.fact,
+            })
         };
         Ok(Overlaps {
             basis,
@@ -540,8 +541,8 @@ impl AnalyticsQuery {
                 .value
                 .pairs
                 .into_iter()
-                .map(|(x, y)| OverlapPair { a: stretch(x), b: stretch(y) })
-                .collect(),
+                .map(|(x, y)| Ok(OverlapPair { a: stretch(x)?, b: stretch(y)? }))
+                .collect::<Result<_>>()?,
             truncated: answer.value.truncated,
         })
     }
@@ -571,13 +572,15 @@ impl AnalyticsQuery {
             .value
             .into_iter()
             .take(first)
-            .map(|g| AggregateGroup {
-                subject: g.subject.and_then(|id| EntityObject::load(store, &pin, id)),
-                predicate: g.predicate,
-                value: g.value.map(|v| value(&pin, v)),
-                count: g.count,
+            .map(|g| {
+                Ok(AggregateGroup {
+                    subject: g.subject.map(|id| EntityObject::load(store, &pin, id)).transpose()?.flatten(),
+                    predicate: g.predicate,
+                    value: g.value.map(|v| value(&pin, v)),
+                    count: g.count,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(Aggregate { basis, groups })
     }
 }

@@ -92,9 +92,10 @@ impl GraphQuery {
             (None, Some(name)) => EntityRefInput::Name(name),
             _ => return Err(invalid("entity", "{…}", "give exactly one of `id` and `name`")),
         };
-        let found = existing_entity(store, &ns, basis.known_at, "entity", &reference)
-            .ok()
-            .and_then(|id| EntityObject::load(store, &pin, id));
+        let found = match existing_entity(store, &ns, basis, "entity", &reference) {
+            Ok(id) => EntityObject::load(store, &pin, id)?,
+            Err(_) => None,
+        };
         // One not found by id may have been erased: that says so. Any other nobody has
         // (yet, at knownAt) reads as null.
         if found.is_none()
@@ -165,7 +166,7 @@ impl GraphQuery {
             crate::predicates::known(store, &ns, "predicate", predicate)?;
         }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let filter = FactFilter {
             subject: subject
                 .as_ref()
@@ -198,7 +199,7 @@ impl GraphQuery {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
         crate::predicates::known(store, &ns, "predicate", &predicate)?;
         let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
@@ -266,7 +267,7 @@ impl GraphQuery {
             ));
         }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let known = store.basis(&ns, at).map_err(engine)?.known_at;
+        let known = store.basis(&ns, at).map_err(engine)?;
         let start = existing_entity(store, &ns, known, "entity", &entity)?;
         let answer = store.neighbors(&ns, start, depth, at).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
@@ -278,9 +279,10 @@ impl GraphQuery {
                 .into_iter()
                 .take(first)
                 .filter_map(|(id, distance)| {
-                    EntityObject::load(store, &pin, id).map(|entity| Neighbor { entity, distance })
+                    let entity = EntityObject::load(store, &pin, id).transpose()?;
+                    Some(entity.map(|entity| Neighbor { entity, distance }))
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
             edges: answer
                 .value
                 .edges
@@ -419,17 +421,17 @@ impl GraphMutation {
         let entities = noted
             .into_iter()
             .filter_map(|n| match receipt.ids.get(n) {
-                Some(Some(RecordId::Entity(id))) => EntityObject::load(store, &pin, *id),
+                Some(Some(RecordId::Entity(id))) => EntityObject::load(store, &pin, *id).transpose(),
                 _ => None,
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(RecordEpisodePayload {
             seq: receipt.seq.0,
             system_time: receipt.system_time.into(),
-            episode: receipt.episode(0).and_then(|id| EpisodeObject::load(store, &pin, id)),
+            episode: receipt.episode(0).map(|id| EpisodeObject::load(store, &pin, id)).transpose()?.flatten(),
             entities,
             facts: written_facts(store, &pin, &receipt),
-            created_entities: created(store, &pin, &receipt),
+            created_entities: created(store, &pin, &receipt)?,
             basis: (&pin.basis).into(),
             written: Written::of(&pin, &receipt),
         })
@@ -460,7 +462,7 @@ impl GraphMutation {
             seq: receipt.seq.0,
             system_time: receipt.system_time.into(),
             facts: written_facts(store, &pin, &receipt),
-            created_entities: created(store, &pin, &receipt),
+            created_entities: created(store, &pin, &receipt)?,
             basis: (&pin.basis).into(),
             written: Written::of(&pin, &receipt),
         })
@@ -545,8 +547,8 @@ impl GraphMutation {
         }
         let paths = vec![String::new(); changes.len()];
         let receipt = commit(store, &ns, changes, &paths)?;
-        let mut predicate: Predicate = store.predicate(&ns, &name).into();
-        predicate.embed = store.predicate_embedded(&ns, &name);
+        let mut predicate: Predicate = store.predicate(&ns, &name).map_err(engine)?.into();
+        predicate.embed = store.predicate_embedded(&ns, &name).map_err(engine)?;
         Ok(DefinePredicatePayload { seq: receipt.seq.0, system_time: receipt.system_time.into(), predicate })
     }
 }

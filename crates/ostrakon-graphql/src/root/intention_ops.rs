@@ -79,7 +79,7 @@ impl IntentionQuery {
         let mut answer = store.due_intentions(&ns, message.as_deref(), at).map_err(engine)?;
         answer.value.truncate(first);
         let pin = Pin::new(ns, answer.basis);
-        Ok(intentions::due(store, &pin, answer.value))
+        intentions::due(store, &pin, answer.value)
     }
 }
 

@@ -195,12 +195,11 @@ impl MemoryMutation {
                 .iter()
                 .take(MAX_REPORTED)
                 .filter_map(|(from, into)| {
-                    Some(Merge {
-                        from: EntityObject::load(store, &before, *from)?,
-                        into: EntityObject::load(store, &pin, *into)?,
-                    })
+                    let from = EntityObject::load(store, &before, *from).transpose()?;
+                    let into = EntityObject::load(store, &pin, *into).transpose()?;
+                    Some(from.and_then(|from| Ok(Merge { from, into: into? })))
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
             corroborated: report
                 .corroborated
                 .iter()

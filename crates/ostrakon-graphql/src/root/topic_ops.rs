@@ -100,18 +100,18 @@ impl TopicMutation {
             .take(MAX_REPORTED)
             .map(|(thread, episodes, end)| {
                 let (end, distance) = topics::end_kind(end);
-                ClosedSegment {
+                Ok(ClosedSegment {
                     thread,
                     episodes: episodes
                         .into_iter()
                         .take(MAX_REPORTED_EPISODES)
-                        .filter_map(|e| EpisodeObject::load(&store, &pin, e))
-                        .collect(),
+                        .filter_map(|e| EpisodeObject::load(&store, &pin, e).transpose())
+                        .collect::<Result<_>>()?,
                     end,
                     distance,
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(SegmentsPayload { seq: Some(seq.0), closed })
     }
 }
