@@ -32,7 +32,7 @@ struct Line {
 }
 
 /// How to run an evaluation.
-pub struct Options {
+pub(crate) struct Options {
     /// Namespace of lines that name none.
     pub namespace: Option<String>,
     /// Print each question's first gold rank.
@@ -96,7 +96,7 @@ impl Score {
 
 /// What `--without` leaves out: lists, and the speaker and time boosts.
 #[derive(Default)]
-pub struct Without {
+pub(crate) struct Without {
     /// Lists left out of the fusion.
     pub lists: Vec<Component>,
     /// No speaker boost (`speaker`).
@@ -109,7 +109,7 @@ pub struct Without {
 
 /// Parses `time,vector-in-time,…` into search components and the boosts `speaker` and
 /// `when`.
-pub fn components(list: &str) -> anyhow::Result<Without> {
+pub(crate) fn components(list: &str) -> anyhow::Result<Without> {
     let names = [
         ("text", Component::Text),
         ("text-in-context", Component::TextInContext),
@@ -136,7 +136,7 @@ pub fn components(list: &str) -> anyhow::Result<Without> {
 }
 
 /// Waits until the namespace's indexes hold all its batches, showing how far embedding is.
-pub fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
+pub(crate) fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut shown = Instant::now() - Duration::from_secs(60);
@@ -193,7 +193,7 @@ pub fn wait_for_index(store: &Store, ns: &Namespace) -> anyhow::Result<()> {
 
 /// Runs the questions of `file` against `store`; prints the table. Returns false when
 /// some line could not be evaluated.
-pub fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<bool> {
+pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let mut cuts: Vec<usize> = [1, 5, options.k].into_iter().filter(|c| *c <= options.k).collect();
     cuts.sort_unstable();

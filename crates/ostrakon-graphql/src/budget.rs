@@ -135,7 +135,7 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
 
 /// Deepest chain of fragments spreading fragments: each spread is a level of the walk,
 /// and a document of 2 MiB can chain 40,000 fragments, far past any thread's stack.
-pub const MAX_SPREAD_DEPTH: u64 = 64;
+pub(crate) const MAX_SPREAD_DEPTH: u64 = 64;
 
 /// Items assumed for a listing whose page argument is absent and has no default.
 const DEFAULT_PAGE: u64 = 50;

@@ -13,7 +13,7 @@ use crate::scalars::DateTime;
 /// What stands in an answer where an erased record was: its kind and id, the batch that
 /// held it and when it went — never its content.
 #[derive(SimpleObject)]
-pub struct ErasedMarker {
+pub(crate) struct ErasedMarker {
     /// `ENTITY`, `FACT`, `EPISODE` or `INTENTION`.
     pub kind: String,
     /// Its id.

@@ -124,13 +124,13 @@ pub fn rdf_error(error: ostrakon_rdf::RdfError) -> Error {
 }
 
 /// An error with a code and a message.
-pub fn coded(code: &'static str, message: impl Into<String>) -> Error {
+pub(crate) fn coded(code: &'static str, message: impl Into<String>) -> Error {
     Error::new(message).extend_with(|_, e| e.set("code", code))
 }
 
 /// Maps an engine error to a coded GraphQL error. An error about one change of a batch
 /// should be placed at the request's own path first ([`EngineError::within`]).
-pub fn engine_error(error: EngineError) -> Error {
+pub(crate) fn engine_error(error: EngineError) -> Error {
     match engine_code(&error) {
         Some(code) => coded(code, error.to_string()),
         None => {

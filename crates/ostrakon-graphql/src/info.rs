@@ -12,7 +12,7 @@ use ostrakon_engine::Store;
 
 /// A half-open interval `[from, to)`; `to` null means "until further notice".
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Interval {
+pub(crate) struct Interval {
     /// Start, included.
     pub from: DateTime,
     /// End, excluded.
@@ -25,7 +25,7 @@ pub(crate) fn interval(i: &CoreInterval) -> Interval {
 
 /// A predicate's declaration.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Predicate {
+pub(crate) struct Predicate {
     /// Its name.
     pub name: String,
     /// One value at a time or several.
@@ -56,7 +56,7 @@ impl From<PredicateDef> for Predicate {
 
 /// Record counts of a namespace.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Committed batches.
     pub batches: u64,
     /// Episodes.
@@ -72,7 +72,7 @@ pub struct Counts {
 /// A namespace: its settings, predicates and size.
 #[derive(SimpleObject, Clone, Debug)]
 #[graphql(name = "Namespace")]
-pub struct NamespaceInfo {
+pub(crate) struct NamespaceInfo {
     /// Its name.
     pub name: String,
     /// Where dates without an offset are placed.
@@ -101,7 +101,7 @@ pub struct NamespaceInfo {
 /// the batches up to `indexedSeq`; until it reaches `latestSeq` the newest are not yet
 /// found by `search`, `context` and `remember`.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Indexing {
+pub(crate) struct Indexing {
     /// Every batch up to this one is searchable.
     pub indexed_seq: u64,
     /// The namespace's last batch.
@@ -116,7 +116,7 @@ pub struct Indexing {
 
 /// How long a namespace keeps what it forgets with age.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Retention {
+pub(crate) struct Retention {
     /// Episodes recorded longer ago than this (an ISO 8601 duration, `P90D`) are erased by
     /// upkeep, the facts stated from them kept; null: kept forever.
     pub episodes_after: Option<String>,
@@ -130,7 +130,7 @@ impl From<ostrakon_core::RetentionPolicy> for Retention {
 
 /// Where a namespace's vectors come from.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct EmbeddingInfo {
+pub(crate) struct EmbeddingInfo {
     /// Built in, sent by clients, or none.
     pub mode: crate::input::EmbeddingModeKind,
     /// The vectors' length when clients send them.
@@ -223,7 +223,7 @@ fn indexing(store: &Store, ns: &Namespace, batches: u64) -> Indexing {
 
 /// One committed change, as the `events` subscription delivers it.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct EventNotice {
+pub(crate) struct EventNotice {
     /// Its namespace.
     pub namespace: String,
     /// Its batch.
@@ -246,7 +246,7 @@ pub struct EventNotice {
 
 /// A namespace's segmentation settings.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Segmentation {
+pub(crate) struct Segmentation {
     /// Distance threshold.
     pub threshold: f64,
     /// Hysteresis.

@@ -146,7 +146,7 @@ pub enum FactEmbeddingKind {
 /// Fields left out stay as they are.
 #[derive(InputObject, Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EmbeddingInput {
+pub(crate) struct EmbeddingInput {
     /// Where vectors come from.
     pub mode: Option<EmbeddingModeKind>,
     /// Their length (CLIENT only).

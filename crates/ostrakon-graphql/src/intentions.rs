@@ -12,7 +12,7 @@ use crate::objects::{EntityObject, EpisodeObject};
 use crate::scalars::DateTime;
 
 /// Something the agent means to do later.
-pub struct IntentionObject {
+pub(crate) struct IntentionObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) view: IntentionView,
 }
@@ -43,7 +43,7 @@ pub enum TriggerKind {
 
 /// One firing of an intention.
 #[derive(SimpleObject)]
-pub struct Firing {
+pub(crate) struct Firing {
     /// The batch that recorded it.
     pub seq: u64,
     /// When it fired (the episode's occurrence, or the trigger's time).
@@ -173,7 +173,7 @@ pub enum DueReason {
 
 /// A pending intention that is due now.
 #[derive(SimpleObject)]
-pub struct DueIntention {
+pub(crate) struct DueIntention {
     /// The intention.
     pub intention: IntentionObject,
     /// Why it is due.
@@ -204,7 +204,7 @@ pub(crate) fn due(store: &Store, pin: &Arc<Pin>, due: Vec<Due>) -> Result<Vec<Du
 
 /// A trigger: exactly one of `at`, `entities` or `cue`.
 #[derive(InputObject)]
-pub struct TriggerInput {
+pub(crate) struct TriggerInput {
     /// Due when this time comes.
     pub at: Option<DateTime>,
     /// Due when an episode (or message) mentions one of these entities.
@@ -218,7 +218,7 @@ pub struct TriggerInput {
 }
 
 /// Default similarity for cue triggers.
-pub const DEFAULT_CUE_THRESHOLD: f32 = 0.6;
+pub(crate) const DEFAULT_CUE_THRESHOLD: f32 = 0.6;
 
 impl TriggerInput {
     pub(crate) fn resolve(
@@ -255,7 +255,7 @@ impl TriggerInput {
 
 /// What `fireDueIntentions` recorded.
 #[derive(SimpleObject)]
-pub struct FiringPayload {
+pub(crate) struct FiringPayload {
     /// The batch; null if nothing fired.
     pub seq: Option<u64>,
     /// The intentions that fired, as they stand after.

@@ -13,7 +13,7 @@ use crate::retention::RecordKind;
 use crate::scalars::DateTime;
 
 /// One record with its retention, as `recallable` and `forecast` list them.
-pub struct RecordItem {
+pub(crate) struct RecordItem {
     pub(crate) pin: Arc<Pin>,
     pub(crate) record: RecordRef,
     pub(crate) dormant_at: Option<ostrakon_core::Timestamp>,
@@ -68,7 +68,7 @@ impl RecordItem {
 
 /// A list of records with the point it was read at.
 #[derive(SimpleObject)]
-pub struct RecordList {
+pub(crate) struct RecordList {
     /// The point it was read at.
     pub basis: Basis,
     /// The records.

@@ -179,7 +179,7 @@ pub(crate) fn facts_at(
 }
 
 /// A fact as seen from the read's (validAt, knownAt).
-pub struct FactObject {
+pub(crate) struct FactObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) view: FactView,
 }
@@ -394,7 +394,7 @@ impl FactObject {
 
 /// An observation, verbatim.
 /// One statement of a fact: an assertion of it.
-pub struct StatementObject {
+pub(crate) struct StatementObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) view: ostrakon_core::StatementView,
 }
@@ -622,7 +622,7 @@ impl EpisodeObject {
 
 /// An entity an episode mentions.
 #[derive(SimpleObject)]
-pub struct Mention {
+pub(crate) struct Mention {
     /// The entity, as it reads at the read's point (merges followed).
     pub entity: EntityObject,
     /// Who said so.
@@ -641,7 +641,7 @@ pub enum MentionSource {
 
 /// A value: an entity or a literal; exactly one of the typed fields is set.
 #[derive(Clone, Debug)]
-pub struct ValueObject {
+pub(crate) struct ValueObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) value: Value,
 }
@@ -704,7 +704,7 @@ impl ValueObject {
 
 /// An entity reached by a traversal.
 #[derive(SimpleObject)]
-pub struct Neighbor {
+pub(crate) struct Neighbor {
     /// The entity.
     pub entity: EntityObject,
     /// Hops from the start.
@@ -713,7 +713,7 @@ pub struct Neighbor {
 
 /// Entities within N hops and the facts joining them, every hop at one (validAt, knownAt).
 #[derive(SimpleObject)]
-pub struct Neighborhood {
+pub(crate) struct Neighborhood {
     /// The point it was read at.
     pub basis: Basis,
     /// Reached entities, by distance then id.
@@ -755,7 +755,7 @@ pub(crate) fn fact_page(
 
 /// A property of an entity.
 #[derive(SimpleObject)]
-pub struct Property {
+pub(crate) struct Property {
     /// Its key.
     pub key: String,
     /// Its value.

@@ -12,7 +12,7 @@ use ostrakon_core::Timestamp;
 /// What an answer was computed from; pass `seq` as `knownAtSeq` (and `validAt`) to get
 /// the same answer again.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Basis {
+pub(crate) struct Basis {
     /// The last batch visible to the read.
     pub seq: u64,
     /// That batch's system time (null before the first batch).
@@ -39,7 +39,7 @@ impl From<&ostrakon_engine::Basis> for Basis {
 
 /// The fields every listing adds to its connection.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// What the listing was computed from.
     pub basis: Basis,
 }

@@ -28,15 +28,15 @@ use ostrakon_engine::Store;
 /// Most items a report of upkeep lists (intentions fired, segments closed and their
 /// episodes, entities merged, facts corroborated, records gone dormant); the work is
 /// done whatever is listed.
-pub const MAX_REPORTED: usize = 1_000;
+pub(crate) const MAX_REPORTED: usize = 1_000;
 
 /// Most episodes listed for one segment closed.
-pub const MAX_REPORTED_EPISODES: usize = 100;
+pub(crate) const MAX_REPORTED_EPISODES: usize = 100;
 
 /// What a write committed, read back at its own batch.
 #[derive(SimpleObject)]
 #[graphql(complex)]
-pub struct WritePayload {
+pub(crate) struct WritePayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
     /// Its system time.
@@ -94,7 +94,7 @@ impl WritePayload {
 /// What `recordEpisode` committed.
 #[derive(SimpleObject)]
 #[graphql(complex)]
-pub struct RecordEpisodePayload {
+pub(crate) struct RecordEpisodePayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
     /// Its system time.
@@ -123,7 +123,7 @@ impl RecordEpisodePayload {
 
 /// Two entities found to be one.
 #[derive(SimpleObject)]
-pub struct Merge {
+pub(crate) struct Merge {
     /// The entity merged away, as it was just before.
     pub from: EntityObject,
     /// The entity both now read as.
@@ -132,7 +132,7 @@ pub struct Merge {
 
 /// A fact that merging made corroborate another statement of it.
 #[derive(SimpleObject)]
-pub struct Corroborated {
+pub(crate) struct Corroborated {
     /// The fact.
     pub fact: FactObject,
     /// How many statements it has now.
@@ -141,7 +141,7 @@ pub struct Corroborated {
 
 /// What consolidation did.
 #[derive(SimpleObject)]
-pub struct ConsolidationPayload {
+pub(crate) struct ConsolidationPayload {
     /// The batch that recorded the merges (null when nothing was merged).
     pub seq: Option<u64>,
     /// Entities merged.
@@ -156,7 +156,7 @@ pub struct ConsolidationPayload {
 
 /// What `recall` committed.
 #[derive(SimpleObject)]
-pub struct RecallPayload {
+pub(crate) struct RecallPayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
     /// Its system time.
@@ -169,7 +169,7 @@ pub struct RecallPayload {
 
 /// What `definePredicate` committed.
 #[derive(SimpleObject)]
-pub struct DefinePredicatePayload {
+pub(crate) struct DefinePredicatePayload {
     /// The batch's position in the namespace's log.
     pub seq: u64,
     /// Its system time.

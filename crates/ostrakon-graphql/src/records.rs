@@ -11,7 +11,7 @@ use ostrakon_engine::Store;
 use crate::context::Pin;
 
 /// Something talked about, as known at the read's knownAt.
-pub struct EntityObject {
+pub(crate) struct EntityObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) entity: Entity,
 }
@@ -26,7 +26,7 @@ impl EntityObject {
 
 /// Something said or observed, as known at the read's knownAt, with the batch that
 /// recorded it.
-pub struct EpisodeObject {
+pub(crate) struct EpisodeObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) episode: Episode,
     pub(crate) recorded_seq: u64,

@@ -140,7 +140,7 @@ pub struct DecayInput {
 
 /// A forgetting profile in force.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct ProfileInfo {
+pub(crate) struct ProfileInfo {
     /// The curve.
     pub model: DecayModelKind,
     /// The unit of strength, in seconds.
@@ -182,7 +182,7 @@ impl From<CoreProfile> for ProfileInfo {
 
 /// The profiles a namespace's records fade by.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct DecayProfiles {
+pub(crate) struct DecayProfiles {
     /// Episodes.
     pub episode: ProfileInfo,
     /// Entities.
@@ -192,7 +192,7 @@ pub struct DecayProfiles {
 }
 
 /// How accessible a record is: the trace fields every record has.
-pub struct TraceFields {
+pub(crate) struct TraceFields {
     pub(crate) pin: Arc<Pin>,
     pub(crate) record: RecordRef,
 }

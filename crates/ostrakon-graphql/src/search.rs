@@ -17,7 +17,7 @@ use crate::scalars::DateTime;
 
 /// Filters and tuning of a search.
 #[derive(InputObject, Clone, Debug, Default)]
-pub struct SearchFilter {
+pub(crate) struct SearchFilter {
     /// Kinds of result wanted (records of every kind when absent); `TOPIC` ranks the
     /// topics of the topic network too (`topics`).
     pub kinds: Option<Vec<SearchKind>>,
@@ -152,7 +152,7 @@ pub enum SearchComponent {
 
 /// A hit's rank in one list.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct ComponentRank {
+pub(crate) struct ComponentRank {
     /// Which list.
     pub component: SearchComponent,
     /// Its rank there, from 1.
@@ -163,7 +163,7 @@ pub struct ComponentRank {
 
 /// Why a hit ranks where it does.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Explanation {
+pub(crate) struct Explanation {
     /// Its rank in each list it was found in.
     pub components: Vec<ComponentRank>,
     /// Reciprocal-rank fusion: Σ 1/(20 + rank).
@@ -192,7 +192,7 @@ pub struct Explanation {
 }
 
 /// One hit: a fact, an entity or an episode.
-pub struct SearchHit {
+pub(crate) struct SearchHit {
     pin: Arc<Pin>,
     hit: ostrakon_engine::SearchHit,
 }
@@ -265,7 +265,7 @@ impl SearchHit {
 }
 
 /// A search's answer.
-pub struct Search {
+pub(crate) struct Search {
     pub(crate) pin: Arc<Pin>,
     pub(crate) result: SearchResult,
 }
@@ -325,7 +325,7 @@ impl Search {
 
 /// A topic found by a search.
 #[derive(async_graphql::SimpleObject)]
-pub struct TopicHit {
+pub(crate) struct TopicHit {
     /// The topic.
     pub topic: crate::topics::TopicObject,
     /// Its relevance to the query.
@@ -333,7 +333,7 @@ pub struct TopicHit {
 }
 
 /// What an agent puts in its prompt for a message.
-pub struct ContextObject {
+pub(crate) struct ContextObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) block: ContextBlock,
 }
@@ -412,7 +412,7 @@ impl ContextObject {
 
 /// What `remember` did.
 #[derive(SimpleObject)]
-pub struct RememberPayload {
+pub(crate) struct RememberPayload {
     /// The batch that recorded the recall (null when nothing was found).
     pub seq: Option<u64>,
     /// The search, as it was before the recall strengthened its hits.

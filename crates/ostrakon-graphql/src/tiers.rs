@@ -91,7 +91,7 @@ fn kind_and_scope(tier: &Tier) -> (TierKind, Option<String>) {
 }
 
 /// A record in a tier (or, in a context block's ARCHIVE, found by search).
-pub struct PlacedRecord {
+pub(crate) struct PlacedRecord {
     pub(crate) pin: Arc<Pin>,
     pub(crate) record: RecordRef,
     pub(crate) placement: Option<ostrakon_engine::Placement>,
@@ -134,7 +134,7 @@ impl PlacedRecord {
 }
 
 /// An ACTIVE scope and its records.
-pub struct ScopeObject {
+pub(crate) struct ScopeObject {
     pub(crate) name: String,
     pub(crate) last_placed_seq: u64,
     pub(crate) records: Vec<PlacedRecord>,
@@ -165,7 +165,7 @@ impl ScopeObject {
 
 /// A proposal of upkeep, open for review.
 #[derive(SimpleObject)]
-pub struct ProposalObject {
+pub(crate) struct ProposalObject {
     /// What it proposes to place or release.
     pub record: PlacedRecord,
     /// CORE or ACTIVE.
@@ -181,7 +181,7 @@ pub struct ProposalObject {
 }
 
 /// A namespace's tiers as known at the read point.
-pub struct TiersObject {
+pub(crate) struct TiersObject {
     pub(crate) pin: Arc<Pin>,
 }
 
@@ -260,7 +260,7 @@ impl TiersObject {
 /// A namespace's tier settings.
 #[derive(SimpleObject)]
 #[graphql(name = "TierSettings")]
-pub struct TierSettingsObject {
+pub(crate) struct TierSettingsObject {
     /// What upkeep does.
     pub policy: TierPolicyKind,
     /// CORE's share of a context's budget.
@@ -303,7 +303,7 @@ impl From<ostrakon_core::TierSettings> for TierSettingsObject {
 /// Tier settings to change (`configureNamespace(tiers:)`); the others stay.
 #[derive(InputObject, Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TiersInput {
+pub(crate) struct TiersInput {
     /// What upkeep does: OFF (default), PROPOSE or APPLY.
     pub policy: Option<TierPolicyKind>,
     /// CORE's share of a context's budget, in [0, 1] (default 0.3).
@@ -353,7 +353,7 @@ impl TiersInput {
 }
 
 /// One tier's part of a context block.
-pub struct ContextTier {
+pub(crate) struct ContextTier {
     pub(crate) pin: Arc<Pin>,
     pub(crate) used: ostrakon_engine::TierUse,
 }

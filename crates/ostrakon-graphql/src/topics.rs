@@ -11,7 +11,7 @@ use crate::context::Pin;
 use crate::records::{EntityObject, EpisodeObject};
 
 /// A topic: a community of the topic network, which only closed segments feed.
-pub struct TopicObject {
+pub(crate) struct TopicObject {
     pub(crate) pin: Arc<Pin>,
     pub(crate) topic: Topic,
     pub(crate) store: Arc<Store>,
@@ -19,7 +19,7 @@ pub struct TopicObject {
 
 /// A member of a topic with its centrality (summed weight of its associations).
 #[derive(SimpleObject)]
-pub struct TopicMember {
+pub(crate) struct TopicMember {
     /// The entity.
     pub entity: EntityObject,
     /// Its weighted degree in the topic network.
@@ -83,7 +83,7 @@ impl TopicObject {
 
 /// An association of the topic network, seen from one of its entities.
 #[derive(SimpleObject)]
-pub struct Related {
+pub(crate) struct Related {
     /// The other entity.
     pub entity: EntityObject,
     /// The edge's weight: closed segments mentioning both, plus their centroids' similarity
@@ -142,7 +142,7 @@ pub(crate) fn related(
 
 /// How threads are cut into segments; unset fields keep their current value.
 #[derive(InputObject)]
-pub struct SegmentationInput {
+pub(crate) struct SegmentationInput {
     /// Cosine distance (1 − cos) from the running segment's centroid above which an
     /// episode is off-topic, in (0, 2].
     pub threshold: Option<f32>,
@@ -169,7 +169,7 @@ impl SegmentationInput {
 
 /// A segment that closed.
 #[derive(SimpleObject)]
-pub struct ClosedSegment {
+pub(crate) struct ClosedSegment {
     /// Its thread.
     pub thread: String,
     /// Its episodes in the order they occurred.
@@ -204,7 +204,7 @@ pub(crate) fn end_kind(e: SegmentEnd) -> (SegmentEndKind, Option<f32>) {
 
 /// What `closeSegments` did.
 #[derive(SimpleObject)]
-pub struct SegmentsPayload {
+pub(crate) struct SegmentsPayload {
     /// The batch that recorded the closes; null if nothing closed.
     pub seq: Option<u64>,
     /// The segments closed.

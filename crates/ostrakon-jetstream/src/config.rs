@@ -46,4 +46,4 @@ impl Default for ClusterConfig {
 }
 
 /// Largest number of shard streams (each is a Raft group on every server).
-pub const MAX_SHARDS: u32 = 1024;
+pub(crate) const MAX_SHARDS: u32 = 1024;

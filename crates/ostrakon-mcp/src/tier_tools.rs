@@ -13,7 +13,7 @@ use crate::server::McpServer;
 /// Arguments of `pin_memory`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PlaceArgs {
+pub(crate) struct PlaceArgs {
     /// The fact's id, when the memory is a fact.
     #[serde(default)]
     pub fact: Option<String>,
@@ -39,7 +39,7 @@ pub struct PlaceArgs {
 /// Arguments of `tiers`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TiersArgs {
+pub(crate) struct TiersArgs {
     /// As the memory knew it then (default: now).
     #[serde(default)]
     pub known_at: Option<String>,

@@ -53,11 +53,11 @@ pub const MAX_NODES: usize = 20_000;
 
 /// Most triple patterns and path steps of a query the optimizer reorders; past it the
 /// query runs in the order written (the optimizer took 0.13 s at 64 patterns).
-pub const OPTIMIZE_MAX_PATTERNS: usize = 40;
+pub(crate) const OPTIMIZE_MAX_PATTERNS: usize = 40;
 
 /// Deepest algebra the optimizer sees (its type inference is cubic in a chain of
 /// `OPTIONAL`s).
-pub const OPTIMIZE_MAX_DEPTH: usize = 48;
+pub(crate) const OPTIMIZE_MAX_DEPTH: usize = 48;
 
 /// Stack of the thread a query runs on, beyond what its brackets need.
 const STACK_BASE: usize = 8 * 1024 * 1024;
@@ -71,7 +71,7 @@ fn exceeded(what: &str, value: usize, max: usize) -> RdfError {
 
 /// Checks the text of a query before it is parsed: its length and how deep its brackets
 /// nest.
-pub fn check_text(query: &str) -> Result<(), RdfError> {
+pub(crate) fn check_text(query: &str) -> Result<(), RdfError> {
     if query.len() > MAX_QUERY_BYTES {
         return Err(exceeded("bytes", query.len(), MAX_QUERY_BYTES));
     }
@@ -87,7 +87,7 @@ pub fn check_text(query: &str) -> Result<(), RdfError> {
 
 /// The stack a thread needs to parse and run `query`: the base, plus a level's worth for
 /// every bracket or operator character anywhere in it.
-pub fn stack_size(query: &str) -> usize {
+pub(crate) fn stack_size(query: &str) -> usize {
     let levels = query.bytes().filter(|b| matches!(b, b'(' | b'[' | b'{' | b'<') || is_operator(*b)).count();
     STACK_BASE.saturating_add(levels.saturating_mul(STACK_PER_BRACKET))
 }
@@ -98,7 +98,7 @@ fn is_operator(b: u8) -> bool {
 
 /// What [`scan`] finds in a query's text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     /// How deep its brackets nest.
     pub deepest: usize,
     /// How many operator characters it holds.
@@ -109,7 +109,7 @@ pub struct Scanned {
 /// `>>` close — and how many operator characters it holds, outside string literals,
 /// comments and IRIs (`<…>` with no character an IRI cannot hold); a backslash outside
 /// strings (a prefixed name's escape) hides the next character.
-pub fn scan(query: &str) -> Scanned {
+pub(crate) fn scan(query: &str) -> Scanned {
     let b = query.as_bytes();
     let (mut i, mut depth, mut deepest, mut operators) = (0, 0usize, 0usize, 0usize);
     while i < b.len() {
@@ -191,7 +191,7 @@ fn skip_string(b: &[u8], start: usize, quote: u8) -> usize {
 
 /// The size of a parsed query's algebra.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Measure {
+pub(crate) struct Measure {
     /// Nodes: graph patterns, triple patterns, expressions, path steps.
     pub nodes: usize,
     /// Triple patterns and path steps: what the optimizer's join ordering works on.
@@ -206,7 +206,7 @@ struct Stop;
 impl Measure {
     /// Measures `query`, refusing it when it is deeper than [`MAX_DEPTH`] or larger than
     /// [`MAX_NODES`].
-    pub fn of(query: &Query) -> Result<Measure, RdfError> {
+    pub(crate) fn of(query: &Query) -> Result<Measure, RdfError> {
         let mut m = Measure::default();
         let walked = match query {
             Query::Select { pattern, .. } | Query::Describe { pattern, .. } | Query::Ask { pattern, .. } => {
@@ -224,7 +224,7 @@ impl Measure {
     }
 
     /// Whether the optimizer may reorder this query.
-    pub fn optimizable(&self) -> bool {
+    pub(crate) fn optimizable(&self) -> bool {
         self.patterns <= OPTIMIZE_MAX_PATTERNS && self.depth <= OPTIMIZE_MAX_DEPTH
     }
 

@@ -21,7 +21,7 @@ use serde::Deserialize;
 pub const DEFAULT_MAX_LAG: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Most shard streams.
-pub const MAX_SHARDS: u32 = 1024;
+pub(crate) const MAX_SHARDS: u32 = 1024;
 
 /// Where the cluster is and how its streams are laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use sha2::Digest as _;
 /// Documents remembered by default.
 pub const DEFAULT_CACHED_DOCUMENTS: usize = 10_000;
 /// Most documents that may be remembered.
-pub const MAX_CACHED_DOCUMENTS: usize = 1_000_000;
+pub(crate) const MAX_CACHED_DOCUMENTS: usize = 1_000_000;
 /// Most bytes of registered documents kept, whatever their number: past it the least
 /// recently used are dropped.
 pub const CACHED_BYTES: usize = 64 << 20;

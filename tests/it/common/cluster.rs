@@ -20,7 +20,7 @@ use super::serve::{self, Server};
 
 /// NATS servers, Ostrakon nodes, and where each node listens now (a restarted node gets a
 /// new port).
-pub struct Cluster {
+pub(crate) struct Cluster {
     pub dir: tempfile::TempDir,
     pub nats: NatsServers,
     pub urls: String,
@@ -34,13 +34,13 @@ impl Cluster {
     /// `nats` servers (R = their number, at most 3), laid out with `ostrakon cluster init`,
     /// and `nodes` Ostrakon nodes; `None` (the test skips, saying why) where nats-server
     /// cannot be had.
-    pub fn start(nats: usize, nodes: usize) -> Option<Cluster> {
+    pub(crate) fn start(nats: usize, nodes: usize) -> Option<Cluster> {
         Self::start_proxied(nats, nodes, &[])
     }
 
     /// [`Cluster::start`], the nodes in `proxied` reaching the NATS servers through a
     /// proxy each (to cut or slow their connections).
-    pub fn start_proxied(nats: usize, nodes: usize, proxied: &[usize]) -> Option<Cluster> {
+    pub(crate) fn start_proxied(nats: usize, nodes: usize, proxied: &[usize]) -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
         let servers = ostrakon_jetstream::servers::start_for_tests(nats, &dir.path().join("nats"))?;
         let urls = servers.urls().join(",");
@@ -95,7 +95,7 @@ impl Cluster {
     }
 
     /// Starts node `i` (again) on its data directory.
-    pub fn start_node(&mut self, i: usize) {
+    pub(crate) fn start_node(&mut self, i: usize) {
         let urls = self.urls_of(i);
         let server = serve::start_with_args(
             &self.node_dir(i),
@@ -108,7 +108,7 @@ impl Cluster {
 
     /// Stops node `i` the planned way (SIGTERM) and waits until it has exited; how long
     /// that took.
-    pub fn stop_node(&mut self, i: usize) -> Duration {
+    pub(crate) fn stop_node(&mut self, i: usize) -> Duration {
         let started = Instant::now();
         if let Some(mut server) = self.servers[i].take() {
             let pid = server.child.id().to_string();
@@ -119,7 +119,7 @@ impl Cluster {
     }
 
     /// Kills node `i` at once.
-    pub fn kill_node(&mut self, i: usize) {
+    pub(crate) fn kill_node(&mut self, i: usize) {
         if let Some(mut server) = self.servers[i].take() {
             let _ = server.child.kill();
             let _ = server.child.wait();
@@ -127,21 +127,21 @@ impl Cluster {
     }
 
     /// Sends `signal` (`STOP`, `CONT`) to node `i`.
-    pub fn signal_node(&self, i: usize, signal: &str) {
+    pub(crate) fn signal_node(&self, i: usize, signal: &str) {
         if let Some(server) = &self.servers[i] {
             let pid = server.child.id().to_string();
             let _ = Command::new("kill").args([&format!("-{signal}"), &pid]).status();
         }
     }
 
-    pub fn addr(&self, i: usize) -> SocketAddr {
+    pub(crate) fn addr(&self, i: usize) -> SocketAddr {
         *self.addrs[i].lock().unwrap()
     }
 
     /// Restarts NATS server `i` the planned way: every stream it leads handed to its most
     /// caught-up replica (`ostrakon cluster handover`), then lame duck mode, then started
     /// again once every server is caught up. What moved, and how long it took to exit.
-    pub fn planned_restart(&mut self, i: usize) -> (Vec<String>, Duration) {
+    pub(crate) fn planned_restart(&mut self, i: usize) -> (Vec<String>, Duration) {
         let handover = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args(["cluster", "handover", "--cluster", &self.urls, "--server", &format!("n{i}")])
             .env("OSTRAKON_LOG", "warn")
@@ -158,7 +158,7 @@ impl Cluster {
     }
 
     /// The NATS server leading the stream of namespace `ns`.
-    pub fn leader(&self, ns: &str) -> Option<usize> {
+    pub(crate) fn leader(&self, ns: &str) -> Option<usize> {
         let config = ClusterConfig { urls: self.nats.urls(), ..ClusterConfig::default() };
         let backend = JetStreamBackend::connect(&config).ok()?;
         let name = backend.leader_of(ns).ok()??;
@@ -168,7 +168,7 @@ impl Cluster {
 
 /// How a write ended.
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Acknowledged at this batch.
     Acked(u64),
     /// Refused with a typed error that says nothing was written.
@@ -181,7 +181,7 @@ pub enum Outcome {
 }
 
 /// POSTs a GraphQL request; `Err(true)` when the request may have been received.
-pub fn post(addr: SocketAddr, query: &str, variables: Value) -> Result<Value, bool> {
+pub(crate) fn post(addr: SocketAddr, query: &str, variables: Value) -> Result<Value, bool> {
     let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) else { return Err(false) };
     let body = json!({ "query": query, "variables": variables }).to_string();
     let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
@@ -207,7 +207,7 @@ const WRITE: &str = "mutation($ns: String!, $id: String!, $text: String!, $who: 
 }";
 
 /// Records one episode with external id `id` through the node at `addr`.
-pub fn write(addr: SocketAddr, ns: &str, id: &str, who: &str) -> Outcome {
+pub(crate) fn write(addr: SocketAddr, ns: &str, id: &str, who: &str) -> Outcome {
     let variables = json!({ "ns": ns, "id": id, "text": format!("{who} wrote {id}"), "who": who });
     match post(addr, WRITE, variables) {
         Err(false) => Outcome::Down,
@@ -237,7 +237,7 @@ const READ: &str = "query($ns: String!, $s: Int, $after: String) {
 
 /// What node `addr` answers about `ns` at batch `seq` (latest when `None`): every
 /// episode (page by page, all at the first page's batch) and the entities.
-pub fn answers(addr: SocketAddr, ns: &str, seq: Option<u64>) -> Value {
+pub(crate) fn answers(addr: SocketAddr, ns: &str, seq: Option<u64>) -> Value {
     let page = |seq: Option<u64>, after: Option<String>| {
         let answer = post(addr, READ, json!({ "ns": ns, "s": seq, "after": after }))
             .unwrap_or_else(|_| panic!("reading {ns} on {addr}"));

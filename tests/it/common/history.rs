@@ -39,7 +39,7 @@ const READ_AT: &str = "2031-01-01T00:00:00Z";
 
 /// What an operation asked.
 #[derive(Clone, Debug)]
-pub enum What {
+pub(crate) enum What {
     /// One batch: an episode (by its external id), new entities, and facts on slots
     /// (slot, value; a value written before to the slot is a restatement).
     Write { episode: Option<String>, entities: Vec<String>, facts: Vec<(String, String)> },
@@ -53,7 +53,7 @@ pub enum What {
 
 /// How it ended.
 #[derive(Clone, Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Acknowledged, at this batch (a read: its basis), with what came back.
     Ok { seq: u64, answer: Answer },
     /// Refused with a code that says nothing was written.
@@ -64,7 +64,7 @@ pub enum Outcome {
 
 /// What an acknowledged operation answered.
 #[derive(Clone, Debug, Default)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// A write's statements, one per fact in the order asked.
     pub statements: Vec<String>,
     /// A write's episode id.
@@ -77,7 +77,7 @@ pub struct Answer {
 
 /// One operation of the history.
 #[derive(Clone, Debug)]
-pub struct Op {
+pub(crate) struct Op {
     pub client: usize,
     pub node: usize,
     pub invoked: Duration,
@@ -87,7 +87,7 @@ pub struct Op {
 }
 
 /// The history being recorded.
-pub struct History {
+pub(crate) struct History {
     pub started: Instant,
     pub ops: Mutex<Vec<Op>>,
 }
@@ -99,12 +99,12 @@ impl Default for History {
 }
 
 /// The namespace's slots.
-pub fn slot(i: usize) -> String {
+pub(crate) fn slot(i: usize) -> String {
     format!("slot-{i}")
 }
 
 /// Makes the namespace: the register predicate and its slots.
-pub fn prepare(addr: SocketAddr, ns: &str, slots: usize) {
+pub(crate) fn prepare(addr: SocketAddr, ns: &str, slots: usize) {
     let define = "mutation($ns: String!) { definePredicate(namespace: $ns, name: \"value\", cardinality: ONE, valueType: STRING) { seq } }";
     let answer = post(addr, define, json!({ "ns": ns })).expect("defining the register");
     assert!(answer.get("errors").is_none(), "{answer}");
@@ -201,13 +201,13 @@ fn ids(list: &Value, field: &str) -> Vec<String> {
 /// operation again: an unknown outcome stays unknown.
 /// What a client does besides writing and reading.
 #[derive(Clone, Copy)]
-pub struct Mix {
+pub(crate) struct Mix {
     /// Whether it erases episodes it wrote (each erasure also has the stream's Raft logs
     /// compacted: 10 MiB of filler, which loads the servers).
     pub erasures: bool,
 }
 
-pub fn client(
+pub(crate) fn client(
     id: usize,
     nodes: Vec<Arc<Mutex<SocketAddr>>>,
     ns: String,
@@ -338,7 +338,7 @@ const THINK: Duration = Duration::from_millis(5);
 
 /// What a node holds of the namespace, read at one batch.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Held {
+pub(crate) struct Held {
     pub seq: u64,
     /// External id → (episode id, batch).
     pub episodes: BTreeMap<String, (String, u64)>,
@@ -349,7 +349,7 @@ pub struct Held {
 }
 
 /// A statement as held: its id, its batch, and the batch that withdrew it.
-pub type Stated = (String, u64, Option<u64>);
+pub(crate) type Stated = (String, u64, Option<u64>);
 
 /// A value with one of its statements: the batch, and the batch that withdrew it.
 type Register<'a> = BTreeMap<&'a str, Vec<(&'a str, u64, Option<u64>)>>;
@@ -370,7 +370,7 @@ fn pages(addr: SocketAddr, query: &str, mut variables: Value, list: &str) -> Vec
 }
 
 /// What the node at `addr` holds of `ns` at batch `seq`.
-pub fn held(addr: SocketAddr, ns: &str, seq: u64, slots: usize) -> Held {
+pub(crate) fn held(addr: SocketAddr, ns: &str, seq: u64, slots: usize) -> Held {
     let episodes = pages(
         addr,
         "query($ns: String!, $s: Int, $after: String) { episodes(namespace: $ns, knownAtSeq: $s, first: 1000, after: $after) { nodes { id externalId recordedSeq } pageInfo { hasNextPage endCursor } } }",
@@ -425,7 +425,7 @@ pub fn held(addr: SocketAddr, ns: &str, seq: u64, slots: usize) -> Held {
 
 /// What the history came to.
 #[derive(Debug, Default)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub ops: usize,
     pub acknowledged_writes: usize,
     pub unknown: usize,
@@ -453,7 +453,7 @@ pub struct Verdict {
 
 impl Verdict {
     /// Whatever broke a promise, one line each.
-    pub fn violations(&self) -> Vec<String> {
+    pub(crate) fn violations(&self) -> Vec<String> {
         [
             &self.lost,
             &self.duplicated,
@@ -470,7 +470,7 @@ impl Verdict {
     }
 
     /// One line for a report.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         format!(
             "{} operations: {} writes acknowledged, {} unknown, {} refused ({} conflicts; {:?}), {} reads checked; \
              lost {}, duplicated {}, renamed {}, phantom {}, partial {}, stale reads {}, out of order {}; \
@@ -514,7 +514,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 /// Reads the history against what the nodes hold (`held`, read from one node: the
 /// caller checks that every node holds the same).
-pub fn check(history: &History, held: &Held) -> Verdict {
+pub(crate) fn check(history: &History, held: &Held) -> Verdict {
     let ops = history.ops.lock().unwrap().clone();
     let mut v = Verdict { ops: ops.len(), ..Verdict::default() };
     // Where each write took effect, and what the history says is there.

@@ -5,17 +5,17 @@
 
 #[path = "../../../crates/ostrakon-engine/tests/engine/common.rs"]
 mod fixture;
-pub use fixture::*;
+pub(crate) use fixture::*;
 
 /// The project's root: from `cargo test`'s environment when it sets one, so that a test
 /// binary built in another checkout of the same sources (a shared target directory)
 /// reads this checkout's files.
-pub fn project_root() -> std::path::PathBuf {
+pub(crate) fn project_root() -> std::path::PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into)
 }
 
 /// Runs a GraphQL operation as the local user; its data, which must come without errors.
-pub async fn gql(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> serde_json::Value {
+pub(crate) async fn gql(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> serde_json::Value {
     let request = async_graphql::Request::new(query).data(ostrakon_graphql::Access::Local);
     let response = serde_json::to_value(schema.execute(request).await).unwrap();
     assert!(response["errors"].is_null(), "{query}\n{response}");
@@ -23,17 +23,17 @@ pub async fn gql(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> serd
 }
 
 /// Runs a GraphQL operation that must fail; the code of its first error.
-pub async fn gql_error(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> String {
+pub(crate) async fn gql_error(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> String {
     let request = async_graphql::Request::new(query).data(ostrakon_graphql::Access::Local);
     let response = serde_json::to_value(schema.execute(request).await).unwrap();
     response["errors"][0]["extensions"]["code"].as_str().unwrap_or_else(|| panic!("{response}")).to_owned()
 }
 
-pub mod cluster;
-pub mod fuzz;
-pub mod history;
-pub mod proxy;
-pub mod python;
-pub mod serve;
-pub mod sparql_fuzz;
-pub mod stub_model;
+pub(crate) mod cluster;
+pub(crate) mod fuzz;
+pub(crate) mod history;
+pub(crate) mod proxy;
+pub(crate) mod python;
+pub(crate) mod serve;
+pub(crate) mod sparql_fuzz;
+pub(crate) mod stub_model;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One proxy: listens on `port`, forwards to its target.
-pub struct Proxy {
+pub(crate) struct Proxy {
     pub port: u16,
     state: Arc<State>,
 }
@@ -24,7 +24,7 @@ struct State {
 
 impl Proxy {
     /// A proxy to `target`, on a port of its own.
-    pub fn start(target: SocketAddr) -> Proxy {
+    pub(crate) fn start(target: SocketAddr) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(State {
@@ -66,12 +66,12 @@ impl Proxy {
     }
 
     /// The URL a NATS client connects through.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
     /// Closes every connection through it and refuses new ones until [`Proxy::heal`].
-    pub fn cut(&self) {
+    pub(crate) fn cut(&self) {
         self.state.cut.store(true, Ordering::SeqCst);
         for stream in self.state.open.lock().unwrap().drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
@@ -79,12 +79,12 @@ impl Proxy {
     }
 
     /// Holds every chunk back `delay` before forwarding it (zero: none).
-    pub fn delay(&self, delay: Duration) {
+    pub(crate) fn delay(&self, delay: Duration) {
         self.state.delay_micros.store(delay.as_micros() as u64, Ordering::SeqCst);
     }
 
     /// Lets connections through again, with no delay.
-    pub fn heal(&self) {
+    pub(crate) fn heal(&self) {
         self.state.cut.store(false, Ordering::SeqCst);
         self.delay(Duration::ZERO);
     }

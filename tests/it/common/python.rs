@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// A Python that imports every module of `modules`, if there is one.
-pub fn with(modules: &[&str]) -> Option<PathBuf> {
+pub(crate) fn with(modules: &[&str]) -> Option<PathBuf> {
     let python = std::env::var_os("OSTRAKON_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
         home.join(".cache/ostrakon-venv/bin/python")
@@ -32,7 +32,7 @@ pub fn with(modules: &[&str]) -> Option<PathBuf> {
 
 /// Runs `script` (in `tests/clients/`) with `args`; its standard output, which must
 /// come from a successful run.
-pub fn run(python: &PathBuf, script: &str, args: &[&std::ffi::OsStr]) -> String {
+pub(crate) fn run(python: &PathBuf, script: &str, args: &[&std::ffi::OsStr]) -> String {
     let path = super::project_root().join("tests").join("clients").join(script);
     let out = Command::new(python).arg(&path).args(args).output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 /// A running server and its address.
-pub struct Server {
+pub(crate) struct Server {
     pub child: Child,
     pub addr: SocketAddr,
 }
@@ -24,23 +24,27 @@ impl Drop for Server {
 }
 
 /// Starts `ostrakon serve` on an ephemeral loopback port and waits until /healthz answers.
-pub fn start(data: &Path) -> Server {
+pub(crate) fn start(data: &Path) -> Server {
     start_with(data, &[])
 }
 
 /// [`start`] with more environment variables.
-pub fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
+pub(crate) fn start_with(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
     start_with_args(data, env, &[])
 }
 
 /// [`start_with`] with more arguments to `ostrakon serve`.
-pub fn start_with_args(data: &Path, env: &[(&str, &std::ffi::OsStr)], args: &[&std::ffi::OsStr]) -> Server {
+pub(crate) fn start_with_args(
+    data: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    args: &[&std::ffi::OsStr],
+) -> Server {
     start_command(data, env, args, Stdio::inherit())
 }
 
 /// [`start_with_args`], logging at `info` into the returned text (every line the server
 /// wrote to stderr so far), as well as to the test's stderr.
-pub fn start_logged(
+pub(crate) fn start_logged(
     data: &Path,
     env: &[(&str, &std::ffi::OsStr)],
     args: &[&std::ffi::OsStr],
@@ -98,12 +102,12 @@ fn start_command(
 }
 
 /// One HTTP/1.1 request on its own connection; the status and body.
-pub fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+pub(crate) fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
     http_with(addr, method, path, "", body)
 }
 
 /// [`http`] with more header lines (each ending `\r\n`).
-pub fn http_with(
+pub(crate) fn http_with(
     addr: SocketAddr,
     method: &str,
     path: &str,
@@ -145,12 +149,12 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
-pub fn graphql(addr: SocketAddr, query: &str, variables: Value) -> std::io::Result<Value> {
+pub(crate) fn graphql(addr: SocketAddr, query: &str, variables: Value) -> std::io::Result<Value> {
     graphql_as(addr, None, query, variables)
 }
 
 /// [`graphql`] with a bearer token.
-pub fn graphql_as(
+pub(crate) fn graphql_as(
     addr: SocketAddr,
     token: Option<&str>,
     query: &str,

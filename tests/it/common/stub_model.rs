@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 /// The key the stub expects as `Authorization: Bearer …`.
-pub const KEY: &str = "stub-key-0123456789";
+pub(crate) const KEY: &str = "stub-key-0123456789";
 
 #[derive(Clone)]
 struct Shared {
@@ -28,7 +28,7 @@ struct Shared {
 }
 
 /// The running stub.
-pub struct StubModel {
+pub(crate) struct StubModel {
     /// Its address.
     pub addr: SocketAddr,
     shared: Shared,
@@ -37,7 +37,7 @@ pub struct StubModel {
 
 impl StubModel {
     /// Starts the stub on a loopback port, on its own thread and runtime.
-    pub fn start() -> StubModel {
+    pub(crate) fn start() -> StubModel {
         let path = super::project_root().join("tests/data/extraction/completions.jsonl");
         let recorded: HashMap<String, Value> = std::fs::read_to_string(path)
             .unwrap()
@@ -76,22 +76,22 @@ impl StubModel {
     }
 
     /// The base URL to configure.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/v1", self.addr)
     }
 
     /// Calls made for the episode whose text starts with `text`.
-    pub fn calls(&self, text: &str) -> usize {
+    pub(crate) fn calls(&self, text: &str) -> usize {
         self.shared.calls.lock().unwrap().iter().filter(|(k, _)| k.starts_with(text)).map(|(_, n)| n).sum()
     }
 
     /// Every call's request body, in order.
-    pub fn bodies(&self) -> Vec<Value> {
+    pub(crate) fn bodies(&self) -> Vec<Value> {
         self.shared.bodies.lock().unwrap().clone()
     }
 
     /// Lets a `[hold]` call answer.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         self.shared.release.notify_waiters();
         self.shared.release.notify_one();
     }

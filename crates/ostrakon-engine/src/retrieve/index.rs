@@ -17,7 +17,7 @@ use crate::saved_vectors::Stamp;
 use crate::sync::lock;
 
 /// How long a read waits for the indexes to catch up before giving up.
-pub const INDEX_WAIT: Duration = Duration::from_secs(120);
+pub(crate) const INDEX_WAIT: Duration = Duration::from_secs(120);
 
 /// The vectors of one namespace in one embedding mode.
 pub(crate) struct Vectors {

@@ -15,7 +15,7 @@ use ostrakon_engine::{
 use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
 
-pub struct Cluster {
+pub(crate) struct Cluster {
     _dir: tempfile::TempDir,
     _servers: NatsServers,
     config: ClusterConfig,
@@ -23,7 +23,7 @@ pub struct Cluster {
 
 impl Cluster {
     /// `None` (the test skips, saying why) where nats-server cannot be had.
-    pub fn start() -> Option<Cluster> {
+    pub(crate) fn start() -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
         let servers = ostrakon_jetstream::servers::start_for_tests(1, dir.path())?;
         let config =
@@ -33,7 +33,7 @@ impl Cluster {
     }
 
     /// A connection of its own.
-    pub fn backend(&self) -> Arc<dyn LogBackend> {
+    pub(crate) fn backend(&self) -> Arc<dyn LogBackend> {
         Arc::new(JetStreamBackend::connect(&self.config).unwrap())
     }
 

@@ -13,17 +13,17 @@ use ostrakon_engine::{
 use crate::common::{grep, iv, t, walk};
 
 /// Long strings found nowhere else, so that a byte search of the data directory means it.
-pub const NAME: &str = "Zyxwarbleton Quennimore";
-pub const ALIAS: &str = "Quennibald Xorvath";
+pub(crate) const NAME: &str = "Zyxwarbleton Quennimore";
+pub(crate) const ALIAS: &str = "Quennibald Xorvath";
 const SAID: &str = "Zyxwarbleton Quennimore said the orchid code is 5512-plover";
-pub const SECRET: &str = "orchid-plover-5512";
+pub(crate) const SECRET: &str = "orchid-plover-5512";
 
-pub fn ns() -> Namespace {
+pub(crate) fn ns() -> Namespace {
     Namespace::new("ns", "people").unwrap()
 }
 
 /// The story, with or without the person: returns the read points after each batch.
-pub fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
+pub(crate) fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
     let ns = ns();
     let mut points = Vec::new();
     let mut push = |r: ostrakon_engine::Receipt| points.push(r.seq);
@@ -84,7 +84,7 @@ pub fn write_story(store: &Store, with_person: bool) -> Vec<Seq> {
 }
 
 /// What a read at `s` says about everything but the person, by names and texts.
-pub fn answers(store: &Store, s: Seq) -> Vec<String> {
+pub(crate) fn answers(store: &Store, s: Seq) -> Vec<String> {
     let ns = ns();
     let at = ReadAt::bitemporal(t("2025-01-01"), s);
     let mut out = Vec::new();
@@ -163,7 +163,7 @@ fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store 
 /// The erasure key of the stores [`open`] opens (kept by the operator outside the data).
 const KEY: &[u8] = b"an erasure key of at least thirty-two bytes";
 
-pub fn person(store: &Store) -> ostrakon_engine::core::EntityId {
+pub(crate) fn person(store: &Store) -> ostrakon_engine::core::EntityId {
     store
         .at(&ns(), ostrakon_engine::ReadAt::latest())
         .unwrap()

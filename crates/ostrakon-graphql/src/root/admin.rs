@@ -19,7 +19,7 @@ use ostrakon_engine::Change;
 use ostrakon_engine::NamespacePatch;
 /// Queries: a namespace's settings and size.
 #[derive(Default)]
-pub struct AdminQuery;
+pub(super) struct AdminQuery;
 
 #[Object]
 impl AdminQuery {
@@ -53,7 +53,7 @@ impl AdminQuery {
 
 /// Mutations: a namespace's settings and size.
 #[derive(Default)]
-pub struct AdminMutation;
+pub(super) struct AdminMutation;
 
 #[Object]
 impl AdminMutation {

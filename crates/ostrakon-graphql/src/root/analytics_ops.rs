@@ -31,7 +31,7 @@ use ostrakon_core::Step;
 use std::sync::Arc;
 /// Queries: analytics over the histories of entities.
 #[derive(Default)]
-pub struct AnalyticsQuery;
+pub(super) struct AnalyticsQuery;
 
 /// What a series counts separately.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
@@ -95,7 +95,7 @@ pub enum AllenRelation {
 /// One side of `overlaps`: facts of a predicate, of one entity or of every subject, with
 /// one value or any.
 #[derive(async_graphql::InputObject, Clone, Debug)]
-pub struct OverlapSide {
+pub(super) struct OverlapSide {
     /// The subject; every subject of the predicate when absent.
     pub entity: Option<EntityRefInput>,
     /// The predicate.
@@ -106,7 +106,7 @@ pub struct OverlapSide {
 
 /// An entity's timeline.
 #[derive(SimpleObject)]
-pub struct Timeline {
+pub(super) struct Timeline {
     /// What it was read from.
     pub basis: Basis,
     /// The entity.
@@ -117,7 +117,7 @@ pub struct Timeline {
 
 /// What one predicate of an entity held over valid time.
 #[derive(SimpleObject)]
-pub struct Lane {
+pub(super) struct Lane {
     /// The predicate.
     pub predicate: String,
     /// The stretches, by start then value.
@@ -128,7 +128,7 @@ pub struct Lane {
 /// joined), with the facts in force in it.
 #[derive(SimpleObject)]
 #[graphql(complex)]
-pub struct Held {
+pub(super) struct Held {
     /// The value.
     pub value: ValueObject,
     /// The stretch.
@@ -156,7 +156,7 @@ impl Held {
 
 /// How long each value of a slot held.
 #[derive(SimpleObject)]
-pub struct Durations {
+pub(super) struct Durations {
     /// What it was read from.
     pub basis: Basis,
     /// The window's start (null: all time before `to`).
@@ -169,7 +169,7 @@ pub struct Durations {
 
 /// How long a value held within the window.
 #[derive(SimpleObject)]
-pub struct HeldFor {
+pub(super) struct HeldFor {
     /// The value.
     pub value: ValueObject,
     /// Time held, in seconds.
@@ -182,7 +182,7 @@ pub struct HeldFor {
 
 /// Subjects in force at each step.
 #[derive(SimpleObject)]
-pub struct Series {
+pub(super) struct Series {
     /// What it was read from.
     pub basis: Basis,
     /// The steps.
@@ -193,7 +193,7 @@ pub struct Series {
 
 /// Counts at each step of a series.
 #[derive(SimpleObject)]
-pub struct SeriesGroup {
+pub(super) struct SeriesGroup {
     /// The value counted (grouped by value).
     pub value: Option<ValueObject>,
     /// Subjects in force at each point.
@@ -202,7 +202,7 @@ pub struct SeriesGroup {
 
 /// Value changes per step.
 #[derive(SimpleObject)]
-pub struct Changes {
+pub(super) struct Changes {
     /// What it was read from.
     pub basis: Basis,
     /// Where each bucket starts; the last ends at `to`.
@@ -215,7 +215,7 @@ pub struct Changes {
 
 /// A subject and how often its values changed.
 #[derive(SimpleObject)]
-pub struct SubjectChanges {
+pub(super) struct SubjectChanges {
     /// The subject's id.
     pub entity_id: ID,
     /// The subject.
@@ -226,7 +226,7 @@ pub struct SubjectChanges {
 
 /// Pairs of facts in a relation.
 #[derive(SimpleObject)]
-pub struct Overlaps {
+pub(super) struct Overlaps {
     /// What it was read from.
     pub basis: Basis,
     /// The pairs, by a's start then b's.
@@ -237,7 +237,7 @@ pub struct Overlaps {
 
 /// A fact of each side.
 #[derive(SimpleObject)]
-pub struct OverlapPair {
+pub(super) struct OverlapPair {
     /// Of side a.
     pub a: Stretch,
     /// Of side b.
@@ -247,7 +247,7 @@ pub struct OverlapPair {
 /// A fact and one stretch where it is in force.
 #[derive(SimpleObject)]
 #[graphql(complex)]
-pub struct Stretch {
+pub(super) struct Stretch {
     /// Its subject.
     pub subject: Option<EntityObject>,
     /// Its value.
@@ -275,7 +275,7 @@ impl Stretch {
 
 /// Facts in force at one point, counted in groups.
 #[derive(SimpleObject)]
-pub struct Aggregate {
+pub(super) struct Aggregate {
     /// What it was read from.
     pub basis: Basis,
     /// The groups, most facts first.
@@ -284,7 +284,7 @@ pub struct Aggregate {
 
 /// One group of an aggregate.
 #[derive(SimpleObject)]
-pub struct AggregateGroup {
+pub(super) struct AggregateGroup {
     /// The subject (grouped by subject).
     pub subject: Option<EntityObject>,
     /// The predicate (grouped by predicate).

@@ -19,7 +19,7 @@ const MAX_ERASE_IDS: usize = 10_000;
 
 /// How long a namespace keeps episodes.
 #[derive(InputObject)]
-pub struct RetentionInput {
+pub(super) struct RetentionInput {
     /// Erase episodes recorded longer ago than this ISO 8601 duration in days, weeks,
     /// hours, minutes or seconds (`P90D`, `P12W`, `PT36H`; not months or years, whose
     /// length varies), keeping the facts stated from them; upkeep erases them within the
@@ -51,7 +51,7 @@ impl RetentionInput {
 /// A record an erasure removed: what it was and, when the server has an erasure key, the
 /// keyed digest of its content (the content itself is gone).
 #[derive(SimpleObject, Clone, Debug)]
-pub struct ErasedRecord {
+pub(super) struct ErasedRecord {
     /// `ENTITY`, `FACT`, `EPISODE` or `INTENTION`.
     pub kind: String,
     /// Its id.
@@ -63,7 +63,7 @@ pub struct ErasedRecord {
 
 /// What an erasure did.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct ErasePayload {
+pub(super) struct ErasePayload {
     /// The batch that records the erasure.
     pub seq: u64,
     /// When it committed.
@@ -78,7 +78,7 @@ pub struct ErasePayload {
 
 /// An erasure as the log keeps it, for audit.
 #[derive(SimpleObject, Clone, Debug)]
-pub struct Erasure {
+pub(super) struct Erasure {
     /// The batch that records it.
     pub seq: u64,
     /// When it committed.
@@ -138,7 +138,7 @@ fn erase(
 
 /// Queries: the audit list of erasures.
 #[derive(Default)]
-pub struct EraseQuery;
+pub(super) struct EraseQuery;
 
 #[Object]
 impl EraseQuery {
@@ -172,7 +172,7 @@ impl EraseQuery {
 /// Mutations: erasure and dropping a namespace. Unlike a correction, these change the
 /// past on purpose; they need a token with the `erase` (or `admin`) right.
 #[derive(Default)]
-pub struct EraseMutation;
+pub(super) struct EraseMutation;
 
 #[Object]
 impl EraseMutation {

@@ -66,7 +66,7 @@ use ostrakon_engine::SnapshotCursor;
 use std::sync::Arc;
 /// Queries: entities, facts, episodes and threads: reads at a pinned point, and the writes that record them.
 #[derive(Default)]
-pub struct GraphQuery;
+pub(super) struct GraphQuery;
 
 #[Object]
 impl GraphQuery {
@@ -355,7 +355,7 @@ impl GraphQuery {
 
 /// Mutations: entities, facts, episodes and threads: reads at a pinned point, and the writes that record them.
 #[derive(Default)]
-pub struct GraphMutation;
+pub(super) struct GraphMutation;
 
 #[Object]
 impl GraphMutation {

@@ -29,7 +29,7 @@ use ostrakon_engine::ReadAt;
 use std::sync::Arc;
 /// Queries: prospective memory: intentions and their firings.
 #[derive(Default)]
-pub struct IntentionQuery;
+pub(super) struct IntentionQuery;
 
 #[Object]
 impl IntentionQuery {
@@ -85,7 +85,7 @@ impl IntentionQuery {
 
 /// Mutations: prospective memory: intentions and their firings.
 #[derive(Default)]
-pub struct IntentionMutation;
+pub(super) struct IntentionMutation;
 
 #[Object]
 impl IntentionMutation {

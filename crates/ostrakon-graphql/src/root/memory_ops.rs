@@ -35,7 +35,7 @@ use ostrakon_engine::ReadAt;
 use std::sync::Arc;
 /// Queries: memory dynamics: what is recallable or fading, recalls and consolidation.
 #[derive(Default)]
-pub struct MemoryQuery;
+pub(super) struct MemoryQuery;
 
 #[Object]
 impl MemoryQuery {
@@ -104,7 +104,7 @@ impl MemoryQuery {
 
 /// Mutations: memory dynamics: what is recallable or fading, recalls and consolidation.
 #[derive(Default)]
-pub struct MemoryMutation;
+pub(super) struct MemoryMutation;
 
 #[Object]
 impl MemoryMutation {

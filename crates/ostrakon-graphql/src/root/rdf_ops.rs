@@ -21,7 +21,7 @@ use ostrakon_rdf::View;
 use std::sync::Arc;
 /// Queries over the RDF projection.
 #[derive(Default)]
-pub struct RdfQuery;
+pub(super) struct RdfQuery;
 
 /// Which statements a SPARQL query sees.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Default)]
@@ -58,7 +58,7 @@ pub enum SparqlForm {
 
 /// A SPARQL query's answer.
 #[derive(SimpleObject)]
-pub struct SparqlAnswer {
+pub(super) struct SparqlAnswer {
     /// What kind of answer it is.
     pub form: SparqlForm,
     /// SPARQL 1.1 Query Results JSON, for `SELECT` and `ASK`.

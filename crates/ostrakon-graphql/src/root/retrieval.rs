@@ -16,7 +16,7 @@ use crate::search::Search;
 use crate::search::SearchFilter;
 /// Queries: recall: hybrid search, context blocks, and remember (search plus recall).
 #[derive(Default)]
-pub struct RetrievalQuery;
+pub(super) struct RetrievalQuery;
 
 #[Object]
 impl RetrievalQuery {
@@ -86,7 +86,7 @@ impl RetrievalQuery {
 
 /// Mutations: recall: hybrid search, context blocks, and remember (search plus recall).
 #[derive(Default)]
-pub struct RetrievalMutation;
+pub(super) struct RetrievalMutation;
 
 #[Object]
 impl RetrievalMutation {

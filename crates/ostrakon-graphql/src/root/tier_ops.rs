@@ -12,7 +12,7 @@ use crate::tiers::{TierKind, TiersObject, record};
 
 /// Queries: tiers of context.
 #[derive(Default)]
-pub struct TierQuery;
+pub(super) struct TierQuery;
 
 #[Object]
 impl TierQuery {
@@ -34,7 +34,7 @@ impl TierQuery {
 
 /// Mutations: tiers of context.
 #[derive(Default)]
-pub struct TierMutation;
+pub(super) struct TierMutation;
 
 #[Object]
 impl TierMutation {

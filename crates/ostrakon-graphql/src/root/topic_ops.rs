@@ -23,7 +23,7 @@ use ostrakon_engine::ReadAt;
 use std::sync::Arc;
 /// Queries: the topic network and segmentation.
 #[derive(Default)]
-pub struct TopicQuery;
+pub(super) struct TopicQuery;
 
 #[Object]
 impl TopicQuery {
@@ -72,7 +72,7 @@ impl TopicQuery {
 
 /// Mutations: the topic network and segmentation.
 #[derive(Default)]
-pub struct TopicMutation;
+pub(super) struct TopicMutation;
 
 #[Object]
 impl TopicMutation {
