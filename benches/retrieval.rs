@@ -25,8 +25,8 @@ use ostrakon_embed::{
 };
 use ostrakon_engine::core::{EmbeddingMode, Namespace, Timestamp};
 use ostrakon_engine::{
-    Change, EmbedderSource, EngineError, EpisodeRef, HnswConfig, MemStorage, NewEpisode, ReadAt, SearchQuery,
-    Store, StoreOptions, system_clock,
+    Change, EngineError, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, change::EpisodeRef,
+    log::MemStorage, log::system_clock, search::EmbedderSource, search::HnswConfig,
 };
 use ostrakon_search::VectorIndex;
 use rand::rngs::StdRng;

@@ -17,7 +17,8 @@ use ostrakon_engine::core::{
     ValueType,
 };
 use ostrakon_engine::{
-    Change, EntityRef, FactFilter, NewEntity, NewFact, ObjectRef, ReadAt, Scope, SnapshotCursor, Store,
+    Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Store, views::FactFilter, views::Scope,
+    views::SnapshotCursor,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -1,5 +1,5 @@
 //! `ostrakon backup` and `ostrakon restore`: an online copy of a data directory, and a data
-//! directory made from one (see `ostrakon_engine::backup`).
+//! directory made from one (see `ostrakon_engine::admin::backup`).
 
 use std::path::Path;
 
@@ -11,7 +11,7 @@ pub(crate) fn backup(data: &Path, to: &Path) -> anyhow::Result<()> {
         );
     }
     let started = std::time::Instant::now();
-    let report = ostrakon_engine::backup(data, to)?;
+    let report = ostrakon_engine::admin::backup(data, to)?;
     for (ns, seq) in &report.namespaces {
         println!("{}: batch {}", ns.as_str(), seq.0);
     }
@@ -32,7 +32,7 @@ pub(crate) fn restore(from: &Path, data: &Path) -> anyhow::Result<()> {
             "ostrakon restore writes a data directory; on a cluster restore its streams with the NATS tools"
         );
     }
-    let restored = ostrakon_engine::restore(from, data)?;
+    let restored = ostrakon_engine::admin::restore(from, data)?;
     for (ns, seq) in &restored {
         println!("{}: batch {}", ns.as_str(), seq.0);
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use clap::Subcommand;
-use ostrakon_engine::{LogBackend, Store, StoreOptions, system_clock};
+use ostrakon_engine::{Store, StoreOptions, log::LogBackend, log::system_clock};
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
 use ostrakon_server::ClusterSettings;
 

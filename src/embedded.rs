@@ -18,7 +18,7 @@ impl Embedded {
     /// Opens (or creates) the data directory `data`, as `ostrakon serve` would; a
     /// directory another process holds is refused, naming it.
     pub fn open(data: &Path) -> anyhow::Result<Self> {
-        let store = Arc::new(crate::open::open_store(data, ostrakon_engine::Residency::default(), 1)?);
+        let store = Arc::new(crate::open::open_store(data, ostrakon_engine::admin::Residency::default(), 1)?);
         let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         Ok(Embedded { store, schema, runtime })

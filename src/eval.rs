@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use ostrakon_core::{Namespace, RecordKind, RecordRef};
-use ostrakon_engine::{Component, ReadAt, SearchQuery, Store};
+use ostrakon_engine::{ReadAt, SearchQuery, Store, search::Component};
 use serde::Deserialize;
 
 /// One question.
@@ -272,10 +272,14 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
             kinds: vec![RecordKind::Episode],
             limit: depth,
             without: options.without.lists.clone(),
-            speaker_boost: if options.without.speaker { 0.0 } else { ostrakon_engine::DEFAULT_SPEAKER_BOOST },
+            speaker_boost: if options.without.speaker {
+                0.0
+            } else {
+                ostrakon_engine::search::DEFAULT_SPEAKER_BOOST
+            },
             time_boost: match &options.without {
                 w if w.when => 0.0,
-                w => w.time_boost.unwrap_or(ostrakon_engine::DEFAULT_TIME_BOOST),
+                w => w.time_boost.unwrap_or(ostrakon_engine::search::DEFAULT_TIME_BOOST),
             },
             ..SearchQuery::default()
         };

@@ -368,7 +368,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
         Command::Restore { from, data } => backup::restore(&from, &data.path()).map(|()| true),
         Command::Erase { data, what } => erase::run(&data.existing()?, &what).map(|()| true),
         Command::Extract { data, args } => {
-            let store = open_store(&data.existing()?, ostrakon_engine::Residency::default(), 1)?;
+            let store = open_store(&data.existing()?, ostrakon_engine::admin::Residency::default(), 1)?;
             extract::run(store, &args)
         }
         Command::Eval {
@@ -387,7 +387,7 @@ fn run(command: Command) -> anyhow::Result<bool> {
             let mut without = eval::components(without.as_deref().unwrap_or(""))?;
             without.time_boost = time_boost;
             let dir = data.existing()?;
-            let store = open_store(&dir, ostrakon_engine::Residency::default(), all_cores())?;
+            let store = open_store(&dir, ostrakon_engine::admin::Residency::default(), all_cores())?;
             let options =
                 eval::Options { namespace, verbose, k: usize::from(k), filter, at, dump, without, context };
             eval::eval(&store, &file, &options)
@@ -456,7 +456,7 @@ fn serve(data: &Path, listen: &str, config: Option<&Path>) -> anyhow::Result<()>
 /// Serves MCP over stdio until the client closes it; the store's upkeep (due
 /// intentions, segments, idle consolidation) runs meanwhile, as under `serve`.
 fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
-    let store = Arc::new(open_store(data, ostrakon_engine::Residency::default(), 1)?);
+    let store = Arc::new(open_store(data, ostrakon_engine::admin::Residency::default(), 1)?);
     // The server's execution (permits, deadline, response limit) with its default settings.
     let runner = AppState::new(Arc::clone(&store), Config::default()).mcp_runner();
     let scope = ostrakon_mcp::Scope { namespace, access: Access::Local };
@@ -480,7 +480,7 @@ fn mcp(data: &Path, namespace: String) -> anyhow::Result<()> {
 /// log, then checkpoints (which saves the vectors of namespaces indexed on disk).
 fn index_all(data: &Path) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
-    let store = open_store(data, ostrakon_engine::Residency::default(), all_cores())?;
+    let store = open_store(data, ostrakon_engine::admin::Residency::default(), all_cores())?;
     let namespaces = store.namespaces();
     for ns in &namespaces {
         eval::wait_for_index(&store, ns)?;
@@ -556,7 +556,7 @@ fn run_query(data: &Path, query: &str, variables: Option<&str>) -> anyhow::Resul
         }
         None => async_graphql::Variables::default(),
     };
-    let store = Arc::new(open_store(data, ostrakon_engine::Residency::default(), 1)?);
+    let store = Arc::new(open_store(data, ostrakon_engine::admin::Residency::default(), 1)?);
     let schema = ostrakon_graphql::schema(store, Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let request = async_graphql::Request::new(query).variables(variables).data(Access::Local);
@@ -600,7 +600,7 @@ fn inspect(data: &Path, repair: bool) -> anyhow::Result<bool> {
         }
         drop(store);
     }
-    let reports = ostrakon_engine::inspect_dir(data)?;
+    let reports = ostrakon_engine::admin::inspect_dir(data)?;
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>10} {:>12} {:>22} {:>12} {:>16}",
         "namespace",

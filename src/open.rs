@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use ostrakon_embed::Embedder;
-use ostrakon_engine::{EmbedderSource, Store, StoreOptions};
+use ostrakon_engine::{Store, StoreOptions, search::EmbedderSource};
 
 /// Opens a data directory with the built-in embedder (loaded, and fetched if need be,
 /// when first needed; `OSTRAKON_EMBEDDER=off` leaves it out), run by `embed_workers`
@@ -14,7 +14,7 @@ use ostrakon_engine::{EmbedderSource, Store, StoreOptions};
 /// command that only waits for the indexes ([`all_cores`]).
 pub(crate) fn open_store(
     data: &Path,
-    residency: ostrakon_engine::Residency,
+    residency: ostrakon_engine::admin::Residency,
     embed_workers: usize,
 ) -> anyhow::Result<Store> {
     let residency = within_descriptors(residency);
@@ -86,7 +86,7 @@ const DESCRIPTORS_RESERVED: u64 = 512;
 /// `residency` with at most as many namespaces open as the process's descriptors allow:
 /// the soft limit is raised toward the hard one first (a default of 1,024 is common), and
 /// `max_open` lowered, with a warning, when even that is too few.
-fn within_descriptors(mut residency: ostrakon_engine::Residency) -> ostrakon_engine::Residency {
+fn within_descriptors(mut residency: ostrakon_engine::admin::Residency) -> ostrakon_engine::admin::Residency {
     let needed = (residency.max_open as u64).saturating_mul(DESCRIPTORS_PER_NAMESPACE) + DESCRIPTORS_RESERVED;
     let Ok(limit) = rlimit::increase_nofile_limit(needed) else { return residency };
     if limit < needed {

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use ostrakon_engine::MemStorage;
 use ostrakon_engine::Store;
 use ostrakon_engine::core::{TimeZone, Timestamp};
+use ostrakon_engine::log::MemStorage;
 use ostrakon_graphql::{Access, Limits, OstrakonSchema};
 use serde_json::{Value, json};
 

@@ -615,3 +615,90 @@ fn the_checks_see_what_they_check() {
     let long = format!("fn long() {{\n{}}}\nfn short() {{}}\n", "    let x = 1;\n".repeat(200));
     assert_eq!(functions(&long), vec![("long".to_owned(), 202), ("short".to_owned(), 1)]);
 }
+
+/// The most names the engine's crate root may offer: the entry points (a store, a reader,
+/// what a write and a read take and give) and a module per concept for the rest.
+const MAX_ENGINE_NAMES: usize = 40;
+
+/// The fewest examples (doctests) the engine's documentation holds.
+const MIN_ENGINE_EXAMPLES: usize = 20;
+
+/// The names a crate root offers: each item its `pub use` lines re-export, each module
+/// it declares `pub`.
+fn root_names(lib: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    let mut statement = String::new();
+    for line in lib.lines().map(|l| l.split("//").next().unwrap_or("")) {
+        // Only the root's own statements: not those inside an inline module.
+        if depth == 0 {
+            statement.push_str(line);
+            statement.push(' ');
+        }
+        depth += line.matches('{').count();
+        depth -= line.matches('}').count();
+        if depth == 0 && (line.trim_end().ends_with(';') || line.trim_end().ends_with('}')) {
+            let s = std::mem::take(&mut statement);
+            let s = s.trim();
+            if let Some(rest) = s.strip_prefix("pub use ") {
+                let rest = rest.trim_end_matches(';');
+                match rest.split_once('{') {
+                    Some((_, group)) => names.extend(
+                        group
+                            .trim_end_matches('}')
+                            .split(',')
+                            .map(|n| n.split_whitespace().last().unwrap_or("").to_owned())
+                            .filter(|n| !n.is_empty()),
+                    ),
+                    None => names.push(
+                        rest.split_whitespace().last().unwrap().rsplit("::").next().unwrap().to_owned(),
+                    ),
+                }
+            } else if let Some(rest) = s.strip_prefix("pub mod ") {
+                names.push(rest.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap().to_owned());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_engine_offers_few_names_each_documented() {
+    let lib = std::fs::read_to_string(root().join("crates/ostrakon-engine/src/lib.rs")).unwrap();
+    let names = root_names(&lib);
+    assert!(names.contains(&"Store".to_owned()) && names.contains(&"views".to_owned()), "{names:?}");
+    assert!(
+        names.len() <= MAX_ENGINE_NAMES,
+        "the engine's root offers {} names (at most {MAX_ENGINE_NAMES}): {names:?}",
+        names.len()
+    );
+    // Every module it declares public says what it holds (re-exported items carry their
+    // own docs, which `missing_docs` checks).
+    let mut undocumented = Vec::new();
+    let lines: Vec<&str> = lib.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(name) = line.strip_prefix("pub mod ") else { continue };
+        let documented = match name.strip_suffix(';') {
+            // A module in a file of its own opens with its `//!` comment.
+            Some(file) => {
+                std::fs::read_to_string(root().join(format!("crates/ostrakon-engine/src/{file}.rs")))
+                    .is_ok_and(|text| text.starts_with("//!"))
+            }
+            None => i > 0 && lines[i - 1].starts_with("///"),
+        };
+        if !documented {
+            undocumented.push(line.to_string());
+        }
+    }
+    assert!(undocumented.is_empty(), "public modules without a doc comment: {undocumented:?}");
+    // Its entry points show how they are used, in examples the doctests run.
+    let mut examples = 0;
+    for path in modules(&root().join("crates/ostrakon-engine/src")).values() {
+        let text = std::fs::read_to_string(path).unwrap();
+        examples += text.lines().filter(|l| l.trim() == "/// ```").count() / 2;
+    }
+    assert!(examples >= MIN_ENGINE_EXAMPLES, "{examples} examples in the engine's docs");
+    let fixture =
+        "pub use a::{B, C as D};\npub mod e;\npub mod f {\n    pub use g::H;\n}\nmod i;\npub use j::K;\n";
+    assert_eq!(root_names(fixture), ["B", "D", "e", "f", "K"]);
+}

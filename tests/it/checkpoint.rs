@@ -9,7 +9,9 @@ use common::{Fixture, t};
 use ostrakon_engine::core::{
     EntityId, EpisodeId, MentionSource, Namespace, RecordRef, SegmentEnd, Seq, Timestamp,
 };
-use ostrakon_engine::{Change, EntityRef, EpisodeRef, NewEpisode, NewIntention, NewTrigger, Store};
+use ostrakon_engine::{
+    Change, EntityRef, NewEpisode, Store, change::EpisodeRef, change::NewIntention, change::NewTrigger,
+};
 use ostrakon_index::NamespaceIndex;
 use ostrakon_index::checkpoint::{self, CHECKPOINT_HEADER_LEN, CHECKPOINT_VERSION};
 use rand::rngs::StdRng;
@@ -93,7 +95,7 @@ fn rich_history(store: &Store, ns: &Namespace, seed: u64) {
 }
 
 /// The state folded from the first `k` batches.
-fn fold(batches: &[ostrakon_engine::CommittedBatch], k: usize) -> NamespaceIndex {
+fn fold(batches: &[ostrakon_engine::log::CommittedBatch], k: usize) -> NamespaceIndex {
     let mut index = NamespaceIndex::new();
     for b in &batches[..k] {
         index.apply(b.seq, b.system_time, &b.events).unwrap();
@@ -200,7 +202,7 @@ fn opening_loads_the_checkpoint_and_replays_the_rest_and_ignores_a_bad_one() {
         std::mem::drop(store);
     };
     // The checkpoint of the clean close: nothing to replay.
-    let report = ostrakon_engine::inspect_dir(dir.path()).unwrap();
+    let report = ostrakon_engine::admin::inspect_dir(dir.path()).unwrap();
     assert_eq!(report[0].checkpoint.as_ref().map(|c| c.seq), Some(Seq(batches)));
     reopen(Seq(batches));
     // An older checkpoint: it and the log after it.
@@ -487,7 +489,7 @@ fn saved_search_vectors_are_loaded_on_restart_and_answer_as_embedding_anew_does(
         vector_searches(&store, &ns)
     };
     assert!(vectors.exists(), "a clean close saves the vectors");
-    let report = ostrakon_engine::inspect_dir(dir.path()).unwrap();
+    let report = ostrakon_engine::admin::inspect_dir(dir.path()).unwrap();
     let r = report.iter().find(|r| r.namespace == "vectors").unwrap();
     let last = r.counts.unwrap().batches;
     assert_eq!((r.text_index_batch, r.vectors_batch), (Some(last), Some(last)), "{r:?}");

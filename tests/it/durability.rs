@@ -12,8 +12,8 @@ use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Literal, Namespace, Polarity, Seq, Timestamp,
 };
 use ostrakon_engine::{
-    Change, EntityRef, FactFilter, MemStorage, NewEntity, NewFact, ObjectRef, ReadAt, Scope, Store,
-    system_clock,
+    Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Store, log::MemStorage, log::system_clock,
+    views::FactFilter, views::Scope,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -355,7 +355,7 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     // Room for two and a half of them.
     let budget = measured.iter().sum::<u64>() * 5 / 8;
     let options = ostrakon_engine::StoreOptions {
-        residency: ostrakon_engine::Residency {
+        residency: ostrakon_engine::admin::Residency {
             idle_after_micros: i64::MAX,
             max_open: 1024,
             max_state_bytes: Some(budget),
@@ -377,7 +377,7 @@ fn a_memory_budget_closes_the_least_recently_used_namespaces_until_the_rest_fit(
     drop(store);
     // A budget smaller than any one namespace still leaves the one used last open.
     let tiny = ostrakon_engine::StoreOptions {
-        residency: ostrakon_engine::Residency {
+        residency: ostrakon_engine::admin::Residency {
             idle_after_micros: i64::MAX,
             max_open: 1024,
             max_state_bytes: Some(1),
@@ -402,7 +402,8 @@ fn the_open_namespace_cap_holds_at_every_open_not_only_at_upkeep() {
 
 fn burst_within_the_cap(defer_search: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let residency = ostrakon_engine::Residency { max_open: 4, ..ostrakon_engine::Residency::default() };
+    let residency =
+        ostrakon_engine::admin::Residency { max_open: 4, ..ostrakon_engine::admin::Residency::default() };
     let options = ostrakon_engine::StoreOptions { residency, defer_search, ..Default::default() };
     let store = Store::open_with(dir.path(), options).unwrap();
     let names: Vec<Namespace> =

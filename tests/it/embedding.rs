@@ -7,8 +7,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use ostrakon_engine::core::{Cardinality, Namespace, PredicateDef, ValueType};
 use ostrakon_engine::core::{FactEmbedding, Interval, Literal, Timestamp};
 use ostrakon_engine::{
-    Change, EmbedderSource, EmbeddingPolicyPatch, EntityRef, MemStorage, NewEpisode, NewFact, ObjectRef,
-    ReadAt, SearchQuery, Store, StoreOptions, system_clock,
+    Change, EntityRef, NewEpisode, NewFact, ObjectRef, ReadAt, SearchQuery, Store, StoreOptions,
+    change::EmbeddingPolicyPatch, log::MemStorage, log::system_clock, search::EmbedderSource,
 };
 use ostrakon_search::{EmbedError, Embedder};
 

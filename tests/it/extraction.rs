@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ostrakon_engine::core::{EpisodeId, Namespace, Timestamp};
-use ostrakon_engine::{Change, EngineError, EpisodeRef, NewEpisode, Store};
+use ostrakon_engine::{Change, EngineError, NewEpisode, Store, change::EpisodeRef};
 use ostrakon_extract::{ExtractionSettings, Extractor};
 use ostrakon_graphql::Limits;
 use serde_json::json;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ostrakon_engine::core::{TimeZone, Timestamp};
-use ostrakon_engine::{MemStorage, Store};
+use ostrakon_engine::{Store, log::MemStorage};
 use ostrakon_graphql::{Access, Limits, ops};
 
 fn queries_dir() -> PathBuf {

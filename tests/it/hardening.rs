@@ -315,8 +315,8 @@ fn slow_embedder_store(delay: Duration) -> Arc<Store> {
     };
     Arc::new(
         Store::with_storage_and_options(
-            Arc::new(ostrakon_engine::MemStorage::new()),
-            ostrakon_engine::system_clock(),
+            Arc::new(ostrakon_engine::log::MemStorage::new()),
+            ostrakon_engine::log::system_clock(),
             options,
         )
         .unwrap(),
@@ -434,10 +434,10 @@ async fn oversize_inputs_are_limit_exceeded_naming_the_field_and_store_nothing()
     let state = state("").await;
     let before = state.store().counts(&alice()).unwrap();
     let aliases: Vec<String> =
-        (0..(ostrakon_engine::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
+        (0..(ostrakon_engine::limits::MAX_ALIASES + 1)).map(|i| format!("alias {i}")).collect();
     let long_name = "n".repeat(ostrakon_engine::core::MAX_NAME_LEN + 1);
     let long_literal = "s".repeat(ostrakon_engine::core::MAX_LITERAL_BYTES + 1);
-    let long_reason = "r".repeat(ostrakon_engine::MAX_REASON_BYTES + 1);
+    let long_reason = "r".repeat(ostrakon_engine::limits::MAX_REASON_BYTES + 1);
     let cases = [
         (
             "aliases",

@@ -10,8 +10,8 @@ use common::{Fixture, t};
 use futures_util::StreamExt as _;
 use ostrakon_engine::core::{EmbeddingMode, EpisodeId, IntentionId, Seq};
 use ostrakon_engine::{
-    Change, DueBecause, EngineError, EntityRef, EpisodeRef, KnownAt, NewEntity, NewEpisode, NewIntention,
-    NewTrigger, ReadAt, Store,
+    Change, EngineError, EntityRef, KnownAt, NewEntity, NewEpisode, ReadAt, Store, change::EpisodeRef,
+    change::NewIntention, change::NewTrigger, views::DueBecause,
 };
 use ostrakon_graphql::Access;
 use serde_json::json;
@@ -83,8 +83,8 @@ fn mention_and_time_triggers_fire_once_at_the_right_episode() {
 
     // The log replays to the same firings, and an export replays elsewhere identically.
     assert_eq!(firings(&fx.reopen(), &fx), firings(&fx.store, &fx));
-    let copy =
-        Store::with_storage(Arc::new(ostrakon_engine::MemStorage::new()), Arc::new(|| t("2031"))).unwrap();
+    let copy = Store::with_storage(Arc::new(ostrakon_engine::log::MemStorage::new()), Arc::new(|| t("2031")))
+        .unwrap();
     for batch in fx.store.export(&fx.ns).unwrap() {
         copy.replay(&fx.ns, batch.seq, &batch.events).unwrap();
     }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use ostrakon_engine::core::{TimeZone, Timestamp};
-use ostrakon_engine::{MemStorage, Store};
+use ostrakon_engine::{Store, log::MemStorage};
 use ostrakon_graphql::{Access, Limits, OstrakonSchema, ops};
 use proptest::prelude::*;
 use serde_json::{Value, json};

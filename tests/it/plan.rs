@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use ostrakon_engine::core::{TimeZone, Timestamp};
-use ostrakon_engine::{MemStorage, Store};
+use ostrakon_engine::{Store, log::MemStorage};
 use ostrakon_graphql::{Access, Executor, Limits, ops};
 use serde_json::{Value, json};
 

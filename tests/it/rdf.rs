@@ -14,7 +14,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use ostrakon_engine::core::{Namespace, TimeZone, Timestamp};
-use ostrakon_engine::{MemStorage, ReadAt, Store};
+use ostrakon_engine::{ReadAt, Store, log::MemStorage};
 use ostrakon_graphql::{Access, Limits, OstrakonSchema};
 use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};

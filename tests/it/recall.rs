@@ -10,7 +10,8 @@ use std::sync::Arc;
 use ostrakon_embed::Embedder;
 use ostrakon_engine::core::{Namespace, RecordKind, RecordRef, TimeZone, Timestamp};
 use ostrakon_engine::{
-    Change, EmbedderSource, MemStorage, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, system_clock,
+    Change, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, log::MemStorage, log::system_clock,
+    search::EmbedderSource,
 };
 use serde_json::Value;
 

@@ -173,8 +173,12 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     store.append(&ns("alice"), episode("still writable")).unwrap();
     let write = store.append(&ns("bob"), episode("lost?"));
     assert!(matches!(&write, Err(EngineError::Damaged { namespace, .. }) if namespace == "bob"), "{write:?}");
-    let read =
-        store.facts(&ns("carol"), &Default::default(), Default::default(), ostrakon_engine::Scope::All);
+    let read = store.facts(
+        &ns("carol"),
+        &Default::default(),
+        Default::default(),
+        ostrakon_engine::views::Scope::All,
+    );
     match read {
         Err(EngineError::Damaged { namespace, reason }) => {
             assert_eq!(namespace, "carol");

@@ -6,8 +6,8 @@ use crate::common;
 use common::{Fixture, t};
 use ostrakon_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};
 use ostrakon_engine::{
-    Change, Component, EngineError, EntityRef, EpisodeRef, KnownAt, NewEntity, NewEpisode, NewFact,
-    ObjectRef, ReadAt, SearchQuery, estimate_tokens,
+    Change, EngineError, EntityRef, KnownAt, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, SearchQuery,
+    change::EpisodeRef, search::Component, views::estimate_tokens,
 };
 
 fn episode(text: &str, at: &str, thread: &str) -> Change {
@@ -197,7 +197,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
     };
     let q = text("What did Caroline find about adoption agencies?");
     let (rank, boost, _) = speaker(&q, "Caroline: I have");
-    assert_eq!((rank, boost), (1, 1.0 + ostrakon_engine::DEFAULT_SPEAKER_BOOST));
+    assert_eq!((rank, boost), (1, 1.0 + ostrakon_engine::search::DEFAULT_SPEAKER_BOOST));
     assert_eq!(speaker(&q, "Melanie: Adoption").1, 1.0);
     // A boost is a tie-breaker: two turns alike but for who said them (their roles, in
     // threads of their own) tie without it, the first recorded first; with it, the
@@ -256,7 +256,10 @@ fn a_question_that_asks_when_weighs_the_turns_that_state_a_time_more() {
     let boosted = ranked(&q);
     assert_eq!(
         boosted[0],
-        ("Jon: I went to the pottery class yesterday.".into(), 1.0 + ostrakon_engine::DEFAULT_TIME_BOOST)
+        (
+            "Jon: I went to the pottery class yesterday.".into(),
+            1.0 + ostrakon_engine::search::DEFAULT_TIME_BOOST
+        )
     );
     assert_eq!(boosted[1], ("Jon: I went to the pottery class with Gina.".into(), 1.0));
     let plain = ranked(&SearchQuery { time_boost: 0.0, ..q });

@@ -616,7 +616,7 @@ fn config_errors_name_the_file_and_the_field_or_line() {
             .unwrap();
     assert_eq!(
         sized.residency,
-        ostrakon_engine::Residency {
+        ostrakon_engine::admin::Residency {
             idle_after_micros: 60_000_000,
             max_open: 1024,
             max_state_bytes: Some(1 << 30)
@@ -646,7 +646,7 @@ async fn idle_namespaces_that_ask_for_it_are_consolidated() {
     let reading = Arc::clone(&clock);
     let store = Arc::new(
         Store::with_storage(
-            Arc::new(ostrakon_engine::MemStorage::new()),
+            Arc::new(ostrakon_engine::log::MemStorage::new()),
             Arc::new(move || Timestamp::from_micros(reading.load(Ordering::SeqCst))),
         )
         .unwrap(),
@@ -791,7 +791,9 @@ async fn a_client_s_full_introspection_answers_under_the_default_limits() {
 /// the server is told to stop.
 #[tokio::test]
 async fn readiness_follows_the_lag_and_the_stop_and_liveness_only_the_process() {
-    use ostrakon_engine::{Change, LogBackend, NewEntity, SharedBackend, StoreOptions, system_clock};
+    use ostrakon_engine::{
+        Change, NewEntity, StoreOptions, log::LogBackend, log::SharedBackend, log::system_clock,
+    };
     let backend = SharedBackend::new();
     let node = |backend: &SharedBackend| {
         let shared: Arc<dyn LogBackend> = Arc::new(backend.clone());

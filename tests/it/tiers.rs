@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use ostrakon_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy};
-use ostrakon_engine::{Change, EngineError, EpisodeRef, NewEpisode, ReadAt, SearchQuery, TierSettingsPatch};
+use ostrakon_engine::{
+    Change, EngineError, NewEpisode, ReadAt, SearchQuery, change::EpisodeRef, change::TierSettingsPatch,
+};
 use serde_json::json;
 
 use crate::common::{Fixture, gql, gql_error, iv, prop, t};

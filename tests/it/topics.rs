@@ -6,7 +6,9 @@ use crate::common;
 
 use common::{Fixture, t};
 use ostrakon_engine::core::{EmbeddingMode, EntityId, EpisodeId, SegmentEnd, Seq};
-use ostrakon_engine::{Change, EpisodeRef, KnownAt, NewEntity, NewEpisode, ReadAt, TopicNetwork};
+use ostrakon_engine::{
+    Change, KnownAt, NewEntity, NewEpisode, ReadAt, change::EpisodeRef, views::TopicNetwork,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -194,7 +196,7 @@ fn topic_first_search_ranks_topics_and_stays_inside_the_best() {
     assert!(first.contains(&"Pasta".to_owned()) && first.contains(&"Basil".to_owned()), "{first:?}");
     // Plain search reaches football episodes ("again" is in every text) ...
     let plain = fx.store.search(&fx.ns, &query(0, false, true), at).unwrap().value;
-    let is_football = |h: &ostrakon_engine::SearchHit| matches!(h.record, ostrakon_engine::core::RecordRef::Episode(e) if football.contains(&e));
+    let is_football = |h: &ostrakon_engine::search::SearchHit| matches!(h.record, ostrakon_engine::core::RecordRef::Episode(e) if football.contains(&e));
     assert!(plain.hits.iter().any(is_football));
     // ... topic-first, narrowed to the best topic, does not.
     let narrowed = fx.store.search(&fx.ns, &query(1, false, true), at).unwrap().value;

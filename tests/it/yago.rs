@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use ostrakon_engine::core::{
     Allen, CoreError, EntityId, Interval, Namespace, PartialTime, Side, Step, TimeZone, Timestamp, Value,
 };
-use ostrakon_engine::{Change, EntityRef, FactFilter, NewEntity, NewFact, ObjectRef, ReadAt, Scope, Store};
+use ostrakon_engine::{
+    Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Store, views::FactFilter, views::Scope,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -272,6 +272,13 @@ impl Store {
     }
 
     /// Every batch of a namespace's log, read back from durable storage, in order.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // Every batch of the log, in order, as written: what `replay` takes back.
+    /// let batches = store.export(&ns)?;
+    /// assert_eq!(batches.iter().map(|b| b.seq).collect::<Vec<_>>(), [first.seq, second.seq]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
         let Some(shard) = self.shard(ns)? else {
             return Ok(Vec::new());

@@ -45,6 +45,15 @@ pub struct ContextBlock {
 impl Store {
     /// The context block for `message` within `budget` tokens, read at `at`, with every
     /// current ACTIVE scope ([`Store::context_in`]).
+    /// ```
+    /// use ostrakon_engine::SearchQuery;
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // What to put in a prompt about a message, within a budget of tokens.
+    /// let block = store.context(&ns, "Where does Ada live?", 400, &SearchQuery::default(), ReadAt::latest())?;
+    /// assert!(block.value.text.contains("Berlin"), "{}", block.value.text);
+    /// assert!(block.value.tokens <= 400);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn context(
         &self,
         ns: &Namespace,

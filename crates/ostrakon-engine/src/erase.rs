@@ -115,6 +115,22 @@ impl Store {
     /// keeps a tombstone (seq, system time, hash) where each erased event was, and the
     /// erasure itself (ids, hashes, who, why) for [`Store::erasures`]. An unknown id
     /// erases nothing ([`EngineError::UnknownEntity`] and its kin).
+    /// ```
+    /// use ostrakon_engine::{EraseRequest, EraseTarget};
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let request = EraseRequest {
+    ///     target: EraseTarget::Episodes(vec![moved]),
+    ///     reason: Some("asked by Ada".into()),
+    ///     by: None,
+    /// };
+    /// let erased = store.erase(&ns, request)?;
+    /// assert_eq!(erased.records.len(), 1);
+    /// // Gone from every read, at every point, and from the log itself.
+    /// assert!(store.at(&ns, ReadAt::latest())?.episode_at(moved)?.is_none());
+    /// let text = format!("{:?}", store.export(&ns)?);
+    /// assert!(!text.contains("moved to Berlin"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn erase(&self, ns: &Namespace, request: EraseRequest) -> Result<Erased, EngineError> {
         self.check_damaged(ns)?;
         let target = &request.target;

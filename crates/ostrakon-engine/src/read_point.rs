@@ -54,6 +54,14 @@ impl ReadAt {
     }
 
     /// Valid time `t`, as known after batch `s`.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // Valid in 2015, as known after the first batch: the store knew only of Lyon then.
+    /// let then = store.at(&ns, ReadAt::bitemporal(time("2015-01-01")?, first.seq))?;
+    /// assert_eq!(then.basis().known_at, first.seq);
+    /// assert_eq!(then.history(ada, "livesIn")?.value.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn bitemporal(t: Timestamp, s: Seq) -> Self {
         ReadAt { valid_at: Some(t), known_at: KnownAt::Seq(s), at: None }
     }

@@ -94,21 +94,60 @@ impl Reader<'_> {
     }
 
     /// [`Store::facts`] at this point.
+    /// ```
+    /// use ostrakon_engine::views::{FactFilter, Scope};
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let ada_facts = FactFilter { subject: Some(ada), ..FactFilter::default() };
+    /// // In 2010, as known now: Lyon. Now: Berlin.
+    /// let in_2010 = store.at(&ns, ReadAt::valid(time("2010-06-01")?))?;
+    /// let then = in_2010.facts(&ada_facts, Scope::InForce)?.value;
+    /// let now = store.at(&ns, ReadAt::latest())?.facts(&ada_facts, Scope::InForce)?.value;
+    /// assert_eq!((then.len(), now.len()), (1, 1));
+    /// assert_ne!(then[0].fact.object, now[0].fact.object);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn facts(&self, filter: &FactFilter, scope: Scope) -> Result<Answer<Vec<FactView>>, EngineError> {
         self.store.facts(&self.ns, filter, self.point(), scope)
     }
 
     /// [`Store::history`] at this point.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // Every value the slot had, whichever holds at the reader's point.
+    /// let history = store.at(&ns, ReadAt::latest())?.history(ada, "livesIn")?;
+    /// assert_eq!(history.value.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn history(&self, subject: EntityId, predicate: &str) -> Result<Answer<Vec<FactView>>, EngineError> {
         self.store.history(&self.ns, subject, predicate, self.point())
     }
 
     /// [`Store::entity`] at this point.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let view = store.at(&ns, ReadAt::latest())?.entity(ada)?.value.expect("Ada is known");
+    /// assert_eq!(view.entity.name, "Ada");
+    /// // Its facts in force now: Berlin only.
+    /// assert_eq!(view.facts.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn entity(&self, id: EntityId) -> Result<Answer<Option<EntityView>>, EngineError> {
         self.store.entity(&self.ns, id, self.point())
     }
 
     /// [`Store::entities`] at this point.
+    /// ```
+    /// use ostrakon_engine::views::EntityFilter;
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let reader = store.at(&ns, ReadAt::latest())?;
+    /// let named = EntityFilter { name: Some("ada".into()), kind: None };
+    /// let page = reader.entities(&named, None, 10)?.value;
+    /// assert_eq!((page.items.len(), page.more), (1, false));
+    /// // Ada, Lyon and Berlin, two at a time.
+    /// let first_two = reader.entities(&EntityFilter::default(), None, 2)?.value;
+    /// assert!(first_two.more);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn entities(
         &self,
         filter: &EntityFilter,
@@ -119,6 +158,14 @@ impl Reader<'_> {
     }
 
     /// [`Store::episodes`] at this point.
+    /// ```
+    /// use ostrakon_engine::views::EpisodeFilter;
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let chat = EpisodeFilter { thread: Some("chat".into()), ..EpisodeFilter::default() };
+    /// let page = store.at(&ns, ReadAt::latest())?.episodes(&chat, None, 10)?.value;
+    /// assert_eq!(page.items[0].1.text, "Ada moved to Berlin.");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn episodes(
         &self,
         filter: &EpisodeFilter,
@@ -129,6 +176,14 @@ impl Reader<'_> {
     }
 
     /// [`Store::neighbors`] at this point.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // One step from Ada along the facts in force: Berlin.
+    /// let around = store.at(&ns, ReadAt::latest())?.neighbors(ada, 1)?.value;
+    /// assert!(around.nodes.iter().any(|(_, distance)| *distance == 1));
+    /// assert_eq!(around.edges.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn neighbors(&self, start: EntityId, depth: u32) -> Result<Answer<Neighborhood>, EngineError> {
         self.store.neighbors(&self.ns, start, depth, self.point())
     }
@@ -145,18 +200,42 @@ impl Reader<'_> {
 
     /// The entity a canonical name or alias named at this point (case and spacing
     /// ignored; the lowest id when several do): a name given later is not seen.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let before = store.at(&ns, ReadAt::bitemporal(time("2020-01-01")?, first.seq))?;
+    /// let after = store.at(&ns, ReadAt::latest())?;
+    /// // Berlin was named by the second batch: a reader pinned before it does not know it.
+    /// assert_eq!(before.entity_named("berlin")?, None);
+    /// assert!(after.entity_named("Berlin")?.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn entity_named(&self, name: &str) -> Result<Option<EntityId>, EngineError> {
         let filter = EntityFilter { name: Some(name.to_owned()), kind: None };
         self.index(|i| i.entities(&filter, self.seq(), None, 1).items.first().map(|(_, e)| e.id))
     }
 
     /// Episode `id` if recorded by this point, with the batch that recorded it.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// let (episode, recorded) = store.at(&ns, ReadAt::latest())?.episode_at(moved)?.expect("recorded");
+    /// assert_eq!((episode.text.as_str(), recorded), ("Ada moved to Berlin.", second.seq));
+    /// let before = store.at(&ns, ReadAt::bitemporal(time("2020-01-01")?, first.seq))?;
+    /// assert!(before.episode_at(moved)?.is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn episode_at(&self, id: EpisodeId) -> Result<Option<(Episode, Seq)>, EngineError> {
         self.index(|i| Some((i.episode_at(id, self.seq())?.clone(), i.episode_seq(id)?)))
     }
 
     /// The episodes mentioning an entity (and those merged with it), in the order they
     /// occurred, a page after `after`.
+    /// ```
+    #[doc = include_str!("../doc/ada_moves.txt")]
+    /// // The store recorded that the episode names Ada.
+    /// let page = store.at(&ns, ReadAt::latest())?.mentioning(ada, None, 10)?;
+    /// assert_eq!(page.items.iter().map(|(_, e)| e.id).collect::<Vec<_>>(), [moved]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mentioning(
         &self,
         entity: EntityId,

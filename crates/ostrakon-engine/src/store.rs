@@ -123,6 +123,18 @@ impl Store {
     }
 
     /// A store that lives in memory only.
+    /// ```
+    /// use ostrakon_engine::core::Namespace;
+    /// use ostrakon_engine::{Change, NewEntity, Store};
+    ///
+    /// // Nothing is kept once it is dropped: for tests and embedding in a short-lived process.
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "scratch")?;
+    /// store.append(&ns, vec![Change::DeclareEntity(NewEntity { name: "Ada".into(), ..NewEntity::default() })])?;
+    /// assert_eq!(store.counts(&ns)?.entities, 1);
+    /// assert_eq!(store.namespaces(), [ns]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn in_memory() -> Self {
         Store {
             backend: Arc::new(StorageBackend::new(Arc::new(MemStorage::new()), None)),

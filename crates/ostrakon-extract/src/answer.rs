@@ -5,7 +5,7 @@
 //! time is left out (and counted), never sent.
 
 use ostrakon_core::{Episode, Interval, Literal, Timestamp, ValueType, validate_name};
-use ostrakon_engine::{Change, EntityRef, EpisodeRef, NewFact, ObjectRef};
+use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, change::EpisodeRef};
 use serde::Deserialize;
 
 /// The most facts written for one episode; the rest are left out.

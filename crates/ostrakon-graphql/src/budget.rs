@@ -73,9 +73,9 @@ const fn root(arg: &'static str, default: u64) -> Bound {
 /// provenance…) take a `first` of their own instead.
 const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     // Results of a root field, as many as its page.
-    ("SearchResult", "hits", root("limit", ostrakon_engine::MAX_SEARCH_LIMIT as u64)),
-    ("SearchResult", "matchedEntities", Bound::Fixed(ostrakon_engine::MAX_QUERY_ENTITIES as u64)),
-    ("SearchResult", "topics", Bound::Fixed(ostrakon_engine::MAX_TOPICS as u64)),
+    ("SearchResult", "hits", root("limit", ostrakon_engine::limits::MAX_SEARCH_LIMIT as u64)),
+    ("SearchResult", "matchedEntities", Bound::Fixed(ostrakon_engine::limits::MAX_QUERY_ENTITIES as u64)),
+    ("SearchResult", "topics", Bound::Fixed(ostrakon_engine::limits::MAX_TOPICS as u64)),
     ("Overlaps", "pairs", root("limit", 100)),
     ("Changes", "top", root("top", 10)),
     ("Aggregate", "groups", root("first", 100)),
@@ -102,7 +102,7 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("RecordEpisodePayload", "statements", Bound::Input { times: 1 }),
     ("WritePayload", "statements", Bound::Input { times: 1 }),
     ("RecordEpisodePayload", "createdEntities", Bound::Input { times: 2 }),
-    ("RecordEpisodePayload", "entities", Bound::Fixed(ostrakon_engine::MAX_MENTIONS as u64)),
+    ("RecordEpisodePayload", "entities", Bound::Fixed(ostrakon_engine::limits::MAX_MENTIONS as u64)),
     ("RecallPayload", "records", Bound::Input { times: 1 }),
     // Reports of upkeep, capped where they are listed.
     ("FiringPayload", "fired", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
@@ -113,7 +113,7 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("ClosedSegment", "episodes", Bound::Fixed(crate::payloads::MAX_REPORTED_EPISODES as u64)),
     // Small by construction.
     ("Topic", "episodes", Bound::Fixed(3)),
-    ("Intention", "entities", Bound::Fixed(ostrakon_engine::MAX_MENTIONS as u64)),
+    ("Intention", "entities", Bound::Fixed(ostrakon_engine::limits::MAX_MENTIONS as u64)),
     ("Entity", "properties", Bound::Data),
     ("Fact", "effective", Bound::Data),
     ("Explanation", "components", Bound::Data),

@@ -19,11 +19,11 @@ use ostrakon_core::Namespace;
 use ostrakon_core::Seq;
 use ostrakon_core::Timestamp;
 use ostrakon_engine::Change;
-use ostrakon_engine::FactView;
 use ostrakon_engine::KnownAt;
 use ostrakon_engine::ReadAt;
 use ostrakon_engine::Receipt;
 use ostrakon_engine::Store;
+use ostrakon_engine::views::FactView;
 
 /// Where a response was read: the namespace, the pinned (T, S) and the basis reported.
 #[derive(Debug)]

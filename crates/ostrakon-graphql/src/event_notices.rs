@@ -3,7 +3,7 @@
 
 use async_graphql::{ID, Json};
 use ostrakon_core::Event;
-use ostrakon_engine::CommittedBatch;
+use ostrakon_engine::log::CommittedBatch;
 
 use crate::info;
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ostrakon_engine::{CommittedBatch, Store};
+use ostrakon_engine::{Store, log::CommittedBatch};
 
 /// The feed of committed batches behind the `events` subscription.
 pub type Events = tokio::sync::broadcast::Sender<Arc<CommittedBatch>>;

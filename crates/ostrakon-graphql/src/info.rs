@@ -146,7 +146,7 @@ pub(crate) struct EmbeddingInfo {
 
 impl NamespaceInfo {
     pub(crate) fn of(store: &Store, ns: &Namespace) -> Result<Self, ostrakon_engine::EngineError> {
-        let ostrakon_engine::Settings {
+        let ostrakon_engine::admin::Settings {
             config,
             predicates,
             counts: c,

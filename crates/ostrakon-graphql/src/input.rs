@@ -5,7 +5,7 @@ use std::fmt::Display;
 
 use async_graphql::{ID, InputObject, OneofObject, Result};
 use ostrakon_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
-use ostrakon_engine::{Change, EntityRef, EpisodeRef, NewFact, ObjectRef, Store};
+use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, Store, change::EpisodeRef};
 use serde::Deserialize;
 
 use crate::enums::Polarity;
@@ -171,7 +171,7 @@ impl EmbeddingInput {
             return Err(invalid("embedding.dimensions", d, "give the mode (CLIENT) with its dimensions"));
         }
         if self.facts.is_some() || self.entities.is_some() {
-            changes.push(Change::ConfigureEmbeddingPolicy(ostrakon_engine::EmbeddingPolicyPatch {
+            changes.push(Change::ConfigureEmbeddingPolicy(ostrakon_engine::change::EmbeddingPolicyPatch {
                 facts: self.facts.map(Into::into),
                 entities: self.entities,
             }));

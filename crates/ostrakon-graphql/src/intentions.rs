@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject};
 use ostrakon_core::Trigger;
-use ostrakon_engine::{Due, DueBecause, IntentionView, NewTrigger, Store};
+use ostrakon_engine::{Store, change::NewTrigger, views::Due, views::DueBecause, views::IntentionView};
 
 use crate::context::{Pin, store};
 use crate::input::{EntityRefInput, entity_ref, invalid};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
 use ostrakon_core::{EpisodeId, FactId, Literal, RecordRef, Value};
-use ostrakon_engine::{FactFilter, FactView, ReadAt, Scope, Store};
+use ostrakon_engine::{ReadAt, Store, views::FactFilter, views::FactView, views::Scope};
 
 use crate::context::Pin;
 use crate::context::engine;
@@ -725,7 +725,7 @@ pub(crate) struct Neighborhood {
 /// Pages a fully ordered list of facts by fact id cursors.
 pub(crate) fn fact_page(
     pin: &Arc<Pin>,
-    views: Vec<ostrakon_engine::FactView>,
+    views: Vec<ostrakon_engine::views::FactView>,
     after: Option<String>,
     first: usize,
 ) -> Result<Page<FactObject>> {

@@ -15,7 +15,7 @@
 
 use async_graphql::{Request, Variables};
 use ostrakon_core::{Event, Namespace, Seq};
-use ostrakon_engine::{CommittedBatch, Store, Submitted};
+use ostrakon_engine::{Store, log::CommittedBatch, log::Submitted};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -21,7 +21,7 @@ use async_graphql::indexmap::IndexMap;
 use async_graphql::parser::types::{ExecutableDocument, Field, OperationDefinition, Selection, SelectionSet};
 use async_graphql::{Name, Positioned, ScalarType as _, Value};
 use ostrakon_core::{Literal, Namespace};
-use ostrakon_engine::{FactFilter, FactView, Scope, Store};
+use ostrakon_engine::{Store, views::FactFilter, views::FactView, views::Scope};
 
 use crate::access::{Access, Mode};
 use crate::budget::selected_operation;

@@ -121,14 +121,14 @@ pub(crate) fn query(
         // Unless the read names its batch ([`vectors_awaited`]).
         wait_for_vectors: false,
         without: Vec::new(),
-        speaker_boost: ostrakon_engine::DEFAULT_SPEAKER_BOOST,
-        time_boost: ostrakon_engine::DEFAULT_TIME_BOOST,
+        speaker_boost: ostrakon_engine::search::DEFAULT_SPEAKER_BOOST,
+        time_boost: ostrakon_engine::search::DEFAULT_TIME_BOOST,
     })
 }
 
 /// A ranked list a search fuses.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
-#[graphql(remote = "ostrakon_engine::Component")]
+#[graphql(remote = "ostrakon_engine::search::Component")]
 pub enum SearchComponent {
     /// BM25 over each record's own text.
     Text,
@@ -194,7 +194,7 @@ pub(crate) struct Explanation {
 /// One hit: a fact, an entity or an episode.
 pub(crate) struct SearchHit {
     pin: Arc<Pin>,
-    hit: ostrakon_engine::SearchHit,
+    hit: ostrakon_engine::search::SearchHit,
 }
 
 #[Object]

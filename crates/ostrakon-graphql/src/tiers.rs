@@ -94,7 +94,7 @@ fn kind_and_scope(tier: &Tier) -> (TierKind, Option<String>) {
 pub(crate) struct PlacedRecord {
     pub(crate) pin: Arc<Pin>,
     pub(crate) record: RecordRef,
-    pub(crate) placement: Option<ostrakon_engine::Placement>,
+    pub(crate) placement: Option<ostrakon_engine::views::Placement>,
 }
 
 #[Object]
@@ -186,7 +186,11 @@ pub(crate) struct TiersObject {
 }
 
 impl TiersObject {
-    fn placed(&self, list: Vec<(RecordRef, ostrakon_engine::Placement)>, first: usize) -> Vec<PlacedRecord> {
+    fn placed(
+        &self,
+        list: Vec<(RecordRef, ostrakon_engine::views::Placement)>,
+        first: usize,
+    ) -> Vec<PlacedRecord> {
         list.into_iter()
             .take(first)
             .map(|(record, p)| PlacedRecord { pin: Arc::clone(&self.pin), record, placement: Some(p) })
@@ -327,7 +331,7 @@ pub(crate) struct TiersInput {
 
 impl TiersInput {
     /// The patch it asks for.
-    pub(crate) fn patch(&self) -> Result<ostrakon_engine::TierSettingsPatch> {
+    pub(crate) fn patch(&self) -> Result<ostrakon_engine::change::TierSettingsPatch> {
         let idle = match self.release_idle_after_days {
             None => None,
             Some(0.0) => Some(None),
@@ -338,7 +342,7 @@ impl TiersInput {
                 return Err(invalid("tiers.releaseIdleAfterDays", d, "must be from 0 (never) to 36500"));
             }
         };
-        Ok(ostrakon_engine::TierSettingsPatch {
+        Ok(ostrakon_engine::change::TierSettingsPatch {
             policy: self.policy.map(Into::into),
             core_share: self.core_share,
             active_share: self.active_share,
@@ -355,7 +359,7 @@ impl TiersInput {
 /// One tier's part of a context block.
 pub(crate) struct ContextTier {
     pub(crate) pin: Arc<Pin>,
-    pub(crate) used: ostrakon_engine::TierUse,
+    pub(crate) used: ostrakon_engine::views::TierUse,
 }
 
 #[Object]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_graphql::{ID, InputObject, Object, SimpleObject};
 use ostrakon_core::{EntityId, SegmentEnd};
-use ostrakon_engine::{Association, Store, Topic, TopicNetwork};
+use ostrakon_engine::{Store, views::Association, views::Topic, views::TopicNetwork};
 
 use crate::context::Pin;
 use crate::records::{EntityObject, EpisodeObject};
@@ -155,8 +155,8 @@ pub(crate) struct SegmentationInput {
 }
 
 impl SegmentationInput {
-    pub(crate) fn patch(&self) -> ostrakon_engine::SegmentationPatch {
-        ostrakon_engine::SegmentationPatch {
+    pub(crate) fn patch(&self) -> ostrakon_engine::change::SegmentationPatch {
+        ostrakon_engine::change::SegmentationPatch {
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             max_gap_micros: self

@@ -2,7 +2,9 @@
 //! typed pages.
 
 use ostrakon_core::{EntityId, EpisodeId, FactId, Literal as OstrakonLiteral, Namespace, Timestamp, Value};
-use ostrakon_engine::{Basis, EntityFilter, EpisodeFilter, FactView, ReadAt, SnapshotCursor, Store};
+use ostrakon_engine::{
+    Basis, ReadAt, Store, views::EntityFilter, views::EpisodeFilter, views::FactView, views::SnapshotCursor,
+};
 use oxigraph::model::vocab::{rdf, rdfs, xsd};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term, Triple};
 

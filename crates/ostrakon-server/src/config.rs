@@ -61,7 +61,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ostrakon_engine::Residency;
+use ostrakon_engine::admin::Residency;
 use ostrakon_engine::core::Namespace;
 use ostrakon_graphql::{Access, Limits, Mode};
 use serde::Deserialize;
@@ -373,16 +373,16 @@ impl Config {
         }
         // The engine refuses larger pages and walks itself; a higher limit here would only
         // turn LIMIT_EXCEEDED into a different error further down.
-        if limits.max_page > ostrakon_engine::MAX_PAGE {
+        if limits.max_page > ostrakon_engine::limits::MAX_PAGE {
             return Err(invalid(
                 "limits.max_page".into(),
-                &format!("must be at most {} (the engine's limit)", ostrakon_engine::MAX_PAGE),
+                &format!("must be at most {} (the engine's limit)", ostrakon_engine::limits::MAX_PAGE),
             ));
         }
-        if limits.max_neighbor_depth > ostrakon_engine::MAX_DEPTH {
+        if limits.max_neighbor_depth > ostrakon_engine::limits::MAX_DEPTH {
             return Err(invalid(
                 "limits.max_neighbor_depth".into(),
-                &format!("must be at most {} (the engine's limit)", ostrakon_engine::MAX_DEPTH),
+                &format!("must be at most {} (the engine's limit)", ostrakon_engine::limits::MAX_DEPTH),
             ));
         }
         let defaults = Residency::default();

@@ -4,7 +4,7 @@ use crate::common;
 
 use common::{Fixture, denial, fact, iv, prop, t};
 use ostrakon_engine::core::{Cardinality, FactId, Interval, Literal, Status, Timestamp};
-use ostrakon_engine::{Change, EngineError, FactFilter, KnownAt, ReadAt, Scope};
+use ostrakon_engine::{Change, EngineError, KnownAt, ReadAt, views::FactFilter, views::Scope};
 
 /// Which change of a refused batch an error is about, and the field it names there.
 fn place(e: &EngineError) -> (Option<usize>, Option<&str>) {
@@ -19,7 +19,7 @@ fn at(s: &str) -> ReadAt {
     ReadAt::valid(t(s))
 }
 
-fn iv_list(f: &ostrakon_engine::FactView) -> Vec<String> {
+fn iv_list(f: &ostrakon_engine::views::FactView) -> Vec<String> {
     f.effective.iter().map(Interval::to_string).collect()
 }
 
@@ -386,12 +386,14 @@ fn reassertion_is_corroboration_not_a_new_version() {
     let (e1, e2) = (r.episode(0).unwrap(), r.episode(1).unwrap());
     let first = ostrakon_engine::NewFact {
         confidence: Some(0.5),
-        provenance: vec![ostrakon_engine::EpisodeRef::Id(e1)],
+        provenance: vec![ostrakon_engine::change::EpisodeRef::Id(e1)],
         ..fact(ned, "livesIn", oslo, iv("2019", None))
     };
     let (a, s1) = fx.assert(first.clone());
-    let (b, _) = fx
-        .assert(ostrakon_engine::NewFact { provenance: vec![ostrakon_engine::EpisodeRef::Id(e2)], ..first });
+    let (b, _) = fx.assert(ostrakon_engine::NewFact {
+        provenance: vec![ostrakon_engine::change::EpisodeRef::Id(e2)],
+        ..first
+    });
     assert_ne!(a, b);
     let h = fx.history(ned, "livesIn", at("2022"));
     assert_eq!(h.len(), 1, "one fact, stated twice");
@@ -634,7 +636,7 @@ fn rejected_batches_store_nothing_and_name_the_field() {
     let e = fail(vec![Change::AssertFact(prop(pia, "height", Literal::Float(f64::NAN), iv("2010", None)))]);
     assert_eq!(place(&e), (Some(0), Some("object")), "{e}");
     let e = fail(vec![Change::AssertFact(ostrakon_engine::NewFact {
-        provenance: vec![ostrakon_engine::EpisodeRef::External("nope".into())],
+        provenance: vec![ostrakon_engine::change::EpisodeRef::External("nope".into())],
         ..fact(pia, "x", oslo, iv("2010", None))
     })]);
     assert!(matches!(e.root(), EngineError::UnknownEpisode { .. }), "{e}");
@@ -655,7 +657,7 @@ fn dates_are_read_in_the_namespace_time_zone() {
     let fx = Fixture::new();
     assert_eq!(fx.store.parse_time(&fx.ns, "validFrom", "2024-07-01").unwrap(), t("2024-07-01"));
     let paris = ostrakon_engine::core::TimeZone::parse("timeZone", "Europe/Paris").unwrap();
-    fx.append(vec![Change::ConfigureNamespace(ostrakon_engine::NamespacePatch {
+    fx.append(vec![Change::ConfigureNamespace(ostrakon_engine::change::NamespacePatch {
         time_zone: Some(paris),
         ..Default::default()
     })]);
@@ -674,7 +676,7 @@ fn dates_are_read_in_the_namespace_time_zone() {
 fn edge_inputs_are_refused_or_normalised() {
     let fx = Fixture::new();
     // A fixed offset that could not be written back is refused.
-    let bad = Change::ConfigureNamespace(ostrakon_engine::NamespacePatch {
+    let bad = Change::ConfigureNamespace(ostrakon_engine::change::NamespacePatch {
         time_zone: Some(ostrakon_engine::core::TimeZone::Fixed(90_000)),
         ..Default::default()
     });
@@ -717,20 +719,23 @@ fn edge_inputs_are_refused_or_normalised() {
 }
 
 /// Memory storage whose fsync takes a while, so that concurrent batches overlap.
-struct SlowSync(ostrakon_engine::MemStorage);
+struct SlowSync(ostrakon_engine::log::MemStorage);
 
-struct SlowFile(Box<dyn ostrakon_engine::LogFile>);
+struct SlowFile(Box<dyn ostrakon_engine::log::LogFile>);
 
-impl ostrakon_engine::Storage for SlowSync {
-    fn open(&self, name: &str) -> Result<Box<dyn ostrakon_engine::LogFile>, ostrakon_engine::LogError> {
+impl ostrakon_engine::log::Storage for SlowSync {
+    fn open(
+        &self,
+        name: &str,
+    ) -> Result<Box<dyn ostrakon_engine::log::LogFile>, ostrakon_engine::log::LogError> {
         Ok(Box::new(SlowFile(self.0.open(name)?)))
     }
-    fn list(&self) -> Result<Vec<String>, ostrakon_engine::LogError> {
+    fn list(&self) -> Result<Vec<String>, ostrakon_engine::log::LogError> {
         self.0.list()
     }
 }
 
-impl ostrakon_engine::LogFile for SlowFile {
+impl ostrakon_engine::log::LogFile for SlowFile {
     fn len(&self) -> std::io::Result<u64> {
         self.0.len()
     }
@@ -752,8 +757,8 @@ impl ostrakon_engine::LogFile for SlowFile {
 #[test]
 fn concurrent_batches_cannot_both_pass_a_check_only_one_may_pass() {
     let store = ostrakon_engine::Store::with_storage(
-        std::sync::Arc::new(SlowSync(ostrakon_engine::MemStorage::new())),
-        ostrakon_engine::system_clock(),
+        std::sync::Arc::new(SlowSync(ostrakon_engine::log::MemStorage::new())),
+        ostrakon_engine::log::system_clock(),
     )
     .unwrap();
     let ns = ostrakon_engine::core::Namespace::new("ns", "race").unwrap();

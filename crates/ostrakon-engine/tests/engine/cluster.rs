@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use ostrakon_engine::core::{Namespace, Seq};
 use ostrakon_engine::{
-    Change, EntityFilter, KnownAt, LogBackend, NewEntity, ReadAt, Store, StoreOptions, system_clock,
+    Change, KnownAt, NewEntity, ReadAt, Store, StoreOptions, log::LogBackend, log::system_clock,
+    views::EntityFilter,
 };
 use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
@@ -207,9 +208,9 @@ fn a_due_intention_fires_once_across_nodes() {
     let added = nodes[0]
         .append(
             &team,
-            vec![Change::AddIntention(ostrakon_engine::NewIntention {
+            vec![Change::AddIntention(ostrakon_engine::change::NewIntention {
                 payload: "call the dentist".into(),
-                trigger: ostrakon_engine::NewTrigger::At(due),
+                trigger: ostrakon_engine::change::NewTrigger::At(due),
                 expires_at: None,
                 priority: 0,
                 repeat: false,

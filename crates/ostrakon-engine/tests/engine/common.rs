@@ -10,8 +10,8 @@ use ostrakon_engine::core::{
     TimeZone, Timestamp, ValueType,
 };
 use ostrakon_engine::{
-    Change, EntityRef, FactFilter, FactView, LogBackend, MemStorage, NewEntity, NewFact, ObjectRef, ReadAt,
-    Receipt, Scope, StorageBackend, Store, StoreOptions,
+    Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Receipt, Store, StoreOptions, log::LogBackend,
+    log::MemStorage, log::StorageBackend, views::FactFilter, views::FactView, views::Scope,
 };
 use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
@@ -214,18 +214,23 @@ impl Draw {
 pub(crate) struct NoCheckpoints<B>(pub B);
 
 impl<B: LogBackend> LogBackend for NoCheckpoints<B> {
-    fn list(&self) -> Result<Vec<String>, ostrakon_engine::LogError> {
+    fn list(&self) -> Result<Vec<String>, ostrakon_engine::log::LogError> {
         self.0.list()
     }
-    fn check(&self, name: &str) -> Result<Option<ostrakon_engine::Truncation>, ostrakon_engine::LogError> {
+    fn check(
+        &self,
+        name: &str,
+    ) -> Result<Option<ostrakon_engine::log::Truncation>, ostrakon_engine::log::LogError> {
         self.0.check(name)
     }
     fn open(
         &self,
         name: &str,
         clock: ostrakon_log::Clock,
-    ) -> Result<(Box<dyn ostrakon_engine::RecordLog>, ostrakon_log::Recovery), ostrakon_engine::LogError>
-    {
+    ) -> Result<
+        (Box<dyn ostrakon_engine::log::RecordLog>, ostrakon_log::Recovery),
+        ostrakon_engine::log::LogError,
+    > {
         self.0.open(name, clock)
     }
     fn shared(&self) -> bool {
@@ -234,10 +239,10 @@ impl<B: LogBackend> LogBackend for NoCheckpoints<B> {
     fn keeps_checkpoints(&self) -> bool {
         false
     }
-    fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, ostrakon_engine::LogError> {
+    fn load_checkpoint(&self, _: &str) -> Result<Option<Vec<u8>>, ostrakon_engine::log::LogError> {
         Ok(None)
     }
-    fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), ostrakon_engine::LogError> {
+    fn save_checkpoint(&self, _: &str, _: &[u8]) -> Result<(), ostrakon_engine::log::LogError> {
         Ok(())
     }
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ostrakon_engine::core::{Entity, Namespace, Seq, Timestamp};
 use ostrakon_engine::{
-    Change, EngineError, EntityFilter, LogBackend, NewEntity, NewEpisode, ReadAt, SharedBackend, Store,
-    StoreOptions, system_clock,
+    Change, EngineError, NewEntity, NewEpisode, ReadAt, Store, StoreOptions, log::LogBackend,
+    log::SharedBackend, log::system_clock, views::EntityFilter,
 };
 
 fn store(backend: &SharedBackend) -> Store {
@@ -112,7 +112,7 @@ fn a_writer_always_beaten_gets_a_typed_conflict_once_its_budget_is_spent_and_wri
 
 #[test]
 fn the_file_log_is_its_only_writer_and_refuses_a_stale_expectation() {
-    use ostrakon_engine::{MemStorage, RecordLog, StorageBackend};
+    use ostrakon_engine::{log::MemStorage, log::RecordLog, log::StorageBackend};
     let backend = StorageBackend::new(Arc::new(MemStorage::new()), None);
     let clock = ostrakon_engine::core::Timestamp::from_micros(1);
     let (log, recovery): (Box<dyn RecordLog>, _) =
@@ -121,7 +121,7 @@ fn the_file_log_is_its_only_writer_and_refuses_a_stale_expectation() {
     let first = log.submit(b"one", ostrakon_log::After::only_writer(0)).unwrap();
     log.wait(first).unwrap();
     let stale = log.submit(b"two", ostrakon_log::After::only_writer(0)).unwrap_err();
-    assert!(matches!(stale, ostrakon_engine::LogError::Conflict { expected: 0, found: 1 }), "{stale:?}");
+    assert!(matches!(stale, ostrakon_engine::log::LogError::Conflict { expected: 0, found: 1 }), "{stale:?}");
     let second = log.submit(b"two", ostrakon_log::After::only_writer(1)).unwrap();
     assert_eq!(log.wait(second).unwrap().seq, 2);
     assert_eq!(log.read_after(1).unwrap().iter().map(|r| r.payload.clone()).collect::<Vec<_>>(), [b"two"]);
@@ -317,7 +317,7 @@ fn answers_of(store: &Store, ns: &Namespace) -> String {
     let entities =
         store.entities(ns, &EntityFilter::default(), ReadAt::latest(), None, 10_000).unwrap().value;
     let facts = store.all_facts(ns, ReadAt::latest(), None, 10_000).unwrap().value;
-    let filter = ostrakon_engine::EpisodeFilter::default();
+    let filter = ostrakon_engine::views::EpisodeFilter::default();
     let episodes = store.episodes(ns, &filter, ReadAt::latest(), None, 10_000).unwrap().value;
     format!("{entities:?}\n{facts:?}\n{episodes:?}\n{:?}", store.counts(ns).unwrap())
 }
@@ -363,7 +363,7 @@ fn a_write_naming_another_store_s_record_is_checked_after_catching_up() {
     let written = a.append(&ns(), vec![episode("m-1")]).unwrap();
     let Some(ostrakon_engine::RecordId::Episode(said)) = written.ids[0] else { panic!("{written:?}") };
     let fact = ostrakon_engine::NewFact {
-        provenance: vec![ostrakon_engine::EpisodeRef::Id(said)],
+        provenance: vec![ostrakon_engine::change::EpisodeRef::Id(said)],
         ..ostrakon_engine::NewFact::new(
             ostrakon_engine::EntityRef::Name("Ada".into()),
             "said",

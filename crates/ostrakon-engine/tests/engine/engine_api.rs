@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use common::{Fixture, iv, t};
 use ostrakon_engine::core::{EntityId, Event, Literal, Namespace, Seq};
 use ostrakon_engine::{
-    Change, EngineError, EntityFilter, EntityRef, EpisodeFilter, EpisodeRef, NewEntity, NewEpisode, NewFact,
-    ObjectRef, ReadAt, Store,
+    Change, EngineError, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, Store,
+    change::EpisodeRef, views::EntityFilter, views::EpisodeFilter,
 };
 
 fn named(subject: &str, predicate: &str, object: &str, from: &str) -> Change {
@@ -108,7 +108,7 @@ fn listings_page_with_cursors_at_a_pinned_system_time() {
         let mut all = Vec::new();
         let mut after = None;
         loop {
-            let ostrakon_engine::Page { items: page, more } =
+            let ostrakon_engine::views::Page { items: page, more } =
                 fx.store.episodes(&fx.ns, filter, at, after, limit).unwrap().value;
             after = page.last().map(|(_, e)| (e.occurred_at, e.id));
             all.extend(page.into_iter().map(|(_, e)| e.text));
@@ -132,11 +132,11 @@ fn listings_page_with_cursors_at_a_pinned_system_time() {
     for name in ["b", "a", "c"] {
         fx.entity(name);
     }
-    let ostrakon_engine::Page { items: page, more } =
+    let ostrakon_engine::views::Page { items: page, more } =
         fx.store.entities(&fx.ns, &EntityFilter::default(), ReadAt::latest(), None, 2).unwrap().value;
     assert!(more);
     let ids: Vec<EntityId> = page.iter().map(|(_, e)| e.id).collect();
-    let ostrakon_engine::Page { items: rest, more } = fx
+    let ostrakon_engine::views::Page { items: rest, more } = fx
         .store
         .entities(&fx.ns, &EntityFilter::default(), ReadAt::latest(), ids.last().copied(), 2)
         .unwrap()

@@ -6,8 +6,8 @@ use ostrakon_engine::core::{
     EntityFilter, EpisodeFilter, ErasedRef, FactFilter, Literal, Namespace, Scope, Seq,
 };
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, NewIntention,
-    NewTrigger, ObjectRef, ReadAt, SearchQuery, Store,
+    Change, EngineError, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, ObjectRef,
+    ReadAt, SearchQuery, Store, change::NewIntention, change::NewTrigger,
 };
 
 use crate::common::{grep, iv, t, walk};
@@ -112,17 +112,17 @@ pub(crate) fn answers(store: &Store, s: Seq) -> Vec<String> {
 #[derive(Default)]
 struct Remembering(std::sync::Mutex<std::collections::BTreeSet<String>>);
 
-impl ostrakon_engine::Embedder for Remembering {
+impl ostrakon_engine::search::Embedder for Remembering {
     fn model_id(&self) -> &str {
         "remembering"
     }
     fn dim(&self) -> usize {
         4
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ostrakon_engine::EmbedError> {
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ostrakon_engine::search::EmbedError> {
         Ok(keep_and_embed(&self.0, texts))
     }
-    fn forget(&self, texts: &[&str]) -> Result<usize, ostrakon_engine::EmbedError> {
+    fn forget(&self, texts: &[&str]) -> Result<usize, ostrakon_engine::search::EmbedError> {
         let mut kept = self.0.lock().unwrap();
         Ok(texts.iter().filter(|t| kept.remove(**t)).count())
     }
@@ -148,8 +148,8 @@ fn keep_and_embed(
 
 fn open(dir: &std::path::Path, embedder: &std::sync::Arc<Remembering>) -> Store {
     let embedder = std::sync::Arc::clone(embedder);
-    let source: ostrakon_engine::EmbedderSource = std::sync::Arc::new(move |_| {
-        Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::Embedder>)
+    let source: ostrakon_engine::search::EmbedderSource = std::sync::Arc::new(move |_| {
+        Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::search::Embedder>)
     });
     let options = ostrakon_engine::StoreOptions {
         embedder: Some(source),
@@ -329,7 +329,7 @@ fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
     let old = fx.append(vec![said("the old secret: orchid-plover-5512")]).episode(0).unwrap();
     let bob = fx.entity("Bob");
     let fact = NewFact {
-        provenance: vec![ostrakon_engine::EpisodeRef::Id(old)],
+        provenance: vec![ostrakon_engine::change::EpisodeRef::Id(old)],
         ..NewFact::new(
             EntityRef::Id(bob),
             "likes",
@@ -386,7 +386,7 @@ fn an_export_with_erasures_replays_into_an_identical_log() {
     let bob = fx.entity("Bob");
     let stated = |value: &str, from: ostrakon_engine::core::EpisodeId| {
         Change::AssertFact(NewFact {
-            provenance: vec![ostrakon_engine::EpisodeRef::Id(from)],
+            provenance: vec![ostrakon_engine::change::EpisodeRef::Id(from)],
             ..NewFact::new(
                 EntityRef::Id(bob),
                 "says",
@@ -470,14 +470,14 @@ struct Behind {
     slow: std::sync::atomic::AtomicBool,
 }
 
-impl ostrakon_engine::Embedder for Behind {
+impl ostrakon_engine::search::Embedder for Behind {
     fn model_id(&self) -> &str {
         "behind"
     }
     fn dim(&self) -> usize {
         4
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ostrakon_engine::EmbedError> {
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ostrakon_engine::search::EmbedError> {
         use std::sync::atomic::Ordering::SeqCst;
         if self.slow.load(SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(4 * texts.len() as u64));
@@ -485,7 +485,7 @@ impl ostrakon_engine::Embedder for Behind {
         self.embedded.fetch_add(texts.len(), SeqCst);
         Ok(keep_and_embed(&self.kept, texts))
     }
-    fn forget(&self, texts: &[&str]) -> Result<usize, ostrakon_engine::EmbedError> {
+    fn forget(&self, texts: &[&str]) -> Result<usize, ostrakon_engine::search::EmbedError> {
         let mut kept = self.kept.lock().unwrap();
         Ok(texts.iter().filter(|t| kept.remove(**t)).count())
     }
@@ -496,10 +496,10 @@ fn an_erasure_drops_the_embedders_queued_work_and_no_erased_text_reaches_its_cac
     use std::sync::atomic::Ordering::SeqCst;
     let dir = tempfile::tempdir().unwrap();
     let embedder = std::sync::Arc::new(Behind::default());
-    let source: ostrakon_engine::EmbedderSource = {
+    let source: ostrakon_engine::search::EmbedderSource = {
         let embedder = std::sync::Arc::clone(&embedder);
         std::sync::Arc::new(move |_| {
-            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::Embedder>)
+            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::search::Embedder>)
         })
     };
     let options = ostrakon_engine::StoreOptions {
@@ -567,8 +567,8 @@ fn dropping_a_namespace_closed_since_a_restart_forgets_its_texts_without_waiting
     let embedder = std::sync::Arc::new(Behind::default());
     let open = || {
         let embedder = std::sync::Arc::clone(&embedder);
-        let source: ostrakon_engine::EmbedderSource = std::sync::Arc::new(move |_| {
-            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::Embedder>)
+        let source: ostrakon_engine::search::EmbedderSource = std::sync::Arc::new(move |_| {
+            Ok(std::sync::Arc::clone(&embedder) as std::sync::Arc<dyn ostrakon_engine::search::Embedder>)
         });
         let options = ostrakon_engine::StoreOptions {
             embedder: Some(source),

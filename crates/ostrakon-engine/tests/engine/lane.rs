@@ -9,8 +9,9 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use ostrakon_engine::core::{Namespace, RecordRef};
 use ostrakon_engine::{
-    Change, Component, EmbedError, Embedder, EmbedderSource, KnownAt, MemStorage, NewEntity, NewEpisode,
-    ReadAt, RecordId, SearchHit, SearchQuery, Store, StoreOptions, system_clock,
+    Change, KnownAt, NewEntity, NewEpisode, ReadAt, RecordId, SearchQuery, Store, StoreOptions,
+    log::MemStorage, log::system_clock, search::Component, search::EmbedError, search::Embedder,
+    search::EmbedderSource, search::SearchHit,
 };
 
 /// An embedder whose batches (the indexer's) wait while the gate is shut; a text someone

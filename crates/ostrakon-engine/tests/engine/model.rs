@@ -12,7 +12,7 @@ use common::{Fixture, t};
 use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Polarity, Seq, Status, Timestamp, Value, combine_confidence,
 };
-use ostrakon_engine::{Change, EntityRef, FactFilter, NewFact, ObjectRef, ReadAt, Scope};
+use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, views::FactFilter, views::Scope};
 use proptest::prelude::*;
 
 const PREDICATES: [(&str, Cardinality); 2] = [("one", Cardinality::One), ("many", Cardinality::Many)];

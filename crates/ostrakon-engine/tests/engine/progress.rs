@@ -7,7 +7,8 @@ use crate::common;
 use common::{Fixture, iv, t};
 use ostrakon_engine::core::{EntityId, EpisodeId, MentionSource, Seq};
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, EpisodeRef, MemStorage, NewEntity, NewEpisode, NewFact, ObjectRef, Store,
+    Change, EngineError, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, Store, change::EpisodeRef,
+    log::MemStorage,
 };
 
 fn episode(text: &str, at: &str, thread: &str) -> Change {

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use ostrakon_engine::core::{Namespace, Timestamp};
 use ostrakon_engine::{
-    Change, EmbedError, Embedder, EmbedderSource, LogBackend, NewEpisode, ReadAt, SearchQuery, SharedBackend,
-    Store, StoreOptions, system_clock,
+    Change, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, log::LogBackend, log::SharedBackend,
+    log::system_clock, search::EmbedError, search::Embedder, search::EmbedderSource,
 };
 
 const QUERY: &str = "the garden by the lake";

@@ -16,7 +16,7 @@ use crate::retention::DecayInput;
 use crate::retention::ProfileInput;
 use crate::topics::SegmentationInput;
 use ostrakon_engine::Change;
-use ostrakon_engine::NamespacePatch;
+use ostrakon_engine::change::NamespacePatch;
 /// Queries: a namespace's settings and size.
 #[derive(Default)]
 pub(super) struct AdminQuery;

@@ -4,7 +4,7 @@
 
 use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 use ostrakon_core::ErasedRef;
-use ostrakon_engine::{EraseRequest, EraseTarget, Erased, ErasureRecord};
+use ostrakon_engine::{EraseRequest, EraseTarget, Erased, views::ErasureRecord};
 
 use crate::access::{Access, Mode};
 use crate::context::{Start, engine, start};

@@ -53,16 +53,16 @@ use crate::retention::ProfileInput;
 use crate::scalars::DateTime;
 use ostrakon_core::PredicateDef;
 use ostrakon_engine::Change;
-use ostrakon_engine::EntityFilter;
 use ostrakon_engine::EntityRef;
-use ostrakon_engine::EpisodeFilter;
-use ostrakon_engine::EpisodeRef;
-use ostrakon_engine::FactFilter;
 use ostrakon_engine::NewEpisode;
-use ostrakon_engine::NoteEntity;
 use ostrakon_engine::RecordId;
-use ostrakon_engine::Scope;
-use ostrakon_engine::SnapshotCursor;
+use ostrakon_engine::change::EpisodeRef;
+use ostrakon_engine::change::NoteEntity;
+use ostrakon_engine::views::EntityFilter;
+use ostrakon_engine::views::EpisodeFilter;
+use ostrakon_engine::views::FactFilter;
+use ostrakon_engine::views::Scope;
+use ostrakon_engine::views::SnapshotCursor;
 use std::sync::Arc;
 /// Queries: entities, facts, episodes and threads: reads at a pinned point, and the writes that record them.
 #[derive(Default)]

@@ -24,8 +24,8 @@ use crate::payloads::intention_after;
 use crate::scalars::DateTime;
 use ostrakon_engine::Change;
 use ostrakon_engine::KnownAt;
-use ostrakon_engine::NewIntention;
 use ostrakon_engine::ReadAt;
+use ostrakon_engine::change::NewIntention;
 use std::sync::Arc;
 /// Queries: prospective memory: intentions and their firings.
 #[derive(Default)]
