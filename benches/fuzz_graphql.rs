@@ -3,8 +3,7 @@
 //! they ended, and the time taken; exits non-zero at the first broken case, printing it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../tests/it/common/fuzz.rs"]
-mod fuzz;
+use ostrakon_testkit::graphql_fuzz as fuzz;
 
 fn main() {
     let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();

@@ -4,8 +4,7 @@
 //! broken case, printing it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../tests/it/common/sparql_fuzz.rs"]
-mod sparql_fuzz;
+use ostrakon_testkit::sparql_fuzz;
 
 fn main() {
     let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();

@@ -15,7 +15,7 @@ use crate::common::cluster::{self, Cluster, Outcome};
 /// node is read on another with the write's batch.
 #[test]
 fn the_readme_cluster_commands_start_a_cluster_that_serves() {
-    let nats = match ostrakon_jetstream::servers::nats_server_or_install() {
+    let nats = match ostrakon_testkit::nats::nats_server_or_install() {
         Ok(nats) => nats,
         Err(e) if std::env::var("OSTRAKON_CLUSTER_TEST").as_deref() != Ok("required") => {
             eprintln!("skipped: no nats-server ({e})");

@@ -32,7 +32,6 @@ mod objects;
 mod probe;
 mod reading;
 mod rewrite;
-pub mod servers;
 mod subjects;
 mod tails;
 mod wal;

@@ -2,9 +2,9 @@
 //! appends, conflicts between two nodes, reading back, damage, checkpoints.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend, subject_of};
 use ostrakon_log::{After, Clock, LogBackend, LogError, RecordLog, encode_frame};
+use ostrakon_testkit::nats::NatsServers;
 
 fn clock() -> Clock {
     ostrakon_log::system_clock()
@@ -25,7 +25,7 @@ fn config(servers: &NatsServers, replicas: usize) -> ClusterConfig {
 
 fn servers(n: usize) -> Option<(tempfile::TempDir, NatsServers)> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let servers = ostrakon_jetstream::servers::start_for_tests(n, dir.path())?;
+    let servers = ostrakon_testkit::nats::start_for_tests(n, dir.path())?;
     Some((dir, servers))
 }
 

@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
 use ostrakon_log::{After, LogBackend, LogError, system_clock};
+use ostrakon_testkit::nats::NatsServers;
 
 fn config(servers: &NatsServers, shards: u32, replicas: usize) -> ClusterConfig {
     ClusterConfig { urls: servers.urls(), shards, replicas, ..ClusterConfig::default() }
@@ -42,7 +42,7 @@ fn layout_error(result: Result<impl Sized, LogError>) -> String {
 #[test]
 fn init_never_weakens_a_live_cluster_and_a_disagreeing_node_refuses_to_start() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(servers) = ostrakon_jetstream::servers::start_for_tests(3, dir.path()) else { return };
+    let Some(servers) = ostrakon_testkit::nats::start_for_tests(3, dir.path()) else { return };
     let (node, changed) = JetStreamBackend::init(&config(&servers, 4, 3), false).unwrap();
     assert!(changed.is_empty(), "{changed:?}");
     assert_eq!(replicas(&servers), vec![3; 5]);
@@ -89,7 +89,7 @@ fn init_never_weakens_a_live_cluster_and_a_disagreeing_node_refuses_to_start() {
 #[test]
 fn health_says_when_jetstream_has_lost_its_quorum_and_when_it_is_back() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mut servers) = ostrakon_jetstream::servers::start_for_tests(3, dir.path()) else { return };
+    let Some(mut servers) = ostrakon_testkit::nats::start_for_tests(3, dir.path()) else { return };
     let (node, _) = JetStreamBackend::init(&config(&servers, 2, 3), false).unwrap();
     let healthy_within = |node: &JetStreamBackend, want: bool, within: Duration| {
         let started = Instant::now();

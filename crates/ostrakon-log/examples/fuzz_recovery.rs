@@ -1,5 +1,5 @@
 //! Fuzzes recovery by hand: `Log::open` and `Log::inspect` of random files and of valid logs
-//! damaged at random, checked against the invariants in `tests/support/mod.rs` (the property
+//! damaged at random, checked against the invariants in `ostrakon-testkit`'s `log_frames.rs` (the property
 //! test `tests/fuzz.rs` runs the same checks for a few hundred cases).
 //!
 //! Run: `cargo run -p ostrakon-log --release --example fuzz_recovery [CASES] [SEED]`
@@ -8,8 +8,7 @@
 //! or panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test harness: fail loudly
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+use ostrakon_testkit::log_frames as support;
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};

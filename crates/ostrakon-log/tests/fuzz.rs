@@ -6,7 +6,7 @@
 // Helpers here are test code too (clippy.toml only exempts #[test] fns): failing loudly is the point.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support;
+use ostrakon_testkit::log_frames as support;
 
 use proptest::prelude::*;
 use support::{Mutation, Original, V2_HEADER_LEN, build, check};

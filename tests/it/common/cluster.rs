@@ -12,8 +12,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
+use ostrakon_testkit::nats::NatsServers;
 use serde_json::{Value, json};
 
 use super::serve::{self, Server};
@@ -42,7 +42,7 @@ impl Cluster {
     /// proxy each (to cut or slow their connections).
     pub(crate) fn start_proxied(nats: usize, nodes: usize, proxied: &[usize]) -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
-        let servers = ostrakon_jetstream::servers::start_for_tests(nats, &dir.path().join("nats"))?;
+        let servers = ostrakon_testkit::nats::start_for_tests(nats, &dir.path().join("nats"))?;
         let urls = servers.urls().join(",");
         let init = Command::new(env!("CARGO_BIN_EXE_ostrakon"))
             .args([

@@ -3,9 +3,7 @@
 //! and the helpers of single areas.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../../crates/ostrakon-engine/tests/engine/common.rs"]
-mod fixture;
-pub(crate) use fixture::*;
+pub(crate) use ostrakon_testkit::engine::*;
 
 /// The project's root: from `cargo test`'s environment when it sets one, so that a test
 /// binary built in another checkout of the same sources (a shared target directory)
@@ -30,10 +28,10 @@ pub(crate) async fn gql_error(schema: &ostrakon_graphql::OstrakonSchema, query: 
 }
 
 pub(crate) mod cluster;
-pub(crate) mod fuzz;
+pub(crate) use ostrakon_testkit::graphql_fuzz as fuzz;
 pub(crate) mod history;
 pub(crate) mod proxy;
 pub(crate) mod python;
 pub(crate) mod serve;
-pub(crate) mod sparql_fuzz;
+pub(crate) use ostrakon_testkit::sparql_fuzz;
 pub(crate) mod stub_model;

@@ -13,8 +13,8 @@ use ostrakon_engine::{
     Change, KnownAt, NewEntity, ReadAt, Store, StoreOptions, log::LogBackend, log::system_clock,
     views::EntityFilter,
 };
-use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
+use ostrakon_testkit::nats::NatsServers;
 
 pub(crate) struct Cluster {
     _dir: tempfile::TempDir,
@@ -26,7 +26,7 @@ impl Cluster {
     /// `None` (the test skips, saying why) where nats-server cannot be had.
     pub(crate) fn start() -> Option<Cluster> {
         let dir = tempfile::tempdir().unwrap();
-        let servers = ostrakon_jetstream::servers::start_for_tests(1, dir.path())?;
+        let servers = ostrakon_testkit::nats::start_for_tests(1, dir.path())?;
         let config =
             ClusterConfig { urls: servers.urls(), shards: 4, replicas: 1, ..ClusterConfig::default() };
         JetStreamBackend::init(&config, false).unwrap();

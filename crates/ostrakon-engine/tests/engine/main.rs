@@ -3,7 +3,7 @@
 //! path through the log seam. They use the engine alone (no protocol crate).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use ostrakon_testkit::engine as common;
 
 mod bitemporal;
 mod cluster;

@@ -42,12 +42,12 @@ struct Arg {
 }
 
 /// The schema as the generator sees it.
-pub(crate) struct Grammar {
+pub struct Grammar {
     types: HashMap<String, Shape>,
 }
 
 impl Grammar {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         let doc = parse_schema(ostrakon_graphql::sdl()).expect("the SDL parses");
         let mut types = HashMap::new();
         for def in doc.definitions {
@@ -81,7 +81,7 @@ impl Grammar {
     }
 
     /// One random request: (document, variables, is it a mutation).
-    pub(crate) fn request(&self, rng: &mut StdRng) -> (String, Value, bool) {
+    pub fn request(&self, rng: &mut StdRng) -> (String, Value, bool) {
         let mutation = rng.random_bool(0.4);
         let root = if mutation { "Mutation" } else { "Query" };
         let Some(Shape::Object(fields)) = self.types.get(root) else { panic!("no {root}") };
@@ -345,7 +345,7 @@ fn scalar_json(rng: &mut StdRng, name: &str) -> Value {
 }
 
 /// A store with a little of everything in namespace `fz`, and its schema.
-pub(crate) async fn target() -> (Arc<Store>, OstrakonSchema) {
+pub async fn target() -> (Arc<Store>, OstrakonSchema) {
     let store = Arc::new(Store::in_memory());
     let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
     let lines = [
@@ -368,7 +368,7 @@ fn batches(store: &Store) -> u64 {
 }
 
 /// Runs case `seed` and checks its answer; `Err` says what broke.
-pub(crate) async fn run_case(
+pub async fn run_case(
     grammar: &Grammar,
     store: &Store,
     schema: &OstrakonSchema,
@@ -411,7 +411,7 @@ pub(crate) async fn run_case(
 
 /// How a case ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// Answered without errors.
     Ok,
     /// Refused before or at its root.

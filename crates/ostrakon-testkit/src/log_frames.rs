@@ -10,21 +10,19 @@
 //! intact at its place is among them when `open` succeeds (no silent loss), and damage confined
 //! to the tail (from some offset after the header to the end) never makes `open` fail.
 
-#![allow(dead_code)] // each user needs only part of it
-
 use std::sync::Arc;
 
 use ostrakon_log::{Log, LogError, MemStorage, Record, Recovery, Storage};
 
 /// Name of every fuzzed log.
-pub(crate) const NAME: &str = "log";
+pub const NAME: &str = "log";
 
 /// Length of the version-2 header of [`NAME`].
-pub(crate) const V2_HEADER_LEN: usize = 16 + NAME.len() + 4;
+pub const V2_HEADER_LEN: usize = 16 + NAME.len() + 4;
 
 /// A valid log and what it holds.
 #[derive(Clone, Debug)]
-pub(crate) struct Original {
+pub struct Original {
     /// The file's bytes.
     pub bytes: Vec<u8>,
     /// Its frames, as recovery must return them.
@@ -36,7 +34,7 @@ pub(crate) struct Original {
 }
 
 /// Builds a log of `payloads` (times from `t0` on), as version 1 when `v1`.
-pub(crate) fn build(payloads: &[Vec<u8>], v1: bool, t0: i64) -> Original {
+pub fn build(payloads: &[Vec<u8>], v1: bool, t0: i64) -> Original {
     let storage = MemStorage::new();
     let (log, _) = Log::open(storage.open(NAME).unwrap(), NAME, Arc::new(move || t0)).unwrap();
     // Group some batches into one write, as concurrent writers would.
@@ -78,7 +76,7 @@ pub(crate) fn build(payloads: &[Vec<u8>], v1: bool, t0: i64) -> Original {
 
 /// One way of damaging a file. Offsets are taken modulo the file length where needed.
 #[derive(Clone, Debug)]
-pub(crate) enum Mutation {
+pub enum Mutation {
     /// Xor one byte with a non-zero mask.
     Flip { at: usize, mask: u8 },
     /// Cut the file to `len` bytes (a crash losing the end of a write).
@@ -97,7 +95,7 @@ pub(crate) enum Mutation {
 
 impl Mutation {
     /// A short name of the mutation's kind.
-    pub(crate) fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &'static str {
         match self {
             Mutation::Flip { .. } => "flip",
             Mutation::Truncate { .. } => "truncate",
@@ -111,7 +109,7 @@ impl Mutation {
 
     /// Applies the mutation; returns the damaged bytes and, for damage confined to the end of
     /// the file, the offset it starts at.
-    pub(crate) fn apply(&self, original: &[u8]) -> (Vec<u8>, Option<usize>) {
+    pub fn apply(&self, original: &[u8]) -> (Vec<u8>, Option<usize>) {
         let mut b = original.to_vec();
         let n = b.len();
         let clamp = |x: usize| if n == 0 { 0 } else { x % (n + 1) };
@@ -167,7 +165,7 @@ impl Mutation {
 }
 
 /// The kind of result `open` gave, for counting.
-pub(crate) fn outcome(result: &Result<Recovery, LogError>) -> &'static str {
+pub fn outcome(result: &Result<Recovery, LogError>) -> &'static str {
     match result {
         Ok(r) if r.new_header => "ok-new-header",
         Ok(r) if r.truncation.is_some() => "ok-truncated",
@@ -183,10 +181,7 @@ pub(crate) fn outcome(result: &Result<Recovery, LogError>) -> &'static str {
 /// Recovers `bytes` with `inspect` and `open` and checks the invariants (see the module doc).
 /// `original`: the valid log the bytes were damaged from, and where tail-only damage starts.
 /// Returns `open`'s result kind, or a description of the broken invariant.
-pub(crate) fn check(
-    bytes: &[u8],
-    original: Option<(&Original, Option<usize>)>,
-) -> Result<&'static str, String> {
+pub fn check(bytes: &[u8], original: Option<(&Original, Option<usize>)>) -> Result<&'static str, String> {
     let storage = MemStorage::new();
     storage.set_bytes(NAME, bytes.to_vec());
     let inspected = Log::inspect(storage.open_read_only(NAME).unwrap().as_ref());
