@@ -44,9 +44,7 @@ pub(crate) fn run(store: Store, args: &ExtractArgs) -> anyhow::Result<bool> {
         &store,
         &ns,
         &mut cursor,
-        limit,
-        args.dry_run,
-        &stop,
+        ostrakon_extract::Pass { limit, preview: args.dry_run, stop: &stop },
         &mut |episode, outcome| {
             let mut line =
                 serde_json::json!({ "episode": episode.id.to_string(), "externalId": episode.external_id });

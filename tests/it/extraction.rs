@@ -148,7 +148,7 @@ async fn what_a_model_finds_is_written_once_with_its_episode_and_source() {
     let mut outcomes = Vec::new();
     let stop = CancellationToken::new();
     again
-        .read_namespace(&store, &ns(), &mut cursor, usize::MAX, false, &stop, &mut |e, o| {
+        .read_namespace(&store, &ns(), &mut cursor, ostrakon_extract::Pass::all(&stop), &mut |e, o| {
             outcomes.push((e.external_id.clone().unwrap(), format!("{o:?}")));
         })
         .await;

@@ -4,9 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use ostrakon_engine::core::OverlapQuery;
 use ostrakon_engine::core::{
     Allen, CoreError, EntityId, Interval, Namespace, PartialTime, Side, Step, TimeZone, Timestamp, Value,
 };
+use ostrakon_engine::views::SeriesQuery;
 use ostrakon_engine::{
     Change, EntityRef, NewEntity, NewFact, ObjectRef, ReadAt, Store, views::FactFilter, views::Scope,
 };
@@ -175,8 +177,14 @@ fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
     // How many people were affiliated with each organisation at the start of each decade.
     let decade = Step::parse("step", "P10Y").unwrap();
     let (from, to) = (year(1900), year(2030));
-    let series =
-        store.in_force_series(&ns, "isAffiliatedTo", None, from, to, decade, true, at).unwrap().value;
+    let series = store
+        .in_force_series(
+            &ns,
+            &SeriesQuery { predicate: "isAffiliatedTo", value: None, from, to, step: decade, by_value: true },
+            at,
+        )
+        .unwrap()
+        .value;
     let points = series.points.clone();
     assert_eq!(points.len(), 13);
     let got: BTreeMap<String, Vec<u64>> = series
@@ -210,7 +218,8 @@ fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
     let x = *clubs.iter().max_by_key(|(who, n)| (**n, std::cmp::Reverse(**who))).unwrap().0;
     let a = Side { subject: None, predicate: "playsFor".into(), value: None };
     let b = Side { subject: Some(entity[&x]), predicate: "playsFor".into(), value: None };
-    let answer = store.overlaps(&ns, &a, &b, Allen::Intersects, true, 1000, at).unwrap().value;
+    let query = OverlapQuery { a, b, relation: Allen::Intersects, same_value: true, limit: 1000 };
+    let answer = store.overlaps(&ns, &query, at).unwrap().value;
     assert!(!answer.truncated);
     let got: BTreeSet<(EntityId, Value)> = answer
         .pairs

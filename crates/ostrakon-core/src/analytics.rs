@@ -31,6 +31,22 @@ pub struct Side {
     pub value: Option<Value>,
 }
 
+/// What an overlap read asks: pairs of facts, one of each side (of one value when
+/// `same_value`), whose stretches in force stand in `relation`; at most `limit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverlapQuery {
+    /// The first side.
+    pub a: Side,
+    /// The second side.
+    pub b: Side,
+    /// How a's stretch stands to b's.
+    pub relation: Allen,
+    /// Only pairs of one value.
+    pub same_value: bool,
+    /// The most pairs answered.
+    pub limit: usize,
+}
+
 /// A value a slot held over one stretch of valid time, after supersession, ends,
 /// negations and retractions; touching or overlapping stretches of the same value are one.
 #[derive(Clone, Debug, PartialEq)]

@@ -20,7 +20,7 @@ mod value;
 
 pub use analytics::{
     Allen, ChangeCounts, Endpoints, Group, GroupBy, Held, HeldFor, Lane, MAX_PAIR_CHECKS, MAX_STEPS,
-    SeriesGroup, Side, Step, Stretch, clip, count_at_points, join,
+    OverlapQuery, SeriesGroup, Side, Step, Stretch, clip, count_at_points, join,
 };
 pub use answer::{
     Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,

@@ -3,7 +3,7 @@
 //! steps laid out in the namespace's time zone.
 
 use ostrakon_core::{
-    Allen, ChangeCounts, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, SeriesGroup, Side, Step,
+    ChangeCounts, EntityId, Group, GroupBy, HeldFor, Lane, Namespace, OverlapQuery, SeriesGroup, Step,
     Stretch, Timestamp, Value,
 };
 
@@ -13,6 +13,40 @@ use crate::limits::MAX_TOP;
 use crate::read_point::{Answer, ReadAt};
 use crate::store::Store;
 use crate::sweeps::What;
+
+/// What a series read asks: how many subjects had `predicate` (with `value`, if given)
+/// in force at each step of `[from, to)`; with `by_value`, one group per value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeriesQuery<'a> {
+    /// The predicate.
+    pub predicate: &'a str,
+    /// Only this value, or any.
+    pub value: Option<&'a Value>,
+    /// The first point.
+    pub from: Timestamp,
+    /// Where the points stop (excluded).
+    pub to: Timestamp,
+    /// The step between points.
+    pub step: Step,
+    /// One group per value.
+    pub by_value: bool,
+}
+
+/// What a changes read asks: value changes of `predicate` (or of every predicate) per
+/// step of `[from, to)`, and the `top` subjects that changed most.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChangesQuery<'a> {
+    /// The predicate, or every one.
+    pub predicate: Option<&'a str>,
+    /// The first point.
+    pub from: Timestamp,
+    /// Where the points stop (excluded).
+    pub to: Timestamp,
+    /// The step between points.
+    pub step: Step,
+    /// How many of the subjects that changed most.
+    pub top: usize,
+}
 
 /// Points of a series and its groups.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,20 +110,15 @@ impl Store {
         Ok(Answer { value: answer.value?, basis: answer.basis })
     }
 
-    /// How many subjects had `predicate` (with `value`, if given) in force at each step
-    /// of `[from, to)`; with `by_value`, one group per value.
-    #[allow(clippy::too_many_arguments)]
+    /// How many subjects had the query's predicate (with its value, if given) in force at
+    /// each step of `[from, to)`; with `by_value`, one group per value.
     pub fn in_force_series(
         &self,
         ns: &Namespace,
-        predicate: &str,
-        value: Option<&Value>,
-        from: Timestamp,
-        to: Timestamp,
-        step: Step,
-        by_value: bool,
+        query: &SeriesQuery<'_>,
         at: ReadAt,
     ) -> Result<Answer<Series>, EngineError> {
+        let SeriesQuery { predicate, value, from, to, step, by_value } = *query;
         let points = step.points("step", from, to, &self.time_zone(ns)?)?;
         if value.is_none() && !by_value {
             // Subjects in force at each step, from the sweep kept (or carried forward) for S.
@@ -111,19 +140,15 @@ impl Store {
         })
     }
 
-    /// Value changes of `predicate` (or of every predicate) per step of `[from, to)`, and
-    /// the `top` subjects that changed most.
-    #[allow(clippy::too_many_arguments)]
+    /// Value changes of the query's predicate (or of every predicate) per step of
+    /// `[from, to)`, and the `top` subjects that changed most.
     pub fn changes(
         &self,
         ns: &Namespace,
-        predicate: Option<&str>,
-        from: Timestamp,
-        to: Timestamp,
-        step: Step,
-        top: usize,
+        query: &ChangesQuery<'_>,
         at: ReadAt,
     ) -> Result<Answer<Changes>, EngineError> {
+        let ChangesQuery { predicate, from, to, step, top } = *query;
         if top > MAX_TOP {
             return Err(EngineError::LimitExceeded {
                 field: "top".into(),
@@ -140,26 +165,21 @@ impl Store {
 
     /// Pairs of facts, one of each side (of one value when `same_value`), whose stretches
     /// in force stand in `relation`.
-    #[allow(clippy::too_many_arguments)]
     pub fn overlaps(
         &self,
         ns: &Namespace,
-        a: &Side,
-        b: &Side,
-        relation: Allen,
-        same_value: bool,
-        limit: usize,
+        query: &OverlapQuery,
         at: ReadAt,
     ) -> Result<Answer<Overlaps>, EngineError> {
-        if limit == 0 || limit > MAX_PAGE {
+        if query.limit == 0 || query.limit > MAX_PAGE {
             return Err(EngineError::LimitExceeded {
                 field: "limit".into(),
-                value: limit as u64,
+                value: query.limit as u64,
                 max: MAX_PAGE as u64,
             });
         }
         self.read_at(ns, at, |index, view| {
-            let (pairs, truncated) = index.overlaps(a, b, relation, same_value, limit, view);
+            let (pairs, truncated) = index.overlaps(query, view);
             Overlaps { pairs, truncated }
         })
     }

@@ -57,7 +57,7 @@ pub(crate) fn add_tiers(
     if !core.is_empty() {
         let records: Vec<RecordRef> = core.iter().map(|(r, _)| *r).collect();
         let limit = (budget as f64 * settings.core_share).floor() as usize;
-        add_tier(b, index, view, Tier::Core, "Core memory:".into(), &records, limit, &mut placed);
+        add_tier(b, index, view, Tier::Core, &records, limit, &mut placed);
     }
     let names: Vec<String> = match scopes {
         Some(named) => named.to_vec(),
@@ -74,23 +74,25 @@ pub(crate) fn add_tiers(
         members.sort_by_key(|(r, p)| (rank(*r).unwrap_or(usize::MAX), std::cmp::Reverse(p.seq)));
         let records: Vec<RecordRef> = members.iter().map(|(r, _)| *r).collect();
         let before = b.tokens();
-        add_tier(b, index, view, tier, format!("Active ({scope}):"), &records, active_left, &mut placed);
+        add_tier(b, index, view, tier, &records, active_left, &mut placed);
         active_left = active_left.saturating_sub(b.tokens() - before);
     }
     placed
 }
 
-#[allow(clippy::too_many_arguments)]
 fn add_tier(
     b: &mut Builder,
     index: &NamespaceIndex,
     view: View,
     tier: Tier,
-    header: String,
     records: &[RecordRef],
     limit: usize,
     placed: &mut Placed,
 ) {
+    let header = match &tier {
+        Tier::Core => "Core memory:".to_owned(),
+        Tier::Active(scope) => format!("Active ({scope}):"),
+    };
     let items: Vec<(RecordRef, Item)> = records
         .iter()
         .filter(|r| !placed.shown.contains(r))

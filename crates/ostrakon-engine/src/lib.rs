@@ -64,7 +64,7 @@ pub use store::Store;
 /// topics, tiers and intentions. Answers are plain data: nothing of the index crosses
 /// this API.
 pub mod views {
-    pub use crate::analytics::{Changes, Overlaps, Series};
+    pub use crate::analytics::{Changes, ChangesQuery, Overlaps, Series, SeriesQuery};
     pub use crate::context_lines::estimate_tokens;
     pub use crate::context_tiers::TierUse;
     pub use crate::intentions::{Due, DueBecause, Firings};

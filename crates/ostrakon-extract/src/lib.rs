@@ -21,4 +21,4 @@ pub mod worker;
 
 pub use settings::ExtractionSettings;
 pub use status::{Status, StatusSnapshot};
-pub use worker::{Extractor, Outcome};
+pub use worker::{Extractor, Outcome, Pass};

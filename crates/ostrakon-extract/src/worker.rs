@@ -20,6 +20,25 @@ use crate::client::Client;
 use crate::settings::ExtractionSettings;
 use crate::status::Status;
 
+/// How one pass over a namespace goes: at most `limit` episodes, writing nothing with
+/// `preview`, until `stop`.
+#[derive(Clone, Copy)]
+pub struct Pass<'a> {
+    /// The most episodes read.
+    pub limit: usize,
+    /// Write nothing: each outcome is a preview of what would be written.
+    pub preview: bool,
+    /// Cancelled: the pass ends at once.
+    pub stop: &'a CancellationToken,
+}
+
+impl<'a> Pass<'a> {
+    /// Every episode left, written, until `stop`.
+    pub fn all(stop: &'a CancellationToken) -> Self {
+        Pass { limit: usize::MAX, preview: false, stop }
+    }
+}
+
 /// Episodes fetched per look at a namespace.
 const PAGE: usize = 16;
 
@@ -124,26 +143,24 @@ impl Extractor {
                 }
             };
             let cursor = cursors.entry(ns.clone()).or_insert(EpisodeId(0));
-            if self.read_namespace(&store, &ns, cursor, usize::MAX, false, &stop, &mut |_, _| {}).await {
+            if self.read_namespace(&store, &ns, cursor, Pass::all(&stop), &mut |_, _| {}).await {
                 return;
             }
         }
     }
 
-    /// Reads up to `limit` episodes of `ns` past `cursor` that its source has not read,
-    /// moving `cursor` past each one dealt with, and tells `each` what became of it.
-    /// With `preview`, writes nothing. True when stopped.
-    #[allow(clippy::too_many_arguments)]
+    /// Reads up to the pass's `limit` episodes of `ns` past `cursor` that its source has
+    /// not read, moving `cursor` past each one dealt with, and tells `each` what became of
+    /// it. True when stopped.
     pub async fn read_namespace(
         &self,
         store: &Arc<Store>,
         ns: &Namespace,
         cursor: &mut EpisodeId,
-        limit: usize,
-        preview: bool,
-        stop: &CancellationToken,
+        pass: Pass<'_>,
         each: &mut (dyn FnMut(&Episode, &Outcome) + Send),
     ) -> bool {
+        let Pass { limit, preview, stop } = pass;
         let source = self.settings.source();
         let mut done = 0usize;
         while done < limit {
@@ -216,12 +233,7 @@ impl Extractor {
             self.status.in_flight.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
             let outcome = match answer {
                 None => return Outcome::Stopped,
-                Some(Ok(Completion::Facts { facts, skipped })) => {
-                    self.write(store, ns, episode, &facts, skipped, None, preview).await
-                }
-                Some(Ok(Completion::Refused(why))) => {
-                    self.write(store, ns, episode, &[], 0, Some(why), preview).await
-                }
+                Some(Ok(completion)) => self.write(store, ns, episode, completion, preview).await,
                 Some(Err(e)) => {
                     last = format!("namespace {ns}, episode {}: {e}", episode.id);
                     self.status.failure(last.clone());
@@ -237,19 +249,21 @@ impl Extractor {
         Outcome::GaveUp(last)
     }
 
-    /// Writes what an answer gave, leaving out a fact the store refuses and trying again.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes what an answer gave (a refusal writes that the episode was read), leaving
+    /// out a fact the store refuses and trying again.
     async fn write(
         &self,
         store: &Arc<Store>,
         ns: &Namespace,
         episode: &Episode,
-        facts: &[answer::ExtractedFact],
-        skipped: usize,
-        refused: Option<String>,
+        completion: Completion,
         preview: bool,
     ) -> Outcome {
-        let (store, ns2, episode2, facts) = (Arc::clone(store), ns.clone(), episode.clone(), facts.to_vec());
+        let (facts, skipped, refused) = match completion {
+            Completion::Facts { facts, skipped } => (facts, skipped, None),
+            Completion::Refused(why) => (Vec::new(), 0, Some(why)),
+        };
+        let (store, ns2, episode2) = (Arc::clone(store), ns.clone(), episode.clone());
         let (source, confidence) = (self.settings.source(), self.settings.confidence);
         let written = tokio::task::spawn_blocking(move || {
             // A namespace that cannot be read (damaged) is the read's error, not `Any`.

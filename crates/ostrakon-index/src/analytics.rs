@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ostrakon_core::{
     Allen, ChangeCounts, Endpoints, EntityId, FactId, Group, GroupBy, Held, HeldFor, Interval, Lane,
-    MAX_PAIR_CHECKS, Polarity, Scope, SeriesGroup, Side, Status, Stretch, Timestamp, Value, View, clip,
-    count_at_points, join,
+    MAX_PAIR_CHECKS, OverlapQuery, Polarity, Scope, SeriesGroup, Side, Status, Stretch, Timestamp, Value,
+    View, clip, count_at_points, join,
 };
 
 use crate::facts::PredId;
@@ -282,16 +282,9 @@ impl NamespaceIndex {
     /// `same_value`) whose stretches in force stand in `relation`, by a's start then b's;
     /// at most `limit`, and whether more were left (or the comparisons reached
     /// [`MAX_PAIR_CHECKS`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn overlaps(
-        &self,
-        a: &Side,
-        b: &Side,
-        relation: Allen,
-        same_value: bool,
-        limit: usize,
-        view: View,
-    ) -> (Vec<(Stretch, Stretch)>, bool) {
+    pub fn overlaps(&self, query: &OverlapQuery, view: View) -> (Vec<(Stretch, Stretch)>, bool) {
+        let OverlapQuery { a, b, relation, same_value, limit } = query;
+        let (relation, same_value, limit) = (*relation, *same_value, *limit);
         let mut left = self.stretches(a, view);
         let mut right = self.stretches(b, view);
         let order = |x: &Stretch, y: &Stretch| {

@@ -45,7 +45,7 @@ pub use project::{Iris, Projected, VOCAB, View, Window, date_time, literal, stat
 pub use shape::{MAX_DEPTH, MAX_NESTING, MAX_NODES, MAX_OPERATORS, MAX_QUERY_BYTES};
 pub use sparql::{
     DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_QUERY_MEMORY, DEFAULT_MAX_STATEMENTS, DEFAULT_MAX_VIEW_MEMORY,
-    Form, Format, MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
+    Dataset, Form, Format, MAX_JOIN_RESULTS, Sparql, SparqlLimits, Written,
 };
 
 /// How [`export`] writes.

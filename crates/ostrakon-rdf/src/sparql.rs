@@ -263,6 +263,19 @@ struct Kept {
     held: Arc<Held>,
 }
 
+/// What a query runs over: `view` of namespace `ns` in `store`, read at `at`.
+#[derive(Clone, Copy)]
+pub struct Dataset<'a> {
+    /// The store.
+    pub store: &'a Store,
+    /// The namespace.
+    pub ns: &'a Namespace,
+    /// The read point.
+    pub at: ReadAt,
+    /// The facts in force, or their history.
+    pub view: View,
+}
+
 /// The SPARQL service: runs queries and keeps the projections they ran on.
 pub struct Sparql {
     limits: SparqlLimits,
@@ -354,13 +367,9 @@ impl Sparql {
     /// picks for its form, in at most the limits' `max_answer_bytes`. The prefixes `e:`, `p:`, `prop:`, `f:`,
     /// `ep:` (this namespace's entities, predicates, properties, facts and episodes),
     /// `mn:`, `rdf:`, `rdfs:` and `xsd:` are declared.
-    #[allow(clippy::too_many_arguments)]
     pub fn query(
         &self,
-        store: &Store,
-        ns: &Namespace,
-        at: ReadAt,
-        view: View,
+        dataset: Dataset<'_>,
         query: &str,
         choose: impl FnOnce(Form) -> Result<Format, RdfError> + Send,
     ) -> Result<Answer<Written>, RdfError> {
@@ -379,7 +388,7 @@ impl Sparql {
                 .stack_size(shape::stack_size(query))
                 .spawn_scoped(scope, || {
                     let _finished = finished;
-                    let work = || self.parse_and_run(store, ns, at, view, query, &token, choose);
+                    let work = || self.parse_and_run(dataset, query, &token, choose);
                     match &interrupt {
                         Some(interrupt) => interrupt.run(work),
                         None => work(),
@@ -406,18 +415,14 @@ impl Sparql {
     }
 
     /// Parses `query`, measures it, and runs it on its projection.
-    #[allow(clippy::too_many_arguments)]
     fn parse_and_run(
         &self,
-        store: &Store,
-        ns: &Namespace,
-        at: ReadAt,
-        view: View,
+        dataset: Dataset<'_>,
         query: &str,
         token: &CancellationToken,
         choose: impl FnOnce(Form) -> Result<Format, RdfError>,
     ) -> Result<Answer<Written>, RdfError> {
-        let iris = Iris::new(ns);
+        let iris = Iris::new(dataset.ns);
         let mut parser = spargebra::SparqlParser::new();
         for (name, iri) in iris.prefixes() {
             parser = parser.with_prefix(name, iri).map_err(|e| RdfError::Internal(e.to_string()))?;
@@ -430,7 +435,7 @@ impl Sparql {
             evaluator = evaluator.without_optimizations();
         }
         let prepared = evaluator.for_query(parsed);
-        let (basis, projection, statements) = self.projection(store, ns, at, view)?;
+        let (basis, projection, statements) = self.projection(dataset)?;
         // Entered on this thread, which pulls every result: evaluation runs here.
         let budget = spareval::MemoryBudget::enter(self.limits.max_memory);
         let written =
@@ -445,10 +450,7 @@ impl Sparql {
     /// holds T, or one built from the same statements, or a new one (once there is room).
     fn projection(
         &self,
-        store: &Store,
-        ns: &Namespace,
-        at: ReadAt,
-        view: View,
+        Dataset { store, ns, at, view }: Dataset<'_>,
     ) -> Result<(ostrakon_engine::Basis, Projection, usize), RdfError> {
         let pinned = store.basis(ns, at)?;
         let same_point = |k: &Kept| {
@@ -685,9 +687,11 @@ mod tests {
         let sparql = Sparql::default();
         let count = |t: &str, view: View| {
             let answer = sparql
-                .query(&store, &ns, ReadAt::valid(year(t)), view, "SELECT * WHERE { ?s ?p ?o }", |_| {
-                    Ok(Format::Csv)
-                })
+                .query(
+                    Dataset { store: &store, ns: &ns, at: ReadAt::valid(year(t)), view },
+                    "SELECT * WHERE { ?s ?p ?o }",
+                    |_| Ok(Format::Csv),
+                )
                 .unwrap();
             String::from_utf8(answer.value.body).unwrap().lines().count() - 1
         };
@@ -701,9 +705,11 @@ mod tests {
         // The history view is another projection.
         assert_eq!(
             sparql
-                .query(&store, &ns, ReadAt::valid(year("2012")), View::History, "ASK {}", |_| Ok(
-                    Format::Json
-                ),)
+                .query(
+                    Dataset { store: &store, ns: &ns, at: ReadAt::valid(year("2012")), view: View::History },
+                    "ASK {}",
+                    |_| Ok(Format::Json),
+                )
                 .unwrap()
                 .value
                 .form,
@@ -745,7 +751,9 @@ mod tests {
             let at = ReadAt::bitemporal(Timestamp::EPOCH, seq);
             let query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }";
             sparql
-                .query(&store, &ns, at, View::History, query, |_| Ok(Format::Csv))
+                .query(Dataset { store: &store, ns: &ns, at, view: View::History }, query, |_| {
+                    Ok(Format::Csv)
+                })
                 .map(|a| a.value.statements)
         };
         // What the largest view weighs.
@@ -781,7 +789,11 @@ mod tests {
             let interrupt = Interrupt::new(Some(Instant::now() + deadline));
             let start = Instant::now();
             let result = interrupt.run(|| {
-                sparql.query(&store, &ns, ReadAt::latest(), View::InForce, query, |_| Ok(Format::Json))
+                sparql.query(
+                    Dataset { store: &store, ns: &ns, at: ReadAt::latest(), view: View::InForce },
+                    query,
+                    |_| Ok(Format::Json),
+                )
             });
             (result, start.elapsed())
         };

@@ -33,7 +33,7 @@ use axum::response::{IntoResponse, Response};
 use ostrakon_core::{Namespace, Seq};
 use ostrakon_engine::{KnownAt, ReadAt};
 use ostrakon_graphql::{Access, Mode, code, rdf_code};
-use ostrakon_rdf::{Format, RdfError, View};
+use ostrakon_rdf::{Dataset, Format, RdfError, View};
 
 use crate::execute::{CancelOnDrop, Running};
 use crate::{error::ApiError, state::AppState};
@@ -328,7 +328,9 @@ async fn run(
     let work = tokio::task::spawn_blocking(move || {
         let _running = (running, permit);
         interrupt.run(|| {
-            sparql.query(&store, &ns, at, view, &query, |form| Format::negotiate(accept.as_deref(), form))
+            sparql.query(Dataset { store: &store, ns: &ns, at, view }, &query, |form| {
+                Format::negotiate(accept.as_deref(), form)
+            })
         })
     });
     let answer = match tokio::time::timeout(timeout, work).await {

@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::nats::NatsServers;
 use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Literal, Namespace, Polarity, PredicateDef, Seq, Status,
     TimeZone, Timestamp, ValueType,
@@ -13,7 +14,6 @@ use ostrakon_engine::{
     log::MemStorage, log::StorageBackend, views::FactFilter, views::FactView, views::Scope,
 };
 use ostrakon_jetstream::{ClusterConfig, JetStreamBackend};
-use crate::nats::NatsServers;
 
 /// A time from text (RFC 3339, date or partial date), in UTC.
 pub fn t(s: &str) -> Timestamp {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use ostrakon_engine::core::{Interval, Literal, Namespace, Timestamp};
 use ostrakon_engine::{Change, EntityRef, Interrupt, NewEntity, NewFact, ObjectRef, ReadAt, Store};
-use ostrakon_rdf::{Format, RdfError, Sparql, SparqlLimits, View};
+use ostrakon_rdf::{Dataset, Format, RdfError, Sparql, SparqlLimits, View};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -67,7 +67,9 @@ pub fn run_case(sparql: &Sparql, store: &Store, ns: &Namespace, seed: u64) -> Re
     let interrupt = Interrupt::new(Some(Instant::now() + Duration::from_secs(2)));
     let started = Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        interrupt.run(|| sparql.query(store, ns, ReadAt::latest(), view, &query, |_| Ok(Format::Json)))
+        interrupt.run(|| {
+            sparql.query(Dataset { store, ns, at: ReadAt::latest(), view }, &query, |_| Ok(Format::Json))
+        })
     }));
     let shown = || format!("seed {seed}: {}", query.chars().take(2000).collect::<String>());
     if started.elapsed() > Duration::from_secs(10) {

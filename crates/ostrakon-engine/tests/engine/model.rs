@@ -9,9 +9,11 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::{Fixture, t};
+use ostrakon_engine::core::OverlapQuery;
 use ostrakon_engine::core::{
     Cardinality, EntityId, FactId, Interval, Polarity, Seq, Status, Timestamp, Value, combine_confidence,
 };
+use ostrakon_engine::views::{ChangesQuery, SeriesQuery};
 use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, views::FactFilter, views::Scope};
 use proptest::prelude::*;
 
@@ -475,15 +477,21 @@ fn check_analytics(
     let year_step = Step::parse("step", "P1Y").unwrap();
     for (pred, (name, _)) in PREDICATES.iter().enumerate() {
         // Series: subjects in force at each year, in all and per value.
-        let series =
-            fx.store.in_force_series(&fx.ns, name, None, year(0), year(YEARS), year_step, false, at).unwrap();
+        let query = SeriesQuery {
+            predicate: name,
+            value: None,
+            from: year(0),
+            to: year(YEARS),
+            step: year_step,
+            by_value: false,
+        };
+        let series = fx.store.in_force_series(&fx.ns, &query, at).unwrap();
         prop_assert_eq!(series.value.points.len(), usize::from(YEARS));
         let want: Vec<u64> = (0..YEARS)
             .map(|y| subjects.iter().filter(|e| !values_at(**e, pred, y).is_empty()).count() as u64)
             .collect();
         prop_assert_eq!(&series.value.groups[0].counts, &want, "series of {}", name);
-        let grouped =
-            fx.store.in_force_series(&fx.ns, name, None, year(0), year(YEARS), year_step, true, at).unwrap();
+        let grouped = fx.store.in_force_series(&fx.ns, &SeriesQuery { by_value: true, ..query }, at).unwrap();
         let got: BTreeMap<Value, Vec<u64>> =
             grouped.value.groups.into_iter().map(|g| (g.value.unwrap(), g.counts)).collect();
         let mut want: BTreeMap<Value, Vec<u64>> = BTreeMap::new();
@@ -496,8 +504,9 @@ fn check_analytics(
         }
         prop_assert_eq!(got, want, "series of {} by value", name);
         // Changes: years where a slot's values differ from the year before.
-        let changes =
-            fx.store.changes(&fx.ns, Some(name), year(0), year(YEARS), year_step, 10, at).unwrap().value;
+        let query =
+            ChangesQuery { predicate: Some(name), from: year(0), to: year(YEARS), step: year_step, top: 10 };
+        let changes = fx.store.changes(&fx.ns, &query, at).unwrap().value;
         let mut want = vec![0u64; usize::from(YEARS)];
         let mut per_subject: BTreeMap<EntityId, u64> = BTreeMap::new();
         for e in subjects {
@@ -593,7 +602,8 @@ fn check_analytics(
         Allen::Equals,
         Allen::Intersects,
     ] {
-        let answer = fx.store.overlaps(&fx.ns, &side(0), &side(1), relation, false, 1000, at).unwrap().value;
+        let query = OverlapQuery { a: side(0), b: side(1), relation, same_value: false, limit: 1000 };
+        let answer = fx.store.overlaps(&fx.ns, &query, at).unwrap().value;
         prop_assert!(!answer.truncated);
         let got: BTreeSet<(FactId, String, FactId, String)> = answer
             .pairs

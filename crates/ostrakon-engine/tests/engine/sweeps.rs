@@ -7,6 +7,7 @@
 
 use crate::common::{Fixture, iv, prop, t};
 use ostrakon_engine::core::{Cardinality, EntityId, FactId, GroupBy, Literal, Seq, Step};
+use ostrakon_engine::views::SeriesQuery;
 use ostrakon_engine::{Change, KnownAt, ReadAt};
 
 /// The count read from the sweeps.
@@ -103,12 +104,14 @@ fn counts_carried_forward_through_writes_equal_counts_resolved_whole() {
                 .store
                 .in_force_series(
                     &fx.ns,
-                    predicate,
-                    None,
-                    t("1998-06-01"),
-                    t("2031-01-01"),
-                    Step::parse("step", "P1Y").unwrap(),
-                    false,
+                    &SeriesQuery {
+                        predicate,
+                        value: None,
+                        from: t("1998-06-01"),
+                        to: t("2031-01-01"),
+                        step: Step::parse("step", "P1Y").unwrap(),
+                        by_value: false,
+                    },
                     ReadAt::latest(),
                 )
                 .unwrap()

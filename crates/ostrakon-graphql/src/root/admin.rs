@@ -58,7 +58,7 @@ pub(super) struct AdminMutation;
 #[Object]
 impl AdminMutation {
     /// Changes a namespace's settings.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn configure_namespace(
         &self,
         ctx: &Context<'_>,

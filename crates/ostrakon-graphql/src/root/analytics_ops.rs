@@ -26,8 +26,10 @@ use crate::paging::page_size;
 use crate::scalars::DateTime;
 use ostrakon_core::FactId;
 use ostrakon_core::GroupBy;
+use ostrakon_core::OverlapQuery;
 use ostrakon_core::Side;
 use ostrakon_core::Step;
+use ostrakon_engine::views::{ChangesQuery, SeriesQuery};
 use std::sync::Arc;
 /// Queries: analytics over the histories of entities.
 #[derive(Default)]
@@ -309,7 +311,7 @@ impl AnalyticsQuery {
     /// force over all valid time as known at knownAt, after supersession, ends,
     /// negations and retractions, with the facts behind each stretch. At most `first`
     /// lanes, and `first` stretches a lane (the earliest).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn timeline(
         &self,
         ctx: &Context<'_>,
@@ -355,7 +357,7 @@ impl AnalyticsQuery {
     /// How long each value of one slot held within `[from, to)` (default: all time before
     /// validAt), longest first: "how long did Alice live in each city". The `first`
     /// longest.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn durations(
         &self,
         ctx: &Context<'_>,
@@ -401,7 +403,7 @@ impl AnalyticsQuery {
     /// `P7D`, `PT1H`); months and days follow the namespace's time zone. At most 10,000
     /// steps. `groupBy: VALUE` counts each value apart ("how many lived in each city"):
     /// the first `first` groups.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn in_force_series(
         &self,
         ctx: &Context<'_>,
@@ -424,9 +426,8 @@ impl AnalyticsQuery {
         let (from, to) = (time(store, &ns, "from", &from)?, time(store, &ns, "to", &to)?);
         let step = self::step(&step)?;
         let by_value = group_by == SeriesGroupBy::Value;
-        let answer = store
-            .in_force_series(&ns, &predicate, wanted.as_ref(), from, to, step, by_value, at)
-            .map_err(engine)?;
+        let query = SeriesQuery { predicate: &predicate, value: wanted.as_ref(), from, to, step, by_value };
+        let answer = store.in_force_series(&ns, &query, at).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         Ok(Series {
@@ -446,7 +447,7 @@ impl AnalyticsQuery {
     /// each step from `from` up to `to`, as known at knownAt, and the `top` subjects that
     /// changed most. A change is an instant where a slot's values in force change: a value
     /// starting, ending, or giving way to another (one change).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn changes(
         &self,
         ctx: &Context<'_>,
@@ -463,8 +464,8 @@ impl AnalyticsQuery {
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, None)?;
         let (from, to) = (time(store, &ns, "from", &from)?, time(store, &ns, "to", &to)?);
         let step = self::step(&step)?;
-        let answer =
-            store.changes(&ns, predicate.as_deref(), from, to, step, top as usize, at).map_err(engine)?;
+        let query = ChangesQuery { predicate: predicate.as_deref(), from, to, step, top: top as usize };
+        let answer = store.changes(&ns, &query, at).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let counts = answer.value.counts;
@@ -490,7 +491,7 @@ impl AnalyticsQuery {
     /// time as X": a = {predicate: "playsFor"}, b = {entity: X, predicate: "playsFor"}).
     /// At most `limit` pairs (default 100, at most 1000); `truncated` says when more were
     /// left, or when 20 million comparisons were reached.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn overlaps(
         &self,
         ctx: &Context<'_>,
@@ -522,8 +523,8 @@ impl AnalyticsQuery {
             })
         };
         let (a, b) = (side("a", &a)?, side("b", &b)?);
-        let answer =
-            store.overlaps(&ns, &a, &b, relation.into(), same_value, limit as usize, at).map_err(engine)?;
+        let query = OverlapQuery { a, b, relation: relation.into(), same_value, limit: limit as usize };
+        let answer = store.overlaps(&ns, &query, at).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let stretch = |s: ostrakon_core::Stretch| -> Result<Stretch> {
@@ -549,7 +550,7 @@ impl AnalyticsQuery {
 
     /// Facts in force at validAt as known at knownAt (of `predicate`, or all), counted in
     /// groups, most first: the first `first` groups.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn aggregate(
         &self,
         ctx: &Context<'_>,

@@ -71,7 +71,7 @@ pub(super) struct GraphQuery;
 #[Object]
 impl GraphQuery {
     /// One entity, by id or by name, as known at knownAt, its facts at validAt.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn entity(
         &self,
         ctx: &Context<'_>,
@@ -108,7 +108,7 @@ impl GraphQuery {
     }
 
     /// Entities known at knownAt, by id; filtered by name (or alias) and kind.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn entities(
         &self,
         ctx: &Context<'_>,
@@ -141,7 +141,7 @@ impl GraphQuery {
 
     /// Facts by subject, predicate and/or object (at least one): those in force at
     /// validAt as known at knownAt, or every visible one with its status (`includeAll`).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn facts(
         &self,
         ctx: &Context<'_>,
@@ -182,7 +182,7 @@ impl GraphQuery {
 
     /// Every version of one slot (subject, predicate) known at knownAt, retracted ones
     /// included, each with its status at validAt.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn history(
         &self,
         ctx: &Context<'_>,
@@ -207,7 +207,7 @@ impl GraphQuery {
     }
 
     /// Every fact in force at validAt as known at knownAt, by (subject, predicate, id).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn snapshot(
         &self,
         ctx: &Context<'_>,
@@ -244,7 +244,7 @@ impl GraphQuery {
 
     /// Entities within `depth` hops of one entity over facts in force, every hop at the
     /// same (validAt, knownAt).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn neighbors(
         &self,
         ctx: &Context<'_>,
@@ -294,7 +294,7 @@ impl GraphQuery {
     }
 
     /// Episodes known at knownAt, by the time they occurred; by thread and time window.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn episodes(
         &self,
         ctx: &Context<'_>,
@@ -335,7 +335,7 @@ impl GraphQuery {
 
     /// A thread of the event progression graph: its episodes known at knownAt, in the
     /// order they occurred (ties by id); each links to its `next` and `previous`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn thread(
         &self,
         ctx: &Context<'_>,
@@ -518,7 +518,7 @@ impl GraphMutation {
 
     /// Declares a predicate's cardinality and value type (undeclared ones are MANY, ANY),
     /// and optionally how its facts fade.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn define_predicate(
         &self,
         ctx: &Context<'_>,

@@ -35,7 +35,7 @@ pub(super) struct IntentionQuery;
 impl IntentionQuery {
     /// Intentions (prospective memory) as known at knownAt: pending ones, or all with
     /// `includeInactive` (fired once, cancelled, expired at `at`); by id.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn intentions(
         &self,
         ctx: &Context<'_>,
@@ -62,7 +62,7 @@ impl IntentionQuery {
     /// The pending intentions due at `at` (default: now) for a message: those whose time
     /// has come, whose entities the message names, or whose cue it is close to; by
     /// priority. Reads only: firings are recorded by writes and `fireDueIntentions`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn due_intentions(
         &self,
         ctx: &Context<'_>,
@@ -92,7 +92,7 @@ impl IntentionMutation {
     /// Adds an intention: a payload for the agent, due when its trigger holds (a time, a
     /// mention of given entities, or an episode close to a cue), until it expires; it fires
     /// once unless `repeat`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn add_intention(
         &self,
         ctx: &Context<'_>,

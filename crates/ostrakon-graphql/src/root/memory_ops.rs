@@ -42,7 +42,7 @@ impl MemoryQuery {
     /// What an agent might bring up unprompted at the clock `at` (default: now): records
     /// that are not dormant — facts in force at validAt, entities and episodes known at
     /// knownAt — by retention, highest first.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn recallable(
         &self,
         ctx: &Context<'_>,
@@ -71,7 +71,7 @@ impl MemoryQuery {
 
     /// Records that turn dormant between `from` and `to` unless recalled, and when (the
     /// first `first`).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn forecast(
         &self,
         ctx: &Context<'_>,

@@ -13,6 +13,7 @@ use crate::error::rdf_error;
 use crate::paging::Basis;
 use crate::scalars::DateTime;
 use async_graphql::Json;
+use ostrakon_rdf::Dataset;
 use ostrakon_rdf::Form;
 use ostrakon_rdf::Format;
 use ostrakon_rdf::RdfError;
@@ -78,7 +79,7 @@ impl RdfQuery {
     /// (facts), `ep:` (episodes), `mn:` (Ostrakon's vocabulary), `rdf:`, `rdfs:` and `xsd:`
     /// are declared. A view holding more statements than the server's SPARQL limit is
     /// refused with `LIMIT_EXCEEDED`; a malformed query is `INVALID_QUERY`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn sparql(
         &self,
         ctx: &Context<'_>,
@@ -107,7 +108,7 @@ impl RdfQuery {
             (RdfView::History, Reification::Standard) => View::HistoryStandard,
         };
         let choose = |form: Form| Ok(if form == Form::Graph { Format::NTriples } else { Format::Json });
-        let answer = sparql.query(store, &ns, at, view, &query, choose).map_err(rdf_error)?;
+        let answer = sparql.query(Dataset { store, ns: &ns, at, view }, &query, choose).map_err(rdf_error)?;
         let written = answer.value;
         let (results, graph) = match written.form {
             Form::Graph => (

@@ -30,7 +30,7 @@ impl RetrievalQuery {
     /// that names its batch (`knownAtSeq`, e.g. the `seq` a write returned): otherwise
     /// they answer with the batches they hold (`indexedSeq`, and a warning when it is
     /// behind). Every hit explains itself.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn search(
         &self,
         ctx: &Context<'_>,
@@ -56,7 +56,7 @@ impl RetrievalQuery {
     /// (default 1000; a token is estimated as four bytes): facts in force with their
     /// validity, the most relevant episodes with their dates, the entities involved.
     /// Deterministic for a given store and read point.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn context(
         &self,
         ctx: &Context<'_>,
@@ -92,7 +92,7 @@ pub(super) struct RetrievalMutation;
 impl RetrievalMutation {
     /// `search`, then records its hits as recalled at `at` (default: now) in one step, so
     /// that what is recalled is strengthened. The result is the search as it was read.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn remember(
         &self,
         ctx: &Context<'_>,

@@ -43,7 +43,7 @@ impl TierMutation {
     /// current. Refused when it is there already or past the tier's caps
     /// (`LIMIT_EXCEEDED`). Placement changes what `context` loads, never what is true. The
     /// answer: the tiers right after.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn place_memory(
         &self,
         ctx: &Context<'_>,
@@ -64,7 +64,7 @@ impl TierMutation {
 
     /// Takes one record out of CORE or an ACTIVE scope: back to ARCHIVE unless another
     /// tier holds it. The answer: the tiers right after.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, reason = "a resolver takes each argument of its GraphQL field")]
     async fn release_memory(
         &self,
         ctx: &Context<'_>,
