@@ -680,10 +680,10 @@ fn the_engine_offers_few_names_each_documented() {
         let Some(name) = line.strip_prefix("pub mod ") else { continue };
         let documented = match name.strip_suffix(';') {
             // A module in a file of its own opens with its `//!` comment.
-            Some(file) => {
-                std::fs::read_to_string(root().join(format!("crates/ostrakon-engine/src/{file}.rs")))
+            Some(file) => [format!("{file}.rs"), format!("{file}/mod.rs")].iter().any(|f| {
+                std::fs::read_to_string(root().join("crates/ostrakon-engine/src").join(f))
                     .is_ok_and(|text| text.starts_with("//!"))
-            }
+            }),
             None => i > 0 && lines[i - 1].starts_with("///"),
         };
         if !documented {

@@ -1,10 +1,10 @@
 //! Erasure: the one change that removes content from the past, on purpose.
 //!
 //! An erasure is two things in the log. The batch that decides it holds an
-//! [`Event::Erased`](crate::event::Event::Erased) naming what was erased (ids, the hash of each
+//! `Event::Erased` naming what was erased (ids, the hash of each
 //! record's content, who asked and why; never the content). Then compaction rewrites
 //! every earlier batch that held erased content, replacing each such event with an
-//! [`Event::Tombstone`](crate::event::Event::Tombstone) that keeps what kind of record it was,
+//! `Event::Tombstone` that keeps what kind of record it was,
 //! its id and the hash of the event's bytes, so the log's sequence numbers, times and
 //! checksums stay valid and what was there can still be accounted for.
 
@@ -36,7 +36,7 @@ impl std::fmt::Display for ErasedRef {
     }
 }
 
-/// What an [`Event::Erased`](crate::event::Event::Erased) records: what went, and why.
+/// What an `Event::Erased` records: what went, and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Erasure {
     /// Every record erased, each with the SHA-256 of its content as it stood (the

@@ -227,7 +227,7 @@ pub enum EngineError {
     #[error("search index: {0}")]
     Index(String),
     /// The work was stopped by its caller's deadline or cancellation
-    /// ([`Interrupt`](crate::interrupt::Interrupt)). Only reads are interrupted: a write is decided
+    /// (`Interrupt`). Only reads are interrupted: a write is decided
     /// and appended as one step, so the stopped work wrote nothing.
     #[error("stopped during {during}: {reason}")]
     Interrupted {

@@ -10,11 +10,11 @@ use ostrakon_core::{Event, Namespace, Seq, Timestamp};
 use ostrakon_index::NamespaceIndex;
 use ostrakon_log::RecordLog;
 
+use crate::read::sweeps::Sweeps;
 use crate::retrieve::index::SearchIndex;
-use crate::sweeps::Sweeps;
 use crate::sync::lock;
 use crate::sync::read;
-use crate::writer::Writer;
+use crate::write::writer::Writer;
 
 thread_local! {
     /// Set while background upkeep runs on this thread: what it reads and writes does

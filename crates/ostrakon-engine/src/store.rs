@@ -12,17 +12,17 @@ use ostrakon_log::{
     FileStorage, LogBackend, LogError, MemStorage, Record, Storage, StorageBackend, Truncation,
 };
 
-use crate::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
-use crate::codec::decode;
 use crate::error::EngineError;
+use crate::maintain::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
 use crate::options::{Residency, StoreOptions};
-use crate::read_point::{Clock, system_clock};
+use crate::read::point::{Clock, system_clock};
 use crate::retrieve::index::Indexing;
 use crate::retrieve::index::SearchIndex;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::{Listeners, Shard, UPKEEP};
 use crate::sync::{lock, read};
-use crate::writer::Writer;
+use crate::write::codec::decode;
+use crate::write::writer::Writer;
 
 impl Drop for Store {
     /// A clean close checkpoints every open namespace, so the next open replays nothing.
@@ -59,7 +59,7 @@ pub struct Store {
     /// opened, cut when the namespace first opens.
     pub(crate) truncations: Mutex<BTreeMap<Namespace, Truncation>>,
     /// When background upkeep last ran what it runs on a period.
-    pub(crate) schedule: crate::schedule::Schedule,
+    pub(crate) schedule: crate::maintain::schedule::Schedule,
     /// The data directory (search indexes live under it); none for a store in memory.
     pub(crate) data_dir: Option<std::path::PathBuf>,
     /// Held while the store is open: one process per data directory (the directory and
@@ -234,7 +234,9 @@ impl Store {
             if known.contains(&ns) || damaged.contains_key(&ns) {
                 continue;
             }
-            let Some((_, seq)) = crate::checkpoint::read_blob(&*store.backend, &ns) else { continue };
+            let Some((_, seq)) = crate::maintain::checkpoint::read_blob(&*store.backend, &ns) else {
+                continue;
+            };
             let why = lost_log(seq, 0);
             tracing::error!(namespace = %ns, error = %why, "namespace refused: its log is gone");
             damaged.insert(ns, why);
@@ -273,7 +275,7 @@ impl Store {
         let clock: ostrakon_log::Clock = Arc::new(move || clock().as_micros());
         // The checkpoint first: a backend that can seek then reads only the log after it.
         let blob = if self.backend.keeps_checkpoints() {
-            crate::checkpoint::read_blob(&*self.backend, ns)
+            crate::maintain::checkpoint::read_blob(&*self.backend, ns)
         } else {
             None
         };
@@ -290,7 +292,8 @@ impl Store {
             }
             tracing::warn!(namespace = %ns, error = %lost_log(from, log.last_seq()), "the log lacks batches its checkpoint holds; serving the log");
         }
-        let mut loaded = blob.and_then(|(bytes, _)| crate::checkpoint::load(ns, &bytes, &recovery.records));
+        let mut loaded =
+            blob.and_then(|(bytes, _)| crate::maintain::checkpoint::load(ns, &bytes, &recovery.records));
         if loaded.is_none() && recovery.records.first().is_some_and(|r| r.seq > 1) {
             // Read from a checkpoint that turned out unusable: the whole log, then.
             (log, recovery) = self.backend.open(ns.as_str(), clock).map_err(log_err)?;
@@ -349,7 +352,7 @@ impl Store {
             maintained: AtomicU64::new(0),
             checkpointed: Mutex::new(from_checkpoint),
             state_bytes: Mutex::new((Seq(0), 0)),
-            sweeps: crate::sweeps::Sweeps::default(),
+            sweeps: crate::read::sweeps::Sweeps::default(),
             retired: std::sync::atomic::AtomicBool::new(false),
             damage: Mutex::new(None),
         }))
@@ -556,8 +559,11 @@ impl Store {
             if !quiet {
                 continue;
             }
-            let wake =
-                crate::schedule::wake_at(&read(&shard.index), now, self.schedule.last_consolidated(&ns));
+            let wake = crate::maintain::schedule::wake_at(
+                &read(&shard.index),
+                now,
+                self.schedule.last_consolidated(&ns),
+            );
             // Reopening loads this instead of replaying the log.
             if let Err(e) = self.write_checkpoint(shard) {
                 tracing::warn!(namespace = %ns, error = %e, "checkpoint not written");
@@ -600,7 +606,7 @@ impl Store {
         if index.last_seq() <= done.0 {
             return Ok(None);
         }
-        let written = crate::checkpoint::write(&*self.backend, &shard.name, &index)
+        let written = crate::maintain::checkpoint::write(&*self.backend, &shard.name, &index)
             .map_err(|source| EngineError::Log { namespace: shard.name.to_string(), source })?;
         *done = (written.seq, shard.log.size_bytes());
         Ok(Some(written))

@@ -12,7 +12,7 @@ pub enum LogError {
     /// append fails with this error. Reopening the log recovers it.
     #[error("log is poisoned by an earlier I/O failure; reopen it to recover")]
     Poisoned,
-    /// The payload is larger than [`MAX_PAYLOAD_LEN`](crate::format::MAX_PAYLOAD_LEN).
+    /// The payload is larger than `MAX_PAYLOAD_LEN`.
     #[error("payload of {len} bytes exceeds the limit of {max} bytes")]
     TooLarge {
         /// Size of the rejected payload in bytes.

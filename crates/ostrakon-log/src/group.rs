@@ -37,7 +37,7 @@ pub struct After {
     /// The last batch its writer has seen (applied, or queued by it): the batch goes right
     /// after it or not at all. 0: none.
     pub seq: u64,
-    /// The handle's refusals ([`RecordLog::refusals`](crate::seam::RecordLog::refusals)) when
+    /// The handle's refusals (`RecordLog::refusals`) when
     /// the writer last caught up: a batch prepared before a later refusal may have been
     /// prepared on a refused one, and is refused.
     pub refusals: u64,

@@ -37,7 +37,7 @@ pub struct Ticket(Committed);
 
 impl Ticket {
     /// The ticket of a batch queued with this seq and system time: for backends of
-    /// [`RecordLog`](crate::seam::RecordLog) to hand out.
+    /// `RecordLog` to hand out.
     pub fn new(committed: Committed) -> Self {
         Ticket(committed)
     }

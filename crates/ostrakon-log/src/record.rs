@@ -19,7 +19,7 @@ impl Record {
     }
 }
 
-/// Identity of a durable batch, returned by [`Log::append`](crate::log::Log::append).
+/// Identity of a durable batch, returned by `Log::append`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Committed {
     /// Sequence number assigned to the batch.
@@ -28,12 +28,12 @@ pub struct Committed {
     pub system_time: i64,
 }
 
-/// What [`Log::open`](crate::log::Log::open) found in the file (or, from [`Log::inspect`](crate::log::Log::inspect), what it would find).
+/// What `Log::open` found in the file (or, from `Log::inspect`, what it would find).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recovery {
     /// Every batch in the log, in order; seqs are exactly `1..=records.len()`.
     pub records: Vec<Record>,
-    /// What was cut off the end of the file (by [`Log::inspect`](crate::log::Log::inspect): what [`Log::open`](crate::log::Log::open) would cut):
+    /// What was cut off the end of the file (by `Log::inspect`: what `Log::open` would cut):
     /// a torn tail (an unacknowledged write interrupted by a crash) or a torn file header.
     /// `None` after a clean shutdown.
     pub truncation: Option<Truncation>,
@@ -43,11 +43,11 @@ pub struct Recovery {
     /// [`FORMAT_VERSION`]: crate::format::FORMAT_VERSION
     pub format_version: u32,
     /// The log name stored in the file header: `None` for a version-1 file (which stores none),
-    /// and for [`Log::inspect`](crate::log::Log::inspect) of a file without a valid header. [`Log::open`](crate::log::Log::open) checked that it
+    /// and for `Log::inspect` of a file without a valid header. `Log::open` checked that it
     /// is the name it was given.
     pub name: Option<String>,
     /// Whether the file had no valid header (empty, or a header torn while first written and
-    /// followed by no frame), so [`Log::open`](crate::log::Log::open) wrote a new one (and [`Log::inspect`](crate::log::Log::inspect) found
+    /// followed by no frame), so `Log::open` wrote a new one (and `Log::inspect` found
     /// none).
     pub new_header: bool,
 }
@@ -59,7 +59,7 @@ impl Recovery {
     }
 }
 
-/// A cut made by recovery (or, from [`Log::inspect`](crate::log::Log::inspect), one it would make): everything from
+/// A cut made by recovery (or, from `Log::inspect`, one it would make): everything from
 /// `offset` to the old end of the file, which a crash left torn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Truncation {

@@ -11,7 +11,7 @@
 //!   garbled or zero-filled last write; if a real frame followed, truncating would drop it).
 //!
 //! Classification ([`scan`]) only reads; [`recover`] then applies what it found. So
-//! [`Log::inspect`](crate::log::Log::inspect) reports exactly what [`Log::open`](crate::log::Log::open)
+//! `Log::inspect` reports exactly what `Log::open`
 //! would do.
 
 use std::io;

@@ -2,8 +2,8 @@
 
 use crate::error::LogError;
 
-/// Where logs live: a directory of files ([`FileStorage`](crate::file::FileStorage)), or memory
-/// ([`MemStorage`](crate::mem::MemStorage)).
+/// Where logs live: a directory of files (`FileStorage`), or memory
+/// (`MemStorage`).
 pub trait Storage: Send + Sync {
     /// Opens the named log file, creating it (empty) when absent. The name must pass
     /// [`validate_name`].
@@ -12,7 +12,7 @@ pub trait Storage: Send + Sync {
     /// file is an I/O error of kind `NotFound`), takes no lock (a writer may have it open), and
     /// the returned file fails [`append`](LogFile::append), [`sync`](LogFile::sync) and
     /// [`truncate`](LogFile::truncate) with an I/O error of kind `PermissionDenied`, so nothing
-    /// read through it can change the file. Use it with [`Log::inspect`](crate::log::Log::inspect).
+    /// read through it can change the file. Use it with `Log::inspect`.
     ///
     /// The default implementation fails with an I/O error of kind `Unsupported`, so that a
     /// storage that cannot guarantee this never pretends to.

@@ -13,7 +13,7 @@ use ostrakon_search::{TextIndex, VectorIndex};
 
 use crate::error::EngineError;
 use crate::retrieve::keys::key;
-use crate::saved_vectors::Stamp;
+use crate::retrieve::saved_vectors::Stamp;
 use crate::sync::lock;
 
 /// How long a read waits for the indexes to catch up before giving up.
@@ -245,7 +245,7 @@ impl SearchIndex {
         };
         let mut saved = lock(&self.vectors_saved);
         if let Some(path) = path.filter(|_| upto > *saved) {
-            match crate::saved_vectors::save(
+            match crate::retrieve::saved_vectors::save(
                 &path,
                 stamp,
                 vectors.mode,
@@ -260,7 +260,7 @@ impl SearchIndex {
         drop(saved);
         let mut shared = lock(&self.vectors_shared);
         if let Some(backend) = self.shared.as_ref().filter(|_| upto > *shared) {
-            let sent = crate::saved_vectors::encode(
+            let sent = crate::retrieve::saved_vectors::encode(
                 stamp,
                 vectors.mode,
                 &vectors.model,

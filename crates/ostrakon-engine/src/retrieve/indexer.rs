@@ -18,7 +18,7 @@ use crate::retrieve::keys::key;
 use crate::retrieve::lane::{Lane, VectorWork, embed_into};
 use crate::retrieve::query::EMBED_BATCH;
 use crate::retrieve::query::INDEXER_STOP_WAIT;
-use crate::saved_vectors::Stamp;
+use crate::retrieve::saved_vectors::Stamp;
 use crate::shard::Shard;
 use crate::sync::{lock, stop_thread};
 
@@ -321,7 +321,7 @@ impl Indexer {
         tail: &[(Seq, Vec<Event>)],
     ) -> Option<(u64, Arc<Vectors>)> {
         let local = shard.search.vectors_path().and_then(|path| {
-            crate::saved_vectors::load(&path, self.options.hnsw).unwrap_or_else(|why| {
+            crate::retrieve::saved_vectors::load(&path, self.options.hnsw).unwrap_or_else(|why| {
                 tracing::warn!(namespace = %shard.name, reason = %why, "saved search vectors ignored");
                 None
             })
@@ -338,7 +338,7 @@ impl Indexer {
                 return None;
             }
         };
-        let saved = match crate::saved_vectors::decode(&shared, self.options.hnsw) {
+        let saved = match crate::retrieve::saved_vectors::decode(&shared, self.options.hnsw) {
             Ok(saved) => saved,
             Err(why) => {
                 tracing::warn!(namespace = %shard.name, reason = %why, "shared search vectors ignored; embedding again");
@@ -354,7 +354,7 @@ impl Indexer {
     fn usable(
         &self,
         shard: &Shard,
-        saved: crate::saved_vectors::Saved,
+        saved: crate::retrieve::saved_vectors::Saved,
         at_least: u64,
         mode: EmbeddingMode,
         tail: &[(Seq, Vec<Event>)],
@@ -626,7 +626,11 @@ fn batches_after(shard: &Shard, from: u64, upto: Seq) -> Option<Vec<(Seq, Vec<Ev
     records
         .into_iter()
         .filter(|r| r.seq > from && r.seq <= upto.0)
-        .map(|r| crate::codec::decode(&shard.name, r.seq, &r.payload).ok().map(|events| (Seq(r.seq), events)))
+        .map(|r| {
+            crate::write::codec::decode(&shard.name, r.seq, &r.payload)
+                .ok()
+                .map(|events| (Seq(r.seq), events))
+        })
         .collect()
 }
 

@@ -18,6 +18,7 @@ pub(crate) mod keys;
 pub(crate) mod lane;
 pub(crate) mod query;
 pub(crate) mod rank;
+pub(crate) mod saved_vectors;
 
 #[cfg(test)]
 mod tests;

@@ -230,7 +230,7 @@ pub struct SearchResult {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopicScore {
     /// The topic, as the topic network reads at the search's point.
-    pub topic: crate::topics::Topic,
+    pub topic: crate::read::topics::Topic,
     /// Its score.
     pub score: f64,
 }

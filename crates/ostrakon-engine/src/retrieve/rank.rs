@@ -14,7 +14,7 @@ use crate::error::EngineError;
 use crate::limits::MAX_QUERY_ENTITIES;
 use crate::limits::MAX_SEARCH_LIMIT;
 use crate::limits::MAX_TOPICS;
-use crate::read_point::{Answer, Basis, ReadAt};
+use crate::read::point::{Answer, Basis, ReadAt};
 use crate::retrieve::docs::name_words;
 use crate::retrieve::docs::record_text;
 use crate::retrieve::docs::speaker;
@@ -173,10 +173,10 @@ impl Store {
             let latest = shard.index.read().unwrap_or_else(PoisonError::into_inner).last_seq();
             let target = match at.known_at {
                 // A batch that does not exist yet would be waited for in vain.
-                crate::read_point::KnownAt::Seq(s) if s > latest => {
+                crate::read::point::KnownAt::Seq(s) if s > latest => {
                     return Err(EngineError::NotYetKnown { requested: s, latest });
                 }
-                crate::read_point::KnownAt::Seq(s) => s,
+                crate::read::point::KnownAt::Seq(s) => s,
                 _ => latest,
             };
             shard.search.wait_for(target, query.wait_for_vectors)?;
@@ -227,7 +227,7 @@ impl Store {
                     None => v.len(),
                 },
             };
-            crate::write::check_vector("vector", v, dim)?;
+            crate::write::validate::check_vector("vector", v, dim)?;
             return Ok(Some(v.clone()));
         }
         let (true, Some(text)) = (mode.is_builtin(), &query.text) else {
@@ -285,7 +285,7 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
             return Err(invalid(field, v.to_string(), "must be in [0, 1]"));
         }
     }
-    crate::read_point::check_window("occurredFrom..occurredTo", q.occurred_from, q.occurred_to)
+    crate::read::point::check_window("occurredFrom..occurredTo", q.occurred_from, q.occurred_to)
 }
 
 /// The search proper, under the namespace's read lock: the entities the query names, the
@@ -631,7 +631,7 @@ fn rank_topics(
     named: &[EntityId],
     query_vector: Option<&[f32]>,
 ) -> Result<Vec<TopicScore>, EngineError> {
-    let net = crate::topics::network(index, basis.known_at, basis.at)?;
+    let net = crate::read::topics::network(index, basis.known_at, basis.at)?;
     let mut scored: Vec<TopicScore> = net
         .topics
         .into_iter()

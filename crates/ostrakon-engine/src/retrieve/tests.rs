@@ -59,7 +59,7 @@ fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
     let options = StoreOptions { defer_search: true, ..StoreOptions::default() };
     let store = Store::with_storage_and_options(
         Arc::new(ostrakon_log::MemStorage::new()),
-        crate::read_point::system_clock(),
+        crate::read::point::system_clock(),
         options,
     )
     .unwrap();
@@ -82,7 +82,7 @@ fn a_vectors_rebuild_leaves_later_batches_to_their_own_jobs() {
         .unwrap()
         .into_iter()
         .map(|r| {
-            let events = crate::codec::decode(&shard.name, r.seq, &r.payload).unwrap();
+            let events = crate::write::codec::decode(&shard.name, r.seq, &r.payload).unwrap();
             Job::Batch(Arc::clone(&shard), Seq(r.seq), events)
         })
         .collect();

@@ -10,9 +10,9 @@ use ostrakon_core::{
 use crate::error::EngineError;
 use crate::limits::MAX_PAGE;
 use crate::limits::MAX_TOP;
-use crate::read_point::{Answer, ReadAt};
+use crate::read::point::{Answer, ReadAt};
+use crate::read::sweeps::What;
 use crate::store::Store;
-use crate::sweeps::What;
 
 /// What a series read asks: how many subjects had `predicate` (with `value`, if given)
 /// in force at each step of `[from, to)`; with `by_value`, one group per value.

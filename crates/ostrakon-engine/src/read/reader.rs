@@ -10,7 +10,7 @@ use ostrakon_core::{
 use ostrakon_index::{NamespaceIndex, Placement, Proposal};
 
 use crate::error::EngineError;
-use crate::read_point::{Answer, Basis, ReadAt};
+use crate::read::point::{Answer, Basis, ReadAt};
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
@@ -96,7 +96,7 @@ impl Reader<'_> {
     /// [`Store::facts`] at this point.
     /// ```
     /// use ostrakon_engine::views::{FactFilter, Scope};
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let ada_facts = FactFilter { subject: Some(ada), ..FactFilter::default() };
     /// // In 2010, as known now: Lyon. Now: Berlin.
     /// let in_2010 = store.at(&ns, ReadAt::valid(time("2010-06-01")?))?;
@@ -112,7 +112,7 @@ impl Reader<'_> {
 
     /// [`Store::history`] at this point.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // Every value the slot had, whichever holds at the reader's point.
     /// let history = store.at(&ns, ReadAt::latest())?.history(ada, "livesIn")?;
     /// assert_eq!(history.value.len(), 2);
@@ -124,7 +124,7 @@ impl Reader<'_> {
 
     /// [`Store::entity`] at this point.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let view = store.at(&ns, ReadAt::latest())?.entity(ada)?.value.expect("Ada is known");
     /// assert_eq!(view.entity.name, "Ada");
     /// // Its facts in force now: Berlin only.
@@ -138,7 +138,7 @@ impl Reader<'_> {
     /// [`Store::entities`] at this point.
     /// ```
     /// use ostrakon_engine::views::EntityFilter;
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let reader = store.at(&ns, ReadAt::latest())?;
     /// let named = EntityFilter { name: Some("ada".into()), kind: None };
     /// let page = reader.entities(&named, None, 10)?.value;
@@ -160,7 +160,7 @@ impl Reader<'_> {
     /// [`Store::episodes`] at this point.
     /// ```
     /// use ostrakon_engine::views::EpisodeFilter;
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let chat = EpisodeFilter { thread: Some("chat".into()), ..EpisodeFilter::default() };
     /// let page = store.at(&ns, ReadAt::latest())?.episodes(&chat, None, 10)?.value;
     /// assert_eq!(page.items[0].1.text, "Ada moved to Berlin.");
@@ -177,7 +177,7 @@ impl Reader<'_> {
 
     /// [`Store::neighbors`] at this point.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // One step from Ada along the facts in force: Berlin.
     /// let around = store.at(&ns, ReadAt::latest())?.neighbors(ada, 1)?.value;
     /// assert!(around.nodes.iter().any(|(_, distance)| *distance == 1));
@@ -201,7 +201,7 @@ impl Reader<'_> {
     /// The entity a canonical name or alias named at this point (case and spacing
     /// ignored; the lowest id when several do): a name given later is not seen.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let before = store.at(&ns, ReadAt::bitemporal(time("2020-01-01")?, first.seq))?;
     /// let after = store.at(&ns, ReadAt::latest())?;
     /// // Berlin was named by the second batch: a reader pinned before it does not know it.
@@ -216,7 +216,7 @@ impl Reader<'_> {
 
     /// Episode `id` if recorded by this point, with the batch that recorded it.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let (episode, recorded) = store.at(&ns, ReadAt::latest())?.episode_at(moved)?.expect("recorded");
     /// assert_eq!((episode.text.as_str(), recorded), ("Ada moved to Berlin.", second.seq));
     /// let before = store.at(&ns, ReadAt::bitemporal(time("2020-01-01")?, first.seq))?;
@@ -230,7 +230,7 @@ impl Reader<'_> {
     /// The episodes mentioning an entity (and those merged with it), in the order they
     /// occurred, a page after `after`.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // The store recorded that the episode names Ada.
     /// let page = store.at(&ns, ReadAt::latest())?.mentioning(ada, None, 10)?;
     /// assert_eq!(page.items.iter().map(|(_, e)| e.id).collect::<Vec<_>>(), [moved]);

@@ -15,7 +15,7 @@ use ostrakon_index::IntentionView;
 
 use crate::change::Change;
 use crate::error::EngineError;
-use crate::read_point::{Answer, ReadAt};
+use crate::read::point::{Answer, ReadAt};
 use crate::store::Store;
 
 /// Why an intention is due.

@@ -15,10 +15,10 @@ use ostrakon_index::NamespaceIndex;
 
 use crate::change::{Change, EntityRef, EpisodeRef, RecordId};
 use crate::error::EngineError;
-use crate::writer::Effects;
-use crate::writer::Writer;
-use crate::writer::declared_names;
-use crate::writer::mentioned_in;
+use crate::write::writer::Effects;
+use crate::write::writer::Writer;
+use crate::write::writer::declared_names;
+use crate::write::writer::mentioned_in;
 
 /// A prepared batch: its events, the id each change produced, and its effects.
 pub(crate) struct Prepared {

@@ -7,7 +7,7 @@ use ostrakon_core::{EntityId, FactFilter, Fading, Namespace, RecordKind, Scope, 
 
 use crate::change::Change;
 use crate::error::EngineError;
-use crate::read_point::{KnownAt, ReadAt};
+use crate::read::point::{KnownAt, ReadAt};
 use crate::store::Store;
 
 /// What consolidation did.

@@ -8,8 +8,8 @@ use ostrakon_core::{CoreError, PlacedBy, RecordRef, Seq, Tier, TierSettings};
 use crate::change::{RecordId, TierSettingsPatch};
 use crate::error::EngineError;
 use crate::limits::MAX_REASON_BYTES;
-use crate::write::Batch;
-use crate::write::Field;
+use crate::write::validate::Batch;
+use crate::write::validate::Field;
 
 impl Batch<'_> {
     /// The tier settings this batch sees: its own change, a batch in flight's, the index's.
@@ -39,7 +39,7 @@ impl Batch<'_> {
             RecordRef::Entity(id) => self.index.entity(id).map(|e| e.name.clone()).unwrap_or_default(),
             RecordRef::Episode(id) => self.index.episode(id).map(|e| e.text.clone()).unwrap_or_default(),
         };
-        crate::context_lines::estimate_tokens(&text) + 4
+        crate::context::lines::estimate_tokens(&text) + 4
     }
 
     pub(crate) fn place(

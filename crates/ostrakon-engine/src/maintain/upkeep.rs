@@ -7,8 +7,8 @@
 use ostrakon_core::{Namespace, Timestamp};
 use ostrakon_index::NamespaceIndex;
 
-use crate::consolidate::ConsolidationReport;
-use crate::schedule::IDLE_AFTER_MICROS;
+use crate::maintain::consolidate::ConsolidationReport;
+use crate::maintain::schedule::IDLE_AFTER_MICROS;
 use crate::store::Store;
 
 /// What one [`Store::maintain`] call recorded, per namespace.
@@ -23,12 +23,12 @@ pub struct Maintenance {
     /// Episodes erased because the namespace's retention period passed, by namespace.
     pub retained: Vec<(Namespace, usize)>,
     /// Tier promotions and releases proposed or made, by namespace.
-    pub tiers: Vec<(Namespace, crate::tiers::TierUpkeep)>,
+    pub tiers: Vec<(Namespace, crate::maintain::tiers::TierUpkeep)>,
     /// Work that failed, by namespace, with the reason (the other namespaces went on).
     pub failed: Vec<(Namespace, String)>,
     /// Namespaces closed for idleness.
     pub closed: usize,
-    /// Checkpoints written (see [`crate::checkpoint::CHECKPOINT_EVERY_BATCHES`]).
+    /// Checkpoints written (see [`crate::maintain::checkpoint::CHECKPOINT_EVERY_BATCHES`]).
     pub checkpointed: usize,
 }
 
@@ -110,7 +110,7 @@ impl Store {
             report.retained.push((ns.clone(), erased));
         }
         let tiers = self.maintain_tiers(ns, now)?;
-        if tiers != crate::tiers::TierUpkeep::default() {
+        if tiers != crate::maintain::tiers::TierUpkeep::default() {
             report.tiers.push((ns.clone(), tiers));
         }
         let (every, last_commit) =

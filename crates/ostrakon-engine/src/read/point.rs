@@ -55,7 +55,7 @@ impl ReadAt {
 
     /// Valid time `t`, as known after batch `s`.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // Valid in 2015, as known after the first batch: the store knew only of Lyon then.
     /// let then = store.at(&ns, ReadAt::bitemporal(time("2015-01-01")?, first.seq))?;
     /// assert_eq!(then.basis().known_at, first.seq);

@@ -24,13 +24,13 @@ use ostrakon_index::{EraseRefused, ErasedMark, ErasureRecord, NamespaceIndex};
 use ostrakon_log::{LogError, Record};
 use sha2::Sha256;
 
-use crate::codec::{decode, encode};
 use crate::error::EngineError;
 use crate::retrieve::indexer::Job;
 use crate::shard::Shard;
 use crate::store::Store;
 use crate::sync::{lock, read};
-use crate::writer::Effects;
+use crate::write::codec::{decode, encode};
+use crate::write::writer::Effects;
 
 /// What to erase.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,7 +117,7 @@ impl Store {
     /// erases nothing ([`EngineError::UnknownEntity`] and its kin).
     /// ```
     /// use ostrakon_engine::{EraseRequest, EraseTarget};
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let request = EraseRequest {
     ///     target: EraseTarget::Episodes(vec![moved]),
     ///     reason: Some("asked by Ada".into()),
@@ -164,7 +164,7 @@ impl Store {
                 // be gone by now: then the erasure is refused as unknown) and try again.
                 Err(EngineError::Conflict { .. }) if std::time::Instant::now() < deadline => {
                     conflicts += 1;
-                    crate::append::backoff(conflicts);
+                    crate::write::append::backoff(conflicts);
                     match self.catch_up_shard(&shard) {
                         Ok(_) | Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. }) => {}
                         Err(e) => return Err(e),
@@ -471,7 +471,7 @@ impl Store {
                 Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. })
                     if std::time::Instant::now() < deadline =>
                 {
-                    crate::append::backoff(attempts);
+                    crate::write::append::backoff(attempts);
                 }
                 other => break other?,
             }

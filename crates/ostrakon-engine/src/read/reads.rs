@@ -10,7 +10,7 @@ use ostrakon_index::NamespaceIndex;
 
 use crate::error::EngineError;
 use crate::limits::MAX_DEPTH;
-use crate::read_point::{Answer, Basis, KnownAt, ReadAt, check_limit, check_page, check_window};
+use crate::read::point::{Answer, Basis, KnownAt, ReadAt, check_limit, check_page, check_window};
 use crate::store::Store;
 use crate::sync::read;
 
@@ -318,10 +318,12 @@ impl Store {
     pub fn topic_network(
         &self,
         ns: &ostrakon_core::Namespace,
-        at: crate::read_point::ReadAt,
-    ) -> Result<crate::read_point::Answer<crate::topics::TopicNetwork>, crate::error::EngineError> {
-        let answer =
-            self.read_search(ns, at, |index, basis| crate::topics::network(index, basis.known_at, basis.at))?;
-        Ok(crate::read_point::Answer { basis: answer.basis, value: answer.value? })
+        at: crate::read::point::ReadAt,
+    ) -> Result<crate::read::point::Answer<crate::read::topics::TopicNetwork>, crate::error::EngineError>
+    {
+        let answer = self.read_search(ns, at, |index, basis| {
+            crate::read::topics::network(index, basis.known_at, basis.at)
+        })?;
+        Ok(crate::read::point::Answer { basis: answer.basis, value: answer.value? })
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use ostrakon_core::{Entity, Episode, FactView, RecordRef, Tier, View};
 use ostrakon_index::NamespaceIndex;
 
-use crate::context_lines::{Builder, entity_line, episode_line, fact_line};
+use crate::context::lines::{Builder, entity_line, episode_line, fact_line};
 
 /// What one tier gave a context block.
 #[derive(Clone, Debug, PartialEq)]

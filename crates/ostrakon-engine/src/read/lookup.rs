@@ -9,7 +9,7 @@ use ostrakon_core::{
 use ostrakon_index::{Counts, FactView, IntentionView};
 
 use crate::error::EngineError;
-use crate::read_point::{Answer, ReadAt};
+use crate::read::point::{Answer, ReadAt};
 use crate::store::Store;
 
 /// A namespace's settings and size at the latest batch.

@@ -12,10 +12,10 @@ use crate::limits::MAX_ALIASES;
 use crate::limits::MAX_PROPERTIES;
 use crate::limits::MAX_REASON_BYTES;
 use crate::limits::MAX_TEXT_BYTES;
-use crate::write::Batch;
-use crate::write::Field;
-use crate::write::Level;
-use crate::write::take;
+use crate::write::validate::Batch;
+use crate::write::validate::Field;
+use crate::write::validate::Level;
+use crate::write::validate::take;
 
 /// One method per change kind: each checks its change against the index, the batches
 /// in flight and the batch so far, and pushes its events.

@@ -10,17 +10,17 @@ use ostrakon_log::{After, LogError};
 use std::time::Instant;
 
 use crate::change::{Change, Receipt};
-use crate::codec::{decode, encode};
 use crate::error::EngineError;
 use crate::limits::MAX_BATCH_CHANGES;
-use crate::replay::changes_of;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::Listeners;
 use crate::shard::{CommitListener, CommittedBatch, Shard};
 use crate::store::Store;
 use crate::sync::{lock, read};
-use crate::write::prepare;
-use crate::writer::Writer;
+use crate::write::codec::{decode, encode};
+use crate::write::replay::changes_of;
+use crate::write::validate::prepare;
+use crate::write::writer::Writer;
 
 impl Store {
     /// Validates a batch, gives its records ids, appends it durably and applies it.
@@ -273,7 +273,7 @@ impl Store {
 
     /// Every batch of a namespace's log, read back from durable storage, in order.
     /// ```
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // Every batch of the log, in order, as written: what `replay` takes back.
     /// let batches = store.export(&ns)?;
     /// assert_eq!(batches.iter().map(|b| b.seq).collect::<Vec<_>>(), [first.seq, second.seq]);

@@ -15,10 +15,10 @@ use crate::limits::MAX_DIM;
 use crate::limits::MAX_MENTIONS;
 use crate::limits::MAX_REASON_BYTES;
 use crate::limits::MAX_TEXT_BYTES;
-use crate::write::Batch;
-use crate::write::Field;
-use crate::write::check_vector;
-use crate::write::take;
+use crate::write::validate::Batch;
+use crate::write::validate::Field;
+use crate::write::validate::check_vector;
+use crate::write::validate::take;
 
 /// The changes that configure a namespace, embed, recall, mention, schedule intentions
 /// and close segments: one method per change kind, as for records.

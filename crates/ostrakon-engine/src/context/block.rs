@@ -8,10 +8,10 @@ use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Value};
 use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
-use crate::context_lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
+use crate::context::lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
 use crate::error::EngineError;
 use crate::limits::MAX_CONTEXT_TOKENS;
-use crate::read_point::{Answer, ReadAt};
+use crate::read::point::{Answer, ReadAt};
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
@@ -34,12 +34,12 @@ pub struct ContextBlock {
     /// Whether something relevant was left out for the budget.
     pub truncated: bool,
     /// Intentions the message (or the time) makes due, kept within the budget.
-    pub intentions: Vec<crate::intentions::Due>,
+    pub intentions: Vec<crate::maintain::intentions::Due>,
     /// The search the block was built from.
     pub search: SearchResult,
     /// What each tier gave: CORE, the ACTIVE scopes, then ARCHIVE (the search's finds),
     /// each with what the budget left out. The lists above hold them all, in block order.
-    pub tiers: Vec<crate::context_tiers::TierUse>,
+    pub tiers: Vec<crate::context::tiers::TierUse>,
 }
 
 impl Store {
@@ -47,7 +47,7 @@ impl Store {
     /// current ACTIVE scope ([`Store::context_in`]).
     /// ```
     /// use ostrakon_engine::SearchQuery;
-    #[doc = include_str!("../doc/ada_moves.txt")]
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // What to put in a prompt about a message, within a budget of tokens.
     /// let block = store.context(&ns, "Where does Ada live?", 400, &SearchQuery::default(), ReadAt::latest())?;
     /// assert!(block.value.text.contains("Berlin"), "{}", block.value.text);
@@ -122,7 +122,7 @@ fn build(
     view: View,
     budget: usize,
     search: SearchResult,
-    mut intentions: Vec<crate::intentions::Due>,
+    mut intentions: Vec<crate::maintain::intentions::Due>,
     scopes: Option<&[String]>,
 ) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
@@ -167,7 +167,7 @@ fn build(
         .collect();
     intentions.truncate(b.section("Intentions due now:", &intention_lines));
     let rank = |r: RecordRef| search.hits.iter().position(|h| h.record == r);
-    let placed = crate::context_tiers::add_tiers(&mut b, index, view, budget, scopes, &rank);
+    let placed = crate::context::tiers::add_tiers(&mut b, index, view, budget, scopes, &rank);
     facts.retain(|f| !placed.shown.contains(&RecordRef::Fact(f.fact.id)));
     episodes.retain(|e| !placed.shown.contains(&RecordRef::Episode(e.id)));
     let found = (facts.len(), episodes.len());
@@ -198,7 +198,7 @@ fn build(
     let entity_lines: Vec<String> = entities.iter().map(entity_line).collect();
     let found_entities = entities.len();
     entities.truncate(b.section("Entities:", &entity_lines));
-    let archive = crate::context_tiers::TierUse {
+    let archive = crate::context::tiers::TierUse {
         tier: None,
         records: (facts.iter().map(|f| RecordRef::Fact(f.fact.id)))
             .chain(episodes.iter().map(|e| RecordRef::Episode(e.id)))

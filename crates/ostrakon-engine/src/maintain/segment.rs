@@ -13,8 +13,8 @@ use ostrakon_topics::{CloseReason, Segmenter, SegmenterConfig};
 
 use crate::change::Change;
 use crate::error::EngineError;
+use crate::read::topics::centroid;
 use crate::store::Store;
-use crate::topics::centroid;
 
 /// What one segmentation run closed.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -9,8 +9,8 @@ use ostrakon_core::{Namespace, Seq, Timestamp};
 use ostrakon_index::{Counts, NamespaceIndex};
 use ostrakon_log::{FileStorage, Log, Storage, Truncation};
 
-use crate::codec::decode;
 use crate::error::EngineError;
+use crate::write::codec::decode;
 
 /// What one namespace's log holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,16 +63,18 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
         let Ok(ns) = Namespace::new("namespace", &report.namespace) else { continue };
         let search = dir.join("search").join(ns.as_str());
         report.text_index_batch = text_index_batch(&search.join("text").join("meta.json"));
-        report.vectors_batch = crate::saved_vectors::header_batch(&search.join("vectors"));
+        report.vectors_batch = crate::retrieve::saved_vectors::header_batch(&search.join("vectors"));
         report.checkpoint =
-            crate::checkpoint::file_header(&checkpoint_path(&ns)).map(|(head, bytes)| CheckpointFile {
-                seq: head.seq,
-                bytes,
-                age_seconds: std::fs::metadata(checkpoint_path(&ns))
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|m| m.elapsed().ok())
-                    .map(|d| d.as_secs()),
+            crate::maintain::checkpoint::file_header(&checkpoint_path(&ns)).map(|(head, bytes)| {
+                CheckpointFile {
+                    seq: head.seq,
+                    bytes,
+                    age_seconds: std::fs::metadata(checkpoint_path(&ns))
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|m| m.elapsed().ok())
+                        .map(|d| d.as_secs()),
+                }
             });
     }
     Ok(reports)
@@ -82,7 +84,7 @@ pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
 /// `meta.json`), read as text without opening the index.
 fn text_index_batch(meta: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(meta).ok()?;
-    let tag = format!("{} ", crate::saved_vectors::TEXT_STAMP);
+    let tag = format!("{} ", crate::retrieve::saved_vectors::TEXT_STAMP);
     let at = text.find(&tag)? + tag.len();
     let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
