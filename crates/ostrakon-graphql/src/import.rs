@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use ostrakon_engine::Store;
 
+use crate::exec::{build::schema, limits::Limits};
 use crate::ops::{self, Rejection};
-use crate::{build::schema, limits::Limits};
 
 /// How many lines may be validated ahead of the one being applied.
 const IMPORT_QUEUE: usize = 8;

@@ -6,49 +6,26 @@
 //! caller's [`Access`] in each request's data.
 #![deny(missing_docs)]
 
-mod access;
-mod budget;
-mod build;
-mod context;
-mod enums;
-mod erased;
 mod error;
-mod event_notices;
-mod events;
-mod executor;
+mod exec;
 pub mod import;
-mod info;
-mod input;
-mod intentions;
-mod limits;
-mod memory;
 mod objects;
 pub mod ops;
-mod paging;
-mod payloads;
-mod plan;
-mod predicates;
-mod records;
-mod retention;
 mod root;
-mod scalars;
-mod search;
-mod tiers;
-mod topics;
-mod validated;
+mod types;
 
-pub use access::{Access, Mode};
-pub use budget::{
+pub use error::{ErrorCodes, code, rdf_code, rdf_error};
+pub use exec::access::{Access, Mode};
+pub use exec::budget::{
     DocumentCheck, DocumentCheckFn, NETWORK_COST, SubscriptionsOnly, is_point_read, parse_document,
     parsed_document, selected_operation,
 };
-pub use build::{OstrakonSchema, OstrakonSchemaBuilder, builder, schema, sdl};
-pub use error::{ErrorCodes, code, rdf_code, rdf_error};
-pub use events::Events;
-pub use executor::Executor;
-pub use input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
-pub use limits::Limits;
+pub use exec::build::{OstrakonSchema, OstrakonSchemaBuilder, builder, schema, sdl};
+pub use exec::events::Events;
+pub use exec::executor::Executor;
+pub use exec::limits::Limits;
 pub use ostrakon_rdf::Sparql;
-pub use retention::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
 pub use root::{Mutation, Query, Subscription};
-pub use scalars::DateTime;
+pub use types::input::{EntityInput, EntityRefInput, EpisodeInput, FactInput, ValueInput};
+pub use types::retention::{DecayInput, DecayModelKind, ProfileInput, RecordKind};
+pub use types::scalars::DateTime;

@@ -19,7 +19,8 @@ use ostrakon_engine::{Store, log::CommittedBatch, log::Submitted};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{access::Access, build::OstrakonSchema, error::code};
+use crate::error::code;
+use crate::exec::{access::Access, build::OstrakonSchema};
 
 /// Why a line was not applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,7 +269,7 @@ struct AssertFactsLine {
     namespace: String,
     #[serde(rename = "op")]
     _op: serde::de::IgnoredAny,
-    facts: Vec<crate::input::FactInput>,
+    facts: Vec<crate::types::input::FactInput>,
 }
 
 /// `assertFacts`, the bulk of an import: the line goes straight from JSON to the
@@ -278,7 +279,7 @@ struct AssertFactsLine {
 fn assert_facts(
     store: &Store,
     namespace: &str,
-    facts: Vec<crate::input::FactInput>,
+    facts: Vec<crate::types::input::FactInput>,
 ) -> Result<Value, Rejection> {
     finish_facts(submit_facts(store, namespace, facts)?)
 }
@@ -287,28 +288,28 @@ fn assert_facts(
 fn submit_facts<'s>(
     store: &'s Store,
     namespace: &str,
-    facts: Vec<crate::input::FactInput>,
+    facts: Vec<crate::types::input::FactInput>,
 ) -> Result<Submitted<'s>, Rejection> {
-    let ns =
-        Namespace::new("namespace", namespace).map_err(|e| rejection(crate::context::engine(e.into())))?;
+    let ns = Namespace::new("namespace", namespace)
+        .map_err(|e| rejection(crate::exec::context::engine(e.into())))?;
     if facts.is_empty() {
-        return Err(rejection(crate::input::invalid("facts", "[]", "give at least one fact")));
+        return Err(rejection(crate::types::input::invalid("facts", "[]", "give at least one fact")));
     }
     let now = store.now();
     let mut changes = Vec::with_capacity(facts.len());
     for (i, f) in facts.iter().enumerate() {
-        let fact = crate::input::new_fact(store, &ns, &format_args!("facts[{i}]"), f, now, None)
+        let fact = crate::types::input::new_fact(store, &ns, &format_args!("facts[{i}]"), f, now, None)
             .map_err(rejection)?;
         changes.push(ostrakon_engine::Change::AssertFact(fact));
     }
     store
         .submit(&ns, changes)
-        .map_err(|e| rejection(crate::context::named_error(e, |n| format!("facts[{n}]"))))
+        .map_err(|e| rejection(crate::exec::context::named_error(e, |n| format!("facts[{n}]"))))
 }
 
 /// The second half of [`assert_facts`]: durable, applied, and answered as the mutation.
 fn finish_facts(submitted: Submitted<'_>) -> Result<Value, Rejection> {
-    let receipt = submitted.finish().map_err(|e| rejection(crate::context::engine(e)))?;
+    let receipt = submitted.finish().map_err(|e| rejection(crate::exec::context::engine(e)))?;
     let facts: Vec<Value> = receipt
         .ids
         .iter()
@@ -326,7 +327,7 @@ impl ReadLine {
     /// in flight gives its names to the next, but a fact or an episode is found by id only
     /// once applied). Any other line waits until the earlier ones are applied.
     pub fn queues(&self) -> bool {
-        use crate::input::{EntityRefInput, ValueInput};
+        use crate::types::input::{EntityRefInput, ValueInput};
         let by_name = |r: &EntityRefInput| matches!(r, EntityRefInput::Name(_));
         match &self.0 {
             Read::Facts(Ok(line)) => line.facts.iter().all(|f| {
@@ -369,7 +370,7 @@ pub async fn start_read<'s>(schema: &OstrakonSchema, store: &'s Store, read: Rea
 pub fn finish_started(started: Started<'_>) -> Result<(), Rejection> {
     match started {
         Started::Queued(submitted) => {
-            submitted.finish().map(drop).map_err(|e| rejection(crate::context::engine(e)))
+            submitted.finish().map(drop).map_err(|e| rejection(crate::exec::context::engine(e)))
         }
         Started::Done(done) => done.map(drop),
     }

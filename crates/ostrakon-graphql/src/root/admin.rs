@@ -3,18 +3,18 @@
 use async_graphql::{Context, Object, Result};
 
 use super::erase_ops::RetentionInput;
-use crate::access::Mode;
-use crate::context::Start;
-use crate::context::commit;
-use crate::context::engine;
-use crate::context::namespace;
-use crate::context::start;
-use crate::context::store;
-use crate::info::NamespaceInfo;
-use crate::input::EmbeddingInput;
-use crate::retention::DecayInput;
-use crate::retention::ProfileInput;
-use crate::topics::SegmentationInput;
+use crate::exec::access::Mode;
+use crate::exec::context::Start;
+use crate::exec::context::commit;
+use crate::exec::context::engine;
+use crate::exec::context::namespace;
+use crate::exec::context::start;
+use crate::exec::context::store;
+use crate::objects::topics::SegmentationInput;
+use crate::types::info::NamespaceInfo;
+use crate::types::input::EmbeddingInput;
+use crate::types::retention::DecayInput;
+use crate::types::retention::ProfileInput;
 use ostrakon_engine::Change;
 use ostrakon_engine::change::NamespacePatch;
 /// Queries: a namespace's settings and size.
@@ -37,9 +37,11 @@ impl AdminQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Vec<String>> {
-        let first = crate::paging::page_size(ctx, first)?;
-        let access =
-            ctx.data_opt::<crate::access::Access>().cloned().unwrap_or(crate::access::Access::Denied);
+        let first = crate::types::paging::page_size(ctx, first)?;
+        let access = ctx
+            .data_opt::<crate::exec::access::Access>()
+            .cloned()
+            .unwrap_or(crate::exec::access::Access::Denied);
         Ok(store(ctx)?
             .namespaces()
             .into_iter()
@@ -69,7 +71,7 @@ impl AdminMutation {
         embedding: Option<EmbeddingInput>,
         segmentation: Option<SegmentationInput>,
         retention: Option<RetentionInput>,
-        tiers: Option<crate::tiers::TiersInput>,
+        tiers: Option<crate::objects::tiers::TiersInput>,
     ) -> Result<NamespaceInfo> {
         let Start { ns, store } = start(ctx, &namespace, Mode::ReadWrite)?;
         // Patches: each names only the settings given, and the engine applies them to

@@ -4,26 +4,26 @@
 
 use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::Start;
-use crate::context::engine;
-use crate::context::read_at;
-use crate::context::start;
-use crate::context::store;
-use crate::info::Interval;
-use crate::info::interval;
-use crate::input::EntityRefInput;
-use crate::input::ValueInput;
-use crate::input::existing_entity;
-use crate::input::object_value;
-use crate::input::time;
-use crate::objects::EntityObject;
-use crate::objects::FactObject;
-use crate::objects::ValueObject;
-use crate::paging::Basis;
-use crate::paging::page_size;
-use crate::scalars::DateTime;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::Start;
+use crate::exec::context::engine;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::exec::context::store;
+use crate::objects::graph::EntityObject;
+use crate::objects::graph::FactObject;
+use crate::objects::graph::ValueObject;
+use crate::types::info::Interval;
+use crate::types::info::interval;
+use crate::types::input::EntityRefInput;
+use crate::types::input::ValueInput;
+use crate::types::input::existing_entity;
+use crate::types::input::object_value;
+use crate::types::input::time;
+use crate::types::paging::Basis;
+use crate::types::paging::page_size;
+use crate::types::scalars::DateTime;
 use ostrakon_core::FactId;
 use ostrakon_core::GroupBy;
 use ostrakon_core::OverlapQuery;
@@ -151,7 +151,7 @@ impl Held {
     /// The facts behind it, as read at the same point (the first `first` by id; a
     /// stretch has a few, so a timeline of many stretches costs little).
     async fn facts(&self, ctx: &Context<'_>, #[graphql(default = 10)] first: i32) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         Ok(FactObject::load_many(store(ctx)?, &self.pin, &self.ids[..first.min(self.ids.len())]))
     }
 }

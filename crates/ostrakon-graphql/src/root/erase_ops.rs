@@ -6,11 +6,11 @@ use async_graphql::{Context, ID, InputObject, Object, Result, SimpleObject};
 use ostrakon_core::ErasedRef;
 use ostrakon_engine::{EraseRequest, EraseTarget, Erased, views::ErasureRecord};
 
-use crate::access::{Access, Mode};
-use crate::context::{Start, engine, start};
 use crate::error::{code, coded};
-use crate::input::parse_id;
-use crate::scalars::DateTime;
+use crate::exec::access::{Access, Mode};
+use crate::exec::context::{Start, engine, start};
+use crate::types::input::parse_id;
+use crate::types::scalars::DateTime;
 
 /// Longest reason an erasure keeps.
 const MAX_REASON_CHARS: usize = 1_000;
@@ -35,7 +35,7 @@ impl RetentionInput {
             Some(text) => {
                 let step = ostrakon_core::Step::parse(field, text).map_err(|e| engine(e.into()))?;
                 let micros = step.fixed_micros().ok_or_else(|| {
-                    crate::input::invalid(
+                    crate::types::input::invalid(
                         field,
                         text,
                         "give days, weeks or a time (P90D), not months or years",
@@ -92,7 +92,7 @@ pub(super) struct Erasure {
 }
 
 fn erased_record((record, hash): &(ErasedRef, String)) -> ErasedRecord {
-    let (kind, id) = crate::erased::kind_and_id(*record);
+    let (kind, id) = crate::objects::erased::kind_and_id(*record);
     ErasedRecord {
         kind: kind.into(),
         id: ID(id.to_string()),
@@ -152,7 +152,7 @@ impl EraseQuery {
         after: Option<u64>,
     ) -> Result<Vec<Erasure>> {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let list = store.erasures(&ns).map_err(engine)?;
         Ok(list
             .into_iter()

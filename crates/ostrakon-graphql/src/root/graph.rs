@@ -3,54 +3,54 @@
 use async_graphql::connection::{Connection, Edge};
 use async_graphql::{Context, ID, Object, Result};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::Start;
-use crate::context::commit;
-use crate::context::engine;
-use crate::context::limits;
-use crate::context::pin_after;
-use crate::context::read_at;
-use crate::context::start;
-use crate::enums::Cardinality;
-use crate::enums::ValueType;
 use crate::error::code;
 use crate::error::coded;
 use crate::error::engine_error;
-use crate::info::Predicate;
-use crate::input::EntityInput;
-use crate::input::EntityRefInput;
-use crate::input::EpisodeInput;
-use crate::input::FactInput;
-use crate::input::FactOrStatement;
-use crate::input::ValueInput;
-use crate::input::existing_entity;
-use crate::input::fact_or_statement;
-use crate::input::invalid;
-use crate::input::new_fact;
-use crate::input::object_value;
-use crate::input::parse_id;
-use crate::input::time;
-use crate::objects::EntityObject;
-use crate::objects::EpisodeObject;
-use crate::objects::FactObject;
-use crate::objects::Neighbor;
-use crate::objects::Neighborhood;
-use crate::objects::fact_page;
-use crate::objects::statement_id;
-use crate::paging::Listing;
-use crate::paging::Page;
-use crate::paging::episode_cursor;
-use crate::paging::page_size;
-use crate::payloads::DefinePredicatePayload;
-use crate::payloads::RecordEpisodePayload;
-use crate::payloads::WritePayload;
-use crate::payloads::Written;
-use crate::payloads::created;
-use crate::payloads::fact_payload;
-use crate::payloads::written_facts;
-use crate::retention::ProfileInput;
-use crate::scalars::DateTime;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::Start;
+use crate::exec::context::commit;
+use crate::exec::context::engine;
+use crate::exec::context::limits;
+use crate::exec::context::pin_after;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::objects::graph::EntityObject;
+use crate::objects::graph::EpisodeObject;
+use crate::objects::graph::FactObject;
+use crate::objects::graph::Neighbor;
+use crate::objects::graph::Neighborhood;
+use crate::objects::graph::fact_page;
+use crate::objects::graph::statement_id;
+use crate::objects::payloads::DefinePredicatePayload;
+use crate::objects::payloads::RecordEpisodePayload;
+use crate::objects::payloads::WritePayload;
+use crate::objects::payloads::Written;
+use crate::objects::payloads::created;
+use crate::objects::payloads::fact_payload;
+use crate::objects::payloads::written_facts;
+use crate::types::enums::Cardinality;
+use crate::types::enums::ValueType;
+use crate::types::info::Predicate;
+use crate::types::input::EntityInput;
+use crate::types::input::EntityRefInput;
+use crate::types::input::EpisodeInput;
+use crate::types::input::FactInput;
+use crate::types::input::FactOrStatement;
+use crate::types::input::ValueInput;
+use crate::types::input::existing_entity;
+use crate::types::input::fact_or_statement;
+use crate::types::input::invalid;
+use crate::types::input::new_fact;
+use crate::types::input::object_value;
+use crate::types::input::parse_id;
+use crate::types::input::time;
+use crate::types::paging::Listing;
+use crate::types::paging::Page;
+use crate::types::paging::episode_cursor;
+use crate::types::paging::page_size;
+use crate::types::retention::ProfileInput;
+use crate::types::scalars::DateTime;
 use ostrakon_core::PredicateDef;
 use ostrakon_engine::Change;
 use ostrakon_engine::EntityRef;
@@ -101,8 +101,8 @@ impl GraphQuery {
         if found.is_none()
             && let EntityRefInput::Id(id) = &reference
         {
-            let id = ostrakon_core::EntityId(crate::input::parse_id("id", id)?);
-            crate::erased::refuse_erased(store, &ns, ostrakon_core::ErasedRef::Entity(id))?;
+            let id = ostrakon_core::EntityId(crate::types::input::parse_id("id", id)?);
+            crate::objects::erased::refuse_erased(store, &ns, ostrakon_core::ErasedRef::Entity(id))?;
         }
         Ok(found)
     }
@@ -163,7 +163,7 @@ impl GraphQuery {
             return Err(invalid("facts", "{}", "give a subject, a predicate or an object (or use snapshot)"));
         }
         if let Some(predicate) = &predicate {
-            crate::predicates::known(store, &ns, "predicate", predicate)?;
+            crate::exec::predicates::known(store, &ns, "predicate", predicate)?;
         }
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?;
@@ -201,7 +201,7 @@ impl GraphQuery {
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
-        crate::predicates::known(store, &ns, "predicate", &predicate)?;
+        crate::exec::predicates::known(store, &ns, "predicate", &predicate)?;
         let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
         fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
     }

@@ -1,27 +1,27 @@
 //! Prospective memory: intentions and their firings.
 
-use crate::intentions;
+use crate::objects::intentions;
 use async_graphql::{Context, ID, Object, Result};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::Start;
-use crate::context::commit;
-use crate::context::engine;
-use crate::context::read_at;
-use crate::context::start;
 use crate::error::code;
 use crate::error::coded;
-use crate::input::parse_id;
-use crate::input::time;
-use crate::intentions::DueIntention;
-use crate::intentions::FiringPayload;
-use crate::intentions::IntentionObject;
-use crate::intentions::TriggerInput;
-use crate::paging::page_size;
-use crate::payloads::MAX_REPORTED;
-use crate::payloads::intention_after;
-use crate::scalars::DateTime;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::Start;
+use crate::exec::context::commit;
+use crate::exec::context::engine;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::objects::intentions::DueIntention;
+use crate::objects::intentions::FiringPayload;
+use crate::objects::intentions::IntentionObject;
+use crate::objects::intentions::TriggerInput;
+use crate::objects::payloads::MAX_REPORTED;
+use crate::objects::payloads::intention_after;
+use crate::types::input::parse_id;
+use crate::types::input::time;
+use crate::types::paging::page_size;
+use crate::types::scalars::DateTime;
 use ostrakon_engine::Change;
 use ostrakon_engine::KnownAt;
 use ostrakon_engine::ReadAt;

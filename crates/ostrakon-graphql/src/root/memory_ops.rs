@@ -2,30 +2,30 @@
 
 use async_graphql::{Context, ID, Object, Result};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::Start;
-use crate::context::commit;
-use crate::context::engine;
-use crate::context::pin_after;
-use crate::context::read_at;
-use crate::context::start;
-use crate::input::fact_id;
-use crate::input::invalid;
-use crate::input::parse_id;
-use crate::input::time;
-use crate::memory::RecordItem;
-use crate::memory::RecordList;
-use crate::objects::EntityObject;
-use crate::objects::FactObject;
-use crate::paging::page_size;
-use crate::payloads::ConsolidationPayload;
-use crate::payloads::Corroborated;
-use crate::payloads::MAX_REPORTED;
-use crate::payloads::Merge;
-use crate::payloads::RecallPayload;
-use crate::retention::RecordKind;
-use crate::scalars::DateTime;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::Start;
+use crate::exec::context::commit;
+use crate::exec::context::engine;
+use crate::exec::context::pin_after;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::objects::graph::EntityObject;
+use crate::objects::graph::FactObject;
+use crate::objects::memory::RecordItem;
+use crate::objects::memory::RecordList;
+use crate::objects::payloads::ConsolidationPayload;
+use crate::objects::payloads::Corroborated;
+use crate::objects::payloads::MAX_REPORTED;
+use crate::objects::payloads::Merge;
+use crate::objects::payloads::RecallPayload;
+use crate::types::input::fact_id;
+use crate::types::input::invalid;
+use crate::types::input::parse_id;
+use crate::types::input::time;
+use crate::types::paging::page_size;
+use crate::types::retention::RecordKind;
+use crate::types::scalars::DateTime;
 use ostrakon_core::RecordRef;
 use ostrakon_core::Seq;
 use ostrakon_core::Timestamp;
@@ -57,7 +57,8 @@ impl MemoryQuery {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.recallable(&ns, read, &crate::retention::kinds(kinds), first).map_err(engine)?;
+        let answer =
+            store.recallable(&ns, read, &crate::types::retention::kinds(kinds), first).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(RecordList {
             basis: (&answer.basis).into(),
@@ -90,7 +91,8 @@ impl MemoryQuery {
         let to = time(store, &ns, "to", &to)?;
         let mut read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
         read.at = Some(from);
-        let answer = store.forecast(&ns, from, to, read, &crate::retention::kinds(kinds)).map_err(engine)?;
+        let answer =
+            store.forecast(&ns, from, to, read, &crate::types::retention::kinds(kinds)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let items = answer
             .value

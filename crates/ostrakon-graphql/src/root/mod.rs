@@ -9,11 +9,11 @@ use futures_util::StreamExt as _;
 use futures_util::future::ready;
 use tokio_stream::wrappers::BroadcastStream;
 
-use crate::access::Mode;
-use crate::context::namespace;
 use crate::error::{code, coded};
-use crate::events::Events;
-use crate::info::EventNotice;
+use crate::exec::access::Mode;
+use crate::exec::context::namespace;
+use crate::exec::events::Events;
+use crate::types::info::EventNotice;
 
 mod admin;
 mod analytics_ops;
@@ -68,7 +68,7 @@ impl Subscription {
             // A subscriber too slow for the feed is dropped rather than silently skipped.
             .take_while(|batch| ready(batch.is_ok()))
             .filter_map(move |batch| ready(batch.ok().filter(|b| b.namespace == ns)))
-            .flat_map(|batch| futures_util::stream::iter(crate::event_notices::notices(&batch)));
+            .flat_map(|batch| futures_util::stream::iter(crate::exec::event_notices::notices(&batch)));
         Ok(stream)
     }
 }

@@ -3,15 +3,15 @@
 
 use async_graphql::{Context, Enum, Object, Result, SimpleObject};
 
-use crate::access::Mode;
-use crate::context::Start;
-use crate::context::read_at;
-use crate::context::start;
 use crate::error::code;
 use crate::error::coded;
 use crate::error::rdf_error;
-use crate::paging::Basis;
-use crate::scalars::DateTime;
+use crate::exec::access::Mode;
+use crate::exec::context::Start;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::types::paging::Basis;
+use crate::types::scalars::DateTime;
 use async_graphql::Json;
 use ostrakon_rdf::Dataset;
 use ostrakon_rdf::Form;

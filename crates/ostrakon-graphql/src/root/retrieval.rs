@@ -1,19 +1,19 @@
 //! Recall: hybrid search, context blocks, and remember (search plus recall).
 
-use crate::search;
+use crate::objects::search;
 use async_graphql::{Context, Object, Result};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::Start;
-use crate::context::engine;
-use crate::context::read_at;
-use crate::context::start;
-use crate::scalars::DateTime;
-use crate::search::ContextObject;
-use crate::search::RememberPayload;
-use crate::search::Search;
-use crate::search::SearchFilter;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::Start;
+use crate::exec::context::engine;
+use crate::exec::context::read_at;
+use crate::exec::context::start;
+use crate::objects::search::ContextObject;
+use crate::objects::search::RememberPayload;
+use crate::objects::search::Search;
+use crate::objects::search::SearchFilter;
+use crate::types::scalars::DateTime;
 /// Queries: recall: hybrid search, context blocks, and remember (search plus recall).
 #[derive(Default)]
 pub(super) struct RetrievalQuery;
@@ -75,7 +75,7 @@ impl RetrievalQuery {
         let query = search::query(store, &ns, Some(message.clone()), None, None, filter)?;
         let query = search::vectors_awaited(query, known_at_seq);
         if let Some(scopes) = &scopes {
-            crate::tiers::check_scopes(ctx, scopes)?;
+            crate::objects::tiers::check_scopes(ctx, scopes)?;
         }
         let budget = search::budget(budget)?;
         let answer =

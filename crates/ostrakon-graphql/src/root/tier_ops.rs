@@ -5,10 +5,10 @@ use async_graphql::{Context, ID, Object, Result};
 use ostrakon_core::PlacedBy;
 use ostrakon_engine::Change;
 
-use crate::access::Mode;
-use crate::context::{Pin, Start, commit, engine, read_at, start};
-use crate::scalars::DateTime;
-use crate::tiers::{TierKind, TiersObject, record};
+use crate::exec::access::Mode;
+use crate::exec::context::{Pin, Start, commit, engine, read_at, start};
+use crate::objects::tiers::{TierKind, TiersObject, record};
+use crate::types::scalars::DateTime;
 
 /// Queries: tiers of context.
 #[derive(Default)]
@@ -57,7 +57,7 @@ impl TierMutation {
     ) -> Result<TiersObject> {
         let started = start(ctx, &namespace, Mode::ReadWrite)?;
         let record = record(fact, entity, episode)?;
-        let tier = crate::tiers::tier(tier, scope.as_deref())?;
+        let tier = crate::objects::tiers::tier(tier, scope.as_deref())?;
         let change = Change::Place { record, tier, reason, by: PlacedBy::Client };
         write(started, change)
     }
@@ -78,7 +78,7 @@ impl TierMutation {
     ) -> Result<TiersObject> {
         let started = start(ctx, &namespace, Mode::ReadWrite)?;
         let record = record(fact, entity, episode)?;
-        let tier = crate::tiers::tier(tier, scope.as_deref())?;
+        let tier = crate::objects::tiers::tier(tier, scope.as_deref())?;
         let change = Change::Release { record, tier, reason, by: PlacedBy::Client };
         write(started, change)
     }

@@ -1,23 +1,23 @@
 //! The topic network and segmentation.
 
-use crate::topics;
+use crate::objects::topics;
 use async_graphql::{Context, ID, Object, Result};
 
-use crate::access::Mode;
-use crate::context::Pin;
-use crate::context::engine;
-use crate::context::namespace;
-use crate::context::read_at;
-use crate::context::store;
-use crate::input::parse_id;
-use crate::objects::EpisodeObject;
-use crate::paging::page_size;
-use crate::payloads::MAX_REPORTED;
-use crate::payloads::MAX_REPORTED_EPISODES;
-use crate::scalars::DateTime;
-use crate::topics::ClosedSegment;
-use crate::topics::SegmentsPayload;
-use crate::topics::TopicObject;
+use crate::exec::access::Mode;
+use crate::exec::context::Pin;
+use crate::exec::context::engine;
+use crate::exec::context::namespace;
+use crate::exec::context::read_at;
+use crate::exec::context::store;
+use crate::objects::graph::EpisodeObject;
+use crate::objects::payloads::MAX_REPORTED;
+use crate::objects::payloads::MAX_REPORTED_EPISODES;
+use crate::objects::topics::ClosedSegment;
+use crate::objects::topics::SegmentsPayload;
+use crate::objects::topics::TopicObject;
+use crate::types::input::parse_id;
+use crate::types::paging::page_size;
+use crate::types::scalars::DateTime;
 use ostrakon_engine::KnownAt;
 use ostrakon_engine::ReadAt;
 use std::sync::Arc;

@@ -7,10 +7,10 @@ use async_graphql::Schema;
 use ostrakon_engine::Store;
 
 use crate::error::ErrorCodes;
-use crate::events::Events;
-use crate::limits::Limits;
+use crate::exec::events::Events;
+use crate::exec::limits::Limits;
+use crate::exec::{budget, validated};
 use crate::root::{Mutation, Query, Subscription};
-use crate::{budget, validated};
 
 /// The schema type.
 pub type OstrakonSchema = Schema<Query, Mutation, Subscription>;
@@ -26,7 +26,7 @@ pub fn schema(store: Arc<Store>, limits: Limits) -> OstrakonSchema {
 /// [`schema`] before it is finished: its data, limits and extensions are in place, and a
 /// host may add extensions of its own (tracing, or a test's hooks).
 pub fn builder(store: Arc<Store>, limits: Limits) -> OstrakonSchemaBuilder {
-    let events = crate::events::feed(&store);
+    let events = crate::exec::events::feed(&store);
     checked(bare(store, limits, events), budget::Budget::new(limits), validated::Validated::default())
 }
 

@@ -7,8 +7,8 @@ use async_graphql::{ID, InputObject, Object, SimpleObject};
 use ostrakon_core::{EntityId, SegmentEnd};
 use ostrakon_engine::{Store, views::Association, views::Topic, views::TopicNetwork};
 
-use crate::context::Pin;
-use crate::records::{EntityObject, EpisodeObject};
+use crate::exec::context::Pin;
+use crate::objects::records::{EntityObject, EpisodeObject};
 
 /// A topic: a community of the topic network, which only closed segments feed.
 pub(crate) struct TopicObject {
@@ -49,7 +49,7 @@ impl TopicObject {
         ctx: &async_graphql::Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> async_graphql::Result<Vec<TopicMember>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         self.topic
             .members
             .iter()

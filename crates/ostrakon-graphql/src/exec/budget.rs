@@ -43,7 +43,7 @@ use async_graphql::registry::{MetaType, Registry};
 use async_graphql::{Positioned, Request, ServerError, ServerResult, Value, Variables};
 
 use crate::error::code;
-use crate::limits::Limits;
+use crate::exec::limits::Limits;
 
 /// How many items a list field with no page argument of its own may return.
 #[derive(Clone, Copy, Debug)]
@@ -105,12 +105,12 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("RecordEpisodePayload", "entities", Bound::Fixed(ostrakon_engine::limits::MAX_MENTIONS as u64)),
     ("RecallPayload", "records", Bound::Input { times: 1 }),
     // Reports of upkeep, capped where they are listed.
-    ("FiringPayload", "fired", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
-    ("SegmentsPayload", "closed", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "merged", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "corroborated", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
-    ("ConsolidationPayload", "dormant", Bound::Fixed(crate::payloads::MAX_REPORTED as u64)),
-    ("ClosedSegment", "episodes", Bound::Fixed(crate::payloads::MAX_REPORTED_EPISODES as u64)),
+    ("FiringPayload", "fired", Bound::Fixed(crate::objects::payloads::MAX_REPORTED as u64)),
+    ("SegmentsPayload", "closed", Bound::Fixed(crate::objects::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "merged", Bound::Fixed(crate::objects::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "corroborated", Bound::Fixed(crate::objects::payloads::MAX_REPORTED as u64)),
+    ("ConsolidationPayload", "dormant", Bound::Fixed(crate::objects::payloads::MAX_REPORTED as u64)),
+    ("ClosedSegment", "episodes", Bound::Fixed(crate::objects::payloads::MAX_REPORTED_EPISODES as u64)),
     // Small by construction.
     ("Topic", "episodes", Bound::Fixed(3)),
     ("Intention", "entities", Bound::Fixed(ostrakon_engine::limits::MAX_MENTIONS as u64)),

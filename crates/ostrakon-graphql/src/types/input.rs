@@ -8,10 +8,10 @@ use ostrakon_core::{EntityId, FactId, Interval, Literal, Namespace, Timestamp};
 use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, Store, change::EpisodeRef};
 use serde::Deserialize;
 
-use crate::enums::Polarity;
 use crate::error::engine_error as engine;
 use crate::error::{code, coded};
-use crate::scalars::DateTime;
+use crate::types::enums::Polarity;
+use crate::types::scalars::DateTime;
 
 /// An entity by id, or by canonical name or alias: exactly one of the two (`@oneOf`). In
 /// writes, a name nobody has creates the entity.

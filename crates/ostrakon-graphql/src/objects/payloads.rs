@@ -2,20 +2,20 @@
 
 use std::sync::Arc;
 
-use crate::context::Pin;
-use crate::context::engine;
-use crate::context::pin_after;
 use crate::error::code;
 use crate::error::coded;
-use crate::info::Predicate;
-use crate::intentions::IntentionObject;
-use crate::memory::RecordItem;
-use crate::objects::EntityObject;
-use crate::objects::EpisodeObject;
-use crate::objects::FactObject;
-use crate::objects::StatementObject;
-use crate::paging::Basis;
-use crate::scalars::DateTime;
+use crate::exec::context::Pin;
+use crate::exec::context::engine;
+use crate::exec::context::pin_after;
+use crate::objects::graph::EntityObject;
+use crate::objects::graph::EpisodeObject;
+use crate::objects::graph::FactObject;
+use crate::objects::graph::StatementObject;
+use crate::objects::intentions::IntentionObject;
+use crate::objects::memory::RecordItem;
+use crate::types::info::Predicate;
+use crate::types::paging::Basis;
+use crate::types::scalars::DateTime;
 use async_graphql::{Context, Result, SimpleObject};
 use ostrakon_core::FactId;
 use ostrakon_core::Namespace;
@@ -76,7 +76,7 @@ impl Written {
 
     fn statements(&self, ctx: &Context<'_>) -> Result<Vec<StatementObject>> {
         let Some(pin) = &self.pin else { return Ok(Vec::new()) };
-        let store = crate::context::store(ctx)?;
+        let store = crate::exec::context::store(ctx)?;
         Ok(self.statements.iter().filter_map(|id| StatementObject::load(store, pin, *id)).collect())
     }
 }

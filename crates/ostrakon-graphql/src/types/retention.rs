@@ -10,9 +10,9 @@ use ostrakon_core::{
 };
 use serde::Deserialize;
 
-use crate::context::{Pin, engine, store};
-use crate::input::time;
-use crate::scalars::DateTime;
+use crate::exec::context::{Pin, engine, store};
+use crate::types::input::time;
+use crate::types::scalars::DateTime;
 
 /// A kind of record.
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug, Deserialize)]

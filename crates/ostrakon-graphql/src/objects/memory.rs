@@ -6,11 +6,11 @@ use std::sync::Arc;
 use async_graphql::{Context, Object, Result, SimpleObject};
 use ostrakon_core::RecordRef;
 
-use crate::context::{Pin, engine, store};
-use crate::objects::{EntityObject, EpisodeObject, FactObject};
-use crate::paging::Basis;
-use crate::retention::RecordKind;
-use crate::scalars::DateTime;
+use crate::exec::context::{Pin, engine, store};
+use crate::objects::graph::{EntityObject, EpisodeObject, FactObject};
+use crate::types::paging::Basis;
+use crate::types::retention::RecordKind;
+use crate::types::scalars::DateTime;
 
 /// One record with its retention, as `recallable` and `forecast` list them.
 pub(crate) struct RecordItem {

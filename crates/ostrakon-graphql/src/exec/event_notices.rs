@@ -5,7 +5,7 @@ use async_graphql::{ID, Json};
 use ostrakon_core::Event;
 use ostrakon_engine::log::CommittedBatch;
 
-use crate::info;
+use crate::types::info;
 
 /// A record's id as a notice's entity, fact or episode.
 fn record_ids(record: ostrakon_core::RecordRef) -> (Option<ID>, Option<ID>, Option<ID>) {

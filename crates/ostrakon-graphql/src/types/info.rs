@@ -1,10 +1,10 @@
 //! Output types that name no other object: intervals, predicates, a namespace's settings
 //! and counts, properties, and the events a subscription sends.
 
-use crate::enums::Cardinality;
-use crate::enums::ValueType;
-use crate::retention::{DecayProfiles, ProfileInfo};
-use crate::scalars::DateTime;
+use crate::types::enums::Cardinality;
+use crate::types::enums::ValueType;
+use crate::types::retention::{DecayProfiles, ProfileInfo};
+use crate::types::scalars::DateTime;
 use async_graphql::{ID, Json, SimpleObject};
 use ostrakon_core::SegmentConfig;
 use ostrakon_core::{Interval as CoreInterval, Namespace, PredicateDef, RecordKind as CoreKind};
@@ -132,14 +132,14 @@ impl From<ostrakon_core::RetentionPolicy> for Retention {
 #[derive(SimpleObject, Clone, Debug)]
 pub(crate) struct EmbeddingInfo {
     /// Built in, sent by clients, or none.
-    pub mode: crate::input::EmbeddingModeKind,
+    pub mode: crate::types::input::EmbeddingModeKind,
     /// The vectors' length when clients send them.
     pub dimensions: Option<u32>,
     /// The built-in embedder's model when the namespace names one (null: the server's
     /// default model, or no built-in vectors).
-    pub model: Option<crate::input::EmbeddingModel>,
+    pub model: Option<crate::types::input::EmbeddingModel>,
     /// Which facts the built-in embedder embeds.
-    pub facts: crate::input::FactEmbeddingKind,
+    pub facts: crate::types::input::FactEmbeddingKind,
     /// Whether it embeds entities.
     pub entities: bool,
 }
@@ -162,12 +162,12 @@ impl NamespaceInfo {
         };
         let (mode, dimensions) = match mode {
             ostrakon_core::EmbeddingMode::Builtin | ostrakon_core::EmbeddingMode::Model(_) => {
-                (crate::input::EmbeddingModeKind::Builtin, None)
+                (crate::types::input::EmbeddingModeKind::Builtin, None)
             }
             ostrakon_core::EmbeddingMode::Client { dim } => {
-                (crate::input::EmbeddingModeKind::Client, Some(dim))
+                (crate::types::input::EmbeddingModeKind::Client, Some(dim))
             }
-            ostrakon_core::EmbeddingMode::Off => (crate::input::EmbeddingModeKind::Off, None),
+            ostrakon_core::EmbeddingMode::Off => (crate::types::input::EmbeddingModeKind::Off, None),
         };
         let embedding =
             EmbeddingInfo { mode, dimensions, model, facts: policy.facts.into(), entities: policy.entities };

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ostrakon_core::{Entity, EntityId, Episode, EpisodeId};
 use ostrakon_engine::Store;
 
-use crate::context::Pin;
+use crate::exec::context::Pin;
 
 /// Something talked about, as known at the read's knownAt.
 pub(crate) struct EntityObject {

@@ -6,10 +6,10 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use ostrakon_core::Trigger;
 use ostrakon_engine::{Store, change::NewTrigger, views::Due, views::DueBecause, views::IntentionView};
 
-use crate::context::{Pin, store};
-use crate::input::{EntityRefInput, entity_ref, invalid};
-use crate::objects::{EntityObject, EpisodeObject};
-use crate::scalars::DateTime;
+use crate::exec::context::{Pin, store};
+use crate::objects::graph::{EntityObject, EpisodeObject};
+use crate::types::input::{EntityRefInput, entity_ref, invalid};
+use crate::types::scalars::DateTime;
 
 /// Something the agent means to do later.
 pub(crate) struct IntentionObject {
@@ -145,7 +145,7 @@ impl IntentionObject {
 
     /// Its firings, in the order they were recorded (the first `first`).
     async fn firings(&self, ctx: &Context<'_>, #[graphql(default = 100)] first: i32) -> Result<Vec<Firing>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         self.view
             .fired
@@ -247,7 +247,7 @@ impl TriggerInput {
         let threshold = self.threshold.map_or(DEFAULT_CUE_THRESHOLD, |t| t as f32);
         let vector = match &self.cue_vector {
             Some(v) => v.iter().map(|x| *x as f32).collect(),
-            None => store.cue_vector(ns, &text).map_err(crate::context::engine)?,
+            None => store.cue_vector(ns, &text).map_err(crate::exec::context::engine)?,
         };
         Ok(NewTrigger::Cue { text, vector, threshold })
     }

@@ -1,10 +1,10 @@
 //! Paging: the basis every listing reports, page sizes within the limits, and cursors.
 
-use crate::context::limits;
 use crate::error::code;
 use crate::error::coded;
-use crate::input::invalid;
-use crate::scalars::DateTime;
+use crate::exec::context::limits;
+use crate::types::input::invalid;
+use crate::types::scalars::DateTime;
 use async_graphql::connection::Connection;
 use async_graphql::{Context, Result, SimpleObject};
 use ostrakon_core::Timestamp;
@@ -55,7 +55,7 @@ pub(crate) fn episode_cursor(a: &str) -> Result<(Timestamp, ostrakon_core::Episo
 }
 
 /// How many items a page holds when `first` is not given.
-pub(crate) fn default_page_size(limits: &crate::limits::Limits) -> usize {
+pub(crate) fn default_page_size(limits: &crate::exec::limits::Limits) -> usize {
     limits.max_page.min(50)
 }
 

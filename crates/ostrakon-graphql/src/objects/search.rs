@@ -7,13 +7,13 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use ostrakon_core::RecordRef;
 use ostrakon_engine::{ContextBlock, SearchQuery, SearchResult, Store};
 
-use crate::context::{Pin, store};
-use crate::enums::FactStatus;
-use crate::input::{invalid, parse_id, time};
-use crate::objects::{EntityObject, EpisodeObject, FactObject};
-use crate::paging::Basis;
-use crate::retention::RecordKind;
-use crate::scalars::DateTime;
+use crate::exec::context::{Pin, store};
+use crate::objects::graph::{EntityObject, EpisodeObject, FactObject};
+use crate::types::enums::FactStatus;
+use crate::types::input::{invalid, parse_id, time};
+use crate::types::paging::Basis;
+use crate::types::retention::RecordKind;
+use crate::types::scalars::DateTime;
 
 /// Filters and tuning of a search.
 #[derive(InputObject, Clone, Debug, Default)]
@@ -312,7 +312,7 @@ impl Search {
             .topics
             .iter()
             .map(|t| TopicHit {
-                topic: crate::topics::TopicObject {
+                topic: crate::objects::topics::TopicObject {
                     pin: Arc::clone(&self.pin),
                     topic: t.topic.clone(),
                     store: Arc::clone(store),
@@ -327,7 +327,7 @@ impl Search {
 #[derive(async_graphql::SimpleObject)]
 pub(crate) struct TopicHit {
     /// The topic.
-    pub topic: crate::topics::TopicObject,
+    pub topic: crate::objects::topics::TopicObject,
     /// Its relevance to the query.
     pub score: f64,
 }
@@ -362,11 +362,11 @@ impl ContextObject {
 
     /// What each tier gave the block: CORE, then the ACTIVE scopes, then ARCHIVE (what
     /// the message's search found), each with what the budget left out.
-    async fn tiers(&self) -> Vec<crate::tiers::ContextTier> {
+    async fn tiers(&self) -> Vec<crate::objects::tiers::ContextTier> {
         self.block
             .tiers
             .iter()
-            .map(|used| crate::tiers::ContextTier { pin: Arc::clone(&self.pin), used: used.clone() })
+            .map(|used| crate::objects::tiers::ContextTier { pin: Arc::clone(&self.pin), used: used.clone() })
             .collect()
     }
 
@@ -374,9 +374,9 @@ impl ContextObject {
     async fn intentions(
         &self,
         ctx: &async_graphql::Context<'_>,
-    ) -> async_graphql::Result<Vec<crate::intentions::DueIntention>> {
-        let store = crate::context::store(ctx)?;
-        crate::intentions::due(store, &self.pin, self.block.intentions.clone())
+    ) -> async_graphql::Result<Vec<crate::objects::intentions::DueIntention>> {
+        let store = crate::exec::context::store(ctx)?;
+        crate::objects::intentions::due(store, &self.pin, self.block.intentions.clone())
     }
 
     /// The facts in the block: in force, most relevant first.

@@ -8,9 +8,9 @@ use async_graphql::{Context, Enum, ID, InputObject, Object, Result, SimpleObject
 use ostrakon_core::{EntityId, EpisodeId, FactId, RecordRef, Tier};
 use serde::Deserialize;
 
-use crate::context::{Pin, engine, store};
-use crate::input::{invalid, parse_id};
-use crate::objects::{EntityObject, EpisodeObject, FactObject};
+use crate::exec::context::{Pin, engine, store};
+use crate::objects::graph::{EntityObject, EpisodeObject, FactObject};
+use crate::types::input::{invalid, parse_id};
 
 /// A tier of context.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub(crate) fn tier(kind: TierKind, scope: Option<&str>) -> Result<Tier> {
     match (kind, scope) {
         (TierKind::Core, None) => Ok(Tier::Core),
         (TierKind::Active, Some(scope)) => {
-            Tier::active("scope", scope).map_err(|e| crate::context::engine(e.into()))
+            Tier::active("scope", scope).map_err(|e| crate::exec::context::engine(e.into()))
         }
         (TierKind::Core, Some(s)) => Err(invalid("scope", s, "CORE has no scope")),
         (TierKind::Active, None) => {
@@ -75,9 +75,9 @@ pub(crate) fn record(fact: Option<ID>, entity: Option<ID>, episode: Option<ID>) 
 
 /// Checks a context's scopes: valid names, at most a page of them.
 pub(crate) fn check_scopes(ctx: &Context<'_>, scopes: &[String]) -> Result<()> {
-    crate::paging::page_size(ctx, Some(i32::try_from(scopes.len()).unwrap_or(i32::MAX)))?;
+    crate::types::paging::page_size(ctx, Some(i32::try_from(scopes.len()).unwrap_or(i32::MAX)))?;
     for (i, scope) in scopes.iter().enumerate() {
-        Tier::active(&format!("scopes[{i}]"), scope).map_err(|e| crate::context::engine(e.into()))?;
+        Tier::active(&format!("scopes[{i}]"), scope).map_err(|e| crate::exec::context::engine(e.into()))?;
     }
     Ok(())
 }
@@ -158,7 +158,7 @@ impl ScopeObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<&[PlacedRecord]> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         Ok(&self.records[..first.min(self.records.len())])
     }
 }
@@ -206,7 +206,7 @@ impl TiersObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<PlacedRecord>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let members = self.pin.reader(store(ctx)?).tier_members(&Tier::Core).map_err(engine)?;
         Ok(self.placed(members, first))
     }
@@ -217,7 +217,7 @@ impl TiersObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<ScopeObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let reader = self.pin.reader(store(ctx)?);
         let mut out = Vec::new();
         for (name, _, touched) in reader.scopes().map_err(engine)?.into_iter().take(first) {
@@ -237,7 +237,7 @@ impl TiersObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<ProposalObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let open = self.pin.reader(store(ctx)?).open_proposals().map_err(engine)?;
         Ok(open
             .into_iter()
@@ -256,7 +256,7 @@ impl TiersObject {
     }
 
     /// The point they were read at.
-    async fn basis(&self) -> crate::paging::Basis {
+    async fn basis(&self) -> crate::types::paging::Basis {
         (&self.pin.basis).into()
     }
 }

@@ -6,9 +6,9 @@ use async_graphql::{ErrorExtensions, ID, Result, SimpleObject};
 use ostrakon_core::{EpisodeId, ErasedRef, Namespace};
 use ostrakon_engine::Store;
 
-use crate::context::engine;
 use crate::error::{code, coded};
-use crate::scalars::DateTime;
+use crate::exec::context::engine;
+use crate::types::scalars::DateTime;
 
 /// What stands in an answer where an erased record was: its kind and id, the batch that
 /// held it and when it went — never its content.

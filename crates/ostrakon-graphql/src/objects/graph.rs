@@ -7,22 +7,22 @@ use async_graphql::{Context, Enum, ID, Object, Result, SimpleObject};
 use ostrakon_core::{EpisodeId, FactId, Literal, RecordRef, Value};
 use ostrakon_engine::{ReadAt, Store, views::FactFilter, views::FactView, views::Scope};
 
-use crate::context::Pin;
-use crate::context::engine;
-use crate::context::store;
-use crate::enums::FactStatus;
-use crate::enums::Polarity;
-use crate::enums::ValueType;
-use crate::info::Interval;
-use crate::info::interval;
-use crate::input::invalid;
-use crate::input::parse_id;
-use crate::paging::Basis;
-use crate::paging::Listing;
-use crate::paging::Page;
-pub(crate) use crate::records::{EntityObject, EpisodeObject};
-use crate::retention::TraceFields;
-use crate::scalars::DateTime;
+use crate::exec::context::Pin;
+use crate::exec::context::engine;
+use crate::exec::context::store;
+pub(crate) use crate::objects::records::{EntityObject, EpisodeObject};
+use crate::types::enums::FactStatus;
+use crate::types::enums::Polarity;
+use crate::types::enums::ValueType;
+use crate::types::info::Interval;
+use crate::types::info::interval;
+use crate::types::input::invalid;
+use crate::types::input::parse_id;
+use crate::types::paging::Basis;
+use crate::types::paging::Listing;
+use crate::types::paging::Page;
+use crate::types::retention::TraceFields;
+use crate::types::scalars::DateTime;
 use async_graphql::connection::Connection;
 use async_graphql::connection::Edge;
 
@@ -70,7 +70,7 @@ impl EntityObject {
         #[graphql(default = false)] include_all: bool,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: Some(self.entity.id), predicate, object: None };
         facts_at(ctx, &self.pin, &filter, include_all, first)
     }
@@ -83,7 +83,7 @@ impl EntityObject {
         predicate: Option<String>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let filter = FactFilter { subject: None, predicate, object: Some(Value::Entity(self.entity.id)) };
         facts_at(ctx, &self.pin, &filter, false, first)
     }
@@ -96,7 +96,7 @@ impl EntityObject {
         predicate: String,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let views =
             store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
         Ok(views
@@ -113,19 +113,19 @@ impl EntityObject {
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 10)] first: i32,
-    ) -> Result<Vec<crate::topics::Related>> {
+    ) -> Result<Vec<crate::objects::topics::Related>> {
         let store = store(ctx)?;
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?;
-        crate::topics::related(store, &self.pin, &net.value, self.entity.id, first)
+        crate::objects::topics::related(store, &self.pin, &net.value, self.entity.id, first)
     }
 
     /// The topic it belongs to, if it has associations.
-    async fn topic(&self, ctx: &Context<'_>) -> Result<Option<crate::topics::TopicObject>> {
+    async fn topic(&self, ctx: &Context<'_>) -> Result<Option<crate::objects::topics::TopicObject>> {
         let store = store(ctx)?;
         let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?.value;
         let Some(i) = net.topic_of.get(&self.entity.id).copied() else { return Ok(None) };
-        Ok(crate::topics::topics(store, &self.pin, net).into_iter().nth(i))
+        Ok(crate::objects::topics::topics(store, &self.pin, net).into_iter().nth(i))
     }
 
     /// The episodes that mention it (or an entity merged into it), in the order they
@@ -135,11 +135,11 @@ impl EntityObject {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<crate::paging::Page<EpisodeObject>> {
+    ) -> Result<crate::types::paging::Page<EpisodeObject>> {
         use async_graphql::connection::{Connection, Edge};
         let store = store(ctx)?;
-        let first = crate::paging::page_size(ctx, first)?;
-        let after = after.as_deref().map(crate::paging::episode_cursor).transpose()?;
+        let first = crate::types::paging::page_size(ctx, first)?;
+        let after = after.as_deref().map(crate::types::paging::episode_cursor).transpose()?;
         let page = self.pin.reader(store).mentioning(self.entity.id, after, first).map_err(engine)?;
         let mut out = Connection::with_additional_fields(
             after.is_some(),
@@ -281,7 +281,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         Ok(FactObject::load_kept(store, &self.pin, &self.view.contradicts.first(first)))
     }
@@ -331,9 +331,9 @@ impl FactObject {
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
-    ) -> Result<Vec<crate::erased::ErasedMarker>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
-        crate::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
+    ) -> Result<Vec<crate::objects::erased::ErasedMarker>> {
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
+        crate::objects::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
     }
 
     /// The batch that asserted it.
@@ -375,7 +375,7 @@ impl FactObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<StatementObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let answer =
             store(ctx)?.statements(&self.pin.ns, self.view.fact.id, self.pin.at()).map_err(engine)?;
         Ok(answer
@@ -457,9 +457,9 @@ impl StatementObject {
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
-    ) -> Result<Vec<crate::erased::ErasedMarker>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
-        crate::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
+    ) -> Result<Vec<crate::objects::erased::ErasedMarker>> {
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
+        crate::objects::erased::erased_episodes(store(ctx)?, &self.pin.ns, &self.view.provenance, first)
     }
 
     /// Whether it still supports its fact at knownAt.
@@ -493,7 +493,7 @@ impl StatementObject {
 /// The first `first` of the episodes `ids` that exist at `pin` (a fact's or a
 /// statement's provenance).
 fn episodes(ctx: &Context<'_>, pin: &Arc<Pin>, ids: &[EpisodeId], first: i32) -> Result<Vec<EpisodeObject>> {
-    let first = crate::paging::page_size(ctx, Some(first))?;
+    let first = crate::types::paging::page_size(ctx, Some(first))?;
     let store = store(ctx)?;
     ids.iter().filter_map(|id| EpisodeObject::load(store, pin, *id).transpose()).take(first).collect()
 }
@@ -579,7 +579,7 @@ impl EpisodeObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<Mention>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         let found = self.pin.reader(store).mentions_of(self.episode.id).map_err(engine)?;
         found
@@ -599,7 +599,7 @@ impl EpisodeObject {
         ctx: &Context<'_>,
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
-        let first = crate::paging::page_size(ctx, Some(first))?;
+        let first = crate::types::paging::page_size(ctx, Some(first))?;
         let store = store(ctx)?;
         let mut ids = self.pin.reader(store).sourced_facts(self.episode.id).map_err(engine)?;
         ids.truncate(first);

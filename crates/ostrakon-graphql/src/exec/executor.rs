@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use ostrakon_engine::Store;
 
-use crate::access::Access;
-use crate::budget::parsed_document;
-use crate::build::{OstrakonSchema, OstrakonSchemaBuilder, bare, checked};
-use crate::limits::Limits;
-use crate::{budget, error, plan, validated};
+use crate::error;
+use crate::exec::access::Access;
+use crate::exec::budget::parsed_document;
+use crate::exec::build::{OstrakonSchema, OstrakonSchemaBuilder, bare, checked};
+use crate::exec::limits::Limits;
+use crate::exec::{budget, plan, validated};
 
-/// Runs requests as the [`schema`](crate::build::schema) does, faster where it can say in advance that the
+/// Runs requests as the [`schema`](crate::exec::build::schema) does, faster where it can say in advance that the
 /// extensions have nothing to do.
 ///
 /// async-graphql runs every field of a schema with extensions through their chain (a
@@ -46,7 +47,7 @@ impl Executor {
         limits: Limits,
         host: impl Fn(OstrakonSchemaBuilder) -> OstrakonSchemaBuilder,
     ) -> Self {
-        let events = crate::events::feed(&store);
+        let events = crate::exec::events::feed(&store);
         let (budget, validated) = (budget::Budget::new(limits), validated::Validated::default());
         let checked =
             checked(bare(Arc::clone(&store), limits, events.clone()), budget.clone(), validated.clone());

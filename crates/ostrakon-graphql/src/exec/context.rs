@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::access::Access;
-use crate::access::Mode;
 use crate::error::code;
 use crate::error::coded;
-use crate::input::invalid;
-use crate::input::time;
-use crate::limits::Limits;
-use crate::scalars::DateTime;
+use crate::exec::access::Access;
+use crate::exec::access::Mode;
+use crate::exec::limits::Limits;
+use crate::types::input::invalid;
+use crate::types::input::time;
+use crate::types::scalars::DateTime;
 use async_graphql::{Context, Result};
 use ostrakon_core::FactId;
 use ostrakon_core::Namespace;

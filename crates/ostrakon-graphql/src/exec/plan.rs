@@ -23,14 +23,14 @@ use async_graphql::{Name, Positioned, ScalarType as _, Value};
 use ostrakon_core::{Literal, Namespace};
 use ostrakon_engine::{Store, views::FactFilter, views::FactView, views::Scope};
 
-use crate::access::{Access, Mode};
-use crate::budget::selected_operation;
-use crate::context::read_at;
-use crate::enums::{FactStatus, Polarity, ValueType};
-use crate::input::{EntityRefInput, existing_entity};
-use crate::limits::Limits;
-use crate::paging::default_page_size;
-use crate::scalars::DateTime;
+use crate::exec::access::{Access, Mode};
+use crate::exec::budget::selected_operation;
+use crate::exec::context::read_at;
+use crate::exec::limits::Limits;
+use crate::types::enums::{FactStatus, Polarity, ValueType};
+use crate::types::input::{EntityRefInput, existing_entity};
+use crate::types::paging::default_page_size;
+use crate::types::scalars::DateTime;
 
 /// Longest document a plan is kept for.
 const PLANNED_DOCUMENT_BYTES: usize = 16 * 1024;
@@ -296,7 +296,7 @@ impl Plan {
         let predicate: Option<String> = self.arg("predicate", variables).ok()?;
         // A predicate the namespace does not know is refused by the executor, with why.
         if let Some(p) = &predicate
-            && crate::predicates::known(store, &ns, "predicate", p).is_err()
+            && crate::exec::predicates::known(store, &ns, "predicate", p).is_err()
         {
             return None;
         }
