@@ -4,18 +4,14 @@
 //! directory, no read at any recorded read point, no search and neither export holds any
 //! of it, while the rest answers as before. And who may erase and drop.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::common::serve::{graphql, graphql_as, start, start_with_args};
 
-/// Long strings found nowhere else, so that a byte search of the data directory means it.
-const NAME: &str = "Zyxwarbleton Quennimore";
-const ALIAS: &str = "Quennibald Xorvath";
-const SECRET: &str = "orchid-plover-5512";
-const NEEDLES: [&str; 4] = [NAME, ALIAS, SECRET, "Zyxwarbleton"];
+use ostrakon_testkit::erasure::{NAME, NEEDLES, SECRET, leftovers as grep, walk as files};
 
 const STORY: &str = r#"
 mutation {
@@ -37,29 +33,6 @@ query($s: Int!) {
   facts(namespace: "people", subject: {name: "Bob Marlowe"}, knownAtSeq: $s, validAt: "2025-01-01", first: 20) { edges { node { predicate object { entity { name } string } } } }
   episodes(namespace: "people", knownAtSeq: $s, first: 20) { edges { node { text } } }
 }"#;
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() { out.extend(files(&path)) } else { out.push(path) }
-    }
-    out
-}
-
-/// The files of `dir` holding any of the needles.
-fn grep(dir: &Path) -> Vec<(PathBuf, &'static str)> {
-    let mut found = Vec::new();
-    for file in files(dir) {
-        let bytes = std::fs::read(&file).unwrap_or_default();
-        for needle in NEEDLES {
-            if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-                found.push((file.clone(), needle));
-            }
-        }
-    }
-    found
-}
 
 #[track_caller]
 fn ok(body: Value) -> Value {

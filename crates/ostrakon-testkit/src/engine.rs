@@ -178,27 +178,7 @@ pub fn denial(subject: EntityId, predicate: &str, object: EntityId, valid: Inter
     NewFact { polarity: Polarity::Negated, ..fact(subject, predicate, object, valid) }
 }
 
-/// Every file under `dir` holding `needle`.
-pub fn grep(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for entry in walk(dir) {
-        let bytes = std::fs::read(&entry).unwrap_or_default();
-        if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-            found.push(entry);
-        }
-    }
-    found
-}
-
-/// Every file under `dir`.
-pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
-    }
-    out
-}
+pub use crate::erasure::{grep, walk};
 
 /// A small deterministic generator (xorshift): each writer of a concurrency test draws
 /// its own batch shapes from its own seed.

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "engine")]
 pub mod engine;
+pub mod erasure;
 #[cfg(feature = "fuzz")]
 pub mod graphql_fuzz;
 #[cfg(feature = "log")]

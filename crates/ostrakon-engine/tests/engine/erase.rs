@@ -12,11 +12,11 @@ use ostrakon_engine::{
 
 use crate::common::{grep, iv, t, walk};
 
-/// Long strings found nowhere else, so that a byte search of the data directory means it.
-pub(crate) const NAME: &str = "Zyxwarbleton Quennimore";
-pub(crate) const ALIAS: &str = "Quennibald Xorvath";
+use ostrakon_testkit::erasure::NEEDLES;
+pub(crate) use ostrakon_testkit::erasure::{ALIAS, NAME, SECRET};
+
+/// What the person said (the story's one line of theirs).
 const SAID: &str = "Zyxwarbleton Quennimore said the orchid code is 5512-plover";
-pub(crate) const SECRET: &str = "orchid-plover-5512";
 
 pub(crate) fn ns() -> Namespace {
     Namespace::new("ns", "people").unwrap()
@@ -223,7 +223,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
     // Reads, now and at every earlier read point: nothing of the person.
     for s in points.iter().copied().chain([erased.seq]) {
         let said = answers(&store, s).join("\n");
-        for needle in [NAME, ALIAS, SECRET, "Zyxwarbleton"] {
+        for needle in NEEDLES {
             assert!(!said.contains(needle), "at {s}: {said}");
         }
     }
@@ -260,7 +260,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
     drop(store);
     // Closed (a checkpoint written again): no file holds any of it.
     assert!(dir.path().join("search").join("people").is_dir(), "text indexes rebuilt");
-    for needle in [NAME, ALIAS, SECRET, "Zyxwarbleton", "Quennibald"] {
+    for needle in NEEDLES {
         assert_eq!(grep(dir.path(), needle), Vec::<std::path::PathBuf>::new(), "{needle}");
     }
     // The rest answers exactly as the same story written without the person, at the
