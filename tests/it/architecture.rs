@@ -316,13 +316,30 @@ fn resolve(
 
 /// The import graph of one crate's files (the root left out).
 fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(src, code)
+}
+
+/// [`graph`] with the paths doc links name as edges too: a leaf whose docs link to the
+/// file that uses it is a circle to a reader following the links.
+fn graph_with_doc_links(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(src, |path| {
+        let text = code(path);
+        let docs: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("///").or_else(|| l.trim_start().strip_prefix("//!")))
+            .collect();
+        format!("{text}\n{}", docs.join("\n"))
+    })
+}
+
+fn graph_of(src: &Path, text: impl Fn(&Path) -> String) -> BTreeMap<String, BTreeSet<String>> {
     let known = modules(src);
     let root_text = known.get("").map(|p| std::fs::read_to_string(p).unwrap()).unwrap_or_default();
     let exported = reexports(&root_text, &known);
     let mut out = BTreeMap::new();
     for (module, path) in known.iter().filter(|(m, _)| !m.is_empty()) {
         let mut to = BTreeSet::new();
-        for reference in references(module, &code(path)) {
+        for reference in references(module, &text(path)) {
             if let Some(target) = resolve(&reference, &known, &exported)
                 && !target.is_empty()
                 && target != *module
@@ -725,4 +742,22 @@ fn long_parameter_lists_are_structs_except_for_graphql_resolvers() {
         }
     }
     assert!(found.is_empty(), "too many parameters allowed:\n{}", found.join("\n"));
+}
+
+#[test]
+fn no_doc_link_makes_a_circle() {
+    let mut found = Vec::new();
+    for (name, src) in crates() {
+        for group in cycles(&graph_with_doc_links(&src)) {
+            found.push(format!("{name}: {}", group.join(" ↔ ")));
+        }
+    }
+    assert!(found.is_empty(), "files whose imports and doc links go in a circle:\n{}", found.join("\n"));
+    // A doc link is seen: a leaf linking to the file that imports it is a circle.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.path().join("a.rs"), "use crate::b::B;\npub struct A(B);\n").unwrap();
+    std::fs::write(dir.path().join("b.rs"), "/// Used by [`A`](crate::a::A).\npub struct B;\n").unwrap();
+    assert!(cycles(&graph(dir.path())).is_empty());
+    assert_eq!(cycles(&graph_with_doc_links(dir.path())).len(), 1);
 }

@@ -12,7 +12,7 @@
 //! operation name, and skips validation when the new variables surely conform. Whenever
 //! it is not sure (a null, a variable that is not set, a type it does not know),
 //! validation runs in full as before, so every error reads exactly as it did. The
-//! [`crate::exec::executor::Executor`] asks the same question ([`Validated::passes`]) to run such a
+//! `Executor` asks the same question ([`Validated::passes`]) to run such a
 //! request on its schema without extensions.
 
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ impl Validated {
 /// Put in the data of a request that [`Validated::passes`]: what its validation gives.
 pub(crate) struct Passed(pub(crate) ValidationResult);
 
-/// The one extension of the [`crate::exec::executor::Executor`]'s bare schema: a request validated
+/// The one extension of the `Executor`'s bare schema: a request validated
 /// before is not validated again (async-graphql offers no other way to skip it; even its
 /// fast mode walks the whole document).
 pub(crate) struct Trusted;
