@@ -108,20 +108,7 @@ impl Store {
 
     /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
     /// ```
-    /// use ostrakon_engine::core::{Interval, Namespace, TimeZone, Timestamp};
-    /// use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
-    ///
-    /// let store = Store::in_memory();
-    /// let ns = Namespace::new("namespace", "demo")?;
-    /// let lives_in = |city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
-    ///     let from = Timestamp::parse("validFrom", from, &TimeZone::Utc)?;
-    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
-    ///     let valid = Interval::new("validFrom", from, None)?;
-    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name("Ada".into()), "livesIn", city, valid)))
-    /// };
-    /// let first = store.append(&ns, vec![lives_in("Lyon", "2008-01-01T00:00:00Z")?])?;
-    /// store.append(&ns, vec![lives_in("Berlin", "2014-01-01T00:00:00Z")?])?;
-    /// let ada = first.created[0];
+    #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // Every value the slot had, whatever holds now.
     /// let history = store.history(&ns, ada, "livesIn", ReadAt::latest())?;
     /// assert_eq!(history.value.len(), 2);
