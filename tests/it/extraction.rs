@@ -261,7 +261,8 @@ fn an_erased_episode_takes_its_extraction_mark_and_a_checkpoint_keeps_the_rest()
         );
     }
     let store = Store::open(dir.path()).unwrap();
-    let latest = store.at(&ns(), ostrakon_engine::ReadAt::latest()).unwrap();
+    let people = ns();
+    let latest = store.at(&people, ostrakon_engine::ReadAt::latest()).unwrap();
     assert_eq!(latest.extracted_by(EpisodeId(1)).unwrap(), [SOURCE]);
     assert!(latest.extracted_by(EpisodeId(2)).unwrap().is_empty());
     let (page, _) = store.unextracted(&ns(), "other@extract-1", EpisodeId(0), 10).unwrap();

@@ -15,10 +15,10 @@ use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
 /// A namespace read at one pinned point (see [`Store::at`]).
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub struct Reader<'s> {
     store: &'s Store,
-    ns: Namespace,
+    ns: &'s Namespace,
     basis: Basis,
 }
 
@@ -56,21 +56,21 @@ impl Store {
     /// assert_eq!(facts.basis.known_at.0, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn at(&self, ns: &Namespace, at: ReadAt) -> Result<Reader<'_>, EngineError> {
+    pub fn at<'s>(&'s self, ns: &'s Namespace, at: ReadAt) -> Result<Reader<'s>, EngineError> {
         Ok(self.reader(ns, self.basis(ns, at)?))
     }
 
     /// A reader at a basis this store reported before (a request that pinned its point
     /// once reads every nested field there).
-    pub fn reader(&self, ns: &Namespace, basis: Basis) -> Reader<'_> {
-        Reader { store: self, ns: ns.clone(), basis }
+    pub fn reader<'s>(&'s self, ns: &'s Namespace, basis: Basis) -> Reader<'s> {
+        Reader { store: self, ns, basis }
     }
 }
 
-impl Reader<'_> {
+impl<'s> Reader<'s> {
     /// The namespace read.
-    pub fn namespace(&self) -> &Namespace {
-        &self.ns
+    pub fn namespace(&self) -> &'s Namespace {
+        self.ns
     }
 
     /// The pinned read point (concrete seq, valid time and decay clock).
@@ -90,7 +90,7 @@ impl Reader<'_> {
 
     /// Runs `f` on the namespace's index (read at [`Reader::seq`] by `f`).
     fn index<T>(&self, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, EngineError> {
-        self.store.with_index(&self.ns, f)
+        self.store.with_index(self.ns, f)
     }
 
     /// [`Store::facts`] at this point.
@@ -107,7 +107,7 @@ impl Reader<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn facts(&self, filter: &FactFilter, scope: Scope) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.store.facts(&self.ns, filter, self.point(), scope)
+        self.store.facts(self.ns, filter, self.point(), scope)
     }
 
     /// [`Store::history`] at this point.
@@ -119,7 +119,7 @@ impl Reader<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn history(&self, subject: EntityId, predicate: &str) -> Result<Answer<Vec<FactView>>, EngineError> {
-        self.store.history(&self.ns, subject, predicate, self.point())
+        self.store.history(self.ns, subject, predicate, self.point())
     }
 
     /// [`Store::entity`] at this point.
@@ -132,7 +132,7 @@ impl Reader<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn entity(&self, id: EntityId) -> Result<Answer<Option<EntityView>>, EngineError> {
-        self.store.entity(&self.ns, id, self.point())
+        self.store.entity(self.ns, id, self.point())
     }
 
     /// [`Store::entities`] at this point.
@@ -154,7 +154,7 @@ impl Reader<'_> {
         after: Option<EntityId>,
         limit: usize,
     ) -> Result<Answer<Page<(Seq, Entity)>>, EngineError> {
-        self.store.entities(&self.ns, filter, self.point(), after, limit)
+        self.store.entities(self.ns, filter, self.point(), after, limit)
     }
 
     /// [`Store::episodes`] at this point.
@@ -172,7 +172,7 @@ impl Reader<'_> {
         after: Option<EpisodeCursor>,
         limit: usize,
     ) -> Result<Answer<Page<(Seq, Episode)>>, EngineError> {
-        self.store.episodes(&self.ns, filter, self.point(), after, limit)
+        self.store.episodes(self.ns, filter, self.point(), after, limit)
     }
 
     /// [`Store::neighbors`] at this point.
@@ -185,12 +185,12 @@ impl Reader<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn neighbors(&self, start: EntityId, depth: u32) -> Result<Answer<Neighborhood>, EngineError> {
-        self.store.neighbors(&self.ns, start, depth, self.point())
+        self.store.neighbors(self.ns, start, depth, self.point())
     }
 
     /// [`Store::search`] at this point.
     pub fn search(&self, query: &SearchQuery) -> Result<Answer<SearchResult>, EngineError> {
-        self.store.search(&self.ns, query, self.point())
+        self.store.search(self.ns, query, self.point())
     }
 
     /// Entity `id` as it read at this point (merges followed), if it existed then.

@@ -51,7 +51,7 @@ impl Pin {
     }
 
     /// The store read at this pin.
-    pub(crate) fn reader<'s>(&self, store: &'s Store) -> ostrakon_engine::Reader<'s> {
+    pub(crate) fn reader<'s>(&'s self, store: &'s Store) -> ostrakon_engine::Reader<'s> {
         store.reader(&self.ns, self.basis)
     }
 }

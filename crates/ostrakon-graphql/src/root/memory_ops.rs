@@ -199,7 +199,7 @@ impl MemoryMutation {
                 .filter_map(|(from, into)| {
                     let from = EntityObject::load(store, &before, *from).transpose()?;
                     let into = EntityObject::load(store, &pin, *into).transpose()?;
-                    Some(from.and_then(|from| Ok(Merge { from, into: into? })))
+                    Some(from.and_then(|from| into.map(|into| Merge { from, into })))
                 })
                 .collect::<Result<_>>()?,
             corroborated: report
