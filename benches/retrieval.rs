@@ -25,7 +25,7 @@ use ostrakon_embed::{
 };
 use ostrakon_engine::core::{EmbeddingMode, Namespace, Timestamp};
 use ostrakon_engine::{
-    Change, EngineError, NewEpisode, ReadAt, SearchQuery, Store, StoreOptions, change::EpisodeRef,
+    Change, NewEpisode, ReadAt, ReadError, SearchQuery, Store, StoreOptions, change::EpisodeRef,
     log::MemStorage, log::system_clock, search::EmbedderSource, search::HnswConfig,
 };
 use ostrakon_search::VectorIndex;
@@ -514,7 +514,7 @@ fn search_waiting(store: &Store, ns: &Namespace, query: &SearchQuery) {
     loop {
         match store.search(ns, query, ReadAt::latest()) {
             Ok(_) => return,
-            Err(EngineError::IndexBehind { .. }) => continue,
+            Err(ReadError::IndexBehind { .. }) => continue,
             Err(e) => panic!("search failed: {e}"),
         }
     }

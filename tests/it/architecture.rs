@@ -761,3 +761,70 @@ fn no_doc_link_makes_a_circle() {
     assert!(cycles(&graph(dir.path())).is_empty());
     assert_eq!(cycles(&graph_with_doc_links(dir.path())).len(), 1);
 }
+
+/// The error type of each public function of the engine that returns a `Result`, as
+/// `(function, file, type)`.
+fn engine_error_types() -> Vec<(String, String, String)> {
+    let src = root().join("crates/ostrakon-engine/src");
+    let mut found = Vec::new();
+    for path in modules(&src).values() {
+        let text = std::fs::read_to_string(path).unwrap();
+        let file = path.strip_prefix(&src).unwrap().display().to_string();
+        for (at, _) in text.match_indices("pub fn ") {
+            let rest = &text[at + "pub fn ".len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let end = rest.find(['{', ';']).unwrap_or(rest.len());
+            let Some(result) = rest[..end].split("-> Result<").nth(1) else { continue };
+            let result = result.trim_end().trim_end_matches('>');
+            let error = result.rsplit(',').next().unwrap().trim();
+            let error = error.rsplit("::").next().unwrap().to_owned();
+            found.push((name, file.clone(), error));
+        }
+    }
+    found
+}
+
+#[test]
+fn each_operation_has_its_error_type_and_every_error_a_code() {
+    const TYPES: [&str; 4] = ["OpenError", "ReadError", "WriteError", "StorageError"];
+    let found = engine_error_types();
+    assert!(found.len() > 60, "the signatures are read: {found:?}");
+    let of = |name: &str| -> BTreeSet<&str> {
+        found.iter().filter(|(n, ..)| n == name).map(|(.., e)| e.as_str()).collect()
+    };
+    // Only the engine's four types; a health probe's `Err` is its reason, for a report.
+    let others: Vec<_> =
+        found.iter().filter(|(n, _, e)| !TYPES.contains(&e.as_str()) && n != "log_health").collect();
+    assert!(others.is_empty(), "public functions returning another error type: {others:?}");
+    // Each operation says only what it can meet.
+    for open in ["open", "open_with", "with_storage", "with_backend", "restore"] {
+        assert_eq!(of(open), BTreeSet::from(["OpenError"]), "{open}");
+    }
+    for write in ["append", "submit", "finish", "replay", "erase", "apply_retention", "consolidate"] {
+        assert_eq!(of(write), BTreeSet::from(["WriteError"]), "{write}");
+    }
+    let reads: Vec<_> = found.iter().filter(|(_, file, _)| file == "read/reader.rs").collect();
+    assert!(reads.len() >= 20, "{reads:?}");
+    assert!(reads.iter().all(|(.., e)| e == "ReadError"), "a reader's reads fail with ReadError: {reads:?}");
+    // No engine error type is open-ended inside the workspace...
+    let errors = root().join("crates/ostrakon-engine/src/error");
+    for file in std::fs::read_dir(&errors).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        assert!(!text.contains("non_exhaustive"), "an engine error is #[non_exhaustive]");
+    }
+    // ...and GraphQL gives each its codes in one place, naming every variant.
+    let graphql = std::fs::read_to_string(root().join("crates/ostrakon-graphql/src/error.rs")).unwrap();
+    for ty in TYPES.iter().chain(&["CoreError"]) {
+        let head = format!("impl EngineFailure for {ty} {{");
+        let start = graphql.find(&head).unwrap_or_else(|| panic!("no codes for {ty}"));
+        let body = &graphql[start..];
+        let body = &body[..body.find("\n}\n").unwrap()];
+        assert!(!body.contains("_ =>"), "the codes of {ty} end in a catch-all:\n{body}");
+    }
+    // The reading of signatures: a multi-line one, a path, a function with no `Result`.
+    let sample = "pub fn a(\n    x: u8,\n) -> Result<Answer<Vec<u8>>, crate::error::read::ReadError> {\n}\npub fn b() -> u8 {\n";
+    let rest = &sample["pub fn ".len()..];
+    let result = rest[..rest.find('{').unwrap()].split("-> Result<").nth(1).unwrap();
+    let error = result.trim_end().trim_end_matches('>').rsplit(',').next().unwrap().trim();
+    assert_eq!(error.rsplit("::").next(), Some("ReadError"));
+}

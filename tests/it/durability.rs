@@ -249,7 +249,7 @@ fn a_data_dir_is_opened_by_one_store_at_a_time() {
     let ns = Namespace::new("ns", "locked").unwrap();
     let store = Store::open(dir.path()).unwrap();
     let err = Store::open(dir.path()).err().expect("a second opener must be refused");
-    assert!(matches!(err, ostrakon_engine::EngineError::Locked { .. }), "{err}");
+    assert!(matches!(err, ostrakon_engine::OpenError::Locked { .. }), "{err}");
     store.append(&ns, tagged_batch("x", 1)).unwrap();
     drop(store);
     let reopened = Store::open(dir.path()).unwrap();
@@ -443,7 +443,8 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     std::fs::remove_file(dir.path().join("logs").join("kept.log")).unwrap();
     let store = Store::open(dir.path()).unwrap();
     let refused = store.pin(&ns, ostrakon_engine::ReadAt::latest());
-    assert!(matches!(refused, Err(ostrakon_engine::EngineError::Damaged { .. })), "{refused:?}");
+    use ostrakon_engine::{ReadError, StorageError, WriteError};
+    assert!(matches!(refused, Err(ReadError::Storage(StorageError::Damaged { .. }))), "{refused:?}");
     let damaged = store.damaged();
     assert_eq!(damaged.len(), 1, "{damaged:?}");
     assert!(
@@ -453,10 +454,10 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     // A write is refused too: it would start a new history under the old name.
     let write = store
         .append(&ns, vec![Change::DeclareEntity(NewEntity { name: "x".into(), ..NewEntity::default() })]);
-    assert!(matches!(write, Err(ostrakon_engine::EngineError::Damaged { .. })), "{write:?}");
+    assert!(matches!(write, Err(WriteError::Storage(StorageError::Damaged { .. }))), "{write:?}");
     // Every read of the namespace's latest state says so too, none answers as if empty.
-    let damaged = |what: &str, r: Result<(), ostrakon_engine::EngineError>| {
-        assert!(matches!(r, Err(ostrakon_engine::EngineError::Damaged { .. })), "{what}: {r:?}");
+    let damaged = |what: &str, r: Result<(), StorageError>| {
+        assert!(matches!(r, Err(StorageError::Damaged { .. })), "{what}: {r:?}");
     };
     let source = "model@prompt-1";
     let none = ostrakon_engine::core::EpisodeId(0);
@@ -472,7 +473,12 @@ fn a_deleted_log_with_a_checkpoint_of_its_batches_is_refused_as_damaged_not_serv
     damaged("extraction_of_batch", store.extraction_of_batch(&ns, ostrakon_engine::core::Seq(1)).map(drop));
     damaged("unextracted", store.unextracted(&ns, source, none, 10).map(drop));
     damaged("unextracted_count", store.unextracted_count(&ns, source, none).map(drop));
-    damaged("reader", store.at(&ns, ostrakon_engine::ReadAt::latest()).map(drop));
+    let reader = store.at(&ns, ostrakon_engine::ReadAt::latest());
+    assert!(
+        matches!(reader, Err(ReadError::Storage(StorageError::Damaged { .. }))),
+        "reader: {:?}",
+        reader.err()
+    );
 }
 
 #[test]

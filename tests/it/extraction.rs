@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ostrakon_engine::core::{EpisodeId, Namespace, Timestamp};
-use ostrakon_engine::{Change, EngineError, NewEpisode, Store, change::EpisodeRef};
+use ostrakon_engine::{Change, NewEpisode, Store, WriteError, change::EpisodeRef};
 use ostrakon_extract::{ExtractionSettings, Extractor};
 use ostrakon_graphql::Limits;
 use serde_json::json;
@@ -160,7 +160,7 @@ async fn what_a_model_finds_is_written_once_with_its_episode_and_source() {
         &ns(),
         vec![Change::MarkExtracted { episode: EpisodeRef::External("m1".into()), source: SOURCE.into() }],
     );
-    let refused = dup.err().map(|e| matches!(e.root(), EngineError::AlreadyExtracted { .. }));
+    let refused = dup.err().map(|e| matches!(e.root(), WriteError::AlreadyExtracted { .. }));
     assert_eq!(refused, Some(true));
 }
 

@@ -349,13 +349,13 @@ async fn a_request_stops_at_its_deadline() {
     let start = Instant::now();
     let query = ostrakon_engine::SearchQuery { text: Some("hello".into()), ..Default::default() };
     let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
-    assert!(matches!(result, Err(ostrakon_engine::EngineError::Interrupted { .. })), "{result:?}");
+    assert!(matches!(result, Err(ostrakon_engine::ReadError::Interrupted { .. })), "{result:?}");
     assert!(start.elapsed() < Duration::from_secs(10), "stopped after {:?}", start.elapsed());
     // A cancelled one (the client went away) stops too.
     let interrupt = ostrakon_engine::Interrupt::new(None);
     interrupt.cancel();
     let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
-    assert!(matches!(result, Err(ostrakon_engine::EngineError::Interrupted { .. })), "{result:?}");
+    assert!(matches!(result, Err(ostrakon_engine::ReadError::Interrupted { .. })), "{result:?}");
 }
 
 /// The `ostrakon_graphql_requests_running` gauge.

@@ -10,7 +10,7 @@ use common::{Fixture, t};
 use futures_util::StreamExt as _;
 use ostrakon_engine::core::{EmbeddingMode, EpisodeId, IntentionId, Seq};
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, KnownAt, NewEntity, NewEpisode, ReadAt, Store, change::EpisodeRef,
+    Change, EntityRef, KnownAt, NewEntity, NewEpisode, ReadAt, Store, WriteError, change::EpisodeRef,
     change::NewIntention, change::NewTrigger, views::DueBecause,
 };
 use ostrakon_graphql::Access;
@@ -170,45 +170,45 @@ fn bad_intentions_are_refused_with_typed_errors() {
     let seq = fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap();
     // The error of the one change refused, past its position in the batch.
     let bad = |c: Change| match fx.store.append(&fx.ns, vec![c]).unwrap_err() {
-        EngineError::InChange { change: 0, error } => *error,
+        WriteError::InChange { change: 0, error } => *error,
         other => panic!("not about the change: {other}"),
     };
     assert!(matches!(
         bad(Change::AddIntention(intention(" ", NewTrigger::At(t("2024"))))),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(matches!(
         bad(Change::AddIntention(intention("x", NewTrigger::Mentions(vec![])))),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(matches!(
         bad(Change::AddIntention(intention(
             "x",
             NewTrigger::Cue { text: "c".into(), vector: vec![0.0, 0.0], threshold: 0.5 }
         ))),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(matches!(
         bad(Change::AddIntention(intention(
             "x",
             NewTrigger::Cue { text: "c".into(), vector: vec![1.0], threshold: 0.0 }
         ))),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(matches!(
         bad(Change::CancelIntention { id: IntentionId(9), reason: None }),
-        EngineError::UnknownIntention { .. }
+        WriteError::UnknownIntention { .. }
     ));
     assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap(), seq, "nothing stored");
     let id = add(&fx, intention("x", NewTrigger::At(t("2024"))));
     fx.append(vec![Change::CancelIntention { id, reason: None }]);
-    assert!(matches!(bad(Change::CancelIntention { id, reason: None }), EngineError::Invalid(_)));
+    assert!(matches!(bad(Change::CancelIntention { id, reason: None }), WriteError::Invalid(_)));
     // A one-off intention fires once, whoever records it.
     let once = add(&fx, intention("y", NewTrigger::At(t("2024"))));
     fx.append(vec![Change::FireIntention { id: once, episode: None, at: t("2024") }]);
     assert!(matches!(
         bad(Change::FireIntention { id: once, episode: None, at: t("2024") }),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(fx.store.fire_due(&fx.ns, t("2025")).unwrap().fired.is_empty());
 }

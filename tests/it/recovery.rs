@@ -12,7 +12,7 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use http_body_util::BodyExt as _;
 use ostrakon_engine::core::Namespace;
-use ostrakon_engine::{Change, EngineError, NewEpisode, Store};
+use ostrakon_engine::{Change, NewEpisode, OpenError, ReadError, StorageError, Store, WriteError};
 use ostrakon_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
@@ -172,7 +172,10 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
     assert_eq!(store.counts(&ns("alice")).unwrap().batches, 3);
     store.append(&ns("alice"), episode("still writable")).unwrap();
     let write = store.append(&ns("bob"), episode("lost?"));
-    assert!(matches!(&write, Err(EngineError::Damaged { namespace, .. }) if namespace == "bob"), "{write:?}");
+    assert!(
+        matches!(&write, Err(WriteError::Storage(StorageError::Damaged { namespace, .. })) if namespace == "bob"),
+        "{write:?}"
+    );
     let read = store.facts(
         &ns("carol"),
         &Default::default(),
@@ -180,7 +183,7 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
         ostrakon_engine::views::Scope::All,
     );
     match read {
-        Err(EngineError::Damaged { namespace, reason }) => {
+        Err(ReadError::Storage(StorageError::Damaged { namespace, reason })) => {
             assert_eq!(namespace, "carol");
             assert!(reason.contains("alice"), "the reason names the file's own log: {reason}");
         }
@@ -220,7 +223,7 @@ fn the_data_directory_stays_locked_when_its_lock_file_is_deleted() {
     // The lock is held on the directory: a second store is refused, not let in to write
     // beside the first.
     match Store::open(dir.path()) {
-        Err(EngineError::Locked { .. }) => {}
+        Err(OpenError::Locked { .. }) => {}
         other => panic!("a second store opened: {:?}", other.map(|_| ())),
     }
     store.append(&ns("alice"), episode("the first store writes on")).unwrap();
@@ -241,6 +244,9 @@ fn a_directory_where_a_log_belongs_is_damage_not_an_empty_namespace() {
     assert_eq!(damaged.len(), 1, "{damaged:?}");
     assert_eq!(damaged[0].0, "bob");
     assert!(damaged[0].1.contains("not a regular file"), "{damaged:?}");
-    assert!(matches!(store.append(&ns("bob"), episode("x")), Err(EngineError::Damaged { .. })));
+    assert!(matches!(
+        store.append(&ns("bob"), episode("x")),
+        Err(WriteError::Storage(StorageError::Damaged { .. }))
+    ));
     assert_eq!(store.counts(&ns("alice")).unwrap().batches, 2);
 }

@@ -6,8 +6,8 @@ use crate::common;
 use common::{Fixture, t};
 use ostrakon_engine::core::{Cardinality, EmbeddingMode, RecordKind, RecordRef, Seq, Status};
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, KnownAt, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, SearchQuery,
-    change::EpisodeRef, search::Component, views::estimate_tokens,
+    Change, EntityRef, KnownAt, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, ReadError, SearchQuery,
+    WriteError, change::EpisodeRef, search::Component, views::estimate_tokens,
 };
 
 fn episode(text: &str, at: &str, thread: &str) -> Change {
@@ -420,12 +420,12 @@ fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
         let mut changes = ep("bad", [0.0; 3]);
         changes[1] = Change::Embed { episode: EpisodeRef::New(0), vector: bad };
         let err = fx.store.append(&fx.ns, changes).unwrap_err();
-        assert!(matches!(err.root(), EngineError::Invalid(_)), "{err}");
+        assert!(matches!(err.root(), WriteError::Invalid(_)), "{err}");
         assert!(err.to_string().contains("embedding"), "{err}");
     }
     assert_eq!(fx.store.counts(&fx.ns).unwrap(), before, "rejected batches store nothing");
     let wrong = SearchQuery { vector: Some(vec![1.0]), ..SearchQuery::default() };
-    assert!(matches!(fx.store.search(&fx.ns, &wrong, ReadAt::latest()), Err(EngineError::Invalid(_))));
+    assert!(matches!(fx.store.search(&fx.ns, &wrong, ReadAt::latest()), Err(ReadError::Invalid(_))));
     // The vectors survive a restart (rebuilt from the log).
     let reopened = fx.reopen();
     let found = reopened.search(&fx.ns, &q, ReadAt::latest()).unwrap();
@@ -448,7 +448,7 @@ fn vectors_need_client_mode_and_off_mode_refuses_query_vectors() {
     fx.append(vec![Change::ConfigureEmbedding(EmbeddingMode::Off)]);
     fx.append(vec![episode("hello there", "2029-06-01", "a")]);
     let q = SearchQuery { vector: Some(vec![1.0, 0.0]), ..text("hello") };
-    assert!(matches!(fx.store.search(&fx.ns, &q, ReadAt::latest()), Err(EngineError::Invalid(_))));
+    assert!(matches!(fx.store.search(&fx.ns, &q, ReadAt::latest()), Err(ReadError::Invalid(_))));
     assert_eq!(episodes_found(&fx, &text("hello"), ReadAt::latest()), vec!["hello there"]);
     assert!(
         fx.store.append(&fx.ns, vec![Change::ConfigureEmbedding(EmbeddingMode::Client { dim: 0 })]).is_err()

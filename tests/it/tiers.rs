@@ -8,13 +8,17 @@ use std::sync::Arc;
 
 use ostrakon_engine::core::{Event, Literal, PlacedBy, RecordRef, Seq, Tier, TierPolicy};
 use ostrakon_engine::{
-    Change, EngineError, NewEpisode, ReadAt, SearchQuery, change::EpisodeRef, change::TierSettingsPatch,
+    Change, NewEpisode, ReadAt, SearchQuery, change::EpisodeRef, change::TierSettingsPatch,
 };
 use serde_json::json;
 
 use crate::common::{Fixture, gql, gql_error, iv, prop, t};
 
-fn place(fx: &Fixture, record: RecordRef, tier: Tier) -> Result<ostrakon_engine::Receipt, EngineError> {
+fn place(
+    fx: &Fixture,
+    record: RecordRef,
+    tier: Tier,
+) -> Result<ostrakon_engine::Receipt, ostrakon_engine::WriteError> {
     fx.store.append(
         &fx.ns,
         vec![Change::Place { record, tier, reason: Some("test".into()), by: PlacedBy::Client }],
@@ -22,7 +26,7 @@ fn place(fx: &Fixture, record: RecordRef, tier: Tier) -> Result<ostrakon_engine:
 }
 
 /// Why a write was refused, as its root error's debug form.
-fn refusal(r: Result<ostrakon_engine::Receipt, EngineError>) -> String {
+fn refusal(r: Result<ostrakon_engine::Receipt, ostrakon_engine::WriteError>) -> String {
     match r {
         Ok(receipt) => panic!("not refused: {receipt:?}"),
         Err(e) => format!("{:?}", e.root()),

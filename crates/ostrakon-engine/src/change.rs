@@ -174,7 +174,7 @@ pub enum Change {
     /// Assert or deny a fact.
     AssertFact(NewFact),
     /// End a fact's validity at `valid_to`: an update in valid time. A restatement's id
-    /// is refused ([`EngineError::NotAFact`](crate::error::EngineError::NotAFact)): a statement's validity is its fact's.
+    /// is refused ([`WriteError::NotAFact`](crate::error::write::WriteError::NotAFact)): a statement's validity is its fact's.
     EndFact {
         /// The fact.
         fact: FactId,
@@ -262,7 +262,7 @@ pub enum Change {
     Restore(ostrakon_core::Event),
     /// Record that `source` (a model and a prompt version) has read the episode: the
     /// facts of the same batch citing it are what it found. Refused
-    /// ([`EngineError::AlreadyExtracted`](crate::error::EngineError::AlreadyExtracted)) when that
+    /// ([`WriteError::AlreadyExtracted`](crate::error::write::WriteError::AlreadyExtracted)) when that
     /// source has read it already, so that two extractors never both write what they found.
     MarkExtracted {
         /// The episode.

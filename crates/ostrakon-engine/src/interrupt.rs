@@ -3,7 +3,7 @@
 //!
 //! The engine checks them where work can grow with the data — at the start of every read,
 //! between the phases of a search, in the loops of the topic network and consolidation —
-//! and stops with [`EngineError::Interrupted`]. A server sets a deadline per request and
+//! and stops with [`ReadError::Interrupted`]. A server sets a deadline per request and
 //! cancels when the client goes away; nothing here runs a thread or a timer. Reads only
 //! read, so stopping one leaves nothing behind; a write is decided and appended as one
 //! step and is never interrupted half-way.
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
 
 /// A deadline and a cancel flag, shared between the work and whoever may stop it. Cheap to
 /// clone.
@@ -95,12 +95,12 @@ impl Interrupt {
     }
 }
 
-/// Fails with [`EngineError::Interrupted`] when the interrupt in force on this thread has
+/// Fails with [`ReadError::Interrupted`] when the interrupt in force on this thread has
 /// fired; `during` says what was stopped. Without one in force it never fails.
-pub(crate) fn check(during: &str) -> Result<(), EngineError> {
+pub(crate) fn check(during: &str) -> Result<(), ReadError> {
     let reason = CURRENT.with(|c| c.borrow().as_ref().and_then(Interrupt::reason));
     match reason {
-        Some(reason) => Err(EngineError::Interrupted { reason, during: during.to_owned() }),
+        Some(reason) => Err(ReadError::Interrupted { reason, during: during.to_owned() }),
         None => Ok(()),
     }
 }

@@ -12,7 +12,8 @@ use ostrakon_log::{
     FileStorage, LogBackend, LogError, MemStorage, Record, Storage, StorageBackend, Truncation,
 };
 
-use crate::error::EngineError;
+use crate::error::open::OpenError;
+use crate::error::storage::StorageError;
 use crate::maintain::checkpoint::{CHECKPOINT_EVERY_BATCHES, CHECKPOINT_EVERY_BYTES, Checkpointed};
 use crate::options::{Residency, StoreOptions};
 use crate::read::point::{Clock, system_clock};
@@ -87,22 +88,22 @@ impl Store {
     /// assert_eq!(store.counts(&ns)?.entities, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn open(dir: impl AsRef<Path>) -> Result<Self, EngineError> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::open_with(dir, StoreOptions::default())
     }
 
     /// [`Store::open`] with retrieval options (the built-in embedder, HNSW settings).
-    pub fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self, EngineError> {
+    pub fn open_with(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self, OpenError> {
         let dir = dir.as_ref();
-        let io = |source: std::io::Error| EngineError::Io { path: dir.display().to_string(), source };
+        let io = |source: std::io::Error| StorageError::Io { path: dir.display().to_string(), source };
         std::fs::create_dir_all(dir).map_err(io)?;
         // The lock is held on the directory itself, which cannot be swapped under a running
         // store as a file can: with `LOCK` deleted, a second process would create and lock
         // a new one. `LOCK` is locked too, so a build that locks only it is kept out.
         let locked = |file: &std::fs::File| match ostrakon_log::lock_exclusive(file) {
             Ok(true) => Ok(()),
-            Ok(false) => Err(EngineError::Locked { path: dir.display().to_string() }),
-            Err(e) => Err(io(e)),
+            Ok(false) => Err(OpenError::Locked { path: dir.display().to_string() }),
+            Err(e) => Err(io(e).into()),
         };
         let dir_file = std::fs::File::open(dir).map_err(io)?;
         locked(&dir_file)?;
@@ -114,7 +115,7 @@ impl Store {
             .map_err(io)?;
         locked(&lock_file)?;
         let storage = FileStorage::new(dir.join("logs"))
-            .map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+            .map_err(|source| StorageError::Log { namespace: String::new(), source })?;
         let backend = StorageBackend::new(Arc::new(storage), Some(dir.join("checkpoints")));
         let mut store = Self::with_backend(Arc::new(backend), system_clock(), options)?;
         store._dir_lock = Some((dir_file, lock_file));
@@ -158,7 +159,7 @@ impl Store {
     }
 
     /// A store over any storage, with an injected clock; replays every log found.
-    pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, EngineError> {
+    pub fn with_storage(storage: Arc<dyn Storage>, clock: Clock) -> Result<Self, OpenError> {
         Self::with_storage_and_options(storage, clock, StoreOptions::default())
     }
 
@@ -167,7 +168,7 @@ impl Store {
         storage: Arc<dyn Storage>,
         clock: Clock,
         options: StoreOptions,
-    ) -> Result<Self, EngineError> {
+    ) -> Result<Self, OpenError> {
         Self::with_backend(Arc::new(StorageBackend::new(storage, None)), clock, options)
     }
 
@@ -177,7 +178,7 @@ impl Store {
         backend: Arc<dyn LogBackend>,
         clock: Clock,
         options: StoreOptions,
-    ) -> Result<Self, EngineError> {
+    ) -> Result<Self, OpenError> {
         let store = Store {
             backend,
             clock,
@@ -198,14 +199,17 @@ impl Store {
             upkeep_stopped: std::sync::atomic::AtomicBool::new(false),
         };
         let names =
-            store.backend.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+            store.backend.list().map_err(|source| StorageError::Log { namespace: String::new(), source })?;
         // No namespace is opened here: each is checked (read through once, as opening
         // would, without building anything) so that damage and torn tails are known from
         // the start, and opened on first use.
         let mut known = BTreeSet::new();
         let mut damaged = BTreeMap::new();
         for name in names {
-            let ns = Namespace::new("namespace", &name)?;
+            let ns = Namespace::new("namespace", &name).map_err(|e| StorageError::Damaged {
+                namespace: name.clone(),
+                reason: format!("the log's name is not a namespace's: {e}"),
+            })?;
             let checked = store.backend.check(ns.as_str());
             match checked {
                 Ok(cut) => {
@@ -220,7 +224,7 @@ impl Store {
                 }
                 // One damaged log must not take every other namespace down with it.
                 Err(e) => {
-                    let e = EngineError::Log { namespace: ns.to_string(), source: e };
+                    let e = StorageError::Log { namespace: ns.to_string(), source: e };
                     tracing::error!(namespace = %ns, error = %e, "namespace refused: its log cannot be opened");
                     damaged.insert(ns, e.to_string());
                 }
@@ -250,7 +254,7 @@ impl Store {
     /// still holds (a crash came before its compaction, or another node made it) is
     /// compacted first; a few times at most, since on a shared log another erasure may
     /// come meanwhile.
-    pub(crate) fn open_shard(&self, ns: &Namespace) -> Result<Shard, EngineError> {
+    pub(crate) fn open_shard(&self, ns: &Namespace) -> Result<Shard, StorageError> {
         for _ in 0..crate::limits::MAX_OPEN_COMPACTIONS {
             match self.open_shard_once(ns)? {
                 Ok(shard) => return Ok(shard),
@@ -260,7 +264,7 @@ impl Store {
                 }
             }
         }
-        Err(EngineError::Unavailable {
+        Err(StorageError::Unavailable {
             namespace: ns.to_string(),
             reason: "erasures kept coming while the namespace opened; retry".into(),
         })
@@ -268,8 +272,8 @@ impl Store {
 
     /// [`Store::open_shard`] once: the shard, or the whole log when an erasure must be
     /// compacted before it serves.
-    fn open_shard_once(&self, ns: &Namespace) -> Result<Result<Shard, Vec<Record>>, EngineError> {
-        let log_err = |source: LogError| EngineError::of_log(ns, source);
+    fn open_shard_once(&self, ns: &Namespace) -> Result<Result<Shard, Vec<Record>>, StorageError> {
+        let log_err = |source: LogError| StorageError::of_log(ns, source);
         let started = std::time::Instant::now();
         let clock = Arc::clone(&self.clock);
         let clock: ostrakon_log::Clock = Arc::new(move || clock().as_micros());
@@ -288,7 +292,7 @@ impl Store {
             // namespace would answer as if it never was, so it is refused until repaired.
             // Shorter, recovery cut a damaged tail: the log is served, and said to be.
             if log.last_seq() == 0 {
-                return Err(EngineError::Damaged { namespace: ns.to_string(), reason: lost_log(from, 0) });
+                return Err(StorageError::Damaged { namespace: ns.to_string(), reason: lost_log(from, 0) });
             }
             tracing::warn!(namespace = %ns, error = %lost_log(from, log.last_seq()), "the log lacks batches its checkpoint holds; serving the log");
         }
@@ -323,7 +327,7 @@ impl Store {
             let events = decode(ns, record.seq, &record.payload)?;
             index
                 .apply(Seq(record.seq), Timestamp::from_micros(record.system_time), &events)
-                .map_err(|e| EngineError::Damaged { namespace: ns.to_string(), reason: e.to_string() })?;
+                .map_err(|e| StorageError::Damaged { namespace: ns.to_string(), reason: e.to_string() })?;
         }
         if index.erasure_pending() {
             return Ok(Err(log.read_after(0).map_err(log_err)?));
@@ -359,8 +363,8 @@ impl Store {
     }
 
     /// The namespace, opened if it has a log and is closed; `None` if it has no log. A
-    /// damaged log is refused ([`EngineError::Damaged`]).
-    pub(crate) fn shard(&self, ns: &Namespace) -> Result<Option<Arc<Shard>>, EngineError> {
+    /// damaged log is refused ([`StorageError::Damaged`]).
+    pub(crate) fn shard(&self, ns: &Namespace) -> Result<Option<Arc<Shard>>, StorageError> {
         if let Some(shard) = self.open_one(ns) {
             return Ok(Some(shard));
         }
@@ -379,7 +383,7 @@ impl Store {
         match self.open_shard(ns) {
             Ok(shard) if !known && shard.log.last_seq() == 0 => Ok(None),
             // Unreachable now is not damage: the next use tries again.
-            Err(e @ EngineError::Unavailable { .. }) => Err(e),
+            Err(e @ StorageError::Unavailable { .. }) => Err(e),
             Ok(shard) => {
                 if !known {
                     self.known.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone());
@@ -402,7 +406,7 @@ impl Store {
                     .write()
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(ns.clone(), e.to_string());
-                Err(EngineError::Damaged { namespace: ns.to_string(), reason: e.to_string() })
+                Err(StorageError::Damaged { namespace: ns.to_string(), reason: e.to_string() })
             }
         }
     }
@@ -435,7 +439,7 @@ impl Store {
         Some(shard)
     }
 
-    pub(crate) fn shard_or_create(&self, ns: &Namespace) -> Result<Arc<Shard>, EngineError> {
+    pub(crate) fn shard_or_create(&self, ns: &Namespace) -> Result<Arc<Shard>, StorageError> {
         if let Some(shard) = self.shard(ns)? {
             return Ok(shard);
         }
@@ -476,7 +480,7 @@ impl Store {
     /// opens between two upkeeps opened thousands, and ran out of file descriptors).
     /// When every open one stays in use for [`crate::limits::MAX_ROOM_WAIT`], the open is
     /// refused as `Unavailable` (retry).
-    fn make_room(&self, ns: &Namespace) -> Result<(), EngineError> {
+    fn make_room(&self, ns: &Namespace) -> Result<(), StorageError> {
         let max_open = self.retrieval.residency().max_open.max(1);
         if read(&self.shards).len() < max_open {
             return Ok(());
@@ -497,7 +501,7 @@ impl Store {
             }
             std::thread::sleep(std::time::Duration::from_millis(2));
         };
-        Err(EngineError::Unavailable {
+        Err(StorageError::Unavailable {
             namespace: ns.to_string(),
             reason: format!(
                 "{open} namespaces are open, the most this server keeps open ([namespaces] max_open), and every one is \
@@ -583,14 +587,14 @@ impl Store {
     /// holds: opening it next loads that state and replays only the log after it. Returns
     /// what was written, or `None` when nothing was (closed, or its checkpoint is current).
     /// Checkpoints are derived: losing one costs a replay, never an answer.
-    pub fn checkpoint(&self, ns: &Namespace) -> Result<Option<Checkpointed>, EngineError> {
+    pub fn checkpoint(&self, ns: &Namespace) -> Result<Option<Checkpointed>, StorageError> {
         match self.open_one(ns) {
             Some(shard) => self.write_checkpoint(&shard),
             None => Ok(None),
         }
     }
 
-    fn write_checkpoint(&self, shard: &Shard) -> Result<Option<Checkpointed>, EngineError> {
+    fn write_checkpoint(&self, shard: &Shard) -> Result<Option<Checkpointed>, StorageError> {
         if !self.backend.keeps_checkpoints() {
             return Ok(None);
         }
@@ -607,7 +611,7 @@ impl Store {
             return Ok(None);
         }
         let written = crate::maintain::checkpoint::write(&*self.backend, &shard.name, &index)
-            .map_err(|source| EngineError::Log { namespace: shard.name.to_string(), source })?;
+            .map_err(|source| StorageError::Log { namespace: shard.name.to_string(), source })?;
         *done = (written.seq, shard.log.size_bytes());
         Ok(Some(written))
     }
@@ -639,7 +643,7 @@ impl Store {
 
     /// How far a namespace's search indexes are, opening it if need be (its indexes are
     /// then built in the background); `None` when there is no such namespace.
-    pub fn indexing(&self, ns: &Namespace) -> Result<Option<Indexing>, EngineError> {
+    pub fn indexing(&self, ns: &Namespace) -> Result<Option<Indexing>, StorageError> {
         if self.shard(ns)?.is_none() {
             return Ok(None);
         }
@@ -663,7 +667,7 @@ impl Store {
     }
 
     /// [`Store::checkpoint`] of a namespace, opened first if it is closed.
-    pub fn checkpoint_after_open(&self, ns: &Namespace) -> Result<Option<Checkpointed>, EngineError> {
+    pub fn checkpoint_after_open(&self, ns: &Namespace) -> Result<Option<Checkpointed>, StorageError> {
         match self.shard(ns)? {
             Some(shard) => self.write_checkpoint(&shard),
             None => Ok(None),
@@ -723,8 +727,8 @@ impl Store {
 
     /// Refuses the namespace of `shard` from now on: a batch of its log was refused by
     /// the applier (`why`). Logged, counted in [`Store::damaged`] (and `/metrics`), and
-    /// closed here; every later read and write of it fails with [`EngineError::Damaged`].
-    pub(crate) fn refuse_damaged(&self, shard: &Arc<Shard>, why: String) -> EngineError {
+    /// closed here; every later read and write of it fails with [`StorageError::Damaged`].
+    pub(crate) fn refuse_damaged(&self, shard: &Arc<Shard>, why: String) -> StorageError {
         let ns = &shard.name;
         tracing::error!(namespace = %ns, reason = %why, "namespace refused: its log holds a batch the applier refuses");
         self.damaged.write().unwrap_or_else(PoisonError::into_inner).insert(ns.clone(), why.clone());
@@ -732,19 +736,19 @@ impl Store {
         if shards.get(ns).is_some_and(|s| Arc::ptr_eq(s, shard)) {
             shards.remove(ns);
         }
-        EngineError::Damaged { namespace: ns.to_string(), reason: why }
+        StorageError::Damaged { namespace: ns.to_string(), reason: why }
     }
 
     /// Refuses a namespace whose log is damaged.
-    pub(crate) fn check_damaged(&self, ns: &Namespace) -> Result<(), EngineError> {
+    pub(crate) fn check_damaged(&self, ns: &Namespace) -> Result<(), StorageError> {
         match read(&self.damaged).get(ns) {
-            Some(reason) => Err(EngineError::Damaged { namespace: ns.to_string(), reason: reason.clone() }),
+            Some(reason) => Err(StorageError::Damaged { namespace: ns.to_string(), reason: reason.clone() }),
             None => Ok(()),
         }
     }
 
     /// Namespaces refused because their log could not be opened, with the reason; every
-    /// read and write of them fails with [`EngineError::Damaged`].
+    /// read and write of them fails with [`StorageError::Damaged`].
     pub fn damaged(&self) -> Vec<(Namespace, String)> {
         read(&self.damaged).iter().map(|(ns, why)| (ns.clone(), why.clone())).collect()
     }

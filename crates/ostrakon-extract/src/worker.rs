@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ostrakon_core::{Episode, EpisodeId, Event, Namespace};
-use ostrakon_engine::{Change, EngineError, Store};
+use ostrakon_engine::{Change, StorageError, Store, WriteError};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -176,7 +176,7 @@ impl Extractor {
                     true => Some(store2.unextracted_count(&ns2, &source2, after)?),
                     false => None,
                 };
-                Ok::<_, EngineError>((page, counted))
+                Ok::<_, StorageError>((page, counted))
             })
             .await;
             // A namespace that cannot be read now (damaged, unreachable) is looked at again
@@ -278,7 +278,7 @@ impl Extractor {
             let (mut changes, mut left_out) =
                 answer::changes(&episode2, &facts, &source, confidence, &value_type);
             if let Some(e) = unread.into_inner() {
-                return Err(e);
+                return Err(WriteError::Storage(e));
             }
             left_out += skipped;
             if preview {
@@ -289,9 +289,9 @@ impl Extractor {
                     Ok(_) => return Ok((changes, left_out, false)),
                     // A fact refused (a predicate declared meanwhile with another type, a
                     // limit): left out, and the rest written.
-                    Err(EngineError::InChange { change, error })
+                    Err(WriteError::InChange { change, error })
                         if change + 1 < changes.len()
-                            && !matches!(*error, EngineError::AlreadyExtracted { .. }) =>
+                            && !matches!(*error, WriteError::AlreadyExtracted { .. }) =>
                     {
                         changes.remove(change);
                         left_out += 1;
@@ -316,7 +316,7 @@ impl Extractor {
                     None => Outcome::Written { facts, left_out },
                 }
             }
-            Ok(Err(e)) if matches!(e.root(), EngineError::AlreadyExtracted { .. }) => Outcome::AlreadyRead,
+            Ok(Err(e)) if matches!(e.root(), WriteError::AlreadyExtracted { .. }) => Outcome::AlreadyRead,
             Ok(Err(e)) => {
                 let why =
                     format!("namespace {ns}, episode {}: writing what was found failed: {e}", episode.id);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextRequest};
 use async_graphql::{Error, ErrorExtensions, Response};
 use ostrakon_core::CoreError;
-use ostrakon_engine::EngineError;
+use ostrakon_engine::{OpenError, ReadError, StorageError, WriteError};
 
 /// Stable error codes, as found in `extensions.code`.
 pub mod code {
@@ -93,7 +93,7 @@ pub mod code {
 pub fn rdf_code(error: &ostrakon_rdf::RdfError) -> &'static str {
     use ostrakon_rdf::RdfError as E;
     match error {
-        E::Engine(e) => engine_code(e).unwrap_or(code::INTERNAL),
+        E::Engine(e) => e.code().unwrap_or(code::INTERNAL),
         E::Syntax(_) | E::Evaluation(_) => code::INVALID_QUERY,
         E::TooLarge { .. }
         | E::ViewTooBig { .. }
@@ -104,7 +104,7 @@ pub fn rdf_code(error: &ostrakon_rdf::RdfError) -> &'static str {
         | E::Interrupted { .. }
         | E::Cancelled => code::LIMIT_EXCEEDED,
         E::NotAcceptable { .. } => code::NOT_ACCEPTABLE,
-        _ => code::INTERNAL,
+        E::Io(_) | E::Internal(_) => code::INTERNAL,
     }
 }
 
@@ -128,10 +128,11 @@ pub(crate) fn coded(code: &'static str, message: impl Into<String>) -> Error {
     Error::new(message).extend_with(|_, e| e.set("code", code))
 }
 
-/// Maps an engine error to a coded GraphQL error. An error about one change of a batch
-/// should be placed at the request's own path first ([`EngineError::within`]).
-pub(crate) fn engine_error(error: EngineError) -> Error {
-    match engine_code(&error) {
+/// Maps an engine error (of any operation) to a coded GraphQL error. An error about one
+/// change of a batch should be placed at the request's own path first
+/// ([`WriteError::within`]).
+pub(crate) fn engine_error(error: impl EngineFailure) -> Error {
+    match error.code() {
         Some(code) => coded(code, error.to_string()),
         None => {
             tracing::error!(error = %error, "engine failure");
@@ -140,46 +141,89 @@ pub(crate) fn engine_error(error: EngineError) -> Error {
     }
 }
 
-/// The code of an engine error a client can act on; `None` for an internal failure.
-/// The one place errors get their codes: the match names every variant (neither error
-/// type is `#[non_exhaustive]`), so a new one does not compile until it has a code.
-fn engine_code(error: &EngineError) -> Option<&'static str> {
-    Some(match error.root() {
-        EngineError::Invalid(invalid) => match invalid {
+/// An engine error, by the code a client can act on; `None` for an internal failure.
+///
+/// The one place errors get their codes: each `match` below names every variant (none of
+/// the engine's error types is `#[non_exhaustive]`), so a new variant does not compile
+/// until it has a code.
+pub(crate) trait EngineFailure: std::fmt::Display {
+    /// The code; `None` for the store's own failure (logged, shown as `INTERNAL`).
+    fn code(&self) -> Option<&'static str>;
+}
+
+impl EngineFailure for CoreError {
+    fn code(&self) -> Option<&'static str> {
+        Some(match self {
             CoreError::InvalidTime { .. } => code::INVALID_TIME,
             CoreError::InvalidInterval { .. } => code::INVALID_INTERVAL,
             CoreError::TooLong { .. } => code::LIMIT_EXCEEDED,
             CoreError::InvalidValue { .. } => code::INVALID_VALUE,
-        },
-        EngineError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
-        EngineError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
-        EngineError::UnknownIntention { .. } => code::UNKNOWN_INTENTION,
-        EngineError::UnknownFact { .. } => code::UNKNOWN_FACT,
-        EngineError::WrongValueType { .. } => code::WRONG_VALUE_TYPE,
-        EngineError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
-        EngineError::NotAFact { .. } => code::NOT_A_FACT,
-        EngineError::SupersedesOtherSlot { .. } => code::SUPERSEDES_OTHER_SLOT,
-        EngineError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
-        EngineError::AlreadyExtracted { .. } => code::ALREADY_EXTRACTED,
-        EngineError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
-        EngineError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
-        EngineError::IndexBehind { .. } => code::INDEX_BEHIND,
-        EngineError::Conflict { .. } => code::WRITE_CONFLICT,
-        EngineError::Unavailable { .. } => code::UNAVAILABLE,
-        EngineError::Interrupted { .. } => code::LIMIT_EXCEEDED,
-        EngineError::Damaged { .. } => code::NAMESPACE_DAMAGED,
-        EngineError::ErasureUnfinished { .. } => code::ERASURE_UNFINISHED,
-        EngineError::NamespaceDropped { .. } => code::NAMESPACE_DROPPED,
-        // The store's own failures: nothing the client can change makes them pass.
-        EngineError::Decode { .. }
-        | EngineError::Log { .. }
-        | EngineError::Locked { .. }
-        | EngineError::Io { .. }
-        | EngineError::ReplayMismatch { .. }
-        | EngineError::Encode(_)
-        | EngineError::Index(_)
-        | EngineError::InChange { .. } => return None,
-    })
+        })
+    }
+}
+
+impl EngineFailure for StorageError {
+    fn code(&self) -> Option<&'static str> {
+        Some(match self {
+            StorageError::Unavailable { .. } => code::UNAVAILABLE,
+            StorageError::Damaged { .. } => code::NAMESPACE_DAMAGED,
+            StorageError::NamespaceDropped { .. } => code::NAMESPACE_DROPPED,
+            // The store's own failures: nothing the client can change makes them pass.
+            StorageError::Decode { .. }
+            | StorageError::Log { .. }
+            | StorageError::Io { .. }
+            | StorageError::Encode(_)
+            | StorageError::Index(_) => return None,
+        })
+    }
+}
+
+impl EngineFailure for OpenError {
+    fn code(&self) -> Option<&'static str> {
+        match self {
+            // Only a server opens a store, and a locked one never starts.
+            OpenError::Locked { .. } => None,
+            OpenError::Storage(e) => e.code(),
+        }
+    }
+}
+
+impl EngineFailure for ReadError {
+    fn code(&self) -> Option<&'static str> {
+        Some(match self {
+            ReadError::Invalid(e) => return e.code(),
+            ReadError::LimitExceeded { .. } | ReadError::Interrupted { .. } => code::LIMIT_EXCEEDED,
+            ReadError::NotYetKnown { .. } => code::NOT_YET_KNOWN,
+            ReadError::IndexBehind { .. } => code::INDEX_BEHIND,
+            ReadError::Storage(e) => return e.code(),
+        })
+    }
+}
+
+impl EngineFailure for WriteError {
+    fn code(&self) -> Option<&'static str> {
+        Some(match self {
+            WriteError::Invalid(e) => return e.code(),
+            WriteError::UnknownEntity { .. } => code::UNKNOWN_ENTITY,
+            WriteError::UnknownEpisode { .. } => code::UNKNOWN_EPISODE,
+            WriteError::UnknownIntention { .. } => code::UNKNOWN_INTENTION,
+            WriteError::UnknownFact { .. } => code::UNKNOWN_FACT,
+            WriteError::WrongValueType { .. } => code::WRONG_VALUE_TYPE,
+            WriteError::AlreadyRetracted { .. } => code::ALREADY_RETRACTED,
+            WriteError::NotAFact { .. } => code::NOT_A_FACT,
+            WriteError::SupersedesOtherSlot { .. } => code::SUPERSEDES_OTHER_SLOT,
+            WriteError::DuplicateExternalId { .. } => code::DUPLICATE_EXTERNAL_ID,
+            WriteError::AlreadyExtracted { .. } => code::ALREADY_EXTRACTED,
+            WriteError::LimitExceeded { .. } => code::LIMIT_EXCEEDED,
+            WriteError::Conflict { .. } => code::WRITE_CONFLICT,
+            WriteError::ErasureUnfinished { .. } => code::ERASURE_UNFINISHED,
+            // A replay is the operator's (`ostrakon import`), never a request's.
+            WriteError::ReplayMismatch { .. } => return None,
+            WriteError::InChange { error, .. } => return error.code(),
+            WriteError::Read(e) => return e.code(),
+            WriteError::Storage(e) => return e.code(),
+        })
+    }
 }
 
 /// Gives `extensions.code` to errors raised before any resolver runs (parsing,

@@ -290,8 +290,8 @@ fn submit_facts<'s>(
     namespace: &str,
     facts: Vec<crate::types::input::FactInput>,
 ) -> Result<Submitted<'s>, Rejection> {
-    let ns = Namespace::new("namespace", namespace)
-        .map_err(|e| rejection(crate::exec::context::engine(e.into())))?;
+    let ns =
+        Namespace::new("namespace", namespace).map_err(|e| rejection(crate::exec::context::engine(e)))?;
     if facts.is_empty() {
         return Err(rejection(crate::types::input::invalid("facts", "[]", "give at least one fact")));
     }

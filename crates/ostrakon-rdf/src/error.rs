@@ -1,15 +1,14 @@
 //! Why a projection, a SPARQL query or an export failed: one error type for the crate,
 //! each limit its own variant so that the protocol crates can give it its code.
 
-use ostrakon_engine::EngineError;
+use ostrakon_engine::ReadError;
 
 /// Why a projection, query or export failed.
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum RdfError {
     /// The read itself failed (a bad read point, a namespace that cannot be read…).
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(#[from] ReadError),
     /// The query is not SPARQL 1.1 (or uses an update form).
     #[error("the query is not valid SPARQL: {0}")]
     Syntax(String),

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use ostrakon_core::{Namespace, Seq};
 use ostrakon_log::{FileStorage, Log, LogError, Storage as _};
 
-use crate::error::EngineError;
+use crate::error::open::OpenError;
+use crate::error::storage::StorageError;
 
 /// What a backup copied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,21 +29,24 @@ pub struct BackupReport {
     pub derived_files: usize,
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> EngineError + '_ {
-    move |source| EngineError::Io { path: path.display().to_string(), source }
+fn io(path: &Path) -> impl Fn(std::io::Error) -> StorageError + '_ {
+    move |source| StorageError::Io { path: path.display().to_string(), source }
 }
 
 /// A refusal about `path`, as an I/O error of `kind`.
-fn refused(path: &Path, kind: std::io::ErrorKind, reason: &str) -> EngineError {
-    EngineError::Io { path: path.display().to_string(), source: std::io::Error::new(kind, reason.to_owned()) }
+fn refused(path: &Path, kind: std::io::ErrorKind, reason: &str) -> StorageError {
+    StorageError::Io {
+        path: path.display().to_string(),
+        source: std::io::Error::new(kind, reason.to_owned()),
+    }
 }
 
-fn log_err(name: &str) -> impl Fn(LogError) -> EngineError + '_ {
-    move |source| EngineError::Log { namespace: name.to_owned(), source }
+fn log_err(name: &str) -> impl Fn(LogError) -> StorageError + '_ {
+    move |source| StorageError::Log { namespace: name.to_owned(), source }
 }
 
 /// Backs up the data directory `data` (served or not) into the new directory `to`.
-pub fn backup(data: &Path, to: &Path) -> Result<BackupReport, EngineError> {
+pub fn backup(data: &Path, to: &Path) -> Result<BackupReport, StorageError> {
     if to.exists() {
         return Err(refused(
             to,
@@ -105,16 +109,17 @@ pub fn backup(data: &Path, to: &Path) -> Result<BackupReport, EngineError> {
 /// Restores the backup `from` into the data directory `data`, which must hold no logs:
 /// its files are copied (a restore killed part-way is written under `<data>.partial` and
 /// never seen under the name). Returns the namespaces restored with their last batch.
-pub fn restore(from: &Path, data: &Path) -> Result<Vec<(Namespace, Seq)>, EngineError> {
+pub fn restore(from: &Path, data: &Path) -> Result<Vec<(Namespace, Seq)>, OpenError> {
     if !from.join("logs").is_dir() {
-        return Err(refused(from, std::io::ErrorKind::NotFound, "is not a backup (it has no logs)"));
+        return Err(refused(from, std::io::ErrorKind::NotFound, "is not a backup (it has no logs)").into());
     }
     if data.join("logs").exists() {
         return Err(refused(
             data,
             std::io::ErrorKind::AlreadyExists,
             "already holds logs; restore into a new data directory",
-        ));
+        )
+        .into());
     }
     let partial = partial_of(data);
     if partial.exists() {
@@ -141,7 +146,7 @@ pub fn restore(from: &Path, data: &Path) -> Result<Vec<(Namespace, Seq)>, Engine
     }
     let damaged = store.damaged();
     if let Some((ns, why)) = damaged.first() {
-        return Err(EngineError::Damaged { namespace: ns.to_string(), reason: why.clone() });
+        return Err(StorageError::Damaged { namespace: ns.to_string(), reason: why.clone() }.into());
     }
     Ok(restored)
 }
@@ -153,9 +158,9 @@ fn partial_of(path: &Path) -> PathBuf {
 }
 
 /// The derived files of a data directory, each with its path inside a backup.
-fn derived_files(data: &Path) -> Result<Vec<(PathBuf, PathBuf)>, EngineError> {
+fn derived_files(data: &Path) -> Result<Vec<(PathBuf, PathBuf)>, StorageError> {
     let mut files = Vec::new();
-    let mut add_dir = |dir: &str, keep: &dyn Fn(&Path) -> bool| -> Result<(), EngineError> {
+    let mut add_dir = |dir: &str, keep: &dyn Fn(&Path) -> bool| -> Result<(), StorageError> {
         let path = data.join(dir);
         let Ok(entries) = std::fs::read_dir(&path) else { return Ok(()) };
         for entry in entries {
@@ -183,7 +188,7 @@ fn derived_files(data: &Path) -> Result<Vec<(PathBuf, PathBuf)>, EngineError> {
     Ok(files)
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<(), EngineError> {
+fn copy_tree(from: &Path, to: &Path) -> Result<(), StorageError> {
     std::fs::create_dir_all(to).map_err(io(to))?;
     for entry in std::fs::read_dir(from).map_err(io(from))? {
         let entry = entry.map_err(io(from))?;
@@ -198,6 +203,6 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), EngineError> {
     sync_dir(to)
 }
 
-fn sync_dir(dir: &Path) -> Result<(), EngineError> {
+fn sync_dir(dir: &Path) -> Result<(), StorageError> {
     std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
 }

@@ -9,7 +9,7 @@ use ostrakon_core::{Namespace, Seq, Timestamp};
 use ostrakon_index::{Counts, NamespaceIndex};
 use ostrakon_log::{FileStorage, Log, Storage, Truncation};
 
-use crate::error::EngineError;
+use crate::error::storage::StorageError;
 use crate::write::codec::decode;
 
 /// What one namespace's log holds.
@@ -50,13 +50,13 @@ pub struct CheckpointFile {
 
 /// Inspects the logs of the data directory `dir` without changing it; a directory with
 /// no logs yet has none to report.
-pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, EngineError> {
+pub fn inspect_dir(dir: &Path) -> Result<Vec<NamespaceReport>, StorageError> {
     let logs = dir.join("logs");
     if !logs.is_dir() {
         return Ok(Vec::new());
     }
     let storage =
-        FileStorage::new(&logs).map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+        FileStorage::new(&logs).map_err(|source| StorageError::Log { namespace: String::new(), source })?;
     let mut reports = inspect_storage(&storage)?;
     let checkpoint_path = |ns: &Namespace| dir.join("checkpoints").join(format!("{}.ckpt", ns.as_str()));
     for report in &mut reports {
@@ -91,8 +91,8 @@ fn text_index_batch(meta: &Path) -> Option<u64> {
 }
 
 /// Inspects every log of a storage, read-only.
-pub fn inspect_storage(storage: &dyn Storage) -> Result<Vec<NamespaceReport>, EngineError> {
-    let names = storage.list().map_err(|source| EngineError::Log { namespace: String::new(), source })?;
+pub fn inspect_storage(storage: &dyn Storage) -> Result<Vec<NamespaceReport>, StorageError> {
+    let names = storage.list().map_err(|source| StorageError::Log { namespace: String::new(), source })?;
     Ok(names.iter().map(|name| inspect_one(storage, name)).collect())
 }
 

@@ -9,7 +9,8 @@ use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
 use crate::context::lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::write::WriteError;
 use crate::limits::MAX_CONTEXT_TOKENS;
 use crate::read::point::{Answer, ReadAt};
 use crate::retrieve::query::{SearchQuery, SearchResult};
@@ -61,7 +62,7 @@ impl Store {
         budget: usize,
         query: &SearchQuery,
         at: ReadAt,
-    ) -> Result<Answer<ContextBlock>, EngineError> {
+    ) -> Result<Answer<ContextBlock>, ReadError> {
         self.context_in(ns, message, budget, query, None, at)
     }
 
@@ -76,9 +77,9 @@ impl Store {
         query: &SearchQuery,
         scopes: Option<&[String]>,
         at: ReadAt,
-    ) -> Result<Answer<ContextBlock>, EngineError> {
+    ) -> Result<Answer<ContextBlock>, ReadError> {
         if budget == 0 || budget > MAX_CONTEXT_TOKENS {
-            return Err(EngineError::LimitExceeded {
+            return Err(ReadError::LimitExceeded {
                 field: "budget".into(),
                 value: budget as u64,
                 max: MAX_CONTEXT_TOKENS as u64,
@@ -106,7 +107,7 @@ impl Store {
         ns: &Namespace,
         query: &SearchQuery,
         at: ReadAt,
-    ) -> Result<(Answer<SearchResult>, Option<Receipt>), EngineError> {
+    ) -> Result<(Answer<SearchResult>, Option<Receipt>), WriteError> {
         let found = self.search(ns, query, at)?;
         let records: Vec<RecordRef> = found.value.hits.iter().map(|h| h.record).collect();
         if records.is_empty() {

@@ -4,7 +4,7 @@
 //! out gone: `LogError::Dropped`).
 //!
 //! A read that pinned its read point before the drop and resolves a field after it gets
-//! [`EngineError::NamespaceDropped`] rather than an answer about nothing (or about a new
+//! [`StorageError::NamespaceDropped`] rather than an answer about nothing (or about a new
 //! namespace of the same name that has not reached its batch yet), until the name is used
 //! again here.
 
@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError};
 
 use ostrakon_core::Namespace;
 
-use crate::error::EngineError;
+use crate::error::storage::StorageError;
 use crate::shard::Shard;
 use crate::store::Store;
 use crate::sync::{lock, read};
@@ -25,7 +25,7 @@ impl Store {
     /// flight finish first; writes that come while it drops go to the new namespace. On a
     /// shared log the stream's messages are securely deleted one by one, and every other
     /// node that has the namespace open closes it when it next reads its log.
-    pub fn drop_namespace(&self, ns: &Namespace) -> Result<bool, EngineError> {
+    pub fn drop_namespace(&self, ns: &Namespace) -> Result<bool, StorageError> {
         let shard = {
             let _opening = self.opening_lock(ns);
             // From here nobody opens the namespace until it is gone.
@@ -42,7 +42,7 @@ impl Store {
     }
 
     /// The work of [`Store::drop_namespace`], with the namespace marked compacting.
-    fn drop_marked(&self, ns: &Namespace, open: Option<Arc<Shard>>) -> Result<bool, EngineError> {
+    fn drop_marked(&self, ns: &Namespace, open: Option<Arc<Shard>>) -> Result<bool, StorageError> {
         // A closed namespace is opened only for the embedding cache to forget its texts.
         let embeds = self.retrieval.has_embedder();
         let exists = open.is_some() || read(&self.known).contains(ns) || self.backend.shared();
@@ -51,7 +51,7 @@ impl Store {
             None if embeds && exists && !read(&self.damaged).contains_key(ns) => match self.open_shard(ns) {
                 Ok(shard) if shard.log.last_seq() > 0 => Some(Arc::new(shard)),
                 Ok(_) => None,
-                Err(e @ EngineError::Unavailable { .. }) => return Err(e),
+                Err(e @ StorageError::Unavailable { .. }) => return Err(e),
                 Err(_) => None,
             },
             None => None,
@@ -69,11 +69,11 @@ impl Store {
         }
         self.forget_namespace(ns);
         drop(shard);
-        self.backend.remove(ns.as_str()).map_err(|source| EngineError::of_log(ns, source))?;
+        self.backend.remove(ns.as_str()).map_err(|source| StorageError::of_log(ns, source))?;
         self.remove_search_dir(ns)?;
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         for embedder in embedders {
-            embedder.forget(&texts).map_err(|e| EngineError::Index(e.to_string()))?;
+            embedder.forget(&texts).map_err(|e| StorageError::Index(e.to_string()))?;
         }
         tracing::info!(namespace = %ns, "namespace dropped");
         Ok(true)
@@ -81,11 +81,11 @@ impl Store {
 
     /// Whether a namespace that is not open here has a log with records (on a shared log
     /// another node may have written one this node never opened).
-    fn log_has_records(&self, ns: &Namespace) -> Result<bool, EngineError> {
+    fn log_has_records(&self, ns: &Namespace) -> Result<bool, StorageError> {
         if !self.backend.shared() {
             return Ok(false);
         }
-        let names = self.backend.list().map_err(|source| EngineError::of_log(ns, source))?;
+        let names = self.backend.list().map_err(|source| StorageError::of_log(ns, source))?;
         Ok(names.iter().any(|n| n == ns.as_str()))
     }
 
@@ -115,7 +115,7 @@ impl Store {
     /// Another node dropped a namespace open here (its log is gone, or begins anew):
     /// closes it and drops this node's own copies (search indexes, the embedding cache's
     /// texts). The next use opens what the log holds now.
-    pub(crate) fn close_dropped(&self, shard: &Arc<Shard>) -> EngineError {
+    pub(crate) fn close_dropped(&self, shard: &Arc<Shard>) -> StorageError {
         let ns = &shard.name;
         let already = {
             let _writer = lock(&shard.writer);
@@ -142,7 +142,7 @@ impl Store {
             }
             tracing::info!(namespace = %ns, "namespace dropped by another node; closed here");
         }
-        EngineError::NamespaceDropped { namespace: ns.to_string() }
+        StorageError::NamespaceDropped { namespace: ns.to_string() }
     }
 
     /// Whether the namespace was dropped while this store ran and its name not used since.

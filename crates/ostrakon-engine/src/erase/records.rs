@@ -24,7 +24,9 @@ use ostrakon_index::{EraseRefused, ErasedMark, ErasureRecord, NamespaceIndex};
 use ostrakon_log::{LogError, Record};
 use sha2::Sha256;
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
+use crate::error::write::WriteError;
 use crate::retrieve::indexer::Job;
 use crate::shard::Shard;
 use crate::store::Store;
@@ -99,12 +101,12 @@ fn hash_event(key: Option<&[u8]>, event: &Event) -> String {
     mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn refused(target: &EraseTarget, e: EraseRefused) -> EngineError {
+fn refused(target: &EraseTarget, e: EraseRefused) -> WriteError {
     let EraseRefused::Unknown(value) = e;
     match target {
-        EraseTarget::Entity(_) => EngineError::UnknownEntity { field: "entity".into(), value },
-        EraseTarget::Episodes(_) => EngineError::UnknownEpisode { field: "episodes".into(), value },
-        EraseTarget::Facts(_) => EngineError::UnknownFact { field: "facts".into(), value },
+        EraseTarget::Entity(_) => WriteError::UnknownEntity { field: "entity".into(), value },
+        EraseTarget::Episodes(_) => WriteError::UnknownEpisode { field: "episodes".into(), value },
+        EraseTarget::Facts(_) => WriteError::UnknownFact { field: "facts".into(), value },
     }
 }
 
@@ -114,7 +116,7 @@ impl Store {
     /// indexes and the embedding cache, and no read at any read point returns it; the log
     /// keeps a tombstone (seq, system time, hash) where each erased event was, and the
     /// erasure itself (ids, hashes, who, why) for [`Store::erasures`]. An unknown id
-    /// erases nothing ([`EngineError::UnknownEntity`] and its kin).
+    /// erases nothing ([`WriteError::UnknownEntity`] and its kin).
     /// ```
     /// use ostrakon_engine::{EraseRequest, EraseTarget};
     #[doc = include_str!("../../doc/ada_moves.txt")]
@@ -131,7 +133,7 @@ impl Store {
     /// assert!(!text.contains("moved to Berlin"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn erase(&self, ns: &Namespace, request: EraseRequest) -> Result<Erased, EngineError> {
+    pub fn erase(&self, ns: &Namespace, request: EraseRequest) -> Result<Erased, WriteError> {
         self.check_damaged(ns)?;
         let target = &request.target;
         let Some(mut shard) = self.shard(ns)? else {
@@ -155,25 +157,30 @@ impl Store {
                     self.settle(&shard);
                 }
                 Ok(None) => {
-                    return Err(EngineError::Unavailable {
+                    return Err(StorageError::Unavailable {
                         namespace: ns.to_string(),
                         reason: "the namespace kept changing under the erasure; retry".into(),
-                    });
+                    }
+                    .into());
                 }
                 // On a shared log another node appended first: catch up (the records may
                 // be gone by now: then the erasure is refused as unknown) and try again.
-                Err(EngineError::Conflict { .. }) if std::time::Instant::now() < deadline => {
+                Err(WriteError::Conflict { .. }) if std::time::Instant::now() < deadline => {
                     conflicts += 1;
                     crate::write::append::backoff(conflicts);
                     match self.catch_up_shard(&shard) {
-                        Ok(_) | Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. }) => {}
-                        Err(e) => return Err(e),
+                        Ok(_)
+                        | Err(
+                            StorageError::Log { source: LogError::Conflict { .. }, .. }
+                            | StorageError::Unavailable { .. },
+                        ) => {}
+                        Err(e) => return Err(e.into()),
                     }
                 }
                 Err(
-                    e @ (EngineError::UnknownEntity { .. }
-                    | EngineError::UnknownEpisode { .. }
-                    | EngineError::UnknownFact { .. }),
+                    e @ (WriteError::UnknownEntity { .. }
+                    | WriteError::UnknownEpisode { .. }
+                    | WriteError::UnknownFact { .. }),
                 ) if !refused_behind => {
                     refused_behind = true;
                     let before = read(&shard.index).last_seq();
@@ -187,16 +194,16 @@ impl Store {
         let system_time = Timestamp::from_micros(committed.system_time);
         if let Err(why) = shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval)
         {
-            return Err(self.refuse_damaged(&shard, why));
+            return Err(self.refuse_damaged(&shard, why).into());
         }
         // From here on the erasure is acknowledged: a failure to rewrite is said as such.
         let (compacted, cache_entries_dropped) = self.compact_and_reopen(&shard).map_err(|e| match e {
-            EngineError::Damaged { .. } | EngineError::NamespaceDropped { .. } => e,
-            other => EngineError::ErasureUnfinished {
+            e @ (StorageError::Damaged { .. } | StorageError::NamespaceDropped { .. }) => e.into(),
+            other => WriteError::ErasureUnfinished {
                 namespace: ns.to_string(),
                 seq: Seq(committed.seq),
                 reason: match other {
-                    EngineError::Unavailable { reason, .. } => format!("the log did not answer: {reason}"),
+                    StorageError::Unavailable { reason, .. } => format!("the log did not answer: {reason}"),
                     other => other.to_string(),
                 },
             },
@@ -215,9 +222,9 @@ impl Store {
         shard: &Arc<Shard>,
         request: &EraseRequest,
         deadline: std::time::Instant,
-    ) -> Result<Option<Decided>, EngineError> {
+    ) -> Result<Option<Decided>, WriteError> {
         let (ns, target) = (&shard.name, &request.target);
-        let log_err = |source| EngineError::of_log(ns, source);
+        let log_err = |source| WriteError::of_log(ns, source);
         let (ticket, events, records) = {
             let mut writer = lock(&shard.writer);
             if shard.retired.load(Ordering::SeqCst) {
@@ -266,7 +273,7 @@ impl Store {
     /// applied): this node compacts too — the log's rewrite converges whoever runs it —
     /// and drops its own copies (search indexes, the embedding cache's texts), then
     /// serves the namespace opened again. Returns the last batch applied then.
-    pub(crate) fn forget_erased(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+    pub(crate) fn forget_erased(&self, shard: &Arc<Shard>) -> Result<Seq, StorageError> {
         if !self.begin_forgetting(shard) {
             // Compacted already by someone else here (the erasure itself, another reader).
             return self.reopened(&shard.name, shard).map(|s| read(&s.index).last_seq());
@@ -296,7 +303,7 @@ impl Store {
 
     /// The rest of [`Store::forget_erased`], by the caller [`Store::begin_forgetting`]
     /// made the owner.
-    pub(crate) fn finish_forgetting(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+    pub(crate) fn finish_forgetting(&self, shard: &Arc<Shard>) -> Result<Seq, StorageError> {
         self.settle(shard);
         self.compact_and_reopen(shard)?;
         match read(&self.shards).get(&shard.name) {
@@ -318,13 +325,13 @@ impl Store {
         }
     }
 
-    pub(crate) fn remove_search_dir(&self, ns: &Namespace) -> Result<(), EngineError> {
+    pub(crate) fn remove_search_dir(&self, ns: &Namespace) -> Result<(), StorageError> {
         let Some(data) = &self.data_dir else { return Ok(()) };
         let dir = data.join("search").join(ns.as_str());
         match std::fs::remove_dir_all(&dir) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(EngineError::Index(format!("{}: {e}", dir.display()))),
+            Err(e) => Err(StorageError::Index(format!("{}: {e}", dir.display()))),
         }
     }
 
@@ -334,7 +341,7 @@ impl Store {
     /// the facts stated from them stay. Runs at most once per
     /// [`RETENTION_EVERY_MICROS`](crate::limits::RETENTION_EVERY_MICROS) per namespace;
     /// returns how many episodes it erased.
-    pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, EngineError> {
+    pub fn apply_retention(&self, ns: &Namespace, now: Timestamp) -> Result<usize, WriteError> {
         let Some(after) = self.with_index(ns, |i| i.retention().episodes_after_micros)? else { return Ok(0) };
         {
             let mut retained = lock(&self.schedule.retained);
@@ -357,7 +364,7 @@ impl Store {
             match self.erase(ns, request) {
                 Ok(done) => erased += done.records.len(),
                 // On a shared log another node's retention erased them first.
-                Err(EngineError::UnknownEpisode { .. }) if self.backend.shared() => break,
+                Err(WriteError::UnknownEpisode { .. }) if self.backend.shared() => break,
                 Err(e) => return Err(e),
             }
         }
@@ -365,18 +372,18 @@ impl Store {
     }
 
     /// Every erasure of a namespace, in log order (for audit: ids, hashes, who, why).
-    pub fn erasures(&self, ns: &Namespace) -> Result<Vec<ErasureRecord>, EngineError> {
+    pub fn erasures(&self, ns: &Namespace) -> Result<Vec<ErasureRecord>, ReadError> {
         Ok(self.shard(ns)?.map(|s| read(&s.index).erasures()).unwrap_or_default())
     }
 
     /// The `ERASED` marker of a record, if it was erased: where it was, when it went.
-    pub fn erased(&self, ns: &Namespace, record: ErasedRef) -> Result<Option<ErasedMark>, EngineError> {
+    pub fn erased(&self, ns: &Namespace, record: ErasedRef) -> Result<Option<ErasedMark>, ReadError> {
         Ok(self.shard(ns)?.and_then(|s| read(&s.index).erased(record)))
     }
 
     /// Compacts a retired namespace's log, drops what was derived from it and opens it
     /// again; returns what the compaction did and the cache entries dropped.
-    fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(Compacted, usize), EngineError> {
+    fn compact_and_reopen(&self, shard: &Arc<Shard>) -> Result<(Compacted, usize), StorageError> {
         let ns = &shard.name;
         {
             // From here nobody opens the namespace until it is compacted; the others open
@@ -401,9 +408,9 @@ impl Store {
             // A cluster that does not answer, a log that moved on or was dropped meanwhile:
             // not damage; the next open compacts (or finds nothing).
             Err(
-                e @ (EngineError::Unavailable { .. }
-                | EngineError::Conflict { .. }
-                | EngineError::NamespaceDropped { .. }),
+                e @ (StorageError::Unavailable { .. }
+                | StorageError::Log { source: LogError::Conflict { .. }, .. }
+                | StorageError::NamespaceDropped { .. }),
             ) => Err(e),
             Err(e) => {
                 self.damaged
@@ -449,7 +456,7 @@ impl Store {
     /// The work of [`Store::compact_and_reopen`]: the log rewritten, the derived copies
     /// dropped, the namespace opened from the compacted log; what the compaction did and
     /// the cache entries dropped.
-    fn compact_shard(&self, shard: &Arc<Shard>) -> Result<(Arc<Shard>, (Compacted, usize)), EngineError> {
+    fn compact_shard(&self, shard: &Arc<Shard>) -> Result<(Arc<Shard>, (Compacted, usize)), StorageError> {
         let ns = &shard.name;
         // The embedding cache forgets the texts that exist no more: with no embedder there
         // is no cache, and nothing to compare.
@@ -464,13 +471,14 @@ impl Store {
         let deadline = std::time::Instant::now() + self.backend.write_budget();
         let rewritten = loop {
             attempts += 1;
-            let read = shard.log.read_after(0).map_err(|source| EngineError::of_log(ns, source));
+            let read = shard.log.read_after(0).map_err(|source| StorageError::of_log(ns, source));
             match read.and_then(|records| self.compact_log(ns, records)) {
                 // Another node appended (another erasure) meanwhile, or JetStream did not
                 // answer for a moment: read again and rewrite, within the budget.
-                Err(EngineError::Conflict { .. } | EngineError::Unavailable { .. })
-                    if std::time::Instant::now() < deadline =>
-                {
+                Err(
+                    StorageError::Log { source: LogError::Conflict { .. }, .. }
+                    | StorageError::Unavailable { .. },
+                ) if std::time::Instant::now() < deadline => {
                     crate::write::append::backoff(attempts);
                 }
                 other => break other?,
@@ -482,7 +490,7 @@ impl Store {
             let after = crate::retrieve::docs::all_texts(&read(&reopened.index));
             let gone: Vec<&str> = before.difference(&after).map(String::as_str).collect();
             for embedder in &embedders {
-                dropped += embedder.forget(&gone).map_err(|e| EngineError::Index(e.to_string()))?;
+                dropped += embedder.forget(&gone).map_err(|e| StorageError::Index(e.to_string()))?;
             }
         }
         Ok((reopened, (rewritten, dropped)))
@@ -507,7 +515,11 @@ impl Store {
     /// Rewrites the log of `ns` (whose records are `records`) without the content its
     /// erasures name, and removes what was derived from it: its checkpoint, its search
     /// indexes and saved vectors. Returns the batches holding each erasure's tombstones.
-    pub(crate) fn compact_log(&self, ns: &Namespace, records: Vec<Record>) -> Result<Compacted, EngineError> {
+    pub(crate) fn compact_log(
+        &self,
+        ns: &Namespace,
+        records: Vec<Record>,
+    ) -> Result<Compacted, StorageError> {
         let started = std::time::Instant::now();
         // Each erased record, and the batch of the erasure that names it.
         let mut erased = BTreeMap::new();
@@ -539,7 +551,7 @@ impl Store {
                 None => out.push(record),
             }
         }
-        let log_err = |source: LogError| EngineError::of_log(ns, source);
+        let log_err = |source: LogError| StorageError::of_log(ns, source);
         if rewritten > 0 {
             self.backend.rewrite(ns.as_str(), &out).map_err(log_err)?;
         }

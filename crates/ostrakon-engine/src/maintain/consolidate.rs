@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use ostrakon_core::{EntityId, FactFilter, Fading, Namespace, RecordKind, Scope, Seq, Timestamp, View};
 
 use crate::change::Change;
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::read::point::{KnownAt, ReadAt};
 use crate::store::Store;
 
@@ -34,7 +34,7 @@ impl Store {
         ns: &Namespace,
         now: Timestamp,
         since: Timestamp,
-    ) -> Result<ConsolidationReport, EngineError> {
+    ) -> Result<ConsolidationReport, WriteError> {
         let (before, merges) = self.with_index(ns, |index| (index.last_seq(), index.merge_candidates()))?;
         let mut seq = None;
         let mut corroborated = Vec::new();

@@ -14,7 +14,9 @@ use ostrakon_core::{EntityId, EpisodeId, IntentionId, Namespace, Timestamp, Trig
 use ostrakon_index::IntentionView;
 
 use crate::change::Change;
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
+use crate::error::write::WriteError;
 use crate::read::point::{Answer, ReadAt};
 use crate::store::Store;
 
@@ -51,19 +53,19 @@ impl Store {
     /// Records the firings the write path cannot see: time triggers the clock (`now`)
     /// has passed with no episode, and cue triggers met by episodes the indexer has
     /// embedded since. Waits for the indexer first. One batch for all of them.
-    pub fn fire_due(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, EngineError> {
+    pub fn fire_due(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, WriteError> {
         // A write may fire the same one-off intention meanwhile (an episode past its time):
         // the batch is then refused whole, and the next look no longer sees it pending.
         let mut tries = 0;
         loop {
             match self.fire_due_once(ns, now) {
-                Err(e) if matches!(e.root(), EngineError::Invalid(_)) && tries < 3 => tries += 1,
+                Err(e) if matches!(e.root(), WriteError::Invalid(_)) && tries < 3 => tries += 1,
                 other => return other,
             }
         }
     }
 
-    fn fire_due_once(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, EngineError> {
+    fn fire_due_once(&self, ns: &Namespace, now: Timestamp) -> Result<Firings, WriteError> {
         let Some(shard) = self.shard(ns)? else {
             return Ok(Firings::default());
         };
@@ -131,7 +133,7 @@ impl Store {
         ns: &Namespace,
         message: Option<&str>,
         at: ReadAt,
-    ) -> Result<Answer<Vec<Due>>, EngineError> {
+    ) -> Result<Answer<Vec<Due>>, ReadError> {
         let mode = self.with_index(ns, |i| i.embedding_mode())?;
         let query_vector = match (message, self.retrieval.embedder(mode)) {
             (Some(m), Some(Ok(embedder))) => embedder.embed_query(m).ok(),
@@ -184,17 +186,17 @@ impl Store {
 impl Store {
     /// The vector of a cue for a new intention, from the namespace's built-in embedder.
     /// A namespace taking client vectors, or none, cannot make one: the client sends it.
-    pub fn cue_vector(&self, ns: &Namespace, text: &str) -> Result<Vec<f32>, EngineError> {
-        let no = |why: &str| -> EngineError {
+    pub fn cue_vector(&self, ns: &Namespace, text: &str) -> Result<Vec<f32>, WriteError> {
+        let no = |why: &str| -> WriteError {
             ostrakon_core::CoreError::invalid_value("trigger.cueVector", "none", why).into()
         };
         match self.with_index(ns, |i| i.embedding_mode())? {
             mode @ (ostrakon_core::EmbeddingMode::Builtin | ostrakon_core::EmbeddingMode::Model(_)) => {
                 match self.retrieval.embedder(mode) {
                     Some(Ok(embedder)) => {
-                        embedder.embed_now(text).map_err(|e| EngineError::Index(e.to_string()))
+                        embedder.embed_now(text).map_err(|e| StorageError::Index(e.to_string()).into())
                     }
-                    Some(Err(e)) => Err(EngineError::Index(e)),
+                    Some(Err(e)) => Err(StorageError::Index(e).into()),
                     None => Err(no("this store runs without an embedder: send the cue's vector")),
                 }
             }

@@ -12,7 +12,7 @@ use ostrakon_core::{EpisodeId, Namespace, SegmentConfig, SegmentEnd};
 use ostrakon_topics::{CloseReason, Segmenter, SegmenterConfig};
 
 use crate::change::Change;
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::read::topics::centroid;
 use crate::store::Store;
 
@@ -48,7 +48,7 @@ impl Store {
     /// the segments that closed in one batch. With `force`, what is still open closes
     /// too (consolidation); without it, a thread idle for longer than the namespace's gap
     /// (by the store's clock) closes as well.
-    pub fn segment(&self, ns: &Namespace, force: bool) -> Result<SegmentReport, EngineError> {
+    pub fn segment(&self, ns: &Namespace, force: bool) -> Result<SegmentReport, WriteError> {
         let Some(shard) = self.shard(ns)? else {
             return Ok(SegmentReport::default());
         };

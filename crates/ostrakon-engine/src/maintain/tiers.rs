@@ -11,7 +11,7 @@ use ostrakon_core::{FactFilter, Namespace, PlacedBy, RecordRef, Scope, Tier, Tie
 use ostrakon_index::NamespaceIndex;
 
 use crate::change::Change;
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::store::Store;
 
 /// What upkeep did about tiers in one namespace.
@@ -26,7 +26,7 @@ pub struct TierUpkeep {
 impl Store {
     /// Tier upkeep of one namespace at `now`, as its policy says (nothing when off).
     /// Promotions are looked for once per new batch, releases at every call.
-    pub fn maintain_tiers(&self, ns: &Namespace, now: Timestamp) -> Result<TierUpkeep, EngineError> {
+    pub fn maintain_tiers(&self, ns: &Namespace, now: Timestamp) -> Result<TierUpkeep, WriteError> {
         let latest = self.with_index(ns, NamespaceIndex::last_seq)?.0;
         let promote = {
             let mut checked = self.schedule.tiers_checked.lock().unwrap_or_else(|e| e.into_inner());

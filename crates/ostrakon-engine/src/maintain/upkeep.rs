@@ -100,7 +100,7 @@ impl Store {
         ns: &Namespace,
         now: Timestamp,
         report: &mut Maintenance,
-    ) -> Result<(), crate::error::EngineError> {
+    ) -> Result<(), crate::error::write::WriteError> {
         let fired = self.fire_due(ns, now)?.fired.len();
         if fired > 0 {
             report.fired.push((ns.clone(), fired));

@@ -7,7 +7,7 @@ use ostrakon_core::{
     Stretch, Timestamp, Value,
 };
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
 use crate::limits::MAX_PAGE;
 use crate::limits::MAX_TOP;
 use crate::read::point::{Answer, ReadAt};
@@ -84,7 +84,7 @@ impl Store {
         subject: EntityId,
         predicates: Option<&[String]>,
         at: ReadAt,
-    ) -> Result<Answer<Vec<Lane>>, EngineError> {
+    ) -> Result<Answer<Vec<Lane>>, ReadError> {
         self.read_at(ns, at, |index, view| index.timeline(subject, predicates, view))
     }
 
@@ -98,7 +98,7 @@ impl Store {
         from: Option<Timestamp>,
         to: Option<Timestamp>,
         at: ReadAt,
-    ) -> Result<Answer<Vec<HeldFor>>, EngineError> {
+    ) -> Result<Answer<Vec<HeldFor>>, ReadError> {
         if let (Some(f), Some(t)) = (from, to) {
             window(f, t)?;
         }
@@ -117,7 +117,7 @@ impl Store {
         ns: &Namespace,
         query: &SeriesQuery<'_>,
         at: ReadAt,
-    ) -> Result<Answer<Series>, EngineError> {
+    ) -> Result<Answer<Series>, ReadError> {
         let SeriesQuery { predicate, value, from, to, step, by_value } = *query;
         let points = step.points("step", from, to, &self.time_zone(ns)?)?;
         if value.is_none() && !by_value {
@@ -147,10 +147,10 @@ impl Store {
         ns: &Namespace,
         query: &ChangesQuery<'_>,
         at: ReadAt,
-    ) -> Result<Answer<Changes>, EngineError> {
+    ) -> Result<Answer<Changes>, ReadError> {
         let ChangesQuery { predicate, from, to, step, top } = *query;
         if top > MAX_TOP {
-            return Err(EngineError::LimitExceeded {
+            return Err(ReadError::LimitExceeded {
                 field: "top".into(),
                 value: top as u64,
                 max: MAX_TOP as u64,
@@ -170,9 +170,9 @@ impl Store {
         ns: &Namespace,
         query: &OverlapQuery,
         at: ReadAt,
-    ) -> Result<Answer<Overlaps>, EngineError> {
+    ) -> Result<Answer<Overlaps>, ReadError> {
         if query.limit == 0 || query.limit > MAX_PAGE {
-            return Err(EngineError::LimitExceeded {
+            return Err(ReadError::LimitExceeded {
                 field: "limit".into(),
                 value: query.limit as u64,
                 max: MAX_PAGE as u64,
@@ -215,7 +215,7 @@ impl Store {
         predicate: Option<&str>,
         group_by: GroupBy,
         at: ReadAt,
-    ) -> Result<Answer<Vec<Group>>, EngineError> {
+    ) -> Result<Answer<Vec<Group>>, ReadError> {
         if group_by != GroupBy::Nothing {
             return self.read_at(ns, at, |index, view| index.aggregate(predicate, group_by, view));
         }
@@ -230,7 +230,7 @@ impl Store {
     }
 }
 
-fn window(from: Timestamp, to: Timestamp) -> Result<(), EngineError> {
+fn window(from: Timestamp, to: Timestamp) -> Result<(), ReadError> {
     if from < to {
         Ok(())
     } else {

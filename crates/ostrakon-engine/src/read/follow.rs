@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use ostrakon_core::{Namespace, Seq};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
 use crate::limits::MAX_CATCH_UP_WAIT;
 use crate::shard::{Shard, as_upkeep};
 use crate::store::Store;
@@ -23,7 +24,7 @@ impl Store {
     /// Waits until `shard` has applied batch `seq`, catching up with its shared log, for
     /// at most [`MAX_CATCH_UP_WAIT`] (less if the caller's deadline comes first). Returns
     /// at once on a log with one writer: what it has not applied does not exist.
-    pub(crate) fn await_seq(&self, shard: &Arc<Shard>, seq: Seq) -> Result<(), EngineError> {
+    pub(crate) fn await_seq(&self, shard: &Arc<Shard>, seq: Seq) -> Result<(), ReadError> {
         if read(&shard.index).last_seq() >= seq || shard.log.exclusive() {
             return Ok(());
         }
@@ -35,10 +36,10 @@ impl Store {
                 // The log may not answer for a moment (a stream electing its leader): the
                 // read waits on, and past its bound answers `NotYetKnown` with how far
                 // this node got, as it would had the batch not come.
-                Err(EngineError::Unavailable { reason, .. }) => {
+                Err(StorageError::Unavailable { reason, .. }) => {
                     tracing::debug!(namespace = %shard.name, reason, "catching up for a read; the log does not answer yet");
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
             if started.elapsed() >= MAX_CATCH_UP_WAIT {
                 return Ok(());
@@ -95,7 +96,7 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
             for ns in store.open_namespace_names() {
                 if let Some(shard) = open(ns.as_str())
                     && let Err(e) = as_upkeep(|| follow_one(&store, &shard))
-                    && !matches!(e, EngineError::NamespaceDropped { .. })
+                    && !matches!(e, StorageError::NamespaceDropped { .. })
                 {
                     tracing::warn!(namespace = %ns, error = %e, "following another node's writes failed; retrying");
                 }
@@ -108,7 +109,7 @@ fn follow(store: &Weak<Store>, hints: &Receiver<String>) {
 /// a thread of its own (compacting reads the namespace's whole log), so that following
 /// every other namespace goes on meanwhile; the shard is retired at once, so reads and
 /// writes wait for the namespace to open again rather than see what was erased.
-fn follow_one(store: &Arc<Store>, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+fn follow_one(store: &Arc<Store>, shard: &Arc<Shard>) -> Result<Seq, StorageError> {
     if shard.retired.load(std::sync::atomic::Ordering::SeqCst) {
         // Being compacted or dropped: the namespace opened again is followed instead.
         return Ok(read(&shard.index).last_seq());
@@ -144,7 +145,7 @@ fn catch_up_on_hint(store: &Arc<Store>, shard: &Arc<Shard>) {
         match as_upkeep(|| follow_one(store, shard)) {
             Ok(now) if now > before => return,
             Ok(_) => {}
-            Err(EngineError::NamespaceDropped { .. }) => return,
+            Err(StorageError::NamespaceDropped { .. }) => return,
             Err(e) => {
                 tracing::warn!(namespace = %shard.name, error = %e, "following another node's writes failed; retrying");
                 return;

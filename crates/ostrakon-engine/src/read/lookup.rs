@@ -8,7 +8,8 @@ use ostrakon_core::{
 };
 use ostrakon_index::{Counts, FactView, IntentionView};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
 use crate::read::point::{Answer, ReadAt};
 use crate::store::Store;
 
@@ -35,7 +36,7 @@ pub struct Settings {
 
 impl Store {
     /// A namespace's settings and size, as of its latest batch.
-    pub fn settings(&self, ns: &Namespace) -> Result<Settings, EngineError> {
+    pub fn settings(&self, ns: &Namespace) -> Result<Settings, StorageError> {
         self.with_index(ns, |i| Settings {
             config: i.config(),
             predicates: i.predicates(),
@@ -49,17 +50,17 @@ impl Store {
     }
 
     /// Whether a predicate's facts are embedded under `FactEmbedding::Declared`.
-    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> Result<bool, EngineError> {
+    pub fn predicate_embedded(&self, ns: &Namespace, name: &str) -> Result<bool, StorageError> {
         self.with_index(ns, |i| i.predicate_embedded(name))
     }
 
     /// The names of every predicate the namespace declared or used, sorted.
-    pub fn predicate_names(&self, ns: &Namespace) -> Result<Vec<String>, EngineError> {
+    pub fn predicate_names(&self, ns: &Namespace) -> Result<Vec<String>, StorageError> {
         self.with_index(ns, |i| i.predicates().into_iter().map(|d| d.name).collect())
     }
 
     /// A predicate's latest definition (an undeclared one reads as `many`, any type).
-    pub fn predicate(&self, ns: &Namespace, name: &str) -> Result<PredicateDef, EngineError> {
+    pub fn predicate(&self, ns: &Namespace, name: &str) -> Result<PredicateDef, StorageError> {
         self.with_index(ns, |i| i.predicate(name))
     }
 
@@ -68,7 +69,7 @@ impl Store {
         &self,
         ns: &Namespace,
         external_id: &str,
-    ) -> Result<Option<EpisodeId>, EngineError> {
+    ) -> Result<Option<EpisodeId>, StorageError> {
         self.with_index(ns, |i| i.episode_by_external_id(external_id))
     }
 
@@ -77,7 +78,7 @@ impl Store {
         &self,
         ns: &Namespace,
         seq: Seq,
-    ) -> Result<Option<ostrakon_core::Timestamp>, EngineError> {
+    ) -> Result<Option<ostrakon_core::Timestamp>, StorageError> {
         self.with_index(ns, |i| i.system_time(seq))
     }
 
@@ -87,7 +88,7 @@ impl Store {
         &self,
         ns: &Namespace,
         seq: Seq,
-    ) -> Result<Option<(EpisodeId, String)>, EngineError> {
+    ) -> Result<Option<(EpisodeId, String)>, StorageError> {
         self.with_index(ns, |i| i.extraction_of_batch(seq).map(|(e, s)| (e, s.to_owned())))
     }
 
@@ -99,7 +100,7 @@ impl Store {
         source: &str,
         after: EpisodeId,
         limit: usize,
-    ) -> Result<(Vec<Episode>, EpisodeId), EngineError> {
+    ) -> Result<(Vec<Episode>, EpisodeId), StorageError> {
         self.with_index(ns, |i| i.unextracted(source, after, limit))
     }
 
@@ -110,7 +111,7 @@ impl Store {
         ns: &Namespace,
         source: &str,
         after: EpisodeId,
-    ) -> Result<(u64, Seq), EngineError> {
+    ) -> Result<(u64, Seq), StorageError> {
         self.with_index(ns, |i| (i.unextracted_count(source, after), i.last_seq()))
     }
 
@@ -120,7 +121,7 @@ impl Store {
         ns: &Namespace,
         id: FactId,
         at: ReadAt,
-    ) -> Result<Answer<Option<FactView>>, EngineError> {
+    ) -> Result<Answer<Option<FactView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.fact_at(id, view))
     }
 
@@ -131,7 +132,7 @@ impl Store {
         ns: &Namespace,
         id: FactId,
         at: ReadAt,
-    ) -> Result<Answer<Vec<StatementView>>, EngineError> {
+    ) -> Result<Answer<Vec<StatementView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.statements_at(id, view))
     }
 
@@ -142,7 +143,7 @@ impl Store {
         ns: &Namespace,
         ids: &[FactId],
         at: ReadAt,
-    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+    ) -> Result<Answer<Vec<FactView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.facts_by_id(ids, view))
     }
 
@@ -153,7 +154,7 @@ impl Store {
         ns: &Namespace,
         at: ReadAt,
         include_inactive: bool,
-    ) -> Result<Answer<Vec<IntentionView>>, EngineError> {
+    ) -> Result<Answer<Vec<IntentionView>>, ReadError> {
         self.read_search(ns, at, |index, basis| {
             index
                 .intentions(basis.known_at)
@@ -169,7 +170,7 @@ impl Store {
         ns: &Namespace,
         ids: &[IntentionId],
         at: ReadAt,
-    ) -> Result<Answer<Vec<IntentionView>>, EngineError> {
+    ) -> Result<Answer<Vec<IntentionView>>, ReadError> {
         self.read_search(ns, at, |index, basis| {
             ids.iter().filter_map(|id| index.intention(*id, basis.known_at)).collect()
         })

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ostrakon_core::{Seq, Timestamp};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
 use crate::limits::MAX_PAGE;
 
 /// The store's clock: now, in UTC microseconds. Injected so that tests can pin it.
@@ -104,7 +104,7 @@ pub(crate) fn check_window(
     field: &str,
     from: Option<Timestamp>,
     to: Option<Timestamp>,
-) -> Result<(), EngineError> {
+) -> Result<(), ReadError> {
     match (from, to) {
         (Some(from), Some(to)) if from >= to => Err(ostrakon_core::CoreError::InvalidInterval {
             field: field.into(),
@@ -117,16 +117,16 @@ pub(crate) fn check_window(
 }
 
 /// A page holds 1 to `MAX_PAGE` items: an empty page would read as the last one.
-pub(crate) fn check_page(limit: usize) -> Result<(), EngineError> {
+pub(crate) fn check_page(limit: usize) -> Result<(), ReadError> {
     if limit == 0 {
-        return Err(EngineError::LimitExceeded { field: "limit".into(), value: 0, max: MAX_PAGE as u64 });
+        return Err(ReadError::LimitExceeded { field: "limit".into(), value: 0, max: MAX_PAGE as u64 });
     }
     check_limit("limit", limit as u64, MAX_PAGE as u64)
 }
 
-pub(crate) fn check_limit(field: &str, value: u64, max: u64) -> Result<(), EngineError> {
+pub(crate) fn check_limit(field: &str, value: u64, max: u64) -> Result<(), ReadError> {
     if value > max {
-        return Err(EngineError::LimitExceeded { field: field.into(), value, max });
+        return Err(ReadError::LimitExceeded { field: field.into(), value, max });
     }
     Ok(())
 }

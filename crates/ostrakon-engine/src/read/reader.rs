@@ -9,7 +9,7 @@ use ostrakon_core::{
 };
 use ostrakon_index::{NamespaceIndex, Placement, Proposal};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
 use crate::read::point::{Answer, Basis, ReadAt};
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
@@ -56,7 +56,7 @@ impl Store {
     /// assert_eq!(facts.basis.known_at.0, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn at<'s>(&'s self, ns: &'s Namespace, at: ReadAt) -> Result<Reader<'s>, EngineError> {
+    pub fn at<'s>(&'s self, ns: &'s Namespace, at: ReadAt) -> Result<Reader<'s>, ReadError> {
         Ok(self.reader(ns, self.basis(ns, at)?))
     }
 
@@ -89,8 +89,8 @@ impl<'s> Reader<'s> {
     }
 
     /// Runs `f` on the namespace's index (read at [`Reader::seq`] by `f`).
-    fn index<T>(&self, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, EngineError> {
-        self.store.with_index(self.ns, f)
+    fn index<T>(&self, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, ReadError> {
+        Ok(self.store.with_index(self.ns, f)?)
     }
 
     /// [`Store::facts`] at this point.
@@ -106,7 +106,7 @@ impl<'s> Reader<'s> {
     /// assert_ne!(then[0].fact.object, now[0].fact.object);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn facts(&self, filter: &FactFilter, scope: Scope) -> Result<Answer<Vec<FactView>>, EngineError> {
+    pub fn facts(&self, filter: &FactFilter, scope: Scope) -> Result<Answer<Vec<FactView>>, ReadError> {
         self.store.facts(self.ns, filter, self.point(), scope)
     }
 
@@ -118,7 +118,7 @@ impl<'s> Reader<'s> {
     /// assert_eq!(history.value.len(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn history(&self, subject: EntityId, predicate: &str) -> Result<Answer<Vec<FactView>>, EngineError> {
+    pub fn history(&self, subject: EntityId, predicate: &str) -> Result<Answer<Vec<FactView>>, ReadError> {
         self.store.history(self.ns, subject, predicate, self.point())
     }
 
@@ -131,7 +131,7 @@ impl<'s> Reader<'s> {
     /// assert_eq!(view.facts.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn entity(&self, id: EntityId) -> Result<Answer<Option<EntityView>>, EngineError> {
+    pub fn entity(&self, id: EntityId) -> Result<Answer<Option<EntityView>>, ReadError> {
         self.store.entity(self.ns, id, self.point())
     }
 
@@ -153,7 +153,7 @@ impl<'s> Reader<'s> {
         filter: &EntityFilter,
         after: Option<EntityId>,
         limit: usize,
-    ) -> Result<Answer<Page<(Seq, Entity)>>, EngineError> {
+    ) -> Result<Answer<Page<(Seq, Entity)>>, ReadError> {
         self.store.entities(self.ns, filter, self.point(), after, limit)
     }
 
@@ -171,7 +171,7 @@ impl<'s> Reader<'s> {
         filter: &EpisodeFilter,
         after: Option<EpisodeCursor>,
         limit: usize,
-    ) -> Result<Answer<Page<(Seq, Episode)>>, EngineError> {
+    ) -> Result<Answer<Page<(Seq, Episode)>>, ReadError> {
         self.store.episodes(self.ns, filter, self.point(), after, limit)
     }
 
@@ -184,17 +184,17 @@ impl<'s> Reader<'s> {
     /// assert_eq!(around.edges.len(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn neighbors(&self, start: EntityId, depth: u32) -> Result<Answer<Neighborhood>, EngineError> {
+    pub fn neighbors(&self, start: EntityId, depth: u32) -> Result<Answer<Neighborhood>, ReadError> {
         self.store.neighbors(self.ns, start, depth, self.point())
     }
 
     /// [`Store::search`] at this point.
-    pub fn search(&self, query: &SearchQuery) -> Result<Answer<SearchResult>, EngineError> {
+    pub fn search(&self, query: &SearchQuery) -> Result<Answer<SearchResult>, ReadError> {
         self.store.search(self.ns, query, self.point())
     }
 
     /// Entity `id` as it read at this point (merges followed), if it existed then.
-    pub fn entity_version(&self, id: EntityId) -> Result<Option<Entity>, EngineError> {
+    pub fn entity_version(&self, id: EntityId) -> Result<Option<Entity>, ReadError> {
         self.index(|i| i.entity_version(id, self.seq()).map(|(_, e)| e))
     }
 
@@ -209,7 +209,7 @@ impl<'s> Reader<'s> {
     /// assert!(after.entity_named("Berlin")?.is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn entity_named(&self, name: &str) -> Result<Option<EntityId>, EngineError> {
+    pub fn entity_named(&self, name: &str) -> Result<Option<EntityId>, ReadError> {
         let filter = EntityFilter { name: Some(name.to_owned()), kind: None };
         self.index(|i| i.entities(&filter, self.seq(), None, 1).items.first().map(|(_, e)| e.id))
     }
@@ -223,7 +223,7 @@ impl<'s> Reader<'s> {
     /// assert!(before.episode_at(moved)?.is_none());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn episode_at(&self, id: EpisodeId) -> Result<Option<(Episode, Seq)>, EngineError> {
+    pub fn episode_at(&self, id: EpisodeId) -> Result<Option<(Episode, Seq)>, ReadError> {
         self.index(|i| Some((i.episode_at(id, self.seq())?.clone(), i.episode_seq(id)?)))
     }
 
@@ -241,23 +241,23 @@ impl<'s> Reader<'s> {
         entity: EntityId,
         after: Option<EpisodeCursor>,
         limit: usize,
-    ) -> Result<Page<(Seq, Episode)>, EngineError> {
+    ) -> Result<Page<(Seq, Episode)>, ReadError> {
         self.index(|i| i.mentioning(entity, self.seq(), after, limit))
     }
 
     /// The entities an episode mentions, and who said so.
-    pub fn mentions_of(&self, episode: EpisodeId) -> Result<Vec<(EntityId, MentionSource)>, EngineError> {
+    pub fn mentions_of(&self, episode: EpisodeId) -> Result<Vec<(EntityId, MentionSource)>, ReadError> {
         self.index(|i| i.mentions_of(episode, self.seq()))
     }
 
     /// The facts an episode is provenance of.
-    pub fn sourced_facts(&self, episode: EpisodeId) -> Result<Vec<FactId>, EngineError> {
+    pub fn sourced_facts(&self, episode: EpisodeId) -> Result<Vec<FactId>, ReadError> {
         self.index(|i| i.sourced_facts(episode, self.seq()))
     }
 
     /// Who has read an episode (the store's extractor: a model and a prompt version
     /// each), in log order.
-    pub fn extracted_by(&self, episode: EpisodeId) -> Result<Vec<String>, EngineError> {
+    pub fn extracted_by(&self, episode: EpisodeId) -> Result<Vec<String>, ReadError> {
         self.index(|i| i.extracted_by(episode, self.seq()).into_iter().map(str::to_owned).collect())
     }
 
@@ -266,38 +266,38 @@ impl<'s> Reader<'s> {
         &self,
         episode: EpisodeId,
         forward: bool,
-    ) -> Result<Option<EpisodeId>, EngineError> {
+    ) -> Result<Option<EpisodeId>, ReadError> {
         self.index(|i| i.thread_neighbour(episode, self.seq(), forward).map(|e| e.id))
     }
 
     /// The records in `tier`, with the placement that put each there.
-    pub fn tier_members(&self, tier: &Tier) -> Result<Vec<(RecordRef, Placement)>, EngineError> {
+    pub fn tier_members(&self, tier: &Tier) -> Result<Vec<(RecordRef, Placement)>, ReadError> {
         self.index(|i| i.tier_members(tier, self.seq()))
     }
 
     /// The ACTIVE scopes with records: name, member count, the batch of its latest
     /// placement.
-    pub fn scopes(&self) -> Result<Vec<(String, usize, Seq)>, EngineError> {
+    pub fn scopes(&self) -> Result<Vec<(String, usize, Seq)>, ReadError> {
         self.index(|i| i.scopes(self.seq()))
     }
 
     /// The tiers a record is in.
-    pub fn tiers_of(&self, record: RecordRef) -> Result<Vec<Tier>, EngineError> {
+    pub fn tiers_of(&self, record: RecordRef) -> Result<Vec<Tier>, ReadError> {
         self.index(|i| i.tiers_of(record, self.seq()))
     }
 
     /// A record's placements and releases in log order, as known here.
-    pub fn placement_history(&self, record: RecordRef) -> Result<Vec<(Tier, Placement)>, EngineError> {
+    pub fn placement_history(&self, record: RecordRef) -> Result<Vec<(Tier, Placement)>, ReadError> {
         self.index(|i| i.placement_history(record, self.seq()))
     }
 
     /// Upkeep's proposals that no placement or release has answered.
-    pub fn open_proposals(&self) -> Result<Vec<Proposal>, EngineError> {
+    pub fn open_proposals(&self) -> Result<Vec<Proposal>, ReadError> {
         self.index(|i| i.open_proposals(self.seq()))
     }
 
     /// The tier settings.
-    pub fn tier_settings(&self) -> Result<TierSettings, EngineError> {
+    pub fn tier_settings(&self) -> Result<TierSettings, ReadError> {
         self.index(|i| i.tier_settings(self.seq()))
     }
 }

@@ -8,7 +8,8 @@ use ostrakon_core::{
 };
 use ostrakon_index::NamespaceIndex;
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
 use crate::limits::MAX_DEPTH;
 use crate::read::point::{Answer, Basis, KnownAt, ReadAt, check_limit, check_page, check_window};
 use crate::store::Store;
@@ -18,12 +19,12 @@ impl Store {
     /// The read point `at` made concrete: the seq it sees, its valid time and its decay
     /// clock, each fixed now. A request pins its point once and resolves every nested
     /// read at the result, so a batch committed while it runs is not seen by any part.
-    pub fn pin(&self, ns: &Namespace, at: ReadAt) -> Result<ReadAt, EngineError> {
+    pub fn pin(&self, ns: &Namespace, at: ReadAt) -> Result<ReadAt, ReadError> {
         Ok(self.basis(ns, at)?.point())
     }
 
     /// What a read at `at` would be computed from: its seq, times and clock.
-    pub fn basis(&self, ns: &Namespace, at: ReadAt) -> Result<Basis, EngineError> {
+    pub fn basis(&self, ns: &Namespace, at: ReadAt) -> Result<Basis, ReadError> {
         Ok(self.read_basis(ns, at, |_, _| ())?.basis)
     }
 
@@ -33,7 +34,7 @@ impl Store {
         ns: &Namespace,
         at: ReadAt,
         f: impl FnOnce(&NamespaceIndex, View) -> T,
-    ) -> Result<Answer<T>, EngineError> {
+    ) -> Result<Answer<T>, ReadError> {
         self.read_basis(ns, at, |index, basis| {
             f(index, View { valid_at: basis.valid_at, known_at: basis.known_at })
         })
@@ -45,7 +46,7 @@ impl Store {
         ns: &Namespace,
         at: ReadAt,
         f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
-    ) -> Result<Answer<T>, EngineError> {
+    ) -> Result<Answer<T>, ReadError> {
         self.read_basis(ns, at, f)
     }
 
@@ -54,7 +55,7 @@ impl Store {
         ns: &Namespace,
         at: ReadAt,
         f: impl FnOnce(&NamespaceIndex, &Basis) -> T,
-    ) -> Result<Answer<T>, EngineError> {
+    ) -> Result<Answer<T>, ReadError> {
         crate::interrupt::check("a read")?;
         let mut shard = self.shard(ns)?;
         if let (KnownAt::Seq(seq), Some(open)) = (at.known_at, &shard) {
@@ -83,9 +84,9 @@ impl Store {
             KnownAt::Latest => latest,
             // Pinned before the namespace was dropped: what it asks about is gone.
             KnownAt::Seq(s) if s > latest && self.was_dropped(ns) => {
-                return Err(EngineError::NamespaceDropped { namespace: ns.to_string() });
+                return Err(StorageError::NamespaceDropped { namespace: ns.to_string() }.into());
             }
-            KnownAt::Seq(s) if s > latest => return Err(EngineError::NotYetKnown { requested: s, latest }),
+            KnownAt::Seq(s) if s > latest => return Err(ReadError::NotYetKnown { requested: s, latest }),
             KnownAt::Seq(s) => s,
             KnownAt::Time(t) => index.seq_at(t),
         };
@@ -102,7 +103,7 @@ impl Store {
         filter: &FactFilter,
         at: ReadAt,
         scope: Scope,
-    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+    ) -> Result<Answer<Vec<FactView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.facts(filter, view, scope))
     }
 
@@ -120,7 +121,7 @@ impl Store {
         subject: EntityId,
         predicate: &str,
         at: ReadAt,
-    ) -> Result<Answer<Vec<FactView>>, EngineError> {
+    ) -> Result<Answer<Vec<FactView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.history(subject, predicate, view))
     }
 
@@ -130,7 +131,7 @@ impl Store {
         ns: &Namespace,
         id: EntityId,
         at: ReadAt,
-    ) -> Result<Answer<Option<EntityView>>, EngineError> {
+    ) -> Result<Answer<Option<EntityView>>, ReadError> {
         self.read_at(ns, at, |index, view| index.entity_at(id, view))
     }
 
@@ -141,7 +142,7 @@ impl Store {
         at: ReadAt,
         after: Option<SnapshotCursor>,
         limit: usize,
-    ) -> Result<Answer<SnapshotPage>, EngineError> {
+    ) -> Result<Answer<SnapshotPage>, ReadError> {
         check_page(limit)?;
         self.read_at(ns, at, |index, view| index.snapshot(view, Scope::InForce, after, limit))
     }
@@ -154,7 +155,7 @@ impl Store {
         at: ReadAt,
         after: Option<SnapshotCursor>,
         limit: usize,
-    ) -> Result<Answer<SnapshotPage>, EngineError> {
+    ) -> Result<Answer<SnapshotPage>, ReadError> {
         check_page(limit)?;
         self.read_at(ns, at, |index, view| index.snapshot(view, Scope::All, after, limit))
     }
@@ -166,7 +167,7 @@ impl Store {
         start: EntityId,
         depth: u32,
         at: ReadAt,
-    ) -> Result<Answer<Neighborhood>, EngineError> {
+    ) -> Result<Answer<Neighborhood>, ReadError> {
         check_limit("depth", u64::from(depth), u64::from(MAX_DEPTH))?;
         self.read_at(ns, at, |index, view| index.neighbors(start, depth, view))
     }
@@ -177,7 +178,7 @@ impl Store {
         ns: &Namespace,
         record: RecordRef,
         at: ReadAt,
-    ) -> Result<Answer<Option<TraceState>>, EngineError> {
+    ) -> Result<Answer<Option<TraceState>>, ReadError> {
         self.read_basis(ns, at, |index, basis| {
             index.trace(record, basis.known_at).map(|(trace, profile)| trace.state(&profile, basis.at))
         })
@@ -189,7 +190,7 @@ impl Store {
         ns: &Namespace,
         record: RecordRef,
         at: ReadAt,
-    ) -> Result<Answer<Vec<Timestamp>>, EngineError> {
+    ) -> Result<Answer<Vec<Timestamp>>, ReadError> {
         self.read_basis(ns, at, |index, basis| {
             index
                 .trace(record, basis.known_at)
@@ -206,7 +207,7 @@ impl Store {
         at: ReadAt,
         kinds: &[RecordKind],
         limit: usize,
-    ) -> Result<Answer<Vec<Recallable>>, EngineError> {
+    ) -> Result<Answer<Vec<Recallable>>, ReadError> {
         check_page(limit)?;
         self.read_basis(ns, at, |index, basis| {
             let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
@@ -222,7 +223,7 @@ impl Store {
         to: Timestamp,
         at: ReadAt,
         kinds: &[RecordKind],
-    ) -> Result<Answer<Vec<Fading>>, EngineError> {
+    ) -> Result<Answer<Vec<Fading>>, ReadError> {
         check_window("from..to", Some(from), Some(to))?;
         self.read_at(ns, at, |index, view| index.forecast(view, from, to, kinds))
     }
@@ -235,7 +236,7 @@ impl Store {
         at: ReadAt,
         after: Option<EntityId>,
         limit: usize,
-    ) -> Result<Answer<Page<(Seq, ostrakon_core::Entity)>>, EngineError> {
+    ) -> Result<Answer<Page<(Seq, ostrakon_core::Entity)>>, ReadError> {
         check_page(limit)?;
         self.read_at(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
     }
@@ -248,7 +249,7 @@ impl Store {
         at: ReadAt,
         after: Option<EpisodeCursor>,
         limit: usize,
-    ) -> Result<Answer<Page<(Seq, ostrakon_core::Episode)>>, EngineError> {
+    ) -> Result<Answer<Page<(Seq, ostrakon_core::Episode)>>, ReadError> {
         check_page(limit)?;
         check_window("from..to", filter.from, filter.to)?;
         self.read_at(ns, at, |index, view| index.episodes(filter, view.known_at, after, limit))
@@ -258,7 +259,11 @@ impl Store {
     /// (feature `inspect`). The protocol crates use the typed reads, so that nothing of
     /// the index crosses the engine's API.
     #[cfg(feature = "inspect")]
-    pub fn inspect<T>(&self, ns: &Namespace, f: impl FnOnce(&NamespaceIndex) -> T) -> Result<T, EngineError> {
+    pub fn inspect<T>(
+        &self,
+        ns: &Namespace,
+        f: impl FnOnce(&NamespaceIndex) -> T,
+    ) -> Result<T, StorageError> {
         self.with_index(ns, f)
     }
 
@@ -269,7 +274,7 @@ impl Store {
         &self,
         ns: &Namespace,
         f: impl FnOnce(&NamespaceIndex) -> T,
-    ) -> Result<T, EngineError> {
+    ) -> Result<T, StorageError> {
         Ok(match self.shard(ns)? {
             Some(shard) => f(&read(&shard.index)),
             None => f(&NamespaceIndex::new()),
@@ -277,23 +282,23 @@ impl Store {
     }
 
     /// The namespace's time zone (UTC until configured).
-    pub fn time_zone(&self, ns: &Namespace) -> Result<TimeZone, EngineError> {
+    pub fn time_zone(&self, ns: &Namespace) -> Result<TimeZone, StorageError> {
         self.with_index(ns, |index| index.config().time_zone)
     }
 
     /// Reads a time as a client wrote it (RFC 3339, a local date-time, a date or a
     /// partial date), placing dates in the namespace's time zone.
-    pub fn parse_time(&self, ns: &Namespace, field: &str, value: &str) -> Result<Timestamp, EngineError> {
+    pub fn parse_time(&self, ns: &Namespace, field: &str, value: &str) -> Result<Timestamp, ReadError> {
         Ok(Timestamp::parse(field, value, &self.time_zone(ns)?)?)
     }
 
     /// Record counts of a namespace.
-    pub fn counts(&self, ns: &Namespace) -> Result<Counts, EngineError> {
+    pub fn counts(&self, ns: &Namespace) -> Result<Counts, StorageError> {
         self.with_index(ns, NamespaceIndex::counts)
     }
 
     /// Size of a namespace's log in bytes.
-    pub fn log_size(&self, ns: &Namespace) -> Result<u64, EngineError> {
+    pub fn log_size(&self, ns: &Namespace) -> Result<u64, StorageError> {
         Ok(self.shard(ns)?.map_or(0, |s| s.log.size_bytes()))
     }
 }
@@ -306,7 +311,7 @@ impl Store {
         &self,
         ns: &ostrakon_core::Namespace,
         at: crate::read::point::ReadAt,
-    ) -> Result<crate::read::point::Answer<crate::read::topics::TopicNetwork>, crate::error::EngineError>
+    ) -> Result<crate::read::point::Answer<crate::read::topics::TopicNetwork>, crate::error::read::ReadError>
     {
         let answer = self.read_search(ns, at, |index, basis| {
             crate::read::topics::network(index, basis.known_at, basis.at)

@@ -68,13 +68,13 @@ pub struct TopicNetwork {
 }
 
 /// The topic network as known at `known_at`, edges' retention read at `at`. Stops with
-/// [`EngineError::Interrupted`](crate::error::EngineError::Interrupted) when the caller's
+/// [`ReadError::Interrupted`](crate::error::read::ReadError::Interrupted) when the caller's
 /// interrupt fires (it grows with segments, and pairwise with entities).
 pub(crate) fn network(
     index: &NamespaceIndex,
     known_at: Seq,
     at: Timestamp,
-) -> Result<TopicNetwork, crate::error::EngineError> {
+) -> Result<TopicNetwork, crate::error::read::ReadError> {
     const DURING: &str = "the topic network";
     // Each closed segment: the entities its episodes mention, and when it ended.
     let mut seg_entities: Vec<(usize, BTreeSet<EntityId>, Timestamp)> = Vec::new();
@@ -166,7 +166,7 @@ fn communities(
     known_at: Seq,
     seg_entities: &[(usize, BTreeSet<EntityId>, Timestamp)],
     edges: &[Association],
-) -> Result<Vec<Topic>, crate::error::EngineError> {
+) -> Result<Vec<Topic>, crate::error::read::ReadError> {
     const DURING: &str = "the topic network";
     let nodes: Vec<EntityId> =
         edges.iter().flat_map(|a| [a.pair.0, a.pair.1]).collect::<BTreeSet<_>>().into_iter().collect();

@@ -11,7 +11,8 @@ use ostrakon_index::NamespaceIndex;
 use ostrakon_log::LogBackend;
 use ostrakon_search::{TextIndex, VectorIndex};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
+use crate::error::storage::StorageError;
 use crate::retrieve::keys::key;
 use crate::retrieve::saved_vectors::Stamp;
 use crate::sync::lock;
@@ -120,7 +121,7 @@ impl SearchIndex {
     /// The search indexes of a namespace: the text indexes in `dir` if given (kept
     /// across opens; a directory that cannot be opened is removed and made anew), else
     /// in RAM.
-    pub(crate) fn open(dir: Option<&std::path::Path>) -> Result<Self, EngineError> {
+    pub(crate) fn open(dir: Option<&std::path::Path>) -> Result<Self, StorageError> {
         let Some(dir) = dir else { return Self::new() };
         let open = || -> Result<Self, ostrakon_search::SearchError> {
             let (text, a) = TextIndex::open_in(&dir.join("text"))?;
@@ -147,7 +148,7 @@ impl SearchIndex {
         }
     }
 
-    pub(crate) fn new() -> Result<Self, EngineError> {
+    pub(crate) fn new() -> Result<Self, StorageError> {
         Ok(Self::with(TextIndex::new().map_err(search_err)?, TextIndex::new().map_err(search_err)?))
     }
 
@@ -366,7 +367,7 @@ impl SearchIndex {
 
     /// Waits until batch `seq` is in the text indexes and the vectors the indexer owes
     /// (see [`Progress::owed`]) are written; with `vectors`, until the vectors hold it too.
-    pub(crate) fn wait_for(&self, seq: Seq, vectors: bool) -> Result<(), EngineError> {
+    pub(crate) fn wait_for(&self, seq: Seq, vectors: bool) -> Result<(), ReadError> {
         let deadline = Instant::now() + INDEX_WAIT;
         let mut progress = lock(&self.progress);
         let held = |p: &Progress| {
@@ -376,7 +377,7 @@ impl SearchIndex {
         while !held(&progress) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(EngineError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });
+                return Err(ReadError::IndexBehind { requested: seq, indexed: Seq(progress.indexed) });
             }
             // Wake at least every 100 ms to see whether the caller gave up.
             crate::interrupt::check("waiting for the search indexes")?;
@@ -387,6 +388,6 @@ impl SearchIndex {
     }
 }
 
-fn search_err(e: ostrakon_search::SearchError) -> EngineError {
-    EngineError::Index(e.to_string())
+fn search_err(e: ostrakon_search::SearchError) -> StorageError {
+    StorageError::Index(e.to_string())
 }

@@ -10,7 +10,7 @@ use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 use ostrakon_search::Embedder;
 use ostrakon_search::{RRF_K, cue_strength, mmr, retention_weight, rrf};
 
-use crate::error::EngineError;
+use crate::error::read::ReadError;
 use crate::limits::MAX_QUERY_ENTITIES;
 use crate::limits::MAX_SEARCH_LIMIT;
 use crate::limits::MAX_TOPICS;
@@ -162,7 +162,7 @@ impl Store {
         ns: &ostrakon_core::Namespace,
         query: &SearchQuery,
         at: ReadAt,
-    ) -> Result<Answer<SearchResult>, EngineError> {
+    ) -> Result<Answer<SearchResult>, ReadError> {
         check_query(query)?;
         let shard = self.shard(ns)?;
         let mut warnings = Vec::new();
@@ -174,7 +174,7 @@ impl Store {
             let target = match at.known_at {
                 // A batch that does not exist yet would be waited for in vain.
                 crate::read::point::KnownAt::Seq(s) if s > latest => {
-                    return Err(EngineError::NotYetKnown { requested: s, latest });
+                    return Err(ReadError::NotYetKnown { requested: s, latest });
                 }
                 crate::read::point::KnownAt::Seq(s) => s,
                 _ => latest,
@@ -205,7 +205,7 @@ impl Store {
         shard: Option<&Shard>,
         query: &SearchQuery,
         warnings: &mut Vec<String>,
-    ) -> Result<Option<Vec<f32>>, EngineError> {
+    ) -> Result<Option<Vec<f32>>, ReadError> {
         let Some(shard) = shard else { return Ok(None) };
         let mode = shard.index.read().unwrap_or_else(PoisonError::into_inner).embedding_mode();
         if let Some(w) = &lock(&shard.search.progress).warning {
@@ -250,15 +250,15 @@ impl Store {
     }
 }
 
-fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
-    let invalid = |field: &str, value: String, why: &str| -> EngineError {
+fn check_query(q: &SearchQuery) -> Result<(), ReadError> {
+    let invalid = |field: &str, value: String, why: &str| -> ReadError {
         ostrakon_core::CoreError::invalid_value(field, value, why).into()
     };
     if q.text.as_deref().is_none_or(|t| t.trim().is_empty()) && q.vector.is_none() && q.entity.is_none() {
         return Err(invalid("text", String::new(), "a search needs text, a vector or an entity"));
     }
     if q.topics > MAX_TOPICS {
-        return Err(EngineError::LimitExceeded {
+        return Err(ReadError::LimitExceeded {
             field: "topics".into(),
             value: q.topics as u64,
             max: MAX_TOPICS as u64,
@@ -267,14 +267,14 @@ fn check_query(q: &SearchQuery) -> Result<(), EngineError> {
     if let Some(t) = &q.text
         && t.len() > crate::limits::MAX_TEXT_BYTES
     {
-        return Err(EngineError::LimitExceeded {
+        return Err(ReadError::LimitExceeded {
             field: "text".into(),
             value: t.len() as u64,
             max: crate::limits::MAX_TEXT_BYTES as u64,
         });
     }
     if q.limit == 0 || q.limit > MAX_SEARCH_LIMIT {
-        return Err(EngineError::LimitExceeded {
+        return Err(ReadError::LimitExceeded {
             field: "limit".into(),
             value: q.limit as u64,
             max: MAX_SEARCH_LIMIT as u64,
@@ -298,7 +298,7 @@ fn run_search(
     query: &SearchQuery,
     query_vector: Option<&[f32]>,
     mut warnings: Vec<String>,
-) -> Result<SearchResult, EngineError> {
+) -> Result<SearchResult, ReadError> {
     let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
     let indexed = search.indexed();
     if indexed < basis.known_at {
@@ -367,7 +367,7 @@ fn topics_in_scope(
     query_vector: Option<&[f32]>,
     matched: &[EntityId],
     (mut facts_allowed, mut episodes_allowed): (Option<HashSet<FactId>>, Option<HashSet<EpisodeId>>),
-) -> Result<(Vec<TopicScore>, Allowed), EngineError> {
+) -> Result<(Vec<TopicScore>, Allowed), ReadError> {
     let view = View { valid_at: basis.valid_at, known_at: basis.known_at };
     let mut topics = Vec::new();
     let mut entities_allowed = None;
@@ -630,7 +630,7 @@ fn rank_topics(
     basis: &Basis,
     named: &[EntityId],
     query_vector: Option<&[f32]>,
-) -> Result<Vec<TopicScore>, EngineError> {
+) -> Result<Vec<TopicScore>, ReadError> {
     let net = crate::read::topics::network(index, basis.known_at, basis.at)?;
     let mut scored: Vec<TopicScore> = net
         .topics

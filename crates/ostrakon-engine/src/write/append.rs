@@ -10,7 +10,8 @@ use ostrakon_log::{After, LogError};
 use std::time::Instant;
 
 use crate::change::{Change, Receipt};
-use crate::error::EngineError;
+use crate::error::storage::StorageError;
+use crate::error::write::WriteError;
 use crate::limits::MAX_BATCH_CHANGES;
 use crate::retrieve::indexer::{Job, Retrieval};
 use crate::shard::Listeners;
@@ -25,9 +26,9 @@ use crate::write::writer::Writer;
 impl Store {
     /// Validates a batch, gives its records ids, appends it durably and applies it.
     /// On `Ok` the batch is durable and visible to every later read. On a validation
-    /// error nothing of it is stored. On a log error ([`EngineError::Log`]) the outcome
-    /// is unknown: the namespace refuses writes until the store is reopened, and the
-    /// batch may or may not be found then (whole, if at all).
+    /// error nothing of it is stored. On a log error ([`StorageError::Log`] inside
+    /// [`WriteError::Storage`]) the outcome is unknown: the namespace refuses writes until
+    /// the store is reopened, and the batch may or may not be found then (whole, if at all).
     /// ```
     /// use ostrakon_engine::core::{EntityId, Namespace, Timestamp};
     /// use ostrakon_engine::{Change, NewEpisode, RecordId, Store};
@@ -48,7 +49,7 @@ impl Store {
     /// assert_eq!(store.counts(&ns)?.batches, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, EngineError> {
+    pub fn append(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Receipt, WriteError> {
         self.append_checked(ns, changes, None)
     }
 
@@ -58,7 +59,7 @@ impl Store {
         ns: &Namespace,
         changes: Vec<Change>,
         expected: Option<(Seq, &[Event])>,
-    ) -> Result<Receipt, EngineError> {
+    ) -> Result<Receipt, WriteError> {
         self.submit_checked(ns, changes, expected, None)?.finish()
     }
 
@@ -68,7 +69,7 @@ impl Store {
     /// and batches queued meanwhile share one fsync. The batch is acknowledged, and
     /// applied, by [`Submitted::finish`]; dropping a `Submitted` finishes it too, since a
     /// batch on the log must be applied before any later one is.
-    pub fn submit(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Submitted<'_>, EngineError> {
+    pub fn submit(&self, ns: &Namespace, changes: Vec<Change>) -> Result<Submitted<'_>, WriteError> {
         self.submit_checked(ns, changes, None, None)
     }
 
@@ -81,11 +82,11 @@ impl Store {
         changes: Vec<Change>,
         expected: Option<(Seq, &[Event])>,
         deadline: Option<Instant>,
-    ) -> Result<Submitted<'_>, EngineError> {
-        let mismatch = |reason: String| EngineError::ReplayMismatch { namespace: ns.to_string(), reason };
+    ) -> Result<Submitted<'_>, WriteError> {
+        let mismatch = |reason: String| WriteError::ReplayMismatch { namespace: ns.to_string(), reason };
         self.check_damaged(ns)?;
         if changes.len() > MAX_BATCH_CHANGES {
-            return Err(EngineError::LimitExceeded {
+            return Err(WriteError::LimitExceeded {
                 field: "changes".into(),
                 value: changes.len() as u64,
                 max: MAX_BATCH_CHANGES as u64,
@@ -109,7 +110,7 @@ impl Store {
                 self.shard_or_create(ns)?
             }
         };
-        let log_err = |source| EngineError::of_log(ns, source);
+        let log_err = |source| WriteError::of_log(ns, source);
         // One budget for the whole write: refusals by other writers and a log that does
         // not answer are retried until it is spent.
         let deadline = deadline.unwrap_or_else(|| Instant::now() + self.backend.write_budget());
@@ -170,7 +171,7 @@ impl Store {
                     conflicts += 1;
                     let again = spare.take().filter(|_| Instant::now() < deadline);
                     let Some(again) = again else {
-                        return Err(EngineError::Conflict {
+                        return Err(WriteError::Conflict {
                             namespace: ns.to_string(),
                             expected: seen,
                             found,
@@ -183,11 +184,11 @@ impl Store {
                     match self.catch_up_shard(&shard) {
                         Ok(_) => {}
                         // Another node dropped the namespace: the batch goes to the new one.
-                        Err(EngineError::NamespaceDropped { .. }) => shard = self.shard_or_create(ns)?,
+                        Err(StorageError::NamespaceDropped { .. }) => shard = self.shard_or_create(ns)?,
                         // The log did not answer the catch-up (a stream between leaders):
                         // within the budget, the next try catches up again.
-                        Err(EngineError::Unavailable { .. }) if Instant::now() < deadline => {}
-                        Err(e) => return Err(e),
+                        Err(StorageError::Unavailable { .. }) if Instant::now() < deadline => {}
+                        Err(e) => return Err(e.into()),
                     }
                 }
                 Err(e) => return Err(log_err(e)),
@@ -201,7 +202,7 @@ impl Store {
     }
 
     /// The namespace opened again after `old` was retired by an erasure (a bounded wait).
-    pub(crate) fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, EngineError> {
+    pub(crate) fn reopened(&self, ns: &Namespace, old: &Arc<Shard>) -> Result<Arc<Shard>, StorageError> {
         let deadline = std::time::Instant::now() + crate::limits::MAX_ERASE_WAIT;
         loop {
             // `shard` waits while an erasure compacts the namespace.
@@ -211,7 +212,7 @@ impl Store {
                 Some(shard) if !shard.retired.load(std::sync::atomic::Ordering::SeqCst) => return Ok(shard),
                 None => return self.shard_or_create(ns),
                 Some(_) if std::time::Instant::now() >= deadline => {
-                    return Err(EngineError::Unavailable {
+                    return Err(StorageError::Unavailable {
                         namespace: ns.to_string(),
                         reason: "the namespace is being compacted for an erasure; retry".into(),
                     });
@@ -224,14 +225,14 @@ impl Store {
     /// Applies what other writers appended to a namespace's log since its index was built
     /// (and what this store appended but has not applied yet): a store that shares its
     /// log with others reads their batches here. Returns the last batch now applied.
-    pub fn catch_up(&self, ns: &Namespace) -> Result<Seq, EngineError> {
+    pub fn catch_up(&self, ns: &Namespace) -> Result<Seq, StorageError> {
         match self.shard(ns)? {
             Some(shard) => self.catch_up_shard(&shard),
             None => Ok(Seq(0)),
         }
     }
 
-    pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, EngineError> {
+    pub(crate) fn catch_up_shard(&self, shard: &Arc<Shard>) -> Result<Seq, StorageError> {
         if self.apply_new(shard)? {
             // Another node erased records: this node forgets them too.
             return self.forget_erased(shard);
@@ -242,13 +243,13 @@ impl Store {
     /// Applies what the shard's log holds past its index; returns whether an erasure
     /// applied now (another node's) leaves content this node must forget
     /// ([`Store::forget_erased`]).
-    pub(crate) fn apply_new(&self, shard: &Arc<Shard>) -> Result<bool, EngineError> {
+    pub(crate) fn apply_new(&self, shard: &Arc<Shard>) -> Result<bool, StorageError> {
         let ns = &shard.name;
         let after = read(&shard.index).last_seq().0;
         let records = match shard.log.read_after(after) {
             Ok(records) => records,
             Err(LogError::Dropped) => return Err(self.close_dropped(shard)),
-            Err(source) => return Err(EngineError::of_log(ns, source)),
+            Err(source) => return Err(StorageError::of_log(ns, source)),
         };
         for record in records {
             let events = decode(ns, record.seq, &record.payload)?;
@@ -279,14 +280,14 @@ impl Store {
     /// assert_eq!(batches.iter().map(|b| b.seq).collect::<Vec<_>>(), [first.seq, second.seq]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, EngineError> {
+    pub fn export(&self, ns: &Namespace) -> Result<Vec<CommittedBatch>, StorageError> {
         let Some(shard) = self.shard(ns)? else {
             return Ok(Vec::new());
         };
         let records = shard
             .log
             .read_after(0)
-            .map_err(|source| EngineError::Log { namespace: ns.to_string(), source })?;
+            .map_err(|source| StorageError::Log { namespace: ns.to_string(), source })?;
         records
             .into_iter()
             .map(|r| {
@@ -304,7 +305,7 @@ impl Store {
     /// events go through the same validation as any write and must come out identical,
     /// which holds when a whole export is replayed, in order, into an empty namespace.
     /// The store gives the batch a new system time.
-    pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, EngineError> {
+    pub fn replay(&self, ns: &Namespace, seq: Seq, events: &[Event]) -> Result<Receipt, WriteError> {
         let changes = self.with_index(ns, |index| changes_of(index, events))?;
         self.append_checked(ns, changes, Some((seq, events)))
     }
@@ -341,10 +342,10 @@ struct Retry {
 impl Submitted<'_> {
     /// Waits until the batch is durable (leading a group commit of every batch queued
     /// by then), applies it in log order and acknowledges it, as [`Store::append`] does.
-    pub fn finish(mut self) -> Result<Receipt, EngineError> {
+    pub fn finish(mut self) -> Result<Receipt, WriteError> {
         let Some(pending) = self.pending.take() else {
             // Unreachable: `finish` takes the batch by value, and only `drop` runs after it.
-            return Err(EngineError::Index("a submitted batch was finished twice".into()));
+            return Err(StorageError::Index("a submitted batch was finished twice".into()).into());
         };
         self.store.finish(pending)
     }
@@ -360,7 +361,7 @@ impl Drop for Submitted<'_> {
 }
 
 impl Store {
-    fn finish(&self, pending: Pending) -> Result<Receipt, EngineError> {
+    fn finish(&self, pending: Pending) -> Result<Receipt, WriteError> {
         let Pending { ns, shard, ticket, events, ids, retry } = pending;
         // Outside the writer lock, so that concurrent batches share one fsync.
         let committed = match shard.log.wait(ticket) {
@@ -378,7 +379,7 @@ impl Store {
                         // a log that did not answer the catch-up is caught up by the next try.
                         if !matches!(
                             caught_up,
-                            Err(EngineError::NamespaceDropped { .. } | EngineError::Unavailable { .. })
+                            Err(StorageError::NamespaceDropped { .. } | StorageError::Unavailable { .. })
                         ) {
                             caught_up?;
                         }
@@ -396,17 +397,17 @@ impl Store {
                         submitted.finish()
                     }
                     (LogError::Conflict { expected, found }, _) => {
-                        Err(EngineError::Conflict { namespace: ns.to_string(), expected, found })
+                        Err(WriteError::Conflict { namespace: ns.to_string(), expected, found })
                     }
-                    (e, _) => Err(EngineError::of_log(&ns, e)),
+                    (e, _) => Err(WriteError::of_log(&ns, e)),
                 };
             }
-            Err(e) => return Err(EngineError::of_log(&ns, e)),
+            Err(e) => return Err(WriteError::of_log(&ns, e)),
         };
         let system_time = Timestamp::from_micros(committed.system_time);
         if let Err(why) = shard.publish(committed.seq, system_time, events, &self.listeners, &self.retrieval)
         {
-            return Err(self.refuse_damaged(&shard, why));
+            return Err(self.refuse_damaged(&shard, why).into());
         }
         let (ids, created) = ids;
         Ok(Receipt { seq: Seq(committed.seq), system_time, ids, created })

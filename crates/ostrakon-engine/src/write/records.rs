@@ -7,7 +7,7 @@ use ostrakon_core::{
 };
 
 use crate::change::{NoteEntity, ObjectRef, RecordId};
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::limits::MAX_ALIASES;
 use crate::limits::MAX_PROPERTIES;
 use crate::limits::MAX_REASON_BYTES;
@@ -23,10 +23,10 @@ impl Batch<'_> {
     pub(crate) fn record_episode(
         &mut self,
         e: crate::change::NewEpisode,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if e.text.len() > MAX_TEXT_BYTES {
-            return Err(EngineError::LimitExceeded {
+            return Err(WriteError::LimitExceeded {
                 field: field("text").to_string(),
                 value: e.text.len() as u64,
                 max: MAX_TEXT_BYTES as u64,
@@ -51,7 +51,7 @@ impl Batch<'_> {
                 || self.writer.external_id_taken(ext)
                 || !self.effects.external_ids.insert(ext.clone())
             {
-                return Err(EngineError::DuplicateExternalId {
+                return Err(WriteError::DuplicateExternalId {
                     field: field("externalId").to_string(),
                     value: ext.clone(),
                 });
@@ -74,7 +74,7 @@ impl Batch<'_> {
     pub(crate) fn declare_entity(
         &mut self,
         e: crate::change::NewEntity,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         validate_name(field("name"), &e.name)?;
         let known_aliases = e.id.and_then(|id| self.index.entity(id)).map_or(0, |k| k.aliases.len());
@@ -94,7 +94,7 @@ impl Batch<'_> {
         }
         let id = match e.id {
             Some(id) if self.current_entity(id).is_none() => {
-                return Err(EngineError::UnknownEntity {
+                return Err(WriteError::UnknownEntity {
                     field: field("id").to_string(),
                     value: id.to_string(),
                 });
@@ -106,7 +106,7 @@ impl Batch<'_> {
         Ok(Some(RecordId::Entity(id)))
     }
 
-    pub(crate) fn note_entity(&mut self, e: NoteEntity) -> Result<Option<RecordId>, EngineError> {
+    pub(crate) fn note_entity(&mut self, e: NoteEntity) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         validate_name(field("name"), &e.name)?;
         CoreError::check_len(field("aliases"), e.aliases.len(), MAX_ALIASES, "aliases")?;
@@ -179,7 +179,7 @@ impl Batch<'_> {
         self.effects.entities.get(&id).or_else(|| self.writer.entity(id)).or_else(|| self.index.entity(id))
     }
 
-    pub(crate) fn assert_fact(&mut self, f: crate::change::NewFact) -> Result<Option<RecordId>, EngineError> {
+    pub(crate) fn assert_fact(&mut self, f: crate::change::NewFact) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let subject = self.entity(&f.subject, field("subject"))?;
         let object = match f.object {
@@ -188,7 +188,7 @@ impl Batch<'_> {
         };
         let expected = self.predicate_type(&f.predicate);
         if !expected.accepts(object.value_type()) {
-            return Err(EngineError::WrongValueType {
+            return Err(WriteError::WrongValueType {
                 field: field("object").to_string(),
                 predicate: f.predicate,
                 expected: expected.to_string(),
@@ -209,7 +209,7 @@ impl Batch<'_> {
                 == self.index.canonical_entity(subject, latest);
             // A replayed export is history already accepted (older versions allowed it).
             if !self.replay && (!same_subject || named.predicate != f.predicate) {
-                return Err(EngineError::SupersedesOtherSlot {
+                return Err(WriteError::SupersedesOtherSlot {
                     field: field("supersedes").to_string(),
                     value: old.to_string(),
                     expected: format!("entity {} {}", subject.0, f.predicate),
@@ -256,7 +256,7 @@ impl Batch<'_> {
         &mut self,
         fact: FactId,
         valid_to: ostrakon_core::Timestamp,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let stated = self.live_fact(fact, field("fact"), Level::of(self.index, fact))?;
         valid_to.validate(field("validTo"))?;
@@ -270,7 +270,7 @@ impl Batch<'_> {
         }
         if self.index.is_restatement(fact) {
             // Its validity is the fact's: narrowing it alone would make it another fact.
-            return Err(EngineError::NotAFact { field: field("fact").to_string(), value: fact.to_string() });
+            return Err(WriteError::NotAFact { field: field("fact").to_string(), value: fact.to_string() });
         }
         self.events.push(Event::FactEnded { fact, valid_to });
         Ok(None)
@@ -280,7 +280,7 @@ impl Batch<'_> {
         &mut self,
         statement: FactId,
         reason: Option<String>,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
@@ -295,7 +295,7 @@ impl Batch<'_> {
         &mut self,
         fact: FactId,
         reason: Option<String>,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
@@ -313,7 +313,7 @@ impl Batch<'_> {
     pub(crate) fn define_predicate(
         &mut self,
         def: ostrakon_core::PredicateDef,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         validate_name(field("name"), &def.name)?;
         if let Some(d) = &def.description {

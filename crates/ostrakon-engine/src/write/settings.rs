@@ -9,7 +9,7 @@ use ostrakon_core::{
 use crate::change::{
     EmbeddingPolicyPatch, EntityRef, EpisodeRef, NamespacePatch, NewTrigger, RecordId, SegmentationPatch,
 };
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::limits::MAX_CONSOLIDATE_EVERY_SECONDS;
 use crate::limits::MAX_DIM;
 use crate::limits::MAX_MENTIONS;
@@ -26,7 +26,7 @@ impl Batch<'_> {
     pub(crate) fn configure_namespace(
         &mut self,
         patch: NamespacePatch,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(Some(every)) = patch.consolidate_every_seconds
             && !(1..=MAX_CONSOLIDATE_EVERY_SECONDS).contains(&every)
@@ -70,11 +70,11 @@ impl Batch<'_> {
         &mut self,
         from: EntityId,
         into: EntityId,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         for (name, id) in [("from", from), ("into", into)] {
             if self.index.entity(id).is_none() {
-                return Err(EngineError::UnknownEntity {
+                return Err(WriteError::UnknownEntity {
                     field: field(name).to_string(),
                     value: id.to_string(),
                 });
@@ -96,7 +96,7 @@ impl Batch<'_> {
     pub(crate) fn configure_embedding(
         &mut self,
         mode: EmbeddingMode,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if mode == (EmbeddingMode::Client { dim: 0 })
             || matches!(mode, EmbeddingMode::Client { dim } if dim > MAX_DIM)
@@ -119,7 +119,7 @@ impl Batch<'_> {
     pub(crate) fn configure_embedding_policy(
         &mut self,
         patch: EmbeddingPolicyPatch,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         // Applied to the policy as the batches before this one leave it.
         let current = self
             .effects
@@ -135,7 +135,7 @@ impl Batch<'_> {
     pub(crate) fn configure_retention(
         &mut self,
         policy: ostrakon_core::RetentionPolicy,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         if let Some(after) = policy.episodes_after_micros
             && !(1..=crate::limits::MAX_RETENTION_MICROS).contains(&after)
         {
@@ -154,7 +154,7 @@ impl Batch<'_> {
         &mut self,
         predicate: String,
         embed: bool,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         validate_name(Field("predicate"), &predicate)?;
         self.events.push(Event::PredicateEmbedding { predicate, embed });
         Ok(None)
@@ -164,7 +164,7 @@ impl Batch<'_> {
         &mut self,
         episode: EpisodeRef,
         vector: Vec<f32>,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let id = self.episode(&episode, format_args!("episode"))?;
         let mode = self
@@ -189,7 +189,7 @@ impl Batch<'_> {
         &mut self,
         records: Vec<RecordRef>,
         at: ostrakon_core::Timestamp,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         at.validate(field("at"))?;
         for (i, record) in records.iter().enumerate() {
@@ -204,14 +204,14 @@ impl Batch<'_> {
         episode: EpisodeRef,
         entities: Vec<EntityRef>,
         source: MentionSource,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let episode = self.episode(&episode, format_args!("episode"))?;
         if entities.is_empty() {
             return Err(CoreError::invalid_value(field("entities"), "[]", "name at least one entity").into());
         }
         if entities.len() > MAX_MENTIONS {
-            return Err(EngineError::LimitExceeded {
+            return Err(WriteError::LimitExceeded {
                 field: field("entities").to_string(),
                 value: entities.len() as u64,
                 max: MAX_MENTIONS as u64,
@@ -232,7 +232,7 @@ impl Batch<'_> {
         &mut self,
         episode: EpisodeRef,
         source: String,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let episode = self.episode(&episode, format_args!("episode"))?;
         validate_name(field("source"), &source)?;
@@ -240,7 +240,7 @@ impl Batch<'_> {
             || self.writer.extracted(episode, &source)
             || !self.effects.extractions.insert((episode, source.clone()))
         {
-            return Err(EngineError::AlreadyExtracted {
+            return Err(WriteError::AlreadyExtracted {
                 field: field("episode").to_string(),
                 value: episode.to_string(),
                 source_name: source,
@@ -253,13 +253,13 @@ impl Batch<'_> {
     pub(crate) fn add_intention(
         &mut self,
         new: crate::change::NewIntention,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if new.payload.trim().is_empty() {
             return Err(CoreError::invalid_value(field("payload"), "\"\"", "say what to do").into());
         }
         if new.payload.len() > MAX_TEXT_BYTES {
-            return Err(EngineError::LimitExceeded {
+            return Err(WriteError::LimitExceeded {
                 field: field("payload").to_string(),
                 value: new.payload.len() as u64,
                 max: MAX_TEXT_BYTES as u64,
@@ -293,7 +293,7 @@ impl Batch<'_> {
                     return Err(CoreError::invalid_value(field("trigger.cue"), "\"\"", "give a cue").into());
                 }
                 if vector.len() > MAX_DIM as usize {
-                    return Err(EngineError::LimitExceeded {
+                    return Err(WriteError::LimitExceeded {
                         field: field("trigger.cueVector").to_string(),
                         value: vector.len() as u64,
                         max: u64::from(MAX_DIM),
@@ -327,7 +327,7 @@ impl Batch<'_> {
         &mut self,
         id: IntentionId,
         reason: Option<String>,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
@@ -335,7 +335,7 @@ impl Batch<'_> {
         let known = self.index.intention(id, ostrakon_core::Seq(u64::MAX));
         let added_here = self.ids.contains(&Some(RecordId::Intention(id)));
         if known.is_none() && !added_here {
-            return Err(EngineError::UnknownIntention {
+            return Err(WriteError::UnknownIntention {
                 field: field("id").to_string(),
                 value: id.to_string(),
             });
@@ -355,12 +355,12 @@ impl Batch<'_> {
         id: IntentionId,
         episode: Option<EpisodeId>,
         at: ostrakon_core::Timestamp,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let known = self.index.intention(id, ostrakon_core::Seq(u64::MAX)).is_some()
             || self.ids.contains(&Some(RecordId::Intention(id)));
         if !known {
-            return Err(EngineError::UnknownIntention {
+            return Err(WriteError::UnknownIntention {
                 field: field("id").to_string(),
                 value: id.to_string(),
             });
@@ -387,7 +387,7 @@ impl Batch<'_> {
     pub(crate) fn configure_segmentation(
         &mut self,
         patch: SegmentationPatch,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         let current = self
             .effects
@@ -407,7 +407,7 @@ impl Batch<'_> {
         episodes: Vec<EpisodeId>,
         end: ostrakon_core::SegmentEnd,
         centroid: Option<Vec<f32>>,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         validate_name(field("thread"), &thread)?;
         if episodes.is_empty() {
@@ -423,7 +423,7 @@ impl Batch<'_> {
                     .iter()
                     .any(|e| matches!(e, Event::SegmentClosed { episodes, .. } if episodes.contains(id)));
             if !in_thread || taken {
-                return Err(EngineError::UnknownEpisode {
+                return Err(WriteError::UnknownEpisode {
                     field: format!("episodes[{i}]"),
                     value: format!("{id} (not an unsegmented episode of thread {thread:?})"),
                 });

@@ -6,7 +6,7 @@
 use ostrakon_core::{CoreError, PlacedBy, RecordRef, Seq, Tier, TierSettings};
 
 use crate::change::{RecordId, TierSettingsPatch};
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::limits::MAX_REASON_BYTES;
 use crate::write::validate::Batch;
 use crate::write::validate::Field;
@@ -48,7 +48,7 @@ impl Batch<'_> {
         tier: Tier,
         reason: Option<String>,
         by: PlacedBy,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
@@ -85,7 +85,7 @@ impl Batch<'_> {
             let tokens = self.record_tokens(record);
             let items = members.len() as u64 + 1;
             if items > u64::from(max_items) {
-                return Err(EngineError::LimitExceeded {
+                return Err(WriteError::LimitExceeded {
                     field: field("tier").to_string(),
                     value: items,
                     max: u64::from(max_items),
@@ -93,7 +93,7 @@ impl Batch<'_> {
             }
             let total = members.iter().map(|(_, t)| *t as u64).sum::<u64>() + tokens as u64;
             if total > u64::from(max_tokens) {
-                return Err(EngineError::LimitExceeded {
+                return Err(WriteError::LimitExceeded {
                     field: field("tier").to_string(),
                     value: total,
                     max: u64::from(max_tokens),
@@ -113,7 +113,7 @@ impl Batch<'_> {
         tier: Tier,
         reason: Option<String>,
         by: PlacedBy,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let field = Field;
         if let Some(r) = &reason {
             CoreError::check_len(field("reason"), r.len(), MAX_REASON_BYTES, "bytes")?;
@@ -138,7 +138,7 @@ impl Batch<'_> {
         tier: Tier,
         release: bool,
         reason: String,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         CoreError::check_len(Field("reason"), reason.len(), MAX_REASON_BYTES, "bytes")?;
         self.check_record(record, "record".to_owned())?;
         self.events.push(ostrakon_core::Event::PlacementProposed { record, tier, release, reason });
@@ -148,7 +148,7 @@ impl Batch<'_> {
     pub(crate) fn configure_tiers(
         &mut self,
         patch: &TierSettingsPatch,
-    ) -> Result<Option<RecordId>, EngineError> {
+    ) -> Result<Option<RecordId>, WriteError> {
         let settings = patch.apply(self.tier_settings());
         settings.validate()?;
         self.effects.tiers = Some(settings);

@@ -14,7 +14,7 @@ use ostrakon_core::{
 use ostrakon_index::NamespaceIndex;
 
 use crate::change::{Change, EntityRef, EpisodeRef, RecordId};
-use crate::error::EngineError;
+use crate::error::write::WriteError;
 use crate::write::writer::Effects;
 use crate::write::writer::Writer;
 use crate::write::writer::declared_names;
@@ -30,7 +30,7 @@ pub(crate) struct Prepared {
 }
 
 /// An input field of the change being checked (relative to it: the batch wraps each
-/// change's error with its position, [`EngineError::InChange`]).
+/// change's error with its position, [`WriteError::InChange`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Field<'a>(pub(crate) &'a str);
 
@@ -41,7 +41,7 @@ impl std::fmt::Display for Field<'_> {
 }
 
 /// A vector of `dim` finite numbers, not all zero.
-pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize) -> Result<(), EngineError> {
+pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize) -> Result<(), CoreError> {
     let why = if v.len() != dim {
         format!("must have {dim} dimensions, has {}", v.len())
     } else if v.iter().any(|x| !x.is_finite()) {
@@ -51,7 +51,7 @@ pub(crate) fn check_vector(field: impl std::fmt::Display, v: &[f32], dim: usize)
     } else {
         return Ok(());
     };
-    Err(CoreError::invalid_value(field, format!("{} numbers", v.len()), why).into())
+    Err(CoreError::invalid_value(field, format!("{} numbers", v.len()), why))
 }
 
 pub(crate) fn prepare(
@@ -59,7 +59,7 @@ pub(crate) fn prepare(
     index: &NamespaceIndex,
     changes: Vec<Change>,
     match_names: bool,
-) -> Result<Prepared, EngineError> {
+) -> Result<Prepared, WriteError> {
     let mut batch = Batch {
         next_entity: writer.next_entity,
         next_fact: writer.next_fact,
@@ -247,8 +247,8 @@ impl<'a> Batch<'a> {
     /// The entity a reference names. A name is matched against canonical names and
     /// aliases (the lowest id wins when several match); an unknown name creates an
     /// entity, declared just before the change that named it.
-    pub(crate) fn entity(&mut self, r: &EntityRef, field: Field<'_>) -> Result<EntityId, EngineError> {
-        let unknown = |value: String| EngineError::UnknownEntity { field: field.to_string(), value };
+    pub(crate) fn entity(&mut self, r: &EntityRef, field: Field<'_>) -> Result<EntityId, WriteError> {
+        let unknown = |value: String| WriteError::UnknownEntity { field: field.to_string(), value };
         match r {
             EntityRef::Id(id) if self.index.entity(*id).is_some() || self.declares_entity(*id) => Ok(*id),
             EntityRef::Id(id) => Err(unknown(id.to_string())),
@@ -282,8 +282,8 @@ impl<'a> Batch<'a> {
         &self,
         r: &EpisodeRef,
         field: std::fmt::Arguments<'_>,
-    ) -> Result<EpisodeId, EngineError> {
-        let unknown = |value: String| EngineError::UnknownEpisode { field: field.to_string(), value };
+    ) -> Result<EpisodeId, WriteError> {
+        let unknown = |value: String| WriteError::UnknownEpisode { field: field.to_string(), value };
         match r {
             EpisodeRef::Id(id)
                 if self.index.episode(*id).is_some()
@@ -313,7 +313,7 @@ impl<'a> Batch<'a> {
 
     /// An erasure's record or a tombstone, as an export holds them: only in a replayed
     /// export. A tombstone of a record takes the id it had, as its record did.
-    pub(crate) fn restore(&mut self, event: ostrakon_core::Event) -> Result<Option<RecordId>, EngineError> {
+    pub(crate) fn restore(&mut self, event: ostrakon_core::Event) -> Result<Option<RecordId>, WriteError> {
         use ostrakon_core::{ErasedRef, Event, TombstoneOf};
         if !self.replay {
             return Err(CoreError::invalid_value(
@@ -365,7 +365,7 @@ impl<'a> Batch<'a> {
     }
 
     /// A record that exists, or that this batch made (`field` names it otherwise).
-    pub(crate) fn check_record(&self, record: RecordRef, field: String) -> Result<(), EngineError> {
+    pub(crate) fn check_record(&self, record: RecordRef, field: String) -> Result<(), WriteError> {
         let known = match record {
             RecordRef::Fact(id) => self.index.fact(id).is_some() || self.asserted_here(id).is_some(),
             RecordRef::Entity(id) => self.index.entity(id).is_some() || self.declares_entity(id),
@@ -377,9 +377,9 @@ impl<'a> Batch<'a> {
             return Ok(());
         }
         Err(match record {
-            RecordRef::Fact(id) => EngineError::UnknownFact { field, value: id.to_string() },
-            RecordRef::Entity(id) => EngineError::UnknownEntity { field, value: id.to_string() },
-            RecordRef::Episode(id) => EngineError::UnknownEpisode { field, value: id.to_string() },
+            RecordRef::Fact(id) => WriteError::UnknownFact { field, value: id.to_string() },
+            RecordRef::Entity(id) => WriteError::UnknownEntity { field, value: id.to_string() },
+            RecordRef::Episode(id) => WriteError::UnknownEpisode { field, value: id.to_string() },
         })
     }
 
@@ -394,11 +394,11 @@ impl<'a> Batch<'a> {
     /// A fact that exists and still stands at `level`, in the index, in flight and
     /// earlier in this batch: as a whole (it has a live statement and was not
     /// retracted), or the one statement `id` names.
-    pub(crate) fn live_fact(&self, id: FactId, field: Field<'_>, level: Level) -> Result<Fact, EngineError> {
+    pub(crate) fn live_fact(&self, id: FactId, field: Field<'_>, level: Level) -> Result<Fact, WriteError> {
         let index = self.index;
         let fact = index
             .fact(id)
-            .ok_or_else(|| EngineError::UnknownFact { field: field.to_string(), value: id.to_string() })?;
+            .ok_or_else(|| WriteError::UnknownFact { field: field.to_string(), value: id.to_string() })?;
         let canonical = index.canonical(id);
         let whole_gone = self.writer.retracted(canonical) || self.effects.retracted.contains(&canonical);
         let gone = match level {
@@ -411,7 +411,7 @@ impl<'a> Batch<'a> {
             }
         };
         if gone {
-            return Err(EngineError::AlreadyRetracted { field: field.to_string(), value: id.to_string() });
+            return Err(WriteError::AlreadyRetracted { field: field.to_string(), value: id.to_string() });
         }
         Ok(fact)
     }

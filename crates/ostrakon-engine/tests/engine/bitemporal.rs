@@ -4,12 +4,12 @@ use crate::common;
 
 use common::{Fixture, denial, fact, iv, prop, t};
 use ostrakon_engine::core::{Cardinality, FactId, Interval, Literal, Status, Timestamp};
-use ostrakon_engine::{Change, EngineError, KnownAt, ReadAt, views::FactFilter, views::Scope};
+use ostrakon_engine::{Change, KnownAt, ReadAt, WriteError, views::FactFilter, views::Scope};
 
 /// Which change of a refused batch an error is about, and the field it names there.
-fn place(e: &EngineError) -> (Option<usize>, Option<&str>) {
+fn place(e: &WriteError) -> (Option<usize>, Option<&str>) {
     let change = match e {
-        EngineError::InChange { change, .. } => Some(*change),
+        WriteError::InChange { change, .. } => Some(*change),
         _ => None,
     };
     (change, e.field())
@@ -109,7 +109,7 @@ fn full_bitemporal_point_where_s_predates_the_correction() {
         "worksAt",
         ReadAt::bitemporal(t("2019"), ostrakon_engine::core::Seq(s2.0 + 1)),
     );
-    assert!(matches!(err, Err(EngineError::NotYetKnown { .. })));
+    assert!(matches!(err, Err(ostrakon_engine::ReadError::NotYetKnown { .. })));
 }
 
 #[test]
@@ -407,7 +407,7 @@ fn reassertion_is_corroboration_not_a_new_version() {
     // is its fact's) and writes nothing; withdrawing it takes it alone, and the fact stands
     // as the first statement says.
     let ended = fx.store.append(&fx.ns, vec![Change::EndFact { fact: b, valid_to: t("2023") }]).unwrap_err();
-    assert!(matches!(ended.root(), EngineError::NotAFact { .. }), "{ended}");
+    assert!(matches!(ended.root(), WriteError::NotAFact { .. }), "{ended}");
     fx.append(vec![Change::WithdrawStatement { statement: b, reason: None }]);
     let h = fx.history(ned, "livesIn", at("2024"));
     assert_eq!((h[0].fact.id, h[0].status, h[0].corroborations), (a, Status::Current, 1));
@@ -415,12 +415,12 @@ fn reassertion_is_corroboration_not_a_new_version() {
     assert_eq!(h[0].valid.to(), None);
     // A withdrawn statement cannot be withdrawn again; the fact's own id retracts it all.
     let again = fx.store.append(&fx.ns, vec![Change::RetractFact { fact: b, reason: None }]).unwrap_err();
-    assert!(matches!(again.root(), EngineError::AlreadyRetracted { .. }), "{again}");
+    assert!(matches!(again.root(), WriteError::AlreadyRetracted { .. }), "{again}");
     fx.append(vec![Change::RetractFact { fact: a, reason: None }]);
     let h = fx.history(ned, "livesIn", at("2022"));
     assert_eq!((h[0].fact.id, h[0].status), (a, Status::Retracted));
     let again = fx.store.append(&fx.ns, vec![Change::RetractFact { fact: a, reason: None }]).unwrap_err();
-    assert!(matches!(again.root(), EngineError::AlreadyRetracted { .. }), "{again}");
+    assert!(matches!(again.root(), WriteError::AlreadyRetracted { .. }), "{again}");
 }
 
 #[test]
@@ -606,17 +606,17 @@ fn rejected_batches_store_nothing_and_name_the_field() {
         ok_change.clone(),
         Change::AssertFact(fact(ostrakon_engine::core::EntityId(999), "x", oslo, iv("2010", None))),
     ]);
-    assert!(matches!(e.root(), EngineError::UnknownEntity { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownEntity { .. }), "{e}");
     assert_eq!(place(&e), (Some(1), Some("subject")));
     let e = fail(vec![
         ok_change.clone(),
         Change::AssertFact(prop(pia, "age", Literal::String("old".into()), iv("2010", None))),
     ]);
-    assert!(matches!(e.root(), EngineError::WrongValueType { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::WrongValueType { .. }), "{e}");
     assert_eq!(place(&e), (Some(1), Some("object")));
     let e = fail(vec![ok_change.clone(), Change::EndFact { fact: f, valid_to: t("2009") }]);
     assert!(
-        matches!(e.root(), EngineError::Invalid(ostrakon_engine::core::CoreError::InvalidInterval { .. })),
+        matches!(e.root(), WriteError::Invalid(ostrakon_engine::core::CoreError::InvalidInterval { .. })),
         "{e}"
     );
     assert_eq!(place(&e), (Some(1), Some("validTo")));
@@ -624,10 +624,10 @@ fn rejected_batches_store_nothing_and_name_the_field() {
         Change::RetractFact { fact: f, reason: None },
         Change::RetractFact { fact: f, reason: None },
     ]);
-    assert!(matches!(e.root(), EngineError::AlreadyRetracted { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::AlreadyRetracted { .. }), "{e}");
     assert_eq!(place(&e), (Some(1), Some("fact")));
     let e = fail(vec![ok_change.clone(), Change::EndFact { fact: FactId(12345), valid_to: t("2020") }]);
-    assert!(matches!(e.root(), EngineError::UnknownFact { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownFact { .. }), "{e}");
     let e = fail(vec![Change::AssertFact(ostrakon_engine::NewFact {
         confidence: Some(1.5),
         ..fact(pia, "x", oslo, iv("2010", None))
@@ -639,7 +639,7 @@ fn rejected_batches_store_nothing_and_name_the_field() {
         provenance: vec![ostrakon_engine::change::EpisodeRef::External("nope".into())],
         ..fact(pia, "x", oslo, iv("2010", None))
     })]);
-    assert!(matches!(e.root(), EngineError::UnknownEpisode { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownEpisode { .. }), "{e}");
     let e = fail(vec![
         Change::AssertFact(fact(pia, "x", oslo, iv("2010", None))),
         Change::AssertFact(ostrakon_engine::NewFact {
@@ -647,7 +647,7 @@ fn rejected_batches_store_nothing_and_name_the_field() {
             ..fact(pia, "x", oslo, iv("2010", None))
         }),
     ]);
-    assert!(matches!(e.root(), EngineError::UnknownEntity { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownEntity { .. }), "{e}");
     assert_eq!((fx.store.counts(&fx.ns).unwrap(), fx.store.log_size(&fx.ns).unwrap()), before);
     assert_eq!(fx.values(pia, "livesIn", at("2020")), ["Oslo"]);
 }
@@ -700,7 +700,7 @@ fn edge_inputs_are_refused_or_normalised() {
     assert_eq!(fx.values(x, "temperature", at("2012")), ["0.0"]);
     // A page of nothing is refused rather than read as the last page.
     let e = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 0).unwrap_err();
-    assert!(matches!(e.root(), EngineError::LimitExceeded { .. }), "{e}");
+    assert!(matches!(e, ostrakon_engine::ReadError::LimitExceeded { .. }), "{e}");
     // A renamed entity is found by its new name only.
     fx.append(vec![Change::DeclareEntity(ostrakon_engine::NewEntity {
         id: Some(x),
@@ -712,7 +712,7 @@ fn edge_inputs_are_refused_or_normalised() {
     // A refused first batch leaves no namespace behind.
     let other = ostrakon_engine::core::Namespace::new("ns", &format!("{}-other", fx.ns.as_str())).unwrap();
     let e = fx.store.append(&other, vec![Change::RetractFact { fact: FactId(1), reason: None }]).unwrap_err();
-    assert!(matches!(e.root(), EngineError::UnknownFact { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownFact { .. }), "{e}");
     assert!(fx.store.namespaces().contains(&fx.ns));
     assert!(!fx.store.namespaces().contains(&other));
     assert!(fx.reopen().namespaces().iter().all(|ns| *ns != other), "a refused first batch left a log");
@@ -823,7 +823,7 @@ fn a_correction_of_another_slot_is_refused_and_withdraws_nothing() {
             ..fact(subject, "livesIn", berlin, iv("2014", None))
         };
         match fx.store.append(&fx.ns, vec![Change::AssertFact(correction)]) {
-            Err(e) => assert!(matches!(e.root(), EngineError::SupersedesOtherSlot { .. }), "{e}"),
+            Err(e) => assert!(matches!(e.root(), WriteError::SupersedesOtherSlot { .. }), "{e}"),
             Ok(r) => panic!("a correction of another slot was written at {}", r.seq),
         }
     }

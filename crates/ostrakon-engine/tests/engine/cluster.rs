@@ -131,7 +131,7 @@ fn writers_on_every_node_get_one_order_and_every_node_the_same_state() {
                         let name = format!("n{n}-w{w}-{i}");
                         match node.append(&team, vec![entity(&name)]) {
                             Ok(receipt) => acked.lock().unwrap().push((receipt.seq, name)),
-                            Err(ostrakon_engine::EngineError::Conflict { .. }) => {
+                            Err(ostrakon_engine::WriteError::Conflict { .. }) => {
                                 conflicts.fetch_add(1, Ordering::Relaxed);
                             }
                             Err(e) => panic!("{e}"),
@@ -317,7 +317,9 @@ fn a_namespace_dropped_on_one_node_is_closed_on_every_node_and_gone_from_the_str
     let started = Instant::now();
     loop {
         match b.entities(&gone, &EntityFilter::default(), at_seq(last), None, 10) {
-            Err(ostrakon_engine::EngineError::NamespaceDropped { .. }) => break,
+            Err(ostrakon_engine::ReadError::Storage(ostrakon_engine::StorageError::NamespaceDropped {
+                ..
+            })) => break,
             Ok(_) => {
                 assert!(started.elapsed() < Duration::from_secs(10), "b still answers the dropped namespace")
             }

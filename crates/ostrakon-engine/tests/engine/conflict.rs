@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ostrakon_engine::core::{Entity, Namespace, Seq, Timestamp};
 use ostrakon_engine::{
-    Change, EngineError, NewEntity, NewEpisode, ReadAt, Store, StoreOptions, log::LogBackend,
+    Change, NewEntity, NewEpisode, ReadAt, Store, StoreOptions, WriteError, log::LogBackend,
     log::SharedBackend, log::system_clock, views::EntityFilter,
 };
 
@@ -72,8 +72,8 @@ fn a_batch_the_other_writer_made_invalid_is_refused_and_writes_nothing() {
     b.append(&ns(), vec![episode("m-1")]).unwrap();
     // `a` has not seen m-1: prepared again after catching up, its batch breaks the rule.
     let refused = a.append(&ns(), vec![episode("m-1")]).unwrap_err();
-    let EngineError::InChange { change: 0, error } = &refused else { panic!("{refused:?}") };
-    assert!(matches!(**error, EngineError::DuplicateExternalId { .. }), "{refused:?}");
+    let WriteError::InChange { change: 0, error } = &refused else { panic!("{refused:?}") };
+    assert!(matches!(**error, WriteError::DuplicateExternalId { .. }), "{refused:?}");
     assert_eq!(backend.records("team").len(), 2);
     // And `a` writes on after it.
     assert_eq!(a.append(&ns(), vec![episode("m-2")]).unwrap().seq, Seq(3));
@@ -99,7 +99,7 @@ fn a_writer_always_beaten_gets_a_typed_conflict_once_its_budget_is_spent_and_wri
     // Retried until the budget is spent, and not much longer.
     assert!(started.elapsed() >= budget && started.elapsed() < budget * 10, "{:?}", started.elapsed());
     match refused {
-        EngineError::Conflict { namespace, expected, found } => {
+        WriteError::Conflict { namespace, expected, found } => {
             assert_eq!(namespace, "team");
             assert!(found > expected, "{expected} {found}");
         }

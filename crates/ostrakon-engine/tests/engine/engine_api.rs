@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use common::{Fixture, iv, t};
 use ostrakon_engine::core::{EntityId, Event, Literal, Namespace, Seq};
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, Store,
+    Change, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt, Store, WriteError,
     change::EpisodeRef, views::EntityFilter, views::EpisodeFilter,
 };
 
@@ -65,7 +65,7 @@ fn entities_named_in_writes_are_found_by_name_or_alias_and_created_once() {
     assert_eq!(fx.store.inspect(&fx.ns, |i| i.entities_named("paris")).unwrap(), vec![paris]);
     // An empty name is refused with its field.
     let e = fx.store.append(&fx.ns, vec![named(" ", "x", "Paris", "2020")]).unwrap_err();
-    assert!(matches!(&e, EngineError::InChange { change: 0, .. }), "{e}");
+    assert!(matches!(&e, WriteError::InChange { change: 0, .. }), "{e}");
     assert_eq!(e.field(), Some("subject"), "{e}");
 }
 
@@ -225,11 +225,11 @@ fn an_export_replays_into_an_identical_store() {
     // Replaying a batch out of place is refused, whatever it holds.
     for batch in &exported {
         let e = copy.replay(&fx.ns, batch.seq, &batch.events).unwrap_err();
-        assert!(matches!(e.root(), EngineError::ReplayMismatch { .. }), "{e}");
+        assert!(matches!(e.root(), WriteError::ReplayMismatch { .. }), "{e}");
     }
     let other = Namespace::new("ns", "fresh").unwrap();
     let e = copy.replay(&other, exported[1].seq, &exported[1].events).unwrap_err();
-    assert!(matches!(e.root(), EngineError::UnknownFact { .. } | EngineError::ReplayMismatch { .. }), "{e}");
+    assert!(matches!(e.root(), WriteError::UnknownFact { .. } | WriteError::ReplayMismatch { .. }), "{e}");
     assert!(copy.namespaces().iter().all(|n| n != &other));
     assert_eq!(copy.counts(&fx.ns).unwrap().batches, Seq(4).0);
 }

@@ -6,8 +6,8 @@ use ostrakon_engine::core::{
     EntityFilter, EpisodeFilter, ErasedRef, FactFilter, Literal, Namespace, Scope, Seq,
 };
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, ObjectRef,
-    ReadAt, SearchQuery, Store, change::NewIntention, change::NewTrigger,
+    Change, EntityRef, EraseRequest, EraseTarget, NewEntity, NewEpisode, NewFact, ObjectRef, ReadAt,
+    SearchQuery, Store, WriteError, change::NewIntention, change::NewTrigger,
 };
 
 use crate::common::{grep, iv, t, walk};
@@ -197,7 +197,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
         reason: None,
         by: None,
     };
-    assert!(matches!(store.erase(&ns(), unknown), Err(EngineError::UnknownEntity { .. })));
+    assert!(matches!(store.erase(&ns(), unknown), Err(WriteError::UnknownEntity { .. })));
     assert_eq!(store.counts(&ns()).unwrap().batches, batches);
     let erased = store
         .erase(
@@ -446,7 +446,7 @@ fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
     assert!(store.drop_namespace(&ns).unwrap());
     assert!(matches!(
         store.entities(&ns, &EntityFilter::default(), at, None, 10),
-        Err(EngineError::NamespaceDropped { .. })
+        Err(ostrakon_engine::ReadError::Storage(ostrakon_engine::StorageError::NamespaceDropped { .. }))
     ));
     assert!(!store.drop_namespace(&ns).unwrap(), "nothing left to drop");
     // Used again, the name is a new namespace: a read at a batch it has not reached is
@@ -457,7 +457,7 @@ fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
     let later = ReadAt::bitemporal(t("2025-01-01"), Seq(5));
     assert!(matches!(
         store.entities(&ns, &EntityFilter::default(), later, None, 10),
-        Err(EngineError::NotYetKnown { .. })
+        Err(ostrakon_engine::ReadError::NotYetKnown { .. })
     ));
 }
 

@@ -7,7 +7,7 @@ use crate::common;
 use common::{Fixture, iv, t};
 use ostrakon_engine::core::{EntityId, EpisodeId, MentionSource, Seq};
 use ostrakon_engine::{
-    Change, EngineError, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, Store, change::EpisodeRef,
+    Change, EntityRef, NewEntity, NewEpisode, NewFact, ObjectRef, Store, WriteError, change::EpisodeRef,
     log::MemStorage,
 };
 
@@ -196,7 +196,7 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
     let seq = r.seq;
     // The error of the one change refused, past its position in the batch.
     let bad = |changes: Vec<Change>| match fx.store.append(&fx.ns, changes).unwrap_err() {
-        EngineError::InChange { change: 0, error } => *error,
+        WriteError::InChange { change: 0, error } => *error,
         other => panic!("not about the change: {other}"),
     };
     assert!(matches!(
@@ -205,7 +205,7 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
             entities: vec![],
             source: MentionSource::Client
         }]),
-        EngineError::Invalid(_)
+        WriteError::Invalid(_)
     ));
     assert!(matches!(
         bad(vec![Change::Mention {
@@ -213,7 +213,7 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
             entities: vec![EntityRef::Name("X".into())],
             source: MentionSource::Client
         }]),
-        EngineError::UnknownEpisode { .. }
+        WriteError::UnknownEpisode { .. }
     ));
     assert!(matches!(
         bad(vec![Change::Mention {
@@ -221,7 +221,7 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
             entities: vec![EntityRef::Id(EntityId(42))],
             source: MentionSource::Client
         }]),
-        EngineError::UnknownEntity { .. }
+        WriteError::UnknownEntity { .. }
     ));
     assert!(matches!(
         bad(vec![Change::Mention {
@@ -229,7 +229,7 @@ fn bad_mentions_are_refused_with_typed_errors_and_store_nothing() {
             entities: (0..1001).map(|i| EntityRef::Name(format!("e{i}"))).collect(),
             source: MentionSource::Client
         }]),
-        EngineError::LimitExceeded { .. }
+        WriteError::LimitExceeded { .. }
     ));
     assert_eq!(fx.store.inspect(&fx.ns, |i| i.last_seq()).unwrap(), seq, "nothing stored");
 }

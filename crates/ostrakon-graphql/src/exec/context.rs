@@ -68,7 +68,7 @@ pub(crate) fn limits<'a>(ctx: &Context<'a>) -> Result<&'a Limits> {
 
 /// The namespace named `name`, if the caller may use it that way.
 pub(crate) fn namespace(ctx: &Context<'_>, name: &str, mode: Mode) -> Result<Namespace> {
-    let ns = Namespace::new("namespace", name).map_err(|e| engine(e.into()))?;
+    let ns = Namespace::new("namespace", name).map_err(engine)?;
     let access = ctx.data_opt::<Access>().cloned().unwrap_or(Access::Denied);
     if !access.allows(ns.as_str(), mode) {
         let verb = mode.verb();
@@ -135,11 +135,11 @@ pub(crate) fn commit_named(
 /// An error of a batch as the request's: change `n` of the batch is the request's input
 /// at `path(n)` (`facts[1]`).
 pub(crate) fn named_error(
-    e: ostrakon_engine::EngineError,
+    e: ostrakon_engine::WriteError,
     path: impl Fn(usize) -> String,
 ) -> async_graphql::Error {
     match e {
-        ostrakon_engine::EngineError::InChange { change, error } => engine(error.within(&path(change))),
+        ostrakon_engine::WriteError::InChange { change, error } => engine(error.within(&path(change))),
         other => engine(other),
     }
 }

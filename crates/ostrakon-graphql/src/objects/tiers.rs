@@ -50,9 +50,7 @@ pub enum TierPolicyKind {
 pub(crate) fn tier(kind: TierKind, scope: Option<&str>) -> Result<Tier> {
     match (kind, scope) {
         (TierKind::Core, None) => Ok(Tier::Core),
-        (TierKind::Active, Some(scope)) => {
-            Tier::active("scope", scope).map_err(|e| crate::exec::context::engine(e.into()))
-        }
+        (TierKind::Active, Some(scope)) => Tier::active("scope", scope).map_err(crate::exec::context::engine),
         (TierKind::Core, Some(s)) => Err(invalid("scope", s, "CORE has no scope")),
         (TierKind::Active, None) => {
             Err(invalid("scope", "null", "ACTIVE needs the scope (a task or project)"))
@@ -77,7 +75,7 @@ pub(crate) fn record(fact: Option<ID>, entity: Option<ID>, episode: Option<ID>) 
 pub(crate) fn check_scopes(ctx: &Context<'_>, scopes: &[String]) -> Result<()> {
     crate::types::paging::page_size(ctx, Some(i32::try_from(scopes.len()).unwrap_or(i32::MAX)))?;
     for (i, scope) in scopes.iter().enumerate() {
-        Tier::active(&format!("scopes[{i}]"), scope).map_err(|e| crate::exec::context::engine(e.into()))?;
+        Tier::active(&format!("scopes[{i}]"), scope).map_err(crate::exec::context::engine)?;
     }
     Ok(())
 }

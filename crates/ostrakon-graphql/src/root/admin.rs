@@ -77,7 +77,7 @@ impl AdminMutation {
         // Patches: each names only the settings given, and the engine applies them to
         // the settings as they are under the writer lock, so concurrent calls compose.
         let time_zone = time_zone
-            .map(|tz| ostrakon_core::TimeZone::parse("timeZone", &tz).map_err(|e| engine(e.into())))
+            .map(|tz| ostrakon_core::TimeZone::parse("timeZone", &tz).map_err(engine))
             .transpose()?;
         let decay = decay.map(|decay| {
             let profile = |p: &Option<ProfileInput>| p.as_ref().map(ostrakon_core::Profile::from);

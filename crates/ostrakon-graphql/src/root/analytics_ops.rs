@@ -302,7 +302,7 @@ fn value(pin: &Arc<Pin>, v: ostrakon_core::Value) -> ValueObject {
 }
 
 fn step(text: &str) -> Result<Step> {
-    Step::parse("step", text).map_err(|e| engine(e.into()))
+    Step::parse("step", text).map_err(engine)
 }
 
 #[Object]

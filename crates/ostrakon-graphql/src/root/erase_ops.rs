@@ -33,7 +33,7 @@ impl RetentionInput {
         let episodes_after_micros = match &self.episodes_after {
             None => None,
             Some(text) => {
-                let step = ostrakon_core::Step::parse(field, text).map_err(|e| engine(e.into()))?;
+                let step = ostrakon_core::Step::parse(field, text).map_err(engine)?;
                 let micros = step.fixed_micros().ok_or_else(|| {
                     crate::types::input::invalid(
                         field,

@@ -347,7 +347,7 @@ impl GraphQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Page<EpisodeObject>> {
-        ostrakon_core::validate_name("thread", &thread).map_err(|e| engine(e.into()))?;
+        ostrakon_core::validate_name("thread", &thread).map_err(engine)?;
         self.episodes(ctx, namespace, Some(thread), None, None, known_at, known_at_seq, at, first, after)
             .await
     }
@@ -483,7 +483,7 @@ impl GraphMutation {
         let id = match fact_or_statement("fact", &fact)? {
             FactOrStatement::Fact(id) => id,
             FactOrStatement::Statement(id) => {
-                return Err(engine_error(ostrakon_engine::EngineError::NotAFact {
+                return Err(engine_error(ostrakon_engine::WriteError::NotAFact {
                     field: "fact".into(),
                     value: statement_id(id).to_string(),
                 }));

@@ -145,7 +145,7 @@ pub(crate) struct EmbeddingInfo {
 }
 
 impl NamespaceInfo {
-    pub(crate) fn of(store: &Store, ns: &Namespace) -> Result<Self, ostrakon_engine::EngineError> {
+    pub(crate) fn of(store: &Store, ns: &Namespace) -> Result<Self, ostrakon_engine::StorageError> {
         let ostrakon_engine::admin::Settings {
             config,
             predicates,

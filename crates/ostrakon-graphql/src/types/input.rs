@@ -379,8 +379,7 @@ pub(crate) fn new_fact(
         Some(t) => Some(time(store, ns, format_args!("{field}.validTo"), t)?),
         None => None,
     };
-    let valid =
-        Interval::new(format_args!("{field}.validFrom..validTo"), from, to).map_err(|e| engine(e.into()))?;
+    let valid = Interval::new(format_args!("{field}.validFrom..validTo"), from, to).map_err(engine)?;
     let mut provenance: Vec<EpisodeRef> = episode.map(EpisodeRef::New).into_iter().collect();
     for (i, id) in f.provenance.iter().enumerate() {
         provenance.push(EpisodeRef::Id(ostrakon_core::EpisodeId(parse_id(
