@@ -2,7 +2,7 @@
 //!
 //! - `vectors`: exact scan against HNSW over clustered random 384-d unit vectors: HNSW build
 //!   time, query latency of both, HNSW recall@10, and the size from which HNSW is twice as fast;
-//! - `search`: the whole `Store::search` (full text + vector) over a client-vector namespace:
+//! - `search`: the whole `Reader::search` (full text + vector) over a client-vector namespace:
 //!   ingest time, time until indexed, and query latency;
 //! - `embed`: MiniLM throughput on short and long texts, and the latency of one query;
 //! - `restart`: a store with the built-in embedder and its embedding cache: time until
@@ -501,7 +501,7 @@ fn vector_row(n: usize, queries: usize, config: HnswConfig) -> VectorRow {
 }
 
 // ---------------------------------------------------------------------------------------------
-// search: the whole Store::search over a client-vector namespace
+// search: the whole Reader::search over a client-vector namespace
 // ---------------------------------------------------------------------------------------------
 
 fn bench_ns() -> Namespace {
@@ -512,7 +512,7 @@ fn bench_ns() -> Namespace {
 /// own limit).
 fn search_waiting(store: &Store, ns: &Namespace, query: &SearchQuery) {
     loop {
-        match store.search(ns, query, ReadAt::latest()) {
+        match store.at(ns, ReadAt::latest()).and_then(|r| r.search(query)) {
             Ok(_) => return,
             Err(ReadError::IndexBehind { .. }) => continue,
             Err(e) => panic!("search failed: {e}"),
@@ -526,7 +526,7 @@ fn poll_indexed(store: &Store, ns: &Namespace, query: &SearchQuery, budget: Dura
     let query = SearchQuery { wait_for_index: false, ..query.clone() };
     let started = Instant::now();
     loop {
-        let answer = store.search(ns, &query, ReadAt::latest()).unwrap();
+        let answer = store.at(ns, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap();
         let (indexed, known) = (answer.value.indexed_seq.0, answer.basis.known_at.0);
         if indexed >= known || started.elapsed() > budget {
             return (indexed >= known, indexed, known);
@@ -538,7 +538,7 @@ fn poll_indexed(store: &Store, ns: &Namespace, query: &SearchQuery, budget: Dura
 fn search(sizes: &[usize], queries: usize) {
     let hnsw = HnswConfig::default();
     println!(
-        "\n== search: Store::search, text + vector, limit {TOP}, {queries} queries (in-memory store, client \
+        "\n== search: Reader::search, text + vector, limit {TOP}, {queries} queries (in-memory store, client \
          vectors dim {DIM}, 12-word texts over a 5,000-word Zipf vocabulary; HNSW from {} vectors) ==",
         hnsw.threshold
     );
@@ -630,7 +630,7 @@ fn search_row(n: usize, queries: usize) {
                 wait_for_index: caught_up,
                 ..SearchQuery::default()
             };
-            let answer = store.search(&ns, &q, ReadAt::latest()).unwrap();
+            let answer = store.at(&ns, ReadAt::latest()).and_then(|r| r.search(&q)).unwrap();
             hits += answer.value.hits.len();
             answer
         });

@@ -376,12 +376,18 @@ fn describe(store: &Store, ns: &Namespace, q: &[Query]) {
     let n = q.len().min(200);
     let (mut entity, mut facts, mut history, mut nodes, mut edges) = (0, 0, 0, 0, 0);
     for &(subject, t, s) in &q[..n] {
-        let e = store.entity(ns, subject, ReadAt::bitemporal(t, s)).unwrap().value;
+        let e = store.at(ns, ReadAt::bitemporal(t, s)).and_then(|r| r.entity(subject)).unwrap().value;
         entity += e.map_or(0, |e| e.facts.len());
         let filter = FactFilter { subject: Some(subject), ..FactFilter::default() };
-        facts += store.facts(ns, &filter, ReadAt::valid(t), Scope::InForce).unwrap().value.len();
-        history += store.history(ns, subject, "worksAt", ReadAt::valid(t)).unwrap().value.len();
-        let hood = store.neighbors(ns, subject, 2, ReadAt::valid(t)).unwrap().value;
+        facts += store
+            .at(ns, ReadAt::valid(t))
+            .and_then(|r| r.facts(&filter, Scope::InForce))
+            .unwrap()
+            .value
+            .len();
+        history +=
+            store.at(ns, ReadAt::valid(t)).and_then(|r| r.history(subject, "worksAt")).unwrap().value.len();
+        let hood = store.at(ns, ReadAt::valid(t)).and_then(|r| r.neighbors(subject, 2)).unwrap().value;
         nodes += hood.nodes.len();
         edges += hood.edges.len();
     }
@@ -418,7 +424,7 @@ fn reads(c: &mut Criterion) {
         b.iter(|| {
             let (subject, t, s) = q[i % QUERIES];
             i += 1;
-            black_box(rs.store.entity(&ns, subject, ReadAt::bitemporal(t, s)).unwrap())
+            black_box(rs.store.at(&ns, ReadAt::bitemporal(t, s)).and_then(|r| r.entity(subject)).unwrap())
         });
     });
 
@@ -429,7 +435,9 @@ fn reads(c: &mut Criterion) {
             let (subject, t, _) = q[i % QUERIES];
             i += 1;
             let filter = FactFilter { subject: Some(subject), ..FactFilter::default() };
-            black_box(rs.store.facts(&ns, &filter, ReadAt::valid(t), Scope::InForce).unwrap())
+            black_box(
+                rs.store.at(&ns, ReadAt::valid(t)).and_then(|r| r.facts(&filter, Scope::InForce)).unwrap(),
+            )
         });
     });
 
@@ -439,7 +447,7 @@ fn reads(c: &mut Criterion) {
         b.iter(|| {
             let (subject, t, _) = q[i % QUERIES];
             i += 1;
-            black_box(rs.store.history(&ns, subject, "worksAt", ReadAt::valid(t)).unwrap())
+            black_box(rs.store.at(&ns, ReadAt::valid(t)).and_then(|r| r.history(subject, "worksAt")).unwrap())
         });
     });
 
@@ -449,7 +457,7 @@ fn reads(c: &mut Criterion) {
         b.iter(|| {
             let (subject, t, _) = q[i % QUERIES];
             i += 1;
-            black_box(rs.store.neighbors(&ns, subject, 2, ReadAt::valid(t)).unwrap())
+            black_box(rs.store.at(&ns, ReadAt::valid(t)).and_then(|r| r.neighbors(subject, 2)).unwrap())
         });
     });
 
@@ -457,19 +465,19 @@ fn reads(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1000));
     group.bench_function("snapshot_page/first", |b| {
         let (rs, _) = get();
-        b.iter(|| black_box(rs.store.snapshot(&ns, at, None, 1000).unwrap()));
+        b.iter(|| black_box(rs.store.at(&ns, at).and_then(|r| r.snapshot(None, 1000)).unwrap()));
     });
     group.bench_function("snapshot_page/second", |b| {
         let (rs, _) = get();
-        let next = rs.store.snapshot(&ns, at, None, 1000).unwrap().value.next;
-        b.iter(|| black_box(rs.store.snapshot(&ns, at, next, 1000).unwrap()));
+        let next = rs.store.at(&ns, at).and_then(|r| r.snapshot(None, 1000)).unwrap().value.next;
+        b.iter(|| black_box(rs.store.at(&ns, at).and_then(|r| r.snapshot(next, 1000)).unwrap()));
     });
     group.bench_function("snapshot_page/middle", |b| {
         let (rs, _) = get();
         let mid = rs.built.subjects[rs.built.subjects.len() / 2];
         let after = SnapshotCursor::decode(&format!("{}.0.0", mid.0));
         assert!(after.is_some());
-        b.iter(|| black_box(rs.store.snapshot(&ns, at, after, 1000).unwrap()));
+        b.iter(|| black_box(rs.store.at(&ns, at).and_then(|r| r.snapshot(after, 1000)).unwrap()));
     });
     group.finish();
 }

@@ -283,7 +283,7 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
             },
             ..SearchQuery::default()
         };
-        let found = match store.search(&ns, &query, read) {
+        let found = match store.at(&ns, read).and_then(|r| r.search(&query)) {
             Ok(found) => found,
             Err(e) => {
                 problems.push(format!("{where_}: search failed: {e}"));
@@ -344,7 +344,8 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
             writeln!(out, "{row}")?;
         }
         if let Some(budget) = options.context {
-            match store.context(&ns, &line.question, budget, &SearchQuery::default(), read) {
+            match store.at(&ns, read).and_then(|r| r.context(&line.question, budget, &SearchQuery::default()))
+            {
                 Ok(block) => {
                     in_block.0 += 1;
                     in_block.1 += usize::from(block.value.episodes.iter().any(|e| gold.contains(&e.id)));

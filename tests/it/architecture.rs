@@ -828,3 +828,24 @@ fn each_operation_has_its_error_type_and_every_error_a_code() {
     let error = result.trim_end().trim_end_matches('>').rsplit(',').next().unwrap().trim();
     assert_eq!(error.rsplit("::").next(), Some("ReadError"));
 }
+
+#[test]
+fn every_read_at_a_point_is_a_method_of_the_reader() {
+    // A public function taking a read point either pins one (`at`, `pin`, `basis`) or
+    // writes after a read it records (`remember`); every read at a point is the
+    // reader's, which carries namespace and point.
+    let src = root().join("crates/ostrakon-engine/src");
+    let mut positional = BTreeSet::new();
+    for path in modules(&src).values() {
+        let text = std::fs::read_to_string(path).unwrap();
+        for (at, _) in text.match_indices("pub fn ") {
+            let rest = &text[at + "pub fn ".len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let params = &rest[..rest.find("->").or(rest.find('{')).unwrap_or(rest.len())];
+            if params.contains("ReadAt") {
+                positional.insert(name);
+            }
+        }
+    }
+    assert_eq!(positional, BTreeSet::from(["at", "basis", "pin", "remember"].map(String::from)));
+}

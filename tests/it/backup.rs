@@ -39,10 +39,12 @@ fn copied_at(output: &str) -> Vec<(String, u64)> {
 /// Everything a read at `at` says of a namespace: entities, and facts with their status.
 fn answers(store: &Store, ns: &Namespace, at: ReadAt) -> Vec<String> {
     let mut out = Vec::new();
-    for (_, e) in store.entities(ns, &EntityFilter::default(), at, None, 10_000).unwrap().value.items {
+    for (_, e) in
+        store.at(ns, at).and_then(|r| r.entities(&EntityFilter::default(), None, 10_000)).unwrap().value.items
+    {
         out.push(format!("entity {} {} {:?}", e.id, e.name, e.aliases));
     }
-    for f in store.facts(ns, &FactFilter::default(), at, Scope::All).unwrap().value {
+    for f in store.at(ns, at).and_then(|r| r.facts(&FactFilter::default(), Scope::All)).unwrap().value {
         out.push(format!(
             "fact {} {} {} {:?} {:?}",
             f.fact.id, f.fact.subject, f.fact.predicate, f.fact.object, f.status

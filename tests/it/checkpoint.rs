@@ -343,7 +343,7 @@ fn searches(store: &Store, ns: &Namespace) -> Vec<String> {
             let query = ostrakon_engine::SearchQuery { text: Some((*cue).into()), ..Default::default() };
             let at =
                 ostrakon_engine::ReadAt { at: Some(t("2031-01-01")), ..ostrakon_engine::ReadAt::latest() };
-            format!("{:?}", store.search(ns, &query, at).unwrap().value.hits)
+            format!("{:?}", store.at(ns, at).and_then(|r| r.search(&query)).unwrap().value.hits)
         })
         .collect()
 }
@@ -470,7 +470,12 @@ fn vector_searches(store: &Store, ns: &Namespace) -> Vec<String> {
                 wait_for_index: true,
                 ..Default::default()
             };
-            let hits = store.search(ns, &query, ostrakon_engine::ReadAt::latest()).unwrap().value.hits;
+            let hits = store
+                .at(ns, ostrakon_engine::ReadAt::latest())
+                .and_then(|r| r.search(&query))
+                .unwrap()
+                .value
+                .hits;
             format!("{:?}", hits.iter().map(|h| (h.record, (h.score * 1e4).round())).collect::<Vec<_>>())
         })
         .collect()

@@ -35,7 +35,14 @@ fn tagged_batch(token: &str, facts: usize) -> Vec<Change> {
 fn facts_of(store: &Store, ns: &Namespace, token: &str) -> Option<usize> {
     let id = store.inspect(ns, |i| i.entities_named(token)).unwrap().first().copied()?;
     let filter = FactFilter { subject: Some(id), ..FactFilter::default() };
-    Some(store.facts(ns, &filter, ReadAt::valid(t("2021")), Scope::All).unwrap().value.len())
+    Some(
+        store
+            .at(ns, ReadAt::valid(t("2021")))
+            .and_then(|r| r.facts(&filter, Scope::All))
+            .unwrap()
+            .value
+            .len(),
+    )
 }
 
 #[test]
@@ -186,10 +193,10 @@ pub(crate) fn everything(store: &Store, ns: &Namespace, seed: u64) -> BTreeMap<S
             ),
             Seq(rng.random_range(0..=last)),
         );
-        let mut page = store.snapshot(ns, at, None, 50).unwrap().value;
+        let mut page = store.at(ns, at).and_then(|r| r.snapshot(None, 50)).unwrap().value;
         let mut pages = vec![format!("{:?}", page.facts)];
         while let Some(next) = page.next {
-            page = store.snapshot(ns, at, Some(next), 50).unwrap().value;
+            page = store.at(ns, at).and_then(|r| r.snapshot(Some(next), 50)).unwrap().value;
             pages.push(format!("{:?}", page.facts));
         }
         out.insert(format!("{probe} snapshot"), pages.join("\n"));
@@ -197,23 +204,23 @@ pub(crate) fn everything(store: &Store, ns: &Namespace, seed: u64) -> BTreeMap<S
             let all = FactFilter { subject: Some(e), ..FactFilter::default() };
             out.insert(
                 format!("{probe} {e} facts"),
-                format!("{:?}", store.facts(ns, &all, at, Scope::All).unwrap().value),
+                format!("{:?}", store.at(ns, at).and_then(|r| r.facts(&all, Scope::All)).unwrap().value),
             );
             out.insert(
                 format!("{probe} {e} entity"),
-                format!("{:?}", store.entity(ns, e, at).unwrap().value),
+                format!("{:?}", store.at(ns, at).and_then(|r| r.entity(e)).unwrap().value),
             );
             for p in ["livesIn", "worksAt", "knows"] {
                 out.insert(
                     format!("{probe} {e} {p}"),
-                    format!("{:?}", store.history(ns, e, p, at).unwrap().value),
+                    format!("{:?}", store.at(ns, at).and_then(|r| r.history(e, p)).unwrap().value),
                 );
             }
         }
         let e = entities[rng.random_range(0..entities.len())];
         out.insert(
             format!("{probe} neighbors"),
-            format!("{:?}", store.neighbors(ns, e, 3, at).unwrap().value),
+            format!("{:?}", store.at(ns, at).and_then(|r| r.neighbors(e, 3)).unwrap().value),
         );
     }
     out
@@ -271,7 +278,7 @@ fn a_namespace_closed_for_idleness_answers_exactly_as_before_reopening() {
         let query =
             ostrakon_engine::SearchQuery { text: Some("episode about e3".into()), ..Default::default() };
         let at = ReadAt { at: Some(t("2030-06-01")), ..ReadAt::latest() };
-        format!("{:?}", store.search(&fx.ns, &query, at).unwrap().value)
+        format!("{:?}", store.at(&fx.ns, at).and_then(|r| r.search(&query)).unwrap().value)
     };
     // In use, it stays open (upkeep closes the quiet threads' segments here).
     let report = fx.store.maintain(fx.store.now());

@@ -75,7 +75,7 @@ fn store() -> (Store, Arc<Recording>) {
 /// Waits until the indexes hold every batch.
 fn settle(store: &Store, ns: &Namespace) {
     let query = SearchQuery { text: Some("anything".into()), ..SearchQuery::default() };
-    store.search(ns, &query, ReadAt::latest()).unwrap();
+    store.at(ns, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap();
 }
 
 fn fact(subject: &str, predicate: &str, value: &str) -> Change {
@@ -274,7 +274,7 @@ async fn a_namespace_names_its_model_and_every_model_it_used_forgets_an_erased_t
     // Each namespace's query goes to its own model.
     let query = SearchQuery { text: Some("weather".into()), ..SearchQuery::default() };
     let before = minilm.embedded.lock().unwrap().len();
-    store.search(&english, &query, ReadAt::latest()).unwrap();
+    store.at(&english, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap();
     assert_eq!(minilm.embedded.lock().unwrap().len(), before + 1);
     // A namespace that changed its model: an erased text is forgotten by both caches.
     store

@@ -348,13 +348,15 @@ async fn a_request_stops_at_its_deadline() {
     let interrupt = ostrakon_engine::Interrupt::new(Some(Instant::now() + Duration::from_millis(300)));
     let start = Instant::now();
     let query = ostrakon_engine::SearchQuery { text: Some("hello".into()), ..Default::default() };
-    let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
+    let result = interrupt
+        .run(|| store.at(&alice(), ostrakon_engine::ReadAt::default()).and_then(|r| r.search(&query)));
     assert!(matches!(result, Err(ostrakon_engine::ReadError::Interrupted { .. })), "{result:?}");
     assert!(start.elapsed() < Duration::from_secs(10), "stopped after {:?}", start.elapsed());
     // A cancelled one (the client went away) stops too.
     let interrupt = ostrakon_engine::Interrupt::new(None);
     interrupt.cancel();
-    let result = interrupt.run(|| store.search(&alice(), &query, ostrakon_engine::ReadAt::default()));
+    let result = interrupt
+        .run(|| store.at(&alice(), ostrakon_engine::ReadAt::default()).and_then(|r| r.search(&query)));
     assert!(matches!(result, Err(ostrakon_engine::ReadError::Interrupted { .. })), "{result:?}");
 }
 

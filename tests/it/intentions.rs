@@ -156,11 +156,11 @@ fn cue_triggers_fire_once_embedded_and_due_intentions_answer_for_a_message() {
 
     // A message naming Carol makes her intention due; reading records nothing.
     let at = ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() };
-    let due = fx.store.due_intentions(&fx.ns, Some("carol says hi"), at).unwrap().value;
+    let due = fx.store.at(&fx.ns, at).and_then(|r| r.due_intentions(Some("carol says hi"))).unwrap().value;
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].intention.intention.id, carol);
     assert!(matches!(due[0].because, DueBecause::Mentioned(_)));
-    assert!(fx.store.due_intentions(&fx.ns, Some("nobody"), at).unwrap().value.is_empty());
+    assert!(fx.store.at(&fx.ns, at).and_then(|r| r.due_intentions(Some("nobody"))).unwrap().value.is_empty());
     assert_eq!(firings(&fx.store, &fx).len(), 1);
 }
 

@@ -67,7 +67,7 @@ fn rank_of(store: &Store, ns: &Namespace, question: &str, gold: &[String], at: R
         kinds: vec![RecordKind::Episode],
         ..SearchQuery::default()
     };
-    let found = store.search(ns, &q, at).unwrap();
+    let found = store.at(ns, at).and_then(|r| r.search(&q)).unwrap();
     found
         .value
         .hits
@@ -146,12 +146,12 @@ fn a_two_year_old_never_recalled_episode_answers_a_specific_question() {
         kinds: vec![RecordKind::Episode],
         ..SearchQuery::default()
     };
-    let found = store.search(&ns, &q, at).unwrap();
+    let found = store.at(&ns, at).and_then(|r| r.search(&q)).unwrap();
     let old_id = store.inspect(&ns, |i| i.episode_by_external_id("old")).unwrap().unwrap();
     let hit = found.value.hits.iter().find(|h| h.record == RecordRef::Episode(old_id)).unwrap();
     assert!(hit.explanation.dormant && hit.explanation.retention < 0.01, "{:?}", hit.explanation);
     // Without a cue that specific, the faded memory does not come first.
     let vague = SearchQuery { text: Some("tell me something".into()), kinds: vec![RecordKind::Episode], ..q };
-    let found = store.search(&ns, &vague, at).unwrap();
+    let found = store.at(&ns, at).and_then(|r| r.search(&vague)).unwrap();
     assert_ne!(found.value.hits.first().map(|h| h.record), Some(RecordRef::Episode(old_id)));
 }

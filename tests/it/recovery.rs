@@ -176,12 +176,9 @@ async fn a_damaged_namespace_is_refused_while_the_others_serve() {
         matches!(&write, Err(WriteError::Storage(StorageError::Damaged { namespace, .. })) if namespace == "bob"),
         "{write:?}"
     );
-    let read = store.facts(
-        &ns("carol"),
-        &Default::default(),
-        Default::default(),
-        ostrakon_engine::views::Scope::All,
-    );
+    let read = store
+        .at(&ns("carol"), Default::default())
+        .and_then(|r| r.facts(&Default::default(), ostrakon_engine::views::Scope::All));
     match read {
         Err(ReadError::Storage(StorageError::Damaged { namespace, reason })) => {
             assert_eq!(namespace, "carol");

@@ -24,7 +24,7 @@ fn text(q: &str) -> SearchQuery {
 }
 
 fn episodes_found(fx: &Fixture, q: &SearchQuery, at: ReadAt) -> Vec<String> {
-    let found = fx.store.search(&fx.ns, q, at).unwrap();
+    let found = fx.store.at(&fx.ns, at).and_then(|r| r.search(q)).unwrap();
     found
         .value
         .hits
@@ -51,7 +51,8 @@ fn chat(fx: &Fixture) {
 fn full_text_finds_and_explains() {
     let fx = Fixture::new();
     chat(&fx);
-    let found = fx.store.search(&fx.ns, &text("plum cake recipe"), ReadAt::latest()).unwrap();
+    let found =
+        fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&text("plum cake recipe"))).unwrap();
     let top = &found.value.hits[0];
     let RecordRef::Episode(id) = top.record else { panic!("{top:?}") };
     assert!(fx.store.inspect(&fx.ns, |i| i.episode(id).unwrap().text.contains("plum cake")).unwrap());
@@ -69,7 +70,7 @@ fn a_turn_is_found_through_the_turn_before_it() {
     let fx = Fixture::new();
     chat(&fx);
     // "yes, that one!" says nothing about football by itself; with its predecessor it does.
-    let found = fx.store.search(&fx.ns, &text("football"), ReadAt::latest()).unwrap();
+    let found = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&text("football"))).unwrap();
     let reply = found
         .value
         .hits
@@ -85,7 +86,7 @@ fn a_turn_is_found_through_the_turn_before_it() {
 
 /// The rank of the episode whose text starts with `start`, and its explanation's lists.
 fn rank_of(fx: &Fixture, q: &SearchQuery, start: &str) -> Option<(usize, Vec<Component>)> {
-    let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+    let found = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(q)).unwrap();
     found.value.hits.iter().enumerate().find_map(|(i, h)| match h.record {
         RecordRef::Episode(id)
             if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)).unwrap() =>
@@ -165,7 +166,7 @@ fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
     // A month named in the query, relative to the decay clock: "last June" from 2023-10.
     let q = text("the support group last June");
     let at = ReadAt { at: Some(t("2023-10-01")), ..ReadAt::latest() };
-    let found = fx.store.search(&fx.ns, &q, at).unwrap();
+    let found = fx.store.at(&fx.ns, at).and_then(|r| r.search(&q)).unwrap();
     let top = &found.value.hits[0];
     assert!(top.explanation.components.iter().any(|c| c.component == Component::Time));
     let RecordRef::Episode(id) = top.record else { panic!() };
@@ -188,7 +189,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
         episode("Melanie: That sounds like a big step!", "2023-05-08T10:02:00Z", "s1"),
     ]);
     let speaker = |q: &SearchQuery, start: &str| {
-        let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+        let found = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(q)).unwrap();
         let at = found.value.hits.iter().position(|h| {
             matches!(h.record, RecordRef::Episode(id) if fx.store.inspect(&fx.ns, |x| x.episode(id).unwrap().text.starts_with(start)).unwrap())
         });
@@ -216,7 +217,7 @@ fn a_query_naming_a_speaker_weighs_their_turns_more() {
     let first = |q: &SearchQuery| {
         // Read when they were said, so that neither has faded and only the ranks count.
         let at = ReadAt { at: Some(t("2023-05-08T10:00:00Z")), ..ReadAt::latest() };
-        let found = tie.store.search(&tie.ns, q, at).unwrap();
+        let found = tie.store.at(&tie.ns, at).and_then(|r| r.search(q)).unwrap();
         let RecordRef::Episode(id) = found.value.hits[0].record else { panic!("{found:?}") };
         tie.store.inspect(&tie.ns, |x| x.episode(id).unwrap().role.clone().unwrap()).unwrap()
     };
@@ -240,7 +241,7 @@ fn a_question_that_asks_when_weighs_the_turns_that_state_a_time_more() {
     let ranked = |q: &SearchQuery| {
         // Read when they were said, so that neither has faded and only the ranks count.
         let at = ReadAt { at: Some(t("2023-05-08T10:00:00Z")), ..ReadAt::latest() };
-        let found = fx.store.search(&fx.ns, q, at).unwrap();
+        let found = fx.store.at(&fx.ns, at).and_then(|r| r.search(q)).unwrap();
         found
             .value
             .hits
@@ -307,7 +308,7 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
     fx.append(vec![fact("Paris", "2010-01-01")]);
     fx.append(vec![fact("Berlin", "2015-01-01")]);
     let facts = |q: SearchQuery, at: ReadAt| -> Vec<(String, Option<Status>)> {
-        let found = fx.store.search(&fx.ns, &q, at).unwrap();
+        let found = fx.store.at(&fx.ns, at).and_then(|r| r.search(&q)).unwrap();
         found
             .value
             .hits
@@ -336,7 +337,11 @@ fn facts_follow_time_and_the_graph_expands_named_entities() {
     );
     let all = facts(SearchQuery { include_not_in_force: true, ..q.clone() }, ReadAt::latest());
     assert!(all.contains(&("Paris".into(), Some(Status::Superseded))), "{all:?}");
-    let found = fx.store.search(&fx.ns, &text("Where does Alice live?"), ReadAt::latest()).unwrap();
+    let found = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.search(&text("Where does Alice live?")))
+        .unwrap();
     assert_eq!(found.value.matched_entities, vec![alice]);
     assert!(found.value.hits.iter().any(|h| h.record == RecordRef::Entity(alice)
         && h.explanation.components.iter().any(|c| c.component == Component::Graph)));
@@ -360,7 +365,7 @@ fn turn_with_fact(fx: &Fixture, turn: &str, fact: &str, day: &str) -> ostrakon_e
 
 /// The graph rank of the turn whose text is `turn` among `q`'s hits, with its place.
 fn graph_rank(fx: &Fixture, q: &SearchQuery, turn: &str) -> Option<(usize, usize)> {
-    let found = fx.store.search(&fx.ns, q, ReadAt::latest()).unwrap();
+    let found = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(q)).unwrap();
     found.value.hits.iter().enumerate().find_map(|(place, h)| {
         let RecordRef::Episode(id) = h.record else { return None };
         let text = fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())).unwrap()?;
@@ -425,10 +430,13 @@ fn client_vectors_rank_by_similarity_and_bad_vectors_store_nothing() {
     }
     assert_eq!(fx.store.counts(&fx.ns).unwrap(), before, "rejected batches store nothing");
     let wrong = SearchQuery { vector: Some(vec![1.0]), ..SearchQuery::default() };
-    assert!(matches!(fx.store.search(&fx.ns, &wrong, ReadAt::latest()), Err(ReadError::Invalid(_))));
+    assert!(matches!(
+        fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&wrong)),
+        Err(ReadError::Invalid(_))
+    ));
     // The vectors survive a restart (rebuilt from the log).
     let reopened = fx.reopen();
-    let found = reopened.search(&fx.ns, &q, ReadAt::latest()).unwrap();
+    let found = reopened.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&q)).unwrap();
     assert!(found.value.hits[0].explanation.components.iter().any(|c| c.component == Component::Vector));
 }
 
@@ -448,7 +456,10 @@ fn vectors_need_client_mode_and_off_mode_refuses_query_vectors() {
     fx.append(vec![Change::ConfigureEmbedding(EmbeddingMode::Off)]);
     fx.append(vec![episode("hello there", "2029-06-01", "a")]);
     let q = SearchQuery { vector: Some(vec![1.0, 0.0]), ..text("hello") };
-    assert!(matches!(fx.store.search(&fx.ns, &q, ReadAt::latest()), Err(ReadError::Invalid(_))));
+    assert!(matches!(
+        fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&q)),
+        Err(ReadError::Invalid(_))
+    ));
     assert_eq!(episodes_found(&fx, &text("hello"), ReadAt::latest()), vec!["hello there"]);
     assert!(
         fx.store.append(&fx.ns, vec![Change::ConfigureEmbedding(EmbeddingMode::Client { dim: 0 })]).is_err()
@@ -475,14 +486,24 @@ fn bad_queries_are_refused_with_their_field() {
         ),
     ];
     for (q, field) in cases {
-        let err = fx.store.search(&fx.ns, &q, ReadAt::latest()).unwrap_err();
+        let err = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&q)).unwrap_err();
         assert!(err.to_string().contains(field), "{field}: {err}");
     }
     // A namespace that does not exist has nothing, and says so by an empty answer.
     let other = ostrakon_engine::core::Namespace::new("ns", "nobody").unwrap();
-    assert!(fx.store.search(&other, &text("plum"), ReadAt::latest()).unwrap().value.hits.is_empty());
+    assert!(
+        fx.store
+            .at(&other, ReadAt::latest())
+            .and_then(|r| r.search(&text("plum")))
+            .unwrap()
+            .value
+            .hits
+            .is_empty()
+    );
     // Query syntax is not interpreted.
-    assert!(fx.store.search(&fx.ns, &text("plum AND (cake OR \"x"), ReadAt::latest()).is_ok());
+    assert!(
+        fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(&text("plum AND (cake OR \"x"))).is_ok()
+    );
 }
 
 #[test]
@@ -509,20 +530,32 @@ fn context_fits_the_budget_and_is_deterministic() {
         ..NewEntity::default()
     })]);
     let q = SearchQuery::default();
-    let ctx =
-        fx.store.context(&fx.ns, "Where does Alice live now?", 200, &q, ReadAt::latest()).unwrap().value;
+    let ctx = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.context("Where does Alice live now?", 200, &q))
+        .unwrap()
+        .value;
     assert!(ctx.text.contains("Alice lives in Paris (since 2029-10-01)"), "{}", ctx.text);
     assert!(ctx.text.contains("[2029-11-01] Alice told me"), "{}", ctx.text);
     assert!(ctx.text.contains("- Alice (person)"), "{}", ctx.text);
     assert!(ctx.tokens <= 200 && ctx.tokens == estimate_tokens(&ctx.text));
     assert!(!ctx.truncated);
-    let again =
-        fx.store.context(&fx.ns, "Where does Alice live now?", 200, &q, ReadAt::latest()).unwrap().value;
+    let again = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.context("Where does Alice live now?", 200, &q))
+        .unwrap()
+        .value;
     assert_eq!(ctx.text, again.text);
-    let small =
-        fx.store.context(&fx.ns, "Where does Alice live now?", 15, &q, ReadAt::latest()).unwrap().value;
+    let small = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.context("Where does Alice live now?", 15, &q))
+        .unwrap()
+        .value;
     assert!(small.tokens <= 15 && small.truncated, "{small:?}");
-    assert!(fx.store.context(&fx.ns, "x", 0, &q, ReadAt::latest()).is_err());
+    assert!(fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.context("x", 0, &q)).is_err());
 }
 
 #[test]
@@ -533,7 +566,7 @@ fn remember_reinforces_what_it_found() {
     let (found, receipt) = fx.store.remember(&fx.ns, &q, ReadAt::latest()).unwrap();
     let receipt = receipt.expect("something was recalled");
     let hit = found.value.hits[0].record;
-    let trace = fx.store.trace(&fx.ns, hit, ReadAt::latest()).unwrap().value.unwrap();
+    let trace = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.trace(hit)).unwrap().value.unwrap();
     assert_eq!(trace.recall_count, 1);
     assert_eq!(receipt.seq, Seq(2));
     let (_, none) = fx.store.remember(&fx.ns, &text("zeppelin"), ReadAt::latest()).unwrap();

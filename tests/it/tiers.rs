@@ -35,7 +35,11 @@ fn refusal(r: Result<ostrakon_engine::Receipt, ostrakon_engine::WriteError>) -> 
 
 fn block(fx: &Fixture, message: &str, scopes: Option<&[String]>, at: &str) -> ostrakon_engine::ContextBlock {
     let read = ReadAt { at: Some(t(at)), valid_at: Some(t(at)), ..ReadAt::default() };
-    fx.store.context_in(&fx.ns, message, 300, &SearchQuery::default(), scopes, read).unwrap().value
+    fx.store
+        .at(&fx.ns, read)
+        .and_then(|r| r.context_in(message, 300, &SearchQuery::default(), scopes))
+        .unwrap()
+        .value
 }
 
 /// Alice's story: an allergy, a hobby, and chat about the weather.
@@ -201,16 +205,17 @@ fn upkeep_proposes_then_applies_promotions_of_facts_stated_in_three_threads_and_
     }
     let diet = fx
         .store
-        .facts(
-            &fx.ns,
-            &ostrakon_engine::core::FactFilter {
-                subject: Some(alice),
-                predicate: Some("diet".into()),
-                ..Default::default()
-            },
-            ReadAt::latest(),
-            ostrakon_engine::core::Scope::InForce,
-        )
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| {
+            r.facts(
+                &ostrakon_engine::core::FactFilter {
+                    subject: Some(alice),
+                    predicate: Some("diet".into()),
+                    ..Default::default()
+                },
+                ostrakon_engine::core::Scope::InForce,
+            )
+        })
         .unwrap()
         .value[0]
         .fact

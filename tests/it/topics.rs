@@ -76,7 +76,11 @@ fn names(fx: &Fixture, ids: impl IntoIterator<Item = EntityId>) -> Vec<String> {
 /// The topic network once the segments due have closed (reads close none themselves).
 fn network(fx: &Fixture) -> TopicNetwork {
     fx.store.segment(&fx.ns, false).unwrap();
-    fx.store.topic_network(&fx.ns, ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() }).unwrap().value
+    fx.store
+        .at(&fx.ns, ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() })
+        .and_then(|r| r.topic_network())
+        .unwrap()
+        .value
 }
 
 fn sorted(v: &[&str]) -> Vec<String> {
@@ -129,10 +133,8 @@ fn switches_close_segments_and_closed_segments_make_topics() {
     // Read as known before the close, the network is what it was.
     let old = fx
         .store
-        .topic_network(
-            &fx.ns,
-            ReadAt { known_at: KnownAt::Seq(Seq(report.seq.unwrap().0 - 1)), ..ReadAt::default() },
-        )
+        .at(&fx.ns, ReadAt { known_at: KnownAt::Seq(Seq(report.seq.unwrap().0 - 1)), ..ReadAt::default() })
+        .and_then(|r| r.topic_network())
         .unwrap()
         .value;
     assert_eq!(old.edges.iter().find(|a| a.pair == pair).unwrap().segments, 1);
@@ -143,7 +145,7 @@ fn switches_close_segments_and_closed_segments_make_topics() {
         s.inspect(&fx.ns, |i| i.segments(Seq(u64::MAX)).map(|(_, s)| s.clone()).collect::<Vec<_>>()).unwrap()
     };
     assert_eq!(seg(&reopened), seg(&fx.store));
-    let again = reopened.topic_network(&fx.ns, ReadAt::default()).unwrap().value;
+    let again = reopened.at(&fx.ns, ReadAt::default()).and_then(|r| r.topic_network()).unwrap().value;
     assert_eq!(again.edges, net.edges);
     assert_eq!(again.topics, net.topics);
 }
@@ -189,20 +191,20 @@ fn topic_first_search_ranks_topics_and_stays_inside_the_best() {
     };
     let at = ReadAt { known_at: KnownAt::Latest, ..ReadAt::default() };
     // Topics only: the cooking topic first (the query names two of its members), no records.
-    let r = fx.store.search(&fx.ns, &query(0, true, false), at).unwrap().value;
+    let r = fx.store.at(&fx.ns, at).and_then(|r| r.search(&query(0, true, false))).unwrap().value;
     assert!(r.hits.is_empty());
     assert!(!r.topics.is_empty());
     let first = names(&fx, r.topics[0].topic.members.iter().map(|m| m.0));
     assert!(first.contains(&"Pasta".to_owned()) && first.contains(&"Basil".to_owned()), "{first:?}");
     // Plain search reaches football episodes ("again" is in every text) ...
-    let plain = fx.store.search(&fx.ns, &query(0, false, true), at).unwrap().value;
+    let plain = fx.store.at(&fx.ns, at).and_then(|r| r.search(&query(0, false, true))).unwrap().value;
     let is_football = |h: &ostrakon_engine::search::SearchHit| matches!(h.record, ostrakon_engine::core::RecordRef::Episode(e) if football.contains(&e));
     assert!(plain.hits.iter().any(is_football));
     // ... topic-first, narrowed to the best topic, does not.
-    let narrowed = fx.store.search(&fx.ns, &query(1, false, true), at).unwrap().value;
+    let narrowed = fx.store.at(&fx.ns, at).and_then(|r| r.search(&query(1, false, true))).unwrap().value;
     assert!(!narrowed.hits.is_empty());
     assert!(!narrowed.hits.iter().any(is_football), "{:?}", narrowed.hits);
     assert_eq!(narrowed.topics.len(), 1);
     // Too many topics is refused.
-    assert!(fx.store.search(&fx.ns, &query(1000, false, true), at).is_err());
+    assert!(fx.store.at(&fx.ns, at).and_then(|r| r.search(&query(1000, false, true))).is_err());
 }

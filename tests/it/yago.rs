@@ -156,7 +156,7 @@ fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
             predicate: Some(probe.relation.clone()),
             object: None,
         };
-        let answer = store.facts(&ns, &filter, ReadAt::valid(t), Scope::InForce).unwrap();
+        let answer = store.at(&ns, ReadAt::valid(t)).and_then(|r| r.facts(&filter, Scope::InForce)).unwrap();
         let actual: BTreeSet<String> = answer
             .value
             .iter()
@@ -178,11 +178,17 @@ fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
     let decade = Step::parse("step", "P10Y").unwrap();
     let (from, to) = (year(1900), year(2030));
     let series = store
-        .in_force_series(
-            &ns,
-            &SeriesQuery { predicate: "isAffiliatedTo", value: None, from, to, step: decade, by_value: true },
-            at,
-        )
+        .at(&ns, at)
+        .and_then(|r| {
+            r.in_force_series(&SeriesQuery {
+                predicate: "isAffiliatedTo",
+                value: None,
+                from,
+                to,
+                step: decade,
+                by_value: true,
+            })
+        })
         .unwrap()
         .value;
     let points = series.points.clone();
@@ -219,7 +225,7 @@ fn yago11k_loads_rejects_bad_rows_and_answers_like_a_naive_scan() {
     let a = Side { subject: None, predicate: "playsFor".into(), value: None };
     let b = Side { subject: Some(entity[&x]), predicate: "playsFor".into(), value: None };
     let query = OverlapQuery { a, b, relation: Allen::Intersects, same_value: true, limit: 1000 };
-    let answer = store.overlaps(&ns, &query, at).unwrap().value;
+    let answer = store.at(&ns, at).and_then(|r| r.overlaps(&query)).unwrap().value;
     assert!(!answer.truncated);
     let got: BTreeSet<(EntityId, Value)> = answer
         .pairs

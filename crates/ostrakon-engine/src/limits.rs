@@ -35,7 +35,7 @@ pub const MAX_REASON_BYTES: usize = 16 * 1024;
 /// `i64` with room to spare.
 pub const MAX_CONSOLIDATE_EVERY_SECONDS: u64 = 10 * 366 * 86_400;
 
-/// Most subjects `Store::changes` ranks.
+/// Most subjects `Reader::changes` ranks.
 pub const MAX_TOP: usize = 1_000;
 
 /// Most entities one `Mention` may name.

@@ -260,7 +260,7 @@ pub fn statements(
     let (alias, kind) = (mn("alias"), mn("kind"));
     let mut after = None;
     loop {
-        let page = store.entities(ns, &EntityFilter::default(), at, after, PAGE)?;
+        let page = store.at(ns, at).and_then(|r| r.entities(&EntityFilter::default(), after, PAGE))?;
         for (_, e) in &page.value.items {
             let node = iris.entity(e.id);
             sink.put(node.clone(), rdf::TYPE.into_owned(), entity_class.clone())?;
@@ -295,7 +295,7 @@ pub fn statements(
         );
         let mut after = None;
         loop {
-            let page = store.episodes(ns, &EpisodeFilter::default(), at, after, PAGE)?;
+            let page = store.at(ns, at).and_then(|r| r.episodes(&EpisodeFilter::default(), after, PAGE))?;
             for (_, e) in &page.value.items {
                 let node = iris.episode(e.id);
                 sink.put(node.clone(), rdf::TYPE.into_owned(), class.clone())?;
@@ -326,7 +326,7 @@ pub fn statements(
     let t = basis.valid_at;
     let mut after: Option<SnapshotCursor> = None;
     loop {
-        let page = store.all_facts(ns, at, after, PAGE)?;
+        let page = store.at(ns, at).and_then(|r| r.all_facts(after, PAGE))?;
         for f in &page.value.facts {
             window.cut(t, f.valid.from());
             if let Some(to) = f.valid.to() {

@@ -132,7 +132,8 @@ impl Fixture {
         let filter = FactFilter { subject: Some(subject), predicate: Some(predicate.into()), object: None };
         let mut v: Vec<String> = self
             .store
-            .facts(&self.ns, &filter, at, Scope::InForce)
+            .at(&self.ns, at)
+            .and_then(|r| r.facts(&filter, Scope::InForce))
             .unwrap()
             .value
             .iter()
@@ -144,7 +145,7 @@ impl Fixture {
 
     /// Every version of a slot with its status at (T, S).
     pub fn history(&self, subject: EntityId, predicate: &str, at: ReadAt) -> Vec<FactView> {
-        self.store.history(&self.ns, subject, predicate, at).unwrap().value
+        self.store.at(&self.ns, at).and_then(|r| r.history(subject, predicate)).unwrap().value
     }
 
     pub fn status_of(&self, subject: EntityId, predicate: &str, fact: FactId, at: ReadAt) -> Status {

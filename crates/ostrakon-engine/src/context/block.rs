@@ -44,18 +44,8 @@ pub struct ContextBlock {
 }
 
 impl Store {
-    /// The context block for `message` within `budget` tokens, read at `at`, with every
-    /// current ACTIVE scope ([`Store::context_in`]).
-    /// ```
-    /// use ostrakon_engine::SearchQuery;
-    #[doc = include_str!("../../doc/ada_moves.txt")]
-    /// // What to put in a prompt about a message, within a budget of tokens.
-    /// let block = store.context(&ns, "Where does Ada live?", 400, &SearchQuery::default(), ReadAt::latest())?;
-    /// assert!(block.value.text.contains("Berlin"), "{}", block.value.text);
-    /// assert!(block.value.tokens <= 400);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn context(
+    /// `Reader::context`, positional.
+    pub(crate) fn context(
         &self,
         ns: &Namespace,
         message: &str,
@@ -66,10 +56,8 @@ impl Store {
         self.context_in(ns, message, budget, query, None, at)
     }
 
-    /// The context block for `message` within `budget` tokens, read at `at`: due
-    /// intentions, CORE, the ACTIVE scopes `scopes` names (`None`: every scope with
-    /// records), then what the search finds.
-    pub fn context_in(
+    /// `Reader::context_in`, positional.
+    pub(crate) fn context_in(
         &self,
         ns: &Namespace,
         message: &str,

@@ -7,7 +7,7 @@
 //! the episode's own batch), or one close in meaning to its cue (checked once the indexer
 //! has embedded the episode, by [`Store::fire_due`]); a time trigger also fires when the
 //! clock passes it ([`Store::fire_due`], which the server runs on its idle tick).
-//! [`Store::due_intentions`] asks, without recording anything, which pending intentions a
+//! `Reader::due_intentions` asks, without recording anything, which pending intentions a
 //! message (or the time) makes due.
 
 use ostrakon_core::{EntityId, EpisodeId, IntentionId, Namespace, Timestamp, Trigger};
@@ -125,10 +125,8 @@ impl Store {
         Ok(Firings { seq: Some(receipt.seq), fired })
     }
 
-    /// The pending intentions due at the read's clock for `message`: those whose time has
-    /// come, whose entities the message names, or whose cue it is close to (built-in
-    /// embeddings only); by priority, then id. Records nothing.
-    pub fn due_intentions(
+    /// `Reader::due_intentions`, positional.
+    pub(crate) fn due_intentions(
         &self,
         ns: &Namespace,
         message: Option<&str>,

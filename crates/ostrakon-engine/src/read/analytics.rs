@@ -76,9 +76,8 @@ pub struct Overlaps {
 }
 
 impl Store {
-    /// `subject`'s timeline: per predicate, the values in force over valid time as known
-    /// at S, with the facts behind each stretch.
-    pub fn timeline(
+    /// `Reader::timeline`, positional.
+    pub(crate) fn timeline(
         &self,
         ns: &Namespace,
         subject: EntityId,
@@ -88,9 +87,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.timeline(subject, predicates, view))
     }
 
-    /// How long each value of `(subject, predicate)` held within `[from, to)` (default:
-    /// all time before the read's validAt), longest first.
-    pub fn durations(
+    /// `Reader::durations`, positional.
+    pub(crate) fn durations(
         &self,
         ns: &Namespace,
         subject: EntityId,
@@ -110,9 +108,8 @@ impl Store {
         Ok(Answer { value: answer.value?, basis: answer.basis })
     }
 
-    /// How many subjects had the query's predicate (with its value, if given) in force at
-    /// each step of `[from, to)`; with `by_value`, one group per value.
-    pub fn in_force_series(
+    /// `Reader::in_force_series`, positional.
+    pub(crate) fn in_force_series(
         &self,
         ns: &Namespace,
         query: &SeriesQuery<'_>,
@@ -140,9 +137,8 @@ impl Store {
         })
     }
 
-    /// Value changes of the query's predicate (or of every predicate) per step of
-    /// `[from, to)`, and the `top` subjects that changed most.
-    pub fn changes(
+    /// `Reader::changes`, positional.
+    pub(crate) fn changes(
         &self,
         ns: &Namespace,
         query: &ChangesQuery<'_>,
@@ -163,9 +159,8 @@ impl Store {
         })
     }
 
-    /// Pairs of facts, one of each side (of one value when `same_value`), whose stretches
-    /// in force stand in `relation`.
-    pub fn overlaps(
+    /// `Reader::overlaps`, positional.
+    pub(crate) fn overlaps(
         &self,
         ns: &Namespace,
         query: &OverlapQuery,
@@ -184,32 +179,8 @@ impl Store {
         })
     }
 
-    /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
-    /// A count in all is read from the stretches in force at S (`Sweeps`): the first
-    /// count at an S resolves every slot once, later ones at any T cost two binary
-    /// searches, and the first at the S after a write carries the last one forward
-    /// through the slots the write touched.
-    /// ```
-    /// use ostrakon_engine::core::{GroupBy, Interval, Namespace, TimeZone, Timestamp};
-    /// use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
-    ///
-    /// let store = Store::in_memory();
-    /// let ns = Namespace::new("namespace", "demo")?;
-    /// let at = |t: &str| Timestamp::parse("validFrom", t, &TimeZone::Utc);
-    /// let lives_in = |who: &str, city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
-    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
-    ///     let valid = Interval::new("validFrom", at(from)?, None)?;
-    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name(who.into()), "livesIn", city, valid)))
-    /// };
-    /// store.append(&ns, vec![lives_in("Ada", "Lyon", "2008-01-01")?, lives_in("Bob", "Lyon", "2020-01-01")?])?;
-    /// // How many facts of `livesIn` held in 2010, and in 2021.
-    /// let in_2010 = ReadAt::valid(at("2010-06-01")?);
-    /// let in_2021 = ReadAt::valid(at("2021-06-01")?);
-    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2010)?.value[0].count, 1);
-    /// assert_eq!(store.aggregate(&ns, Some("livesIn"), GroupBy::Nothing, in_2021)?.value[0].count, 2);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn aggregate(
+    /// `Reader::aggregate`, positional.
+    pub(crate) fn aggregate(
         &self,
         ns: &Namespace,
         predicate: Option<&str>,

@@ -115,8 +115,8 @@ impl Store {
         self.with_index(ns, |i| (i.unextracted_count(source, after), i.last_seq()))
     }
 
-    /// One fact resolved at `at` (a restatement's id names the fact it restated).
-    pub fn fact(
+    /// `Reader::fact`, positional.
+    pub(crate) fn fact(
         &self,
         ns: &Namespace,
         id: FactId,
@@ -125,9 +125,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.fact_at(id, view))
     }
 
-    /// The statements of the fact `id` names (a statement's id names its fact), visible at
-    /// `at`'s S, in log order.
-    pub fn statements(
+    /// `Reader::statements`, positional.
+    pub(crate) fn statements(
         &self,
         ns: &Namespace,
         id: FactId,
@@ -136,9 +135,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.statements_at(id, view))
     }
 
-    /// Facts by id as seen from `at`, in the order asked, leaving out those not known
-    /// then; each slot is resolved once, however many of its facts are asked for.
-    pub fn facts_by_id(
+    /// `Reader::facts_by_id`, positional.
+    pub(crate) fn facts_by_id(
         &self,
         ns: &Namespace,
         ids: &[FactId],
@@ -147,9 +145,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.facts_by_id(ids, view))
     }
 
-    /// The intentions known at `at`, by id; without `include_inactive`, only those still
-    /// pending at its decay clock.
-    pub fn intentions(
+    /// `Reader::intentions`, positional.
+    pub(crate) fn intentions(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -164,8 +161,8 @@ impl Store {
         })
     }
 
-    /// These intentions as known at `at` (those unknown there left out), in the order given.
-    pub fn intentions_by_id(
+    /// `Reader::intentions_by_id`, positional.
+    pub(crate) fn intentions_by_id(
         &self,
         ns: &Namespace,
         ids: &[IntentionId],

@@ -4,13 +4,18 @@
 
 use ostrakon_core::{
     Entity, EntityFilter, EntityId, EntityView, Episode, EpisodeCursor, EpisodeFilter, EpisodeId, FactFilter,
-    FactId, FactView, MentionSource, Namespace, Neighborhood, Page, RecordRef, Scope, Seq, Tier,
-    TierSettings,
+    FactId, FactView, Fading, Group, GroupBy, HeldFor, IntentionId, IntentionView, Lane, MentionSource,
+    Namespace, Neighborhood, OverlapQuery, Page, Recallable, RecordKind, RecordRef, Scope, Seq,
+    SnapshotCursor, SnapshotPage, StatementView, Tier, TierSettings, Timestamp, TraceState,
 };
 use ostrakon_index::{NamespaceIndex, Placement, Proposal};
 
+use crate::context::block::ContextBlock;
 use crate::error::read::ReadError;
+use crate::maintain::intentions::Due;
+use crate::read::analytics::{Changes, ChangesQuery, Overlaps, Series, SeriesQuery};
 use crate::read::point::{Answer, Basis, ReadAt};
+use crate::read::topics::TopicNetwork;
 use crate::retrieve::query::{SearchQuery, SearchResult};
 use crate::store::Store;
 
@@ -93,7 +98,7 @@ impl<'s> Reader<'s> {
         Ok(self.store.with_index(self.ns, f)?)
     }
 
-    /// [`Store::facts`] at this point.
+    /// Facts matching `filter` at this point: those in force, or every visible one with its status.
     /// ```
     /// use ostrakon_engine::views::{FactFilter, Scope};
     #[doc = include_str!("../../doc/ada_moves.txt")]
@@ -110,7 +115,7 @@ impl<'s> Reader<'s> {
         self.store.facts(self.ns, filter, self.point(), scope)
     }
 
-    /// [`Store::history`] at this point.
+    /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
     /// ```
     #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // Every value the slot had, whichever holds at the reader's point.
@@ -122,7 +127,7 @@ impl<'s> Reader<'s> {
         self.store.history(self.ns, subject, predicate, self.point())
     }
 
-    /// [`Store::entity`] at this point.
+    /// One entity as known at S with its facts in force at T.
     /// ```
     #[doc = include_str!("../../doc/ada_moves.txt")]
     /// let view = store.at(&ns, ReadAt::latest())?.entity(ada)?.value.expect("Ada is known");
@@ -135,7 +140,7 @@ impl<'s> Reader<'s> {
         self.store.entity(self.ns, id, self.point())
     }
 
-    /// [`Store::entities`] at this point.
+    /// Entities known at this point matching `filter`, by id, a page of at most `limit`.
     /// ```
     /// use ostrakon_engine::views::EntityFilter;
     #[doc = include_str!("../../doc/ada_moves.txt")]
@@ -157,7 +162,7 @@ impl<'s> Reader<'s> {
         self.store.entities(self.ns, filter, self.point(), after, limit)
     }
 
-    /// [`Store::episodes`] at this point.
+    /// Episodes known at this point matching `filter`, by (occurred_at, id), a page of at most `limit`.
     /// ```
     /// use ostrakon_engine::views::EpisodeFilter;
     #[doc = include_str!("../../doc/ada_moves.txt")]
@@ -175,7 +180,7 @@ impl<'s> Reader<'s> {
         self.store.episodes(self.ns, filter, self.point(), after, limit)
     }
 
-    /// [`Store::neighbors`] at this point.
+    /// Entities within `depth` hops of `start`, every hop resolved at this point.
     /// ```
     #[doc = include_str!("../../doc/ada_moves.txt")]
     /// // One step from Ada along the facts in force: Berlin.
@@ -188,7 +193,29 @@ impl<'s> Reader<'s> {
         self.store.neighbors(self.ns, start, depth, self.point())
     }
 
-    /// [`Store::search`] at this point.
+    /// Hybrid search at a read point: BM25 ∪ vectors ∪ the graph around named entities,
+    /// fused by reciprocal rank, weighted by retention (with a floor), diversified by
+    /// MMR. Facts not in force at (T, S) are left out unless asked for.
+    /// ```
+    /// use ostrakon_engine::core::{Namespace, Timestamp};
+    /// use ostrakon_engine::{Change, NewEpisode, ReadAt, SearchQuery, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let episode = |text: &str| {
+    ///     Change::RecordEpisode(NewEpisode {
+    ///         text: text.into(),
+    ///         occurred_at: Timestamp::from_micros(1_700_000_000_000_000),
+    ///         ..NewEpisode::default()
+    ///     })
+    /// };
+    /// store.append(&ns, vec![episode("We hiked up to the glacier lake."), episode("The invoice is due Friday.")])?;
+    /// // The search waits until the indexes hold what it reads.
+    /// let query = SearchQuery { text: Some("glacier".into()), ..SearchQuery::default() };
+    /// let found = store.at(&ns, ReadAt::latest())?.search(&query)?;
+    /// assert_eq!(found.value.hits.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn search(&self, query: &SearchQuery) -> Result<Answer<SearchResult>, ReadError> {
         self.store.search(self.ns, query, self.point())
     }
@@ -299,5 +326,213 @@ impl<'s> Reader<'s> {
     /// The tier settings.
     pub fn tier_settings(&self) -> Result<TierSettings, ReadError> {
         self.index(|i| i.tier_settings(self.seq()))
+    }
+
+    /// One fact resolved at this point (a restatement's id names the fact it restated).
+    pub fn fact(&self, id: FactId) -> Result<Answer<Option<FactView>>, ReadError> {
+        self.store.fact(self.ns, id, self.point())
+    }
+
+    /// The pending intentions due at the read's clock for `message`: those whose time has
+    /// come, whose entities the message names, or whose cue it is close to (built-in
+    /// embeddings only); by priority, then id. Records nothing.
+    pub fn due_intentions(&self, message: Option<&str>) -> Result<Answer<Vec<Due>>, ReadError> {
+        self.store.due_intentions(self.ns, message, self.point())
+    }
+
+    /// The statements of the fact `id` names (a statement's id names its fact), visible at
+    /// this point's S, in log order.
+    pub fn statements(&self, id: FactId) -> Result<Answer<Vec<StatementView>>, ReadError> {
+        self.store.statements(self.ns, id, self.point())
+    }
+
+    /// Facts by id as seen from this point, in the order asked, leaving out those not known
+    /// then; each slot is resolved once, however many of its facts are asked for.
+    pub fn facts_by_id(&self, ids: &[FactId]) -> Result<Answer<Vec<FactView>>, ReadError> {
+        self.store.facts_by_id(self.ns, ids, self.point())
+    }
+
+    /// The intentions known at this point, by id; without `include_inactive`, only those still
+    /// pending at its decay clock.
+    pub fn intentions(&self, include_inactive: bool) -> Result<Answer<Vec<IntentionView>>, ReadError> {
+        self.store.intentions(self.ns, self.point(), include_inactive)
+    }
+
+    /// These intentions as known at this point (those unknown there left out), in the order given.
+    pub fn intentions_by_id(&self, ids: &[IntentionId]) -> Result<Answer<Vec<IntentionView>>, ReadError> {
+        self.store.intentions_by_id(self.ns, ids, self.point())
+    }
+
+    /// A page of every fact in force at this point.
+    /// ```
+    #[doc = include_str!("../../doc/ada_moves.txt")]
+    /// // Every fact in force in 2010, as known now: Lyon only, on one page.
+    /// let in_2010 = store.at(&ns, ReadAt::valid(time("2010-06-01")?))?.snapshot(None, 10)?.value;
+    /// assert_eq!((in_2010.facts.len(), in_2010.next), (1, None));
+    /// // Now both are known, Berlin in force.
+    /// let now = store.at(&ns, ReadAt::latest())?.snapshot(None, 10)?.value;
+    /// assert_eq!(now.facts.len(), 1);
+    /// assert_ne!(now.facts[0].fact.object, in_2010.facts[0].fact.object);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn snapshot(
+        &self,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, ReadError> {
+        self.store.snapshot(self.ns, self.point(), after, limit)
+    }
+
+    /// A page of every fact visible at this point's S whatever its status at T (retracted ones
+    /// included), in the order of [`Reader::snapshot`]: the whole history as known then.
+    pub fn all_facts(
+        &self,
+        after: Option<SnapshotCursor>,
+        limit: usize,
+    ) -> Result<Answer<SnapshotPage>, ReadError> {
+        self.store.all_facts(self.ns, self.point(), after, limit)
+    }
+
+    /// A record's trace as known at S, read at the decay clock.
+    pub fn trace(&self, record: RecordRef) -> Result<Answer<Option<TraceState>>, ReadError> {
+        self.store.trace(self.ns, record, self.point())
+    }
+
+    /// When a record was recalled, as known at S and up to the decay clock, in order.
+    pub fn recall_history(&self, record: RecordRef) -> Result<Answer<Vec<Timestamp>>, ReadError> {
+        self.store.recall_history(self.ns, record, self.point())
+    }
+
+    /// What an agent might bring up unprompted: records that are not dormant at the decay
+    /// clock, by retention, at most `limit`.
+    pub fn recallable(
+        &self,
+        kinds: &[RecordKind],
+        limit: usize,
+    ) -> Result<Answer<Vec<Recallable>>, ReadError> {
+        self.store.recallable(self.ns, self.point(), kinds, limit)
+    }
+
+    /// Records that turn dormant within `[from, to)` unless recalled, by when.
+    pub fn forecast(
+        &self,
+        from: Timestamp,
+        to: Timestamp,
+        kinds: &[RecordKind],
+    ) -> Result<Answer<Vec<Fading>>, ReadError> {
+        self.store.forecast(self.ns, from, to, self.point(), kinds)
+    }
+
+    /// The topic network at this point, from the segments closed there.
+    /// Reading writes nothing: segments close by [`Store::segment`] (the `closeSegments`
+    /// mutation), consolidation, and [`Store::maintain`].
+    pub fn topic_network(&self) -> Result<Answer<TopicNetwork>, ReadError> {
+        self.store.topic_network(self.ns, self.point())
+    }
+
+    /// `subject`'s timeline: per predicate, the values in force over valid time as known
+    /// at S, with the facts behind each stretch.
+    pub fn timeline(
+        &self,
+        subject: EntityId,
+        predicates: Option<&[String]>,
+    ) -> Result<Answer<Vec<Lane>>, ReadError> {
+        self.store.timeline(self.ns, subject, predicates, self.point())
+    }
+
+    /// How long each value of `(subject, predicate)` held within `[from, to)` (default:
+    /// all time before the read's validAt), longest first.
+    pub fn durations(
+        &self,
+        subject: EntityId,
+        predicate: &str,
+        from: Option<Timestamp>,
+        to: Option<Timestamp>,
+    ) -> Result<Answer<Vec<HeldFor>>, ReadError> {
+        self.store.durations(self.ns, subject, predicate, from, to, self.point())
+    }
+
+    /// How many subjects had the query's predicate (with its value, if given) in force at
+    /// each step of `[from, to)`; with `by_value`, one group per value.
+    pub fn in_force_series(&self, query: &SeriesQuery<'_>) -> Result<Answer<Series>, ReadError> {
+        self.store.in_force_series(self.ns, query, self.point())
+    }
+
+    /// Value changes of the query's predicate (or of every predicate) per step of
+    /// `[from, to)`, and the `top` subjects that changed most.
+    pub fn changes(&self, query: &ChangesQuery<'_>) -> Result<Answer<Changes>, ReadError> {
+        self.store.changes(self.ns, query, self.point())
+    }
+
+    /// Pairs of facts, one of each side (of one value when `same_value`), whose stretches
+    /// in force stand in `relation`.
+    pub fn overlaps(&self, query: &OverlapQuery) -> Result<Answer<Overlaps>, ReadError> {
+        self.store.overlaps(self.ns, query, self.point())
+    }
+
+    /// Facts in force at (T, S), of `predicate` or all, counted in groups, most first.
+    /// A count in all is read from the stretches in force at S (`Sweeps`): the first
+    /// count at an S resolves every slot once, later ones at any T cost two binary
+    /// searches, and the first at the S after a write carries the last one forward
+    /// through the slots the write touched.
+    /// ```
+    /// use ostrakon_engine::core::{GroupBy, Interval, Namespace, TimeZone, Timestamp};
+    /// use ostrakon_engine::{Change, EntityRef, NewFact, ObjectRef, ReadAt, Store};
+    ///
+    /// let store = Store::in_memory();
+    /// let ns = Namespace::new("namespace", "demo")?;
+    /// let at = |t: &str| Timestamp::parse("validFrom", t, &TimeZone::Utc);
+    /// let lives_in = |who: &str, city: &str, from: &str| -> Result<Change, Box<dyn std::error::Error>> {
+    ///     let city = ObjectRef::Entity(EntityRef::Name(city.into()));
+    ///     let valid = Interval::new("validFrom", at(from)?, None)?;
+    ///     Ok(Change::AssertFact(NewFact::new(EntityRef::Name(who.into()), "livesIn", city, valid)))
+    /// };
+    /// store.append(&ns, vec![lives_in("Ada", "Lyon", "2008-01-01")?, lives_in("Bob", "Lyon", "2020-01-01")?])?;
+    /// // How many facts of `livesIn` held in 2010, and in 2021.
+    /// let in_2010 = ReadAt::valid(at("2010-06-01")?);
+    /// let in_2021 = ReadAt::valid(at("2021-06-01")?);
+    /// assert_eq!(store.at(&ns, in_2010)?.aggregate(Some("livesIn"), GroupBy::Nothing)?.value[0].count, 1);
+    /// assert_eq!(store.at(&ns, in_2021)?.aggregate(Some("livesIn"), GroupBy::Nothing)?.value[0].count, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn aggregate(
+        &self,
+        predicate: Option<&str>,
+        group_by: GroupBy,
+    ) -> Result<Answer<Vec<Group>>, ReadError> {
+        self.store.aggregate(self.ns, predicate, group_by, self.point())
+    }
+
+    /// The context block for `message` within `budget` tokens, read at this point, with every
+    /// current ACTIVE scope ([`Reader::context_in`]).
+    /// ```
+    /// use ostrakon_engine::SearchQuery;
+    #[doc = include_str!("../../doc/ada_moves.txt")]
+    /// // What to put in a prompt about a message, within a budget of tokens.
+    /// let block = store.at(&ns, ReadAt::latest())?.context("Where does Ada live?", 400, &SearchQuery::default())?;
+    /// assert!(block.value.text.contains("Berlin"), "{}", block.value.text);
+    /// assert!(block.value.tokens <= 400);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn context(
+        &self,
+        message: &str,
+        budget: usize,
+        query: &SearchQuery,
+    ) -> Result<Answer<ContextBlock>, ReadError> {
+        self.store.context(self.ns, message, budget, query, self.point())
+    }
+
+    /// The context block for `message` within `budget` tokens, read at this point: due
+    /// intentions, CORE, the ACTIVE scopes `scopes` names (`None`: every scope with
+    /// records), then what the search finds.
+    pub fn context_in(
+        &self,
+        message: &str,
+        budget: usize,
+        query: &SearchQuery,
+        scopes: Option<&[String]>,
+    ) -> Result<Answer<ContextBlock>, ReadError> {
+        self.store.context_in(self.ns, message, budget, query, scopes, self.point())
     }
 }

@@ -96,8 +96,8 @@ impl Store {
         Ok(Answer { basis, value })
     }
 
-    /// Facts matching `filter` at `at`: those in force, or every visible one with its status.
-    pub fn facts(
+    /// `Reader::facts`, positional.
+    pub(crate) fn facts(
         &self,
         ns: &Namespace,
         filter: &FactFilter,
@@ -107,15 +107,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.facts(filter, view, scope))
     }
 
-    /// Every version of the slot `(subject, predicate)` known at S, with statuses at T.
-    /// ```
-    #[doc = include_str!("../../doc/ada_moves.txt")]
-    /// // Every value the slot had, whatever holds now.
-    /// let history = store.history(&ns, ada, "livesIn", ReadAt::latest())?;
-    /// assert_eq!(history.value.len(), 2);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn history(
+    /// `Reader::history`, positional.
+    pub(crate) fn history(
         &self,
         ns: &Namespace,
         subject: EntityId,
@@ -125,8 +118,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.history(subject, predicate, view))
     }
 
-    /// One entity as known at S with its facts in force at T.
-    pub fn entity(
+    /// `Reader::entity`, positional.
+    pub(crate) fn entity(
         &self,
         ns: &Namespace,
         id: EntityId,
@@ -135,8 +128,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.entity_at(id, view))
     }
 
-    /// A page of every fact in force at `at`.
-    pub fn snapshot(
+    /// `Reader::snapshot`, positional.
+    pub(crate) fn snapshot(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -147,9 +140,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.snapshot(view, Scope::InForce, after, limit))
     }
 
-    /// A page of every fact visible at `at`'s S whatever its status at T (retracted ones
-    /// included), in the order of [`Store::snapshot`]: the whole history as known then.
-    pub fn all_facts(
+    /// `Reader::all_facts`, positional.
+    pub(crate) fn all_facts(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -160,8 +152,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.snapshot(view, Scope::All, after, limit))
     }
 
-    /// Entities within `depth` hops of `start`, every hop resolved at `at`.
-    pub fn neighbors(
+    /// `Reader::neighbors`, positional.
+    pub(crate) fn neighbors(
         &self,
         ns: &Namespace,
         start: EntityId,
@@ -172,8 +164,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.neighbors(start, depth, view))
     }
 
-    /// A record's trace as known at S, read at the decay clock.
-    pub fn trace(
+    /// `Reader::trace`, positional.
+    pub(crate) fn trace(
         &self,
         ns: &Namespace,
         record: RecordRef,
@@ -184,8 +176,8 @@ impl Store {
         })
     }
 
-    /// When a record was recalled, as known at S and up to the decay clock, in order.
-    pub fn recall_history(
+    /// `Reader::recall_history`, positional.
+    pub(crate) fn recall_history(
         &self,
         ns: &Namespace,
         record: RecordRef,
@@ -199,9 +191,8 @@ impl Store {
         })
     }
 
-    /// What an agent might bring up unprompted: records that are not dormant at the decay
-    /// clock, by retention, at most `limit`.
-    pub fn recallable(
+    /// `Reader::recallable`, positional.
+    pub(crate) fn recallable(
         &self,
         ns: &Namespace,
         at: ReadAt,
@@ -215,8 +206,8 @@ impl Store {
         })
     }
 
-    /// Records that turn dormant within `[from, to)` unless recalled, by when.
-    pub fn forecast(
+    /// `Reader::forecast`, positional.
+    pub(crate) fn forecast(
         &self,
         ns: &Namespace,
         from: Timestamp,
@@ -228,8 +219,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.forecast(view, from, to, kinds))
     }
 
-    /// Entities known at `at` matching `filter`, by id, a page of at most `limit`.
-    pub fn entities(
+    /// `Reader::entities`, positional.
+    pub(crate) fn entities(
         &self,
         ns: &Namespace,
         filter: &EntityFilter,
@@ -241,8 +232,8 @@ impl Store {
         self.read_at(ns, at, |index, view| index.entities(filter, view.known_at, after, limit))
     }
 
-    /// Episodes known at `at` matching `filter`, by (occurred_at, id), a page of at most `limit`.
-    pub fn episodes(
+    /// `Reader::episodes`, positional.
+    pub(crate) fn episodes(
         &self,
         ns: &Namespace,
         filter: &EpisodeFilter,
@@ -304,10 +295,8 @@ impl Store {
 }
 
 impl Store {
-    /// The topic network of a namespace read at `at`, from the segments closed there.
-    /// Reading writes nothing: segments close by [`Store::segment`] (the `closeSegments`
-    /// mutation), consolidation, and [`Store::maintain`].
-    pub fn topic_network(
+    /// `Reader::topic_network`, positional.
+    pub(crate) fn topic_network(
         &self,
         ns: &ostrakon_core::Namespace,
         at: crate::read::point::ReadAt,

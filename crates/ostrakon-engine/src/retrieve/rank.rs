@@ -134,30 +134,8 @@ impl Admit<'_> {
 }
 
 impl Store {
-    /// Hybrid search at a read point: BM25 ∪ vectors ∪ the graph around named entities,
-    /// fused by reciprocal rank, weighted by retention (with a floor), diversified by
-    /// MMR. Facts not in force at (T, S) are left out unless asked for.
-    /// ```
-    /// use ostrakon_engine::core::{Namespace, Timestamp};
-    /// use ostrakon_engine::{Change, NewEpisode, ReadAt, SearchQuery, Store};
-    ///
-    /// let store = Store::in_memory();
-    /// let ns = Namespace::new("namespace", "demo")?;
-    /// let episode = |text: &str| {
-    ///     Change::RecordEpisode(NewEpisode {
-    ///         text: text.into(),
-    ///         occurred_at: Timestamp::from_micros(1_700_000_000_000_000),
-    ///         ..NewEpisode::default()
-    ///     })
-    /// };
-    /// store.append(&ns, vec![episode("We hiked up to the glacier lake."), episode("The invoice is due Friday.")])?;
-    /// // The search waits until the indexes hold what it reads.
-    /// let query = SearchQuery { text: Some("glacier".into()), ..SearchQuery::default() };
-    /// let found = store.search(&ns, &query, ReadAt::latest())?;
-    /// assert_eq!(found.value.hits.len(), 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn search(
+    /// `Reader::search`, positional.
+    pub(crate) fn search(
         &self,
         ns: &ostrakon_core::Namespace,
         query: &SearchQuery,

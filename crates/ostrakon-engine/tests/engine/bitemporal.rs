@@ -103,12 +103,10 @@ fn full_bitemporal_point_where_s_predates_the_correction() {
     assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2017"), s2)), ["Globex"]);
     assert_eq!(fx.values(bob, "worksAt", ReadAt::bitemporal(t("2019"), s2)), ["Globex"]);
     // A knownAt past the log is refused, not silently clamped.
-    let err = fx.store.history(
-        &fx.ns,
-        bob,
-        "worksAt",
-        ReadAt::bitemporal(t("2019"), ostrakon_engine::core::Seq(s2.0 + 1)),
-    );
+    let err = fx
+        .store
+        .at(&fx.ns, ReadAt::bitemporal(t("2019"), ostrakon_engine::core::Seq(s2.0 + 1)))
+        .and_then(|r| r.history(bob, "worksAt"));
     assert!(matches!(err, Err(ostrakon_engine::ReadError::NotYetKnown { .. })));
 }
 
@@ -226,7 +224,8 @@ fn late_arriving_fact_splits_a_closed_interval_and_earlier_snapshots_stay() {
     fx.define("livesIn", Cardinality::One);
     let (fay, paris, london) = (fx.entity("Fay"), fx.entity("Paris"), fx.entity("London"));
     let (p, s1) = fx.assert(fact(fay, "livesIn", paris, iv("2010", Some("2020"))));
-    let before = fx.store.snapshot(&fx.ns, ReadAt::bitemporal(t("2015"), s1), None, 100).unwrap();
+    let before =
+        fx.store.at(&fx.ns, ReadAt::bitemporal(t("2015"), s1)).and_then(|r| r.snapshot(None, 100)).unwrap();
     assert_eq!(before.value.facts.len(), 1);
     let (_, s2) = fx.assert(fact(fay, "livesIn", london, iv("2014", Some("2016"))));
     assert_eq!(fx.values(fay, "livesIn", at("2015")), ["London"]);
@@ -243,7 +242,7 @@ fn late_arriving_fact_splits_a_closed_interval_and_earlier_snapshots_stay() {
     let then = fx.history(fay, "livesIn", ReadAt::bitemporal(t("2015"), s1));
     assert_eq!(iv_list(&then[0]), ["[2010-01-01T00:00:00.000000Z, 2020-01-01T00:00:00.000000Z)"]);
     // The earlier snapshot, re-read at its basis, is unchanged.
-    let again = fx.store.snapshot(&fx.ns, before.basis.point(), None, 100).unwrap();
+    let again = fx.store.at(&fx.ns, before.basis.point()).and_then(|r| r.snapshot(None, 100)).unwrap();
     assert_eq!(again.value, before.value);
 }
 
@@ -316,7 +315,7 @@ fn same_batch_conflict_is_resolved_deterministically_and_flagged() {
     assert!(rv.reason.contains("contradicts"), "{}", rv.reason);
     // A rebuilt store resolves it the same way.
     let reopened = fx.reopen();
-    let again = reopened.history(&fx.ns, jo, "bornIn", at("2000")).unwrap();
+    let again = reopened.at(&fx.ns, at("2000")).and_then(|r| r.history(jo, "bornIn")).unwrap();
     assert_eq!(again.value, h);
 
     // With different confidences, confidence decides whatever the order.
@@ -506,7 +505,8 @@ fn facts_by_subject_predicate_and_object() {
     fx.assert(fact(a, "hates", c, iv("2010", None)));
     let names = |filter: FactFilter| -> Vec<String> {
         fx.store
-            .facts(&fx.ns, &filter, at("2015"), Scope::InForce)
+            .at(&fx.ns, at("2015"))
+            .and_then(|r| r.facts(&filter, Scope::InForce))
             .unwrap()
             .value
             .iter()
@@ -527,7 +527,7 @@ fn facts_by_subject_predicate_and_object() {
     let by_subject = FactFilter { subject: Some(a), ..Default::default() };
     assert_eq!(names(by_subject), ["A hates C", "A likes X"]);
     let all_of_b = FactFilter { subject: Some(b), ..Default::default() };
-    let all = fx.store.facts(&fx.ns, &all_of_b, at("2015"), Scope::All).unwrap().value;
+    let all = fx.store.at(&fx.ns, at("2015")).and_then(|r| r.facts(&all_of_b, Scope::All)).unwrap().value;
     assert_eq!(all.iter().map(|f| f.status).collect::<Vec<_>>(), [Status::Ended]);
 }
 
@@ -543,7 +543,7 @@ fn three_hop_traversal_at_a_fixed_point() {
     fx.assert(fact(d, "knows", e, iv("2015", None)));
     fx.assert(fact(a, "worksAt", globex, iv("2015", None)));
     let hood = |at: ReadAt| {
-        let n = fx.store.neighbors(&fx.ns, a, 3, at).unwrap().value;
+        let n = fx.store.at(&fx.ns, at).and_then(|r| r.neighbors(a, 3)).unwrap().value;
         let nodes: Vec<(String, u32)> = n.nodes.iter().map(|(id, d)| (fx.show(&(*id).into()), *d)).collect();
         (nodes, n.edges.len())
     };
@@ -567,22 +567,22 @@ fn answers_are_repeatable_under_a_pinned_basis() {
     fx.define("livesIn", Cardinality::One);
     let (oz, paris, london) = (fx.entity("Oz"), fx.entity("Paris"), fx.entity("London"));
     fx.assert(fact(oz, "livesIn", paris, iv("2010", None)));
-    let first = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 100).unwrap();
-    let hist = fx.store.history(&fx.ns, oz, "livesIn", ReadAt::latest()).unwrap();
+    let first = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.snapshot(None, 100)).unwrap();
+    let hist = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.history(oz, "livesIn")).unwrap();
     assert_eq!(first.basis.valid_at, t("2030"), "validAt defaults to the clock");
     fx.clock.set("2031-01-01");
     fx.assert(fact(oz, "livesIn", london, iv("2011", None)));
     fx.append(vec![Change::EndFact { fact: hist.value[0].fact.id, valid_to: t("2012") }]);
-    let again = fx.store.snapshot(&fx.ns, first.basis.point(), None, 100).unwrap();
+    let again = fx.store.at(&fx.ns, first.basis.point()).and_then(|r| r.snapshot(None, 100)).unwrap();
     assert_eq!(format!("{:?}", again.value), format!("{:?}", first.value));
     assert_eq!(
         (again.basis.known_at, again.basis.system_time),
         (first.basis.known_at, first.basis.system_time)
     );
-    let hist_again = fx.store.history(&fx.ns, oz, "livesIn", hist.basis.point()).unwrap();
+    let hist_again = fx.store.at(&fx.ns, hist.basis.point()).and_then(|r| r.history(oz, "livesIn")).unwrap();
     assert_eq!(format!("{:?}", hist_again.value), format!("{:?}", hist.value));
     // And the unpinned read has moved on.
-    let now = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 100).unwrap();
+    let now = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.snapshot(None, 100)).unwrap();
     assert_ne!(now.value, first.value);
 }
 
@@ -699,7 +699,7 @@ fn edge_inputs_are_refused_or_normalised() {
     assert_eq!(fx.values(x, "temperature", at("2016")), Vec::<String>::new());
     assert_eq!(fx.values(x, "temperature", at("2012")), ["0.0"]);
     // A page of nothing is refused rather than read as the last page.
-    let e = fx.store.snapshot(&fx.ns, ReadAt::latest(), None, 0).unwrap_err();
+    let e = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.snapshot(None, 0)).unwrap_err();
     assert!(matches!(e, ostrakon_engine::ReadError::LimitExceeded { .. }), "{e}");
     // A renamed entity is found by its new name only.
     fx.append(vec![Change::DeclareEntity(ostrakon_engine::NewEntity {

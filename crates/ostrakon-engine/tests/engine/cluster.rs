@@ -56,14 +56,18 @@ fn entity(name: &str) -> Change {
 }
 
 fn names(store: &Store, ns: &Namespace, at: ReadAt) -> Vec<String> {
-    let page = store.entities(ns, &EntityFilter::default(), at, None, 1_000).unwrap().value;
+    let page =
+        store.at(ns, at).and_then(|r| r.entities(&EntityFilter::default(), None, 1_000)).unwrap().value;
     page.items.into_iter().map(|(_, e)| e.name).collect()
 }
 
 /// What a node answers about a namespace: its last batch, every entity (with its id and
 /// the batch that made it), and the counts — equal on nodes that applied the same batches.
 fn answers(store: &Store, ns: &Namespace) -> (Seq, Vec<(Seq, ostrakon_engine::core::Entity)>, String) {
-    let page = store.entities(ns, &EntityFilter::default(), ReadAt::latest(), None, 1_000).unwrap();
+    let page = store
+        .at(ns, ReadAt::latest())
+        .and_then(|r| r.entities(&EntityFilter::default(), None, 1_000))
+        .unwrap();
     (page.basis.known_at, page.value.items, format!("{:?}", store.counts(ns).unwrap()))
 }
 
@@ -229,7 +233,7 @@ fn a_due_intention_fires_once_across_nodes() {
     });
     for node in &nodes {
         node.catch_up(&team).unwrap();
-        let views = node.intentions(&team, ReadAt::latest(), true).unwrap().value;
+        let views = node.at(&team, ReadAt::latest()).and_then(|r| r.intentions(true)).unwrap().value;
         assert_eq!(views.len(), 1);
         assert_eq!(views[0].fired.len(), 1, "fired {} times", views[0].fired.len());
     }
@@ -316,7 +320,7 @@ fn a_namespace_dropped_on_one_node_is_closed_on_every_node_and_gone_from_the_str
     // b finds out when it next reads the log: a read pinned before the drop is told so.
     let started = Instant::now();
     loop {
-        match b.entities(&gone, &EntityFilter::default(), at_seq(last), None, 10) {
+        match b.at(&gone, at_seq(last)).and_then(|r| r.entities(&EntityFilter::default(), None, 10)) {
             Err(ostrakon_engine::ReadError::Storage(ostrakon_engine::StorageError::NamespaceDropped {
                 ..
             })) => break,

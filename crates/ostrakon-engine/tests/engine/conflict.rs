@@ -34,7 +34,11 @@ fn episode(external_id: &str) -> Change {
 }
 
 fn entities(store: &Store) -> Vec<Entity> {
-    let page = store.entities(&ns(), &EntityFilter::default(), ReadAt::latest(), None, 100).unwrap().value;
+    let page = store
+        .at(&ns(), ReadAt::latest())
+        .and_then(|r| r.entities(&EntityFilter::default(), None, 100))
+        .unwrap()
+        .value;
     page.items.into_iter().map(|(_, e)| e).collect()
 }
 
@@ -257,7 +261,7 @@ fn writers_that_differ_on_several_stores_never_share_an_id_or_lose_a_write() {
                         );
                     }
                     (RecordId::Fact(f), Expect::Fact { subject, value }) => {
-                        let view = node.fact(&team, f, ReadAt::latest()).unwrap().value;
+                        let view = node.at(&team, ReadAt::latest()).and_then(|r| r.fact(f)).unwrap().value;
                         let view =
                             view.unwrap_or_else(|| panic!("fact {f} of batch {} is lost", receipt.seq));
                         let held = node
@@ -314,11 +318,15 @@ fn writers_that_differ_on_several_stores_never_share_an_id_or_lose_a_write() {
 
 /// Everything a store holds of a namespace, as one comparable value.
 fn answers_of(store: &Store, ns: &Namespace) -> String {
-    let entities =
-        store.entities(ns, &EntityFilter::default(), ReadAt::latest(), None, 10_000).unwrap().value;
-    let facts = store.all_facts(ns, ReadAt::latest(), None, 10_000).unwrap().value;
+    let entities = store
+        .at(ns, ReadAt::latest())
+        .and_then(|r| r.entities(&EntityFilter::default(), None, 10_000))
+        .unwrap()
+        .value;
+    let facts = store.at(ns, ReadAt::latest()).and_then(|r| r.all_facts(None, 10_000)).unwrap().value;
     let filter = ostrakon_engine::views::EpisodeFilter::default();
-    let episodes = store.episodes(ns, &filter, ReadAt::latest(), None, 10_000).unwrap().value;
+    let episodes =
+        store.at(ns, ReadAt::latest()).and_then(|r| r.episodes(&filter, None, 10_000)).unwrap().value;
     format!("{entities:?}\n{facts:?}\n{episodes:?}\n{:?}", store.counts(ns).unwrap())
 }
 

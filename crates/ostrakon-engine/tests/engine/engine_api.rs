@@ -109,7 +109,7 @@ fn listings_page_with_cursors_at_a_pinned_system_time() {
         let mut after = None;
         loop {
             let ostrakon_engine::views::Page { items: page, more } =
-                fx.store.episodes(&fx.ns, filter, at, after, limit).unwrap().value;
+                fx.store.at(&fx.ns, at).and_then(|r| r.episodes(filter, after, limit)).unwrap().value;
             after = page.last().map(|(_, e)| (e.occurred_at, e.id));
             all.extend(page.into_iter().map(|(_, e)| e.text));
             if !more {
@@ -132,19 +132,30 @@ fn listings_page_with_cursors_at_a_pinned_system_time() {
     for name in ["b", "a", "c"] {
         fx.entity(name);
     }
-    let ostrakon_engine::views::Page { items: page, more } =
-        fx.store.entities(&fx.ns, &EntityFilter::default(), ReadAt::latest(), None, 2).unwrap().value;
+    let ostrakon_engine::views::Page { items: page, more } = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.entities(&EntityFilter::default(), None, 2))
+        .unwrap()
+        .value;
     assert!(more);
     let ids: Vec<EntityId> = page.iter().map(|(_, e)| e.id).collect();
     let ostrakon_engine::views::Page { items: rest, more } = fx
         .store
-        .entities(&fx.ns, &EntityFilter::default(), ReadAt::latest(), ids.last().copied(), 2)
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.entities(&EntityFilter::default(), ids.last().copied(), 2))
         .unwrap()
         .value;
     assert!(!more);
     assert_eq!(rest.len(), 1);
     let by_name = EntityFilter { name: Some("A".into()), kind: None };
-    let found = fx.store.entities(&fx.ns, &by_name, ReadAt::latest(), None, 10).unwrap().value.items;
+    let found = fx
+        .store
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.entities(&by_name, None, 10))
+        .unwrap()
+        .value
+        .items;
     assert_eq!(found.iter().map(|(_, e)| e.name.as_str()).collect::<Vec<_>>(), ["a"]);
 }
 
@@ -215,7 +226,7 @@ fn an_export_replays_into_an_identical_store() {
         let at = ReadAt::valid(t(year));
         // Everything but the system times (the store gives them at commit) is identical.
         let facts = |store: &Store| {
-            let mut facts = store.entity(&fx.ns, ann, at).unwrap().value.unwrap().facts;
+            let mut facts = store.at(&fx.ns, at).and_then(|r| r.entity(ann)).unwrap().value.unwrap().facts;
             facts.iter_mut().for_each(|f| f.asserted_at = ostrakon_engine::core::Timestamp::EPOCH);
             facts
         };

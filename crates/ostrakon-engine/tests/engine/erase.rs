@@ -88,19 +88,21 @@ pub(crate) fn answers(store: &Store, s: Seq) -> Vec<String> {
     let ns = ns();
     let at = ReadAt::bitemporal(t("2025-01-01"), s);
     let mut out = Vec::new();
-    let entities = store.entities(&ns, &EntityFilter::default(), at, None, 100).unwrap().value;
+    let entities =
+        store.at(&ns, at).and_then(|r| r.entities(&EntityFilter::default(), None, 100)).unwrap().value;
     let name_of = |id| entities.items.iter().find(|(_, e)| e.id == id).map(|(_, e)| e.name.clone());
     for (_, e) in &entities.items {
         out.push(format!("entity {} {:?}", e.name, e.aliases));
     }
-    for f in store.facts(&ns, &FactFilter::default(), at, Scope::InForce).unwrap().value {
+    for f in store.at(&ns, at).and_then(|r| r.facts(&FactFilter::default(), Scope::InForce)).unwrap().value {
         let object = match &f.fact.object {
             ostrakon_engine::core::Value::Entity(id) => name_of(*id).unwrap_or_else(|| "?".into()),
             ostrakon_engine::core::Value::Literal(l) => l.to_string(),
         };
         out.push(format!("fact {:?} {} {object}", name_of(f.fact.subject), f.fact.predicate));
     }
-    let episodes = store.episodes(&ns, &EpisodeFilter::default(), at, None, 100).unwrap().value;
+    let episodes =
+        store.at(&ns, at).and_then(|r| r.episodes(&EpisodeFilter::default(), None, 100)).unwrap().value;
     for (_, e) in episodes.items {
         out.push(format!("episode {} {}", e.occurred_at, e.text));
     }
@@ -185,7 +187,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
     // Opened again: the checkpoint and the search files are on disk.
     let store = open(dir.path(), &embedder);
     let query = SearchQuery { text: Some("orchid".into()), wait_for_index: true, ..SearchQuery::default() };
-    assert!(!store.search(&ns(), &query, ReadAt::latest()).unwrap().value.hits.is_empty());
+    assert!(!store.at(&ns(), ReadAt::latest()).and_then(|r| r.search(&query)).unwrap().value.hits.is_empty());
     assert!(dir.path().join("search").join("people").is_dir(), "text indexes on disk");
     assert!(!grep(dir.path(), SECRET).is_empty(), "the story is on disk before the erasure");
     assert!(embedder.0.lock().unwrap().iter().any(|t| t.contains(NAME)), "the texts were embedded");
@@ -237,7 +239,7 @@ fn an_erased_person_is_gone_from_every_file_and_read_and_the_rest_answers_as_bef
         wait_for_index: true,
         ..SearchQuery::default()
     };
-    let hits = store.search(&ns(), &query, ReadAt::latest()).unwrap().value.hits;
+    let hits = store.at(&ns(), ReadAt::latest()).and_then(|r| r.search(&query)).unwrap().value.hits;
     assert!(hits.iter().all(|h| !format!("{h:?}").contains("Zyxwarbleton")), "{hits:?}");
     assert!(erased.cache_entries_dropped > 0);
     let kept = embedder.0.lock().unwrap().clone();
@@ -346,7 +348,8 @@ fn retention_erases_old_episodes_and_keeps_the_facts_stated_from_them() {
     assert_eq!(report.retained, vec![(fx.ns.clone(), 1)], "{report:?}");
     let texts: Vec<String> = fx
         .store
-        .episodes(&fx.ns, &EpisodeFilter::default(), ReadAt::latest(), None, 10)
+        .at(&fx.ns, ReadAt::latest())
+        .and_then(|r| r.episodes(&EpisodeFilter::default(), None, 10))
         .unwrap()
         .value
         .items
@@ -442,10 +445,19 @@ fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
         .unwrap()
         .seq;
     let at = ReadAt::bitemporal(t("2025-01-01"), pinned);
-    assert_eq!(store.entities(&ns, &EntityFilter::default(), at, None, 10).unwrap().value.items.len(), 1);
+    assert_eq!(
+        store
+            .at(&ns, at)
+            .and_then(|r| r.entities(&EntityFilter::default(), None, 10))
+            .unwrap()
+            .value
+            .items
+            .len(),
+        1
+    );
     assert!(store.drop_namespace(&ns).unwrap());
     assert!(matches!(
-        store.entities(&ns, &EntityFilter::default(), at, None, 10),
+        store.at(&ns, at).and_then(|r| r.entities(&EntityFilter::default(), None, 10)),
         Err(ostrakon_engine::ReadError::Storage(ostrakon_engine::StorageError::NamespaceDropped { .. }))
     ));
     assert!(!store.drop_namespace(&ns).unwrap(), "nothing left to drop");
@@ -456,7 +468,7 @@ fn a_read_pinned_before_a_drop_is_told_the_namespace_was_dropped() {
         .unwrap();
     let later = ReadAt::bitemporal(t("2025-01-01"), Seq(5));
     assert!(matches!(
-        store.entities(&ns, &EntityFilter::default(), later, None, 10),
+        store.at(&ns, later).and_then(|r| r.entities(&EntityFilter::default(), None, 10)),
         Err(ostrakon_engine::ReadError::NotYetKnown { .. })
     ));
 }
@@ -547,7 +559,7 @@ fn an_erasure_drops_the_embedders_queued_work_and_no_erased_text_reaches_its_cac
     embedder.slow.store(false, SeqCst);
     // The namespace opened again indexes what is left, and nothing erased.
     let query = SearchQuery { text: Some("river".into()), wait_for_index: true, ..SearchQuery::default() };
-    assert!(!store.search(&ns, &query, ReadAt::latest()).unwrap().value.hits.is_empty());
+    assert!(!store.at(&ns, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap().value.hits.is_empty());
     let indexing = store.indexing(&ns).unwrap().expect("open");
     assert_eq!((indexing.indexed, indexing.to_embed), (indexing.latest, 0), "{indexing:?}");
     // Given the old shard's lane a moment to do anything it still would.
@@ -582,7 +594,7 @@ fn dropping_a_namespace_closed_since_a_restart_forgets_its_texts_without_waiting
         write_story(&store, true);
         let query =
             SearchQuery { text: Some("orchid".into()), wait_for_index: true, ..SearchQuery::default() };
-        store.search(&ns(), &query, ReadAt::latest()).unwrap();
+        store.at(&ns(), ReadAt::latest()).and_then(|r| r.search(&query)).unwrap();
     }
     assert!(embedder.kept.lock().unwrap().iter().any(|t| t.contains(NAME)));
     // After a restart the namespace is not open: the drop opens it only to learn its

@@ -91,7 +91,10 @@ fn search_answers_by_words_while_the_vectors_are_behind_and_waits_for_them_when_
     let ns = Namespace::new("lane", "live").unwrap();
     let first = store.append(&ns, vec![episode("We hiked up to the glacier lake.")]).unwrap();
     let query = SearchQuery { text: Some("glacier".into()), ..SearchQuery::default() };
-    assert_eq!(store.search(&ns, &query, ReadAt::latest()).unwrap().value.indexed_seq, first.seq);
+    assert_eq!(
+        store.at(&ns, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap().value.indexed_seq,
+        first.seq
+    );
 
     // The embedder stalls; a second batch is written.
     gated.set(false);
@@ -102,7 +105,7 @@ fn search_answers_by_words_while_the_vectors_are_behind_and_waits_for_them_when_
     let entity = NewEntity { name: "Ana".into(), ..NewEntity::default() };
     let third = store.append(&ns, vec![Change::DeclareEntity(entity)]).unwrap();
     let latest = SearchQuery { wait_for_vectors: false, ..query.clone() };
-    let found = store.search(&ns, &latest, ReadAt::latest()).unwrap();
+    let found = store.at(&ns, ReadAt::latest()).and_then(|r| r.search(&latest)).unwrap();
     assert!(!gated.is_open(), "the embedder was never let through");
     assert_eq!(found.value.hits.len(), 2, "both found by their words: {:?}", found.value.hits);
     assert!(!by_vector(&found.value.hits, record), "its vector is not written yet");
@@ -118,7 +121,7 @@ fn search_answers_by_words_while_the_vectors_are_behind_and_waits_for_them_when_
     let waiting = {
         let (store, ns, gated, query) = (Arc::clone(&store), ns.clone(), Arc::clone(&gated), query.clone());
         std::thread::spawn(move || {
-            let answer = store.search(&ns, &query, named).unwrap();
+            let answer = store.at(&ns, named).and_then(|r| r.search(&query)).unwrap();
             (gated.is_open(), answer)
         })
     };
@@ -133,7 +136,7 @@ fn search_answers_by_words_while_the_vectors_are_behind_and_waits_for_them_when_
     assert!(gated.batches.load(Ordering::SeqCst) >= 2);
 
     // A later read gives the same hits, vectors and all.
-    let settled = store.search(&ns, &query, ReadAt::latest()).unwrap();
+    let settled = store.at(&ns, ReadAt::latest()).and_then(|r| r.search(&query)).unwrap();
     assert_eq!(settled.value.indexed_seq, third.seq);
     let explained = |hits: &[SearchHit]| {
         hits.iter().map(|h| (h.record, format!("{:?}", h.explanation.components))).collect::<Vec<_>>()

@@ -401,15 +401,20 @@ fn run(batches: Vec<Vec<Op>>, probes: Vec<(u8, u16, u8, u8)>) -> Result<(), Test
         let t = Timestamp::from_micros(year(ty / 2).as_micros() + i64::from(ty % 2) * 182 * 86_400_000_000);
         let (subject, pred) = (subjects[subject as usize % 2], pred as usize % 2);
         let expected = reference.statuses(subject, pred, t, s);
-        let history =
-            fx.store.history(&fx.ns, subject, PREDICATES[pred].0, ReadAt::bitemporal(t, s)).unwrap().value;
+        let history = fx
+            .store
+            .at(&fx.ns, ReadAt::bitemporal(t, s))
+            .and_then(|r| r.history(subject, PREDICATES[pred].0))
+            .unwrap()
+            .value;
         let actual: BTreeMap<FactId, Status> = history.iter().map(|f| (f.fact.id, f.status)).collect();
         prop_assert_eq!(&actual, &expected, "statuses at T={} S={}", t, s);
         let filter =
             FactFilter { subject: Some(subject), predicate: Some(PREDICATES[pred].0.into()), object: None };
         let in_force: BTreeSet<FactId> = fx
             .store
-            .facts(&fx.ns, &filter, ReadAt::bitemporal(t, s), Scope::InForce)
+            .at(&fx.ns, ReadAt::bitemporal(t, s))
+            .and_then(|r| r.facts(&filter, Scope::InForce))
             .unwrap()
             .value
             .iter()
@@ -485,13 +490,17 @@ fn check_analytics(
             step: year_step,
             by_value: false,
         };
-        let series = fx.store.in_force_series(&fx.ns, &query, at).unwrap();
+        let series = fx.store.at(&fx.ns, at).and_then(|r| r.in_force_series(&query)).unwrap();
         prop_assert_eq!(series.value.points.len(), usize::from(YEARS));
         let want: Vec<u64> = (0..YEARS)
             .map(|y| subjects.iter().filter(|e| !values_at(**e, pred, y).is_empty()).count() as u64)
             .collect();
         prop_assert_eq!(&series.value.groups[0].counts, &want, "series of {}", name);
-        let grouped = fx.store.in_force_series(&fx.ns, &SeriesQuery { by_value: true, ..query }, at).unwrap();
+        let grouped = fx
+            .store
+            .at(&fx.ns, at)
+            .and_then(|r| r.in_force_series(&SeriesQuery { by_value: true, ..query }))
+            .unwrap();
         let got: BTreeMap<Value, Vec<u64>> =
             grouped.value.groups.into_iter().map(|g| (g.value.unwrap(), g.counts)).collect();
         let mut want: BTreeMap<Value, Vec<u64>> = BTreeMap::new();
@@ -506,7 +515,7 @@ fn check_analytics(
         // Changes: years where a slot's values differ from the year before.
         let query =
             ChangesQuery { predicate: Some(name), from: year(0), to: year(YEARS), step: year_step, top: 10 };
-        let changes = fx.store.changes(&fx.ns, &query, at).unwrap().value;
+        let changes = fx.store.at(&fx.ns, at).and_then(|r| r.changes(&query)).unwrap().value;
         let mut want = vec![0u64; usize::from(YEARS)];
         let mut per_subject: BTreeMap<EntityId, u64> = BTreeMap::new();
         for e in subjects {
@@ -526,7 +535,12 @@ fn check_analytics(
         prop_assert_eq!(&changes.counts.top, &top);
         for e in subjects {
             // Timeline: the values held at each year are those in force, with their facts.
-            let lanes = fx.store.timeline(&fx.ns, *e, Some(&[name.to_string()]), at).unwrap().value;
+            let lanes = fx
+                .store
+                .at(&fx.ns, at)
+                .and_then(|r| r.timeline(*e, Some(&[name.to_string()])))
+                .unwrap()
+                .value;
             prop_assert_eq!(lanes.len(), 1);
             for y in 0..YEARS {
                 let held: Vec<_> = lanes[0].held.iter().filter(|h| h.valid.contains(year(y))).collect();
@@ -541,8 +555,12 @@ fn check_analytics(
                 }
             }
             // Durations over the whole grid: a year for every year a value is in force.
-            let durations =
-                fx.store.durations(&fx.ns, *e, name, Some(year(0)), Some(year(YEARS)), at).unwrap().value;
+            let durations = fx
+                .store
+                .at(&fx.ns, at)
+                .and_then(|r| r.durations(*e, name, Some(year(0)), Some(year(YEARS))))
+                .unwrap()
+                .value;
             let got: BTreeMap<Value, (i64, bool)> =
                 durations.into_iter().map(|d| (d.value, (d.micros, d.at_end))).collect();
             let mut want: BTreeMap<Value, (i64, bool)> = BTreeMap::new();
@@ -603,7 +621,7 @@ fn check_analytics(
         Allen::Intersects,
     ] {
         let query = OverlapQuery { a: side(0), b: side(1), relation, same_value: false, limit: 1000 };
-        let answer = fx.store.overlaps(&fx.ns, &query, at).unwrap().value;
+        let answer = fx.store.at(&fx.ns, at).and_then(|r| r.overlaps(&query)).unwrap().value;
         prop_assert!(!answer.truncated);
         let got: BTreeSet<(FactId, String, FactId, String)> = answer
             .pairs
@@ -621,7 +639,7 @@ fn check_analytics(
     // Aggregates at a few years: facts in force per value, over every slot.
     for y in [0u8, 7, 15, 25] {
         let at = ReadAt::bitemporal(year(y), s);
-        let groups = fx.store.aggregate(&fx.ns, None, GroupBy::Value, at).unwrap().value;
+        let groups = fx.store.at(&fx.ns, at).and_then(|r| r.aggregate(None, GroupBy::Value)).unwrap().value;
         let got: BTreeMap<Value, u64> = groups.into_iter().map(|g| (g.value.unwrap(), g.count)).collect();
         let mut want: BTreeMap<Value, u64> = BTreeMap::new();
         for e in subjects {
@@ -633,10 +651,17 @@ fn check_analytics(
         }
         prop_assert_eq!(&got, &want, "aggregate at year {}", y);
         // Counted in all (from the stretches kept for S), in all and per predicate.
-        let total = fx.store.aggregate(&fx.ns, None, GroupBy::Nothing, at).unwrap().value[0].count;
+        let total =
+            fx.store.at(&fx.ns, at).and_then(|r| r.aggregate(None, GroupBy::Nothing)).unwrap().value[0].count;
         prop_assert_eq!(total, want.values().sum::<u64>(), "count at year {}", y);
         for (pred, (name, _)) in PREDICATES.iter().enumerate() {
-            let got = fx.store.aggregate(&fx.ns, Some(name), GroupBy::Nothing, at).unwrap().value[0].count;
+            let got = fx
+                .store
+                .at(&fx.ns, at)
+                .and_then(|r| r.aggregate(Some(name), GroupBy::Nothing))
+                .unwrap()
+                .value[0]
+                .count;
             let want = subjects.iter().map(|e| in_force(*e, pred, y).len() as u64).sum::<u64>();
             prop_assert_eq!(got, want, "count of {} at year {}", name, y);
         }

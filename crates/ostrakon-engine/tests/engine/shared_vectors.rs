@@ -86,7 +86,7 @@ fn episodes(store: &Store, from: usize, n: usize) {
 fn search(store: &Store) -> Vec<String> {
     let query =
         SearchQuery { text: Some(QUERY.into()), wait_for_index: true, limit: 20, ..SearchQuery::default() };
-    let result = store.search(&ns(), &query, ReadAt::latest()).unwrap().value;
+    let result = store.at(&ns(), ReadAt::latest()).and_then(|r| r.search(&query)).unwrap().value;
     assert!(result.warnings.is_empty(), "{:?}", result.warnings);
     result.hits.iter().map(|h| format!("{:?} {:.6}", h.record, h.score)).collect()
 }

@@ -12,12 +12,19 @@ use ostrakon_engine::{Change, KnownAt, ReadAt};
 
 /// The count read from the sweeps.
 fn count(fx: &Fixture, predicate: Option<&str>, at: ReadAt) -> u64 {
-    fx.store.aggregate(&fx.ns, predicate, GroupBy::Nothing, at).unwrap().value[0].count
+    fx.store.at(&fx.ns, at).and_then(|r| r.aggregate(predicate, GroupBy::Nothing)).unwrap().value[0].count
 }
 
 /// The same count resolved slot by slot: the per-subject groups, summed.
 fn resolved(fx: &Fixture, predicate: Option<&str>, at: ReadAt) -> u64 {
-    fx.store.aggregate(&fx.ns, predicate, GroupBy::Subject, at).unwrap().value.iter().map(|g| g.count).sum()
+    fx.store
+        .at(&fx.ns, at)
+        .and_then(|r| r.aggregate(predicate, GroupBy::Subject))
+        .unwrap()
+        .value
+        .iter()
+        .map(|g| g.count)
+        .sum()
 }
 
 fn at(year: u64, seq: Option<Seq>) -> ReadAt {
@@ -102,23 +109,27 @@ fn counts_carried_forward_through_writes_equal_counts_resolved_whole() {
         for predicate in ["livesIn", "likes"] {
             let series = fx
                 .store
-                .in_force_series(
-                    &fx.ns,
-                    &SeriesQuery {
+                .at(&fx.ns, ReadAt::latest())
+                .and_then(|r| {
+                    r.in_force_series(&SeriesQuery {
                         predicate,
                         value: None,
                         from: t("1998-06-01"),
                         to: t("2031-01-01"),
                         step: Step::parse("step", "P1Y").unwrap(),
                         by_value: false,
-                    },
-                    ReadAt::latest(),
-                )
+                    })
+                })
                 .unwrap()
                 .value;
             for (point, counted) in series.points.iter().zip(&series.groups[0].counts) {
                 let at = ReadAt::valid(*point);
-                let groups = fx.store.aggregate(&fx.ns, Some(predicate), GroupBy::Subject, at).unwrap().value;
+                let groups = fx
+                    .store
+                    .at(&fx.ns, at)
+                    .and_then(|r| r.aggregate(Some(predicate), GroupBy::Subject))
+                    .unwrap()
+                    .value;
                 assert_eq!(*counted, groups.len() as u64, "step {step}, {predicate} subjects at {point}");
             }
         }

@@ -308,12 +308,13 @@ impl Plan {
         let known = store.basis(&ns, at).ok()?;
         let subject: EntityRefInput = self.arg("subject", variables).ok()??;
         let subject = existing_entity(store, &ns, known, "subject", &subject).ok()?;
+        let reader = store.reader(&ns, known);
         let views = if self.history {
-            store.history(&ns, subject, &predicate?, at).ok()?.value
+            reader.history(subject, &predicate?).ok()?.value
         } else {
             let filter = FactFilter { subject: Some(subject), predicate, object: None };
             let scope = if include_all { Scope::All } else { Scope::InForce };
-            store.facts(&ns, &filter, at, scope).ok()?.value
+            reader.facts(&filter, scope).ok()?.value
         };
         let views = &views[..views.len().min(default_page_size(limits))];
         let mut connection = IndexMap::new();

@@ -97,8 +97,7 @@ impl EntityObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<FactObject>> {
         let first = crate::types::paging::page_size(ctx, Some(first))?;
-        let views =
-            store(ctx)?.history(&self.pin.ns, self.entity.id, &predicate, self.pin.at()).map_err(engine)?;
+        let views = self.pin.reader(store(ctx)?).history(self.entity.id, &predicate).map_err(engine)?;
         Ok(views
             .value
             .into_iter()
@@ -116,14 +115,14 @@ impl EntityObject {
     ) -> Result<Vec<crate::objects::topics::Related>> {
         let store = store(ctx)?;
         let first = crate::types::paging::page_size(ctx, Some(first))?;
-        let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?;
+        let net = self.pin.reader(store).topic_network().map_err(engine)?;
         crate::objects::topics::related(store, &self.pin, &net.value, self.entity.id, first)
     }
 
     /// The topic it belongs to, if it has associations.
     async fn topic(&self, ctx: &Context<'_>) -> Result<Option<crate::objects::topics::TopicObject>> {
         let store = store(ctx)?;
-        let net = store.topic_network(&self.pin.ns, self.pin.at()).map_err(engine)?.value;
+        let net = self.pin.reader(store).topic_network().map_err(engine)?.value;
         let Some(i) = net.topic_of.get(&self.entity.id).copied() else { return Ok(None) };
         Ok(crate::objects::topics::topics(store, &self.pin, net).into_iter().nth(i))
     }
@@ -174,7 +173,7 @@ pub(crate) fn facts_at(
     first: usize,
 ) -> Result<Vec<FactObject>> {
     let scope = if include_all { Scope::All } else { Scope::InForce };
-    let views = store(ctx)?.facts(&pin.ns, filter, pin.at(), scope).map_err(engine)?;
+    let views = pin.reader(store(ctx)?).facts(filter, scope).map_err(engine)?;
     Ok(views.value.into_iter().take(first).map(|view| FactObject { pin: Arc::clone(pin), view }).collect())
 }
 
@@ -187,14 +186,16 @@ pub(crate) struct FactObject {
 impl FactObject {
     /// Fact `id` as seen from the pin, if it was known then.
     pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: FactId) -> Option<Self> {
-        let view = store.fact(&pin.ns, id, pin.at()).ok()?.value?;
+        let view = pin.reader(store).fact(id).ok()?.value?;
         Some(FactObject { pin: Arc::clone(pin), view })
     }
 
     /// Facts by id as seen from the pin, in the order given, leaving out those not known
     /// then (each slot resolved once).
     pub(crate) fn load_many(store: &Store, pin: &Arc<Pin>, ids: &[FactId]) -> Vec<Self> {
-        let Ok(answer) = store.facts_by_id(&pin.ns, ids, pin.at()) else { return Vec::new() };
+        let Ok(answer) = pin.reader(store).facts_by_id(ids) else {
+            return Vec::new();
+        };
         answer.value.into_iter().map(|view| FactObject { pin: Arc::clone(pin), view }).collect()
     }
 
@@ -207,7 +208,7 @@ impl FactObject {
             ids.iter().copied().filter(|id| !loaded.contains_key(id)).collect()
         };
         if !missing.is_empty()
-            && let Ok(answer) = store.facts_by_id(&pin.ns, &missing, pin.at())
+            && let Ok(answer) = pin.reader(store).facts_by_id(&missing)
         {
             pin.loaded().extend(answer.value.into_iter().map(|view| (view.fact.id, view)));
         }
@@ -376,8 +377,7 @@ impl FactObject {
         #[graphql(default = 100)] first: i32,
     ) -> Result<Vec<StatementObject>> {
         let first = crate::types::paging::page_size(ctx, Some(first))?;
-        let answer =
-            store(ctx)?.statements(&self.pin.ns, self.view.fact.id, self.pin.at()).map_err(engine)?;
+        let answer = self.pin.reader(store(ctx)?).statements(self.view.fact.id).map_err(engine)?;
         Ok(answer
             .value
             .into_iter()
@@ -402,7 +402,7 @@ pub(crate) struct StatementObject {
 impl StatementObject {
     /// Statement `id` as seen from the pin, if it was made by then.
     pub(crate) fn load(store: &Store, pin: &Arc<Pin>, id: FactId) -> Option<Self> {
-        let answer = store.statements(&pin.ns, id, pin.at()).ok()?;
+        let answer = pin.reader(store).statements(id).ok()?;
         let view = answer.value.into_iter().find(|s| s.id == id)?;
         Some(StatementObject { pin: Arc::clone(pin), view })
     }

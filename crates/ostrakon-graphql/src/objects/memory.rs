@@ -32,7 +32,7 @@ impl RecordItem {
 
     /// Its retention at the read's clock (for a forecast: at the window's start).
     async fn retention(&self, ctx: &Context<'_>) -> Result<f64> {
-        let state = store(ctx)?.trace(&self.pin.ns, self.record, self.pin.at()).map_err(engine)?.value;
+        let state = self.pin.reader(store(ctx)?).trace(self.record).map_err(engine)?.value;
         Ok(state.map_or(0.0, |s| s.retention))
     }
 

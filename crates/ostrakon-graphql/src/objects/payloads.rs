@@ -202,7 +202,8 @@ pub(crate) fn intention_after(
     id: ostrakon_core::IntentionId,
 ) -> Result<IntentionObject> {
     let answer = store
-        .intentions_by_id(&ns, &[id], ReadAt { known_at: KnownAt::Seq(receipt.seq), ..ReadAt::default() })
+        .at(&ns, ReadAt { known_at: KnownAt::Seq(receipt.seq), ..ReadAt::default() })
+        .and_then(|r| r.intentions_by_id(&[id]))
         .map_err(engine)?;
     let view = answer
         .value

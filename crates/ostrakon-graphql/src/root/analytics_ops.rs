@@ -329,7 +329,8 @@ impl AnalyticsQuery {
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "entity", &entity)?;
-        let answer = store.timeline(&ns, subject, predicates.as_deref(), at).map_err(engine)?;
+        let answer =
+            store.at(&ns, at).and_then(|r| r.timeline(subject, predicates.as_deref())).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let lanes = answer
@@ -379,7 +380,8 @@ impl AnalyticsQuery {
         let subject = existing_entity(store, &ns, known, "entity", &entity)?;
         let from = from.as_ref().map(|t| time(store, &ns, "from", t)).transpose()?;
         let to = to.as_ref().map(|t| time(store, &ns, "to", t)).transpose()?;
-        let answer = store.durations(&ns, subject, &predicate, from, to, at).map_err(engine)?;
+        let answer =
+            store.at(&ns, at).and_then(|r| r.durations(subject, &predicate, from, to)).map_err(engine)?;
         let basis = (&answer.basis).into();
         let end = to.unwrap_or(answer.basis.valid_at);
         let pin = Pin::new(ns, answer.basis);
@@ -427,7 +429,7 @@ impl AnalyticsQuery {
         let step = self::step(&step)?;
         let by_value = group_by == SeriesGroupBy::Value;
         let query = SeriesQuery { predicate: &predicate, value: wanted.as_ref(), from, to, step, by_value };
-        let answer = store.in_force_series(&ns, &query, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.in_force_series(&query)).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         Ok(Series {
@@ -465,7 +467,7 @@ impl AnalyticsQuery {
         let (from, to) = (time(store, &ns, "from", &from)?, time(store, &ns, "to", &to)?);
         let step = self::step(&step)?;
         let query = ChangesQuery { predicate: predicate.as_deref(), from, to, step, top: top as usize };
-        let answer = store.changes(&ns, &query, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.changes(&query)).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let counts = answer.value.counts;
@@ -524,7 +526,7 @@ impl AnalyticsQuery {
         };
         let (a, b) = (side("a", &a)?, side("b", &b)?);
         let query = OverlapQuery { a, b, relation: relation.into(), same_value, limit: limit as usize };
-        let answer = store.overlaps(&ns, &query, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.overlaps(&query)).map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let stretch = |s: ostrakon_core::Stretch| -> Result<Stretch> {
@@ -565,8 +567,10 @@ impl AnalyticsQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
-        let answer =
-            store.aggregate(&ns, predicate.as_deref(), GroupBy::from(group_by), at).map_err(engine)?;
+        let answer = store
+            .at(&ns, at)
+            .and_then(|r| r.aggregate(predicate.as_deref(), GroupBy::from(group_by)))
+            .map_err(engine)?;
         let basis = (&answer.basis).into();
         let pin = Pin::new(ns, answer.basis);
         let groups = answer

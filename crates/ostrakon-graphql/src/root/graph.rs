@@ -126,7 +126,10 @@ impl GraphQuery {
         let first = page_size(ctx, first)?;
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let after = after.map(|a| parse_id("after", &ID(a)).map(ostrakon_core::EntityId)).transpose()?;
-        let answer = store.entities(&ns, &EntityFilter { name, kind }, at, after, first).map_err(engine)?;
+        let answer = store
+            .at(&ns, at)
+            .and_then(|r| r.entities(&EntityFilter { name, kind }, after, first))
+            .map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let mut page = Connection::with_additional_fields(
             after.is_some(),
@@ -176,7 +179,7 @@ impl GraphQuery {
             object: object.as_ref().map(|o| object_value(store, &ns, known, "object", o)).transpose()?,
         };
         let scope = if include_all { Scope::All } else { Scope::InForce };
-        let answer = store.facts(&ns, &filter, at, scope).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.facts(&filter, scope)).map_err(engine)?;
         fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
     }
 
@@ -202,7 +205,7 @@ impl GraphQuery {
         let known = store.basis(&ns, at).map_err(engine)?;
         let subject = existing_entity(store, &ns, known, "subject", &subject)?;
         crate::exec::predicates::known(store, &ns, "predicate", &predicate)?;
-        let answer = store.history(&ns, subject, &predicate, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.history(subject, &predicate)).map_err(engine)?;
         fact_page(&Pin::new(ns, answer.basis), answer.value, after, first)
     }
 
@@ -229,7 +232,7 @@ impl GraphQuery {
                     .ok_or_else(|| invalid("after", format!("{a:?}"), "not a cursor of this listing"))
             })
             .transpose()?;
-        let answer = store.snapshot(&ns, at, cursor, first).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.snapshot(cursor, first)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let mut page = Connection::with_additional_fields(
             cursor.is_some(),
@@ -269,7 +272,7 @@ impl GraphQuery {
         let at = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let known = store.basis(&ns, at).map_err(engine)?;
         let start = existing_entity(store, &ns, known, "entity", &entity)?;
-        let answer = store.neighbors(&ns, start, depth, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.neighbors(start, depth)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(Neighborhood {
             basis: (&answer.basis).into(),
@@ -317,7 +320,7 @@ impl GraphQuery {
             to: to.as_ref().map(|t| time(store, &ns, "to", t)).transpose()?,
         };
         let after = after.as_deref().map(episode_cursor).transpose()?;
-        let answer = store.episodes(&ns, &filter, at, after, first).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.episodes(&filter, after, first)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let mut page = Connection::with_additional_fields(
             after.is_some(),

@@ -49,7 +49,7 @@ impl IntentionQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.intentions(&ns, at, include_inactive).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.intentions(include_inactive)).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(answer
             .value
@@ -76,7 +76,8 @@ impl IntentionQuery {
         let first = page_size(ctx, Some(first))?;
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let at = read_at(store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let mut answer = store.due_intentions(&ns, message.as_deref(), at).map_err(engine)?;
+        let mut answer =
+            store.at(&ns, at).and_then(|r| r.due_intentions(message.as_deref())).map_err(engine)?;
         answer.value.truncate(first);
         let pin = Pin::new(ns, answer.basis);
         intentions::due(store, &pin, answer.value)
@@ -145,11 +146,8 @@ impl IntentionMutation {
         };
         let fired: Vec<_> = firings.fired.iter().take(MAX_REPORTED).map(|(id, _, _)| *id).collect();
         let answer = store
-            .intentions_by_id(
-                &ns,
-                &fired,
-                ReadAt { known_at: KnownAt::Seq(seq), at: Some(now), ..ReadAt::default() },
-            )
+            .at(&ns, ReadAt { known_at: KnownAt::Seq(seq), at: Some(now), ..ReadAt::default() })
+            .and_then(|r| r.intentions_by_id(&fired))
             .map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(FiringPayload {

@@ -57,8 +57,10 @@ impl MemoryQuery {
         let Start { ns, store } = start(ctx, &namespace, Mode::Read)?;
         let first = page_size(ctx, first)?;
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer =
-            store.recallable(&ns, read, &crate::types::retention::kinds(kinds), first).map_err(engine)?;
+        let answer = store
+            .at(&ns, read)
+            .and_then(|r| r.recallable(&crate::types::retention::kinds(kinds), first))
+            .map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(RecordList {
             basis: (&answer.basis).into(),
@@ -91,8 +93,10 @@ impl MemoryQuery {
         let to = time(store, &ns, "to", &to)?;
         let mut read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, None)?;
         read.at = Some(from);
-        let answer =
-            store.forecast(&ns, from, to, read, &crate::types::retention::kinds(kinds)).map_err(engine)?;
+        let answer = store
+            .at(&ns, read)
+            .and_then(|r| r.forecast(from, to, &crate::types::retention::kinds(kinds)))
+            .map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let items = answer
             .value

@@ -48,7 +48,7 @@ impl RetrievalQuery {
         let read = read_at(store, &ns, valid_at.as_ref(), known_at.as_ref(), known_at_seq, at.as_ref())?;
         let query =
             search::vectors_awaited(search::query(store, &ns, text, vector, limit, filter)?, known_at_seq);
-        let answer = store.search(&ns, &query, read).map_err(engine)?;
+        let answer = store.at(&ns, read).and_then(|r| r.search(&query)).map_err(engine)?;
         Ok(Search { pin: Pin::new(ns, answer.basis), result: answer.value })
     }
 
@@ -78,8 +78,10 @@ impl RetrievalQuery {
             crate::objects::tiers::check_scopes(ctx, scopes)?;
         }
         let budget = search::budget(budget)?;
-        let answer =
-            store.context_in(&ns, &message, budget, &query, scopes.as_deref(), read).map_err(engine)?;
+        let answer = store
+            .at(&ns, read)
+            .and_then(|r| r.context_in(&message, budget, &query, scopes.as_deref()))
+            .map_err(engine)?;
         Ok(ContextObject { pin: Pin::new(ns, answer.basis), block: answer.value })
     }
 }

@@ -43,7 +43,7 @@ impl TopicQuery {
         let store = Arc::clone(store(ctx)?);
         let first = page_size(ctx, Some(first))?;
         let at = read_at(&store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.topic_network(&ns, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.topic_network()).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         let mut all = topics::topics(&store, &pin, answer.value);
         all.truncate(first);
@@ -64,7 +64,7 @@ impl TopicQuery {
         let store = Arc::clone(store(ctx)?);
         let id = parse_id("id", &id)?;
         let at = read_at(&store, &ns, None, known_at.as_ref(), known_at_seq, at.as_ref())?;
-        let answer = store.topic_network(&ns, at).map_err(engine)?;
+        let answer = store.at(&ns, at).and_then(|r| r.topic_network()).map_err(engine)?;
         let pin = Pin::new(ns, answer.basis);
         Ok(topics::topics(&store, &pin, answer.value).into_iter().find(|t| t.topic.id == id))
     }

@@ -204,7 +204,7 @@ impl TraceFields {
         if let Some(at) = at {
             read.at = Some(time(store, &self.pin.ns, "at", at)?);
         }
-        let answer = store.trace(&self.pin.ns, self.record, read).map_err(engine)?;
+        let answer = store.at(&self.pin.ns, read).and_then(|r| r.trace(self.record)).map_err(engine)?;
         Ok(answer.value.unwrap_or(TraceState {
             strength: 0.0,
             retention: 0.0,
@@ -240,7 +240,7 @@ impl TraceFields {
 
     /// Every recall up to the read's clock, in order (inherited ones included).
     async fn recalled_at(&self, ctx: &Context<'_>) -> Result<Vec<DateTime>> {
-        let answer = store(ctx)?.recall_history(&self.pin.ns, self.record, self.pin.at()).map_err(engine)?;
+        let answer = self.pin.reader(store(ctx)?).recall_history(self.record).map_err(engine)?;
         Ok(answer.value.into_iter().map(DateTime::from).collect())
     }
 
