@@ -572,3 +572,33 @@ fn remember_reinforces_what_it_found() {
     let (_, none) = fx.store.remember(&fx.ns, &text("zeppelin"), ReadAt::latest()).unwrap();
     assert!(none.is_none(), "nothing found, nothing written");
 }
+
+#[test]
+fn a_korean_question_names_its_entity_through_the_particle() {
+    // "서연은 어디에 살아요?": the mention keeps its particle (은), and is still 서연.
+    let fx = Fixture::new();
+    fx.define("livesIn", Cardinality::One);
+    let seoyeon = fx.entity("서연");
+    fx.append(vec![
+        episode("서연이가 지난달에 부산으로 이사했어요.", "2029-11-01", "a"),
+        Change::AssertFact(NewFact {
+            provenance: vec![EpisodeRef::New(0)],
+            ..NewFact::new(
+                EntityRef::Id(seoyeon),
+                "livesIn",
+                ObjectRef::Entity(EntityRef::Name("부산".into())),
+                common::iv("2029-10-01", None),
+            )
+        }),
+    ]);
+    let context = |question: &str| {
+        let q = SearchQuery::default();
+        fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.context(question, 300, &q)).unwrap().value
+    };
+    for question in ["서연은 어디에 살아요?", "서연이는 어디 살아?", "서연의 집은 어디예요?"]
+    {
+        let block = context(question);
+        assert!(block.entities.iter().any(|e| e.name == "서연"), "{question}: {}", block.text);
+        assert!(block.text.contains("서연 lives in 부산"), "{question}: {}", block.text);
+    }
+}

@@ -10,6 +10,7 @@ mod error;
 mod event;
 mod ids;
 mod model;
+pub mod particles;
 mod redact;
 mod resolve;
 mod segments;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::decay::{Profile, RecordKind};
 use crate::error::CoreError;
 use crate::ids::{EntityId, EpisodeId, FactId, IntentionId};
+use crate::particles::{MAX_TAIL_PIECES, is_hangul, is_particle_tail};
 use crate::time::{Interval, TimeZone, Timestamp};
 use crate::value::{Literal, Value, ValueType};
 
@@ -472,6 +473,30 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// Whether a name whose last character is `last` may end before `rest` (whose first
+/// character is `next`): at a word's end, or, in Korean, before the particles that end
+/// the word ("서연" in "서연이는", see [`crate::particles`]).
+fn name_may_end(last: char, next: Option<char>, rest: &str) -> bool {
+    if !next.is_some_and(is_word) {
+        return true;
+    }
+    if !is_hangul(last) {
+        return false;
+    }
+    // Only the word's next few characters are read: a tail is short.
+    let mut tail = 0;
+    for (count, (k, c)) in rest.char_indices().enumerate() {
+        if !is_word(c) {
+            break;
+        }
+        if count >= 4 * MAX_TAIL_PIECES {
+            return false;
+        }
+        tail = k + c.len_utf8();
+    }
+    is_particle_tail(&rest[..tail])
+}
+
 /// Finds names in `text` as whole words: the byte ranges `r` for which `known` finds
 /// `normalize_name(&text[r])`, with what it found, at most `max_words` words long (see
 /// [`name_words`]; capped at [`MAX_MATCHED_NAME_WORDS`]), neither preceded nor followed by
@@ -520,7 +545,7 @@ pub fn find_names<T>(
             if alnum
                 && count >= 2
                 && !last.is_whitespace()
-                && !next.is_some_and(is_word)
+                && name_may_end(last, next, &text[end..])
                 && let Some(hit) = known(&normalize_name(&text[i..end]))
             {
                 best = Some((end, hit));
@@ -598,6 +623,19 @@ mod find_names_tests {
         assert_eq!(found("AT&T and at & t", &["at&t"]), vec!["AT&T"]);
         assert_eq!(name_words("at&t"), 2);
         assert_eq!(name_words("  New   York "), 2);
+    }
+
+    #[test]
+    fn a_korean_name_is_found_before_its_particles() {
+        let names = ["서연", "지민", "서울"];
+        assert_eq!(
+            found("서연은 서연이가 서연의 책을, 지민이에요. 서울에서 왔어요", &names),
+            vec!["서연", "서연", "서연", "지민", "서울"]
+        );
+        // Not inside another word, nor before what is not a particle.
+        assert!(found("서연희 서연구소 고서연", &names).is_empty());
+        // An endless Hangul word costs a bounded look at its tail.
+        assert!(found(&"서연은".repeat(100_000), &names).len() <= 1);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod embedder;
 mod error;
+mod particles;
 mod rank;
 mod text;
 mod vector;

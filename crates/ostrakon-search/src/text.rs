@@ -17,6 +17,7 @@ use tantivy::tokenizer::{
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::error::SearchError;
+use crate::particles::KoreanParticles;
 
 const ANALYZER: &str = "mnemo_en";
 /// The writer's memory budget (tantivy's minimum per thread is 15 MB): past it, the
@@ -51,6 +52,7 @@ fn analyzer() -> TextAnalyzer {
     let builder = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
+        .filter(KoreanParticles)
         .dynamic();
     let builder = match StopWordFilter::new(Language::English) {
         Some(stop) => builder.filter_dynamic(stop),
@@ -359,5 +361,28 @@ mod tests {
         assert!(ix.search("tea", &[], 10).unwrap().is_empty());
         assert!(ix.search("(((\"AND OR: ~ ^", &[], 10).is_ok());
         assert!(ix.search("the of and", &[], 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_korean_word_meets_its_forms_with_other_particles() {
+        let ix = TextIndex::new().unwrap();
+        ix.upsert([
+            (1, 0, "땅콩이 첫 생일을 맞았군요", &[][..]),
+            (2, 0, "호두는 세 살이에요", &[]),
+            (3, 0, "아이가 학교에서 왔어요", &[]),
+        ])
+        .unwrap();
+        ix.commit().unwrap();
+        let keys = |q: &str| {
+            let mut keys: Vec<u64> = ix.search(q, &[], 10).unwrap().iter().map(|h| h.0).collect();
+            keys.sort();
+            keys
+        };
+        // 땅콩은 meets 땅콩이; 살이에요 is left whole (살 is one syllable) and meets itself.
+        assert_eq!(keys("땅콩은 몇 살이에요?"), [1, 2]);
+        assert_eq!(keys("호두의 나이"), [2]);
+        assert_eq!(keys("학교"), [3]);
+        // A one-syllable stem is a word of its own: 아이 is not 아.
+        assert!(keys("아").is_empty());
     }
 }

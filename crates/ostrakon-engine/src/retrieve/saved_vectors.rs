@@ -258,9 +258,10 @@ pub(crate) struct Stamp {
 }
 
 /// What a text index's commit payload starts with: its format. The second writes a string
-/// fact's value as it is (the first indexed its escaped form, `"a\\nb"`); an index of
-/// another format is not trusted, so it is built again from the log.
-pub(crate) const TEXT_STAMP: &str = "ostrakon-text-2";
+/// fact's value as it is (the first indexed its escaped form, `"a\\nb"`); the third takes
+/// Korean particles off words; an index of another format is not trusted, so it is built
+/// again from the log.
+pub(crate) const TEXT_STAMP: &str = "ostrakon-text-3";
 
 impl Stamp {
     pub(crate) fn of(index: &NamespaceIndex, seq: Seq) -> Stamp {
