@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Value};
+use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Timestamp, Value};
 use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
@@ -83,8 +83,12 @@ impl Store {
         let found = self.search(ns, &query, at)?;
         let basis = found.basis;
         let due = self.due_intentions(ns, Some(message), basis.point())?.value;
-        let answer = self
-            .read_at(ns, basis.point(), |index, view| build(index, view, budget, found.value, due, scopes))?;
+        // Read as of a valid time before now, the block tells that time: an episode that
+        // happened after it is left out (its text may state what only came later).
+        let before = (basis.valid_at < basis.clock).then_some(basis.valid_at);
+        let answer = self.read_at(ns, basis.point(), |index, view| {
+            build(index, view, budget, found.value, due, Shown { scopes, before })
+        })?;
         Ok(Answer { basis, value: answer.value })
     }
 
@@ -106,13 +110,20 @@ impl Store {
     }
 }
 
+/// What a block shows besides its search's finds: which ACTIVE scopes (`None`: every
+/// scope with records), and the valid time after which episodes are left out.
+struct Shown<'a> {
+    scopes: Option<&'a [String]>,
+    before: Option<Timestamp>,
+}
+
 fn build(
     index: &NamespaceIndex,
     view: View,
     budget: usize,
     search: SearchResult,
     mut intentions: Vec<crate::maintain::intentions::Due>,
-    scopes: Option<&[String]>,
+    Shown { scopes, before }: Shown<'_>,
 ) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
     let mut episodes: Vec<Episode> = Vec::new();
@@ -131,7 +142,9 @@ fn build(
                 }
             }
             RecordRef::Episode(id) => {
-                if let Some(e) = index.episode_at(id, view.known_at) {
+                if let Some(e) = index.episode_at(id, view.known_at)
+                    && before.is_none_or(|t| e.occurred_at <= t)
+                {
                     episodes.push(e.clone());
                 }
             }

@@ -525,7 +525,8 @@ impl<'s> Reader<'s> {
 
     /// The context block for `message` within `budget` tokens, read at this point: due
     /// intentions, CORE, the ACTIVE scopes `scopes` names (`None`: every scope with
-    /// records), then what the search finds.
+    /// records), then what the search finds. Read at a valid time before the clock (as
+    /// of a past day), the block leaves out the episodes found that happened after it.
     pub fn context_in(
         &self,
         message: &str,
