@@ -606,10 +606,18 @@ fn a_korean_question_names_its_entity_through_the_particle() {
 #[test]
 fn an_as_of_block_leaves_out_what_happened_after_its_day() {
     let fx = Fixture::new();
-    fx.append(vec![
+    let written = fx.append(vec![
         episode("Alice lives in Lyon, near the river.", "2029-03-01", "a"),
         episode("Alice moved from Lyon to Paris last week.", "2029-09-01", "a"),
     ]);
+    // The later one is in CORE memory too, which a block shows whatever it is asked.
+    let Some(ostrakon_engine::RecordId::Episode(later)) = written.ids[1] else { panic!("{written:?}") };
+    fx.append(vec![Change::Place {
+        record: RecordRef::Episode(later),
+        tier: ostrakon_engine::core::Tier::Core,
+        reason: None,
+        by: ostrakon_engine::core::PlacedBy::Client,
+    }]);
     let q = SearchQuery::default();
     let block = |at: ReadAt| {
         fx.store
@@ -621,11 +629,12 @@ fn an_as_of_block_leaves_out_what_happened_after_its_day() {
     // Now (the clock is 2030): both, the move last.
     let now = block(ReadAt::latest());
     assert_eq!(now.episodes.len(), 2, "{}", now.text);
+    assert!(now.text.contains("Core memory:"), "{}", now.text);
     // As of June 2029: only what had happened by then.
     let then = block(ReadAt::valid(t("2029-06-01")));
     let texts: Vec<&str> = then.episodes.iter().map(|e| e.text.as_str()).collect();
     assert_eq!(texts, ["Alice lives in Lyon, near the river."], "{}", then.text);
-    assert!(!then.text.contains("Paris"), "{}", then.text);
+    assert!(!then.text.contains("Paris") && !then.text.contains("Core memory:"), "{}", then.text);
     // The search itself still finds both: only the block tells the day.
     assert_eq!(then.search.hits.iter().filter(|h| matches!(h.record, RecordRef::Episode(_))).count(), 2);
 }

@@ -4,11 +4,12 @@
 
 use std::collections::HashSet;
 
-use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Timestamp, Value};
+use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Value};
 use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
 use crate::context::lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
+use crate::context::tiers::Shown;
 use crate::error::read::ReadError;
 use crate::error::write::WriteError;
 use crate::limits::MAX_CONTEXT_TOKENS;
@@ -110,20 +111,13 @@ impl Store {
     }
 }
 
-/// What a block shows besides its search's finds: which ACTIVE scopes (`None`: every
-/// scope with records), and the valid time after which episodes are left out.
-struct Shown<'a> {
-    scopes: Option<&'a [String]>,
-    before: Option<Timestamp>,
-}
-
 fn build(
     index: &NamespaceIndex,
     view: View,
     budget: usize,
     search: SearchResult,
     mut intentions: Vec<crate::maintain::intentions::Due>,
-    Shown { scopes, before }: Shown<'_>,
+    shown: Shown<'_>,
 ) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
     let mut episodes: Vec<Episode> = Vec::new();
@@ -143,7 +137,7 @@ fn build(
             }
             RecordRef::Episode(id) => {
                 if let Some(e) = index.episode_at(id, view.known_at)
-                    && before.is_none_or(|t| e.occurred_at <= t)
+                    && shown.shows(e.occurred_at)
                 {
                     episodes.push(e.clone());
                 }
@@ -169,7 +163,7 @@ fn build(
         .collect();
     intentions.truncate(b.section("Intentions due now:", &intention_lines));
     let rank = |r: RecordRef| search.hits.iter().position(|h| h.record == r);
-    let placed = crate::context::tiers::add_tiers(&mut b, index, view, budget, scopes, &rank);
+    let placed = crate::context::tiers::add_tiers(&mut b, index, view, budget, &shown, &rank);
     facts.retain(|f| !placed.shown.contains(&RecordRef::Fact(f.fact.id)));
     episodes.retain(|e| !placed.shown.contains(&RecordRef::Episode(e.id)));
     let found = (facts.len(), episodes.len());
