@@ -604,7 +604,7 @@ fn a_korean_question_names_its_entity_through_the_particle() {
 }
 
 #[test]
-fn an_as_of_block_leaves_out_what_happened_after_its_day() {
+fn an_as_of_block_marks_what_happened_after_its_day() {
     let fx = Fixture::new();
     let written = fx.append(vec![
         episode("Alice lives in Lyon, near the river.", "2029-03-01", "a"),
@@ -626,15 +626,19 @@ fn an_as_of_block_leaves_out_what_happened_after_its_day() {
             .unwrap()
             .value
     };
-    // Now (the clock is 2030): both, the move last.
+    // Now (the clock is 2030): both, unmarked.
     let now = block(ReadAt::latest());
     assert_eq!(now.episodes.len(), 2, "{}", now.text);
-    assert!(now.text.contains("Core memory:"), "{}", now.text);
-    // As of June 2029: only what had happened by then.
+    assert!(now.text.contains("Core memory:") && !now.text.contains("later than"), "{}", now.text);
+    // As of June 2029: the move is still shown (a later text may be the only source of
+    // what held then) but says it came after the block's day, wherever it stands.
     let then = block(ReadAt::valid(t("2029-06-01")));
-    let texts: Vec<&str> = then.episodes.iter().map(|e| e.text.as_str()).collect();
-    assert_eq!(texts, ["Alice lives in Lyon, near the river."], "{}", then.text);
-    assert!(!then.text.contains("Paris") && !then.text.contains("Core memory:"), "{}", then.text);
-    // The search itself still finds both: only the block tells the day.
-    assert_eq!(then.search.hits.iter().filter(|h| matches!(h.record, RecordRef::Episode(_))).count(), 2);
+    assert_eq!(then.episodes.len(), 2, "{}", then.text);
+    assert!(
+        then.text.contains("- [2029-09-01, later than 2029-06-01] Alice moved from Lyon to Paris"),
+        "{}",
+        then.text
+    );
+    assert!(then.text.contains("- [2029-03-01] Alice lives in Lyon"), "{}", then.text);
+    assert_eq!(then.text.matches("later than").count(), 1, "{}", then.text);
 }

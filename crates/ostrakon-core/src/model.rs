@@ -475,12 +475,12 @@ fn is_word(c: char) -> bool {
 
 /// Whether a name whose last character is `last` may end before `rest` (whose first
 /// character is `next`): at a word's end, or, in Korean, before the particles that end
-/// the word ("서연" in "서연이는", see [`crate::particles`]).
+/// the word ("서연" in "서연이는", "Paris" in "Paris에서"; see [`crate::particles`]).
 fn name_may_end(last: char, next: Option<char>, rest: &str) -> bool {
     if !next.is_some_and(is_word) {
         return true;
     }
-    if !is_hangul(last) {
+    if !is_hangul(last) && !next.is_some_and(is_hangul) {
         return false;
     }
     // Only the word's next few characters are read: a tail is short.
@@ -632,6 +632,8 @@ mod find_names_tests {
             found("서연은 서연이가 서연의 책을, 지민이에요. 서울에서 왔어요", &names),
             vec!["서연", "서연", "서연", "지민", "서울"]
         );
+        // A name in another script written the Korean way.
+        assert_eq!(found("Paris에서 만났어요, Parisian은 아니고", &["Paris"]), vec!["Paris"]);
         // Not inside another word, nor before what is not a particle.
         assert!(found("서연희 서연구소 고서연", &names).is_empty());
         // An endless Hangul word costs a bounded look at its tail.

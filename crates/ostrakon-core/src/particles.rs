@@ -3,9 +3,10 @@
 //! (Seoyeon's), "지민이에요" (it is Jimin). A word of the text is then never the bare name
 //! or noun another text uses, so a name is not found and a word does not meet its other
 //! forms. The rule here is the cheap one: a known list of particles (and the copula's
-//! polite forms) at the end of a Hangul word, at most [`MAX_TAIL_PIECES`] of them, after a
-//! stem of at least two syllables — a one-syllable stem is as often a word of its own
-//! ("아이", a child, is not "아" with 이).
+//! polite forms) at the end of a word, at most [`MAX_TAIL_PIECES`] of them, after a stem
+//! of at least two characters — a one-syllable stem is as often a word of its own ("아이",
+//! a child, is not "아" with 이). The stem may be in another script: a name written the
+//! Korean way, "Paris에서".
 //!
 //! Written by hand: the morphological analysers that do this properly (mecab-ko, lindera
 //! with its Korean dictionary) ship dictionaries of tens of megabytes, for a rule that
@@ -81,21 +82,17 @@ fn pieces(tail: &str, left: usize) -> bool {
     left > 0 && PARTICLES.iter().any(|p| tail.strip_prefix(p).is_some_and(|rest| pieces(rest, left - 1)))
 }
 
-/// The word without the particles at its end, when it is a Hangul word that ends in
-/// some and at least two syllables are left: "서연이는" → "서연", "학교에서" → "학교";
-/// `None` for "아이", "서연" or "Seoyeon".
+/// The word without the particles at its end, when it ends in some and at least two
+/// characters are left: "서연이는" → "서연", "학교에서" → "학교", and a name in another
+/// script written the Korean way, "Paris에서" → "Paris"; `None` for "아이", "서연" or
+/// "Seoyeon".
 pub fn strip_particles(word: &str) -> Option<&str> {
     if !word.chars().next_back().is_some_and(is_hangul) {
         return None;
     }
     // The shortest stem that leaves a whole tail: "고양이를" is 고양 + 이를.
     let mut stems = word.char_indices().skip(2).map(|(i, _)| i);
-    stems
-        .find(|&i| {
-            let stem = &word[..i];
-            stem.chars().all(is_hangul) && is_particle_tail(&word[i..])
-        })
-        .map(|i| &word[..i])
+    stems.find(|&i| is_particle_tail(&word[i..])).map(|i| &word[..i])
 }
 
 #[cfg(test)]
@@ -114,6 +111,8 @@ mod tests {
             ("학교에서", "학교"),
             ("선생님으로", "선생님"),
             ("땅콩은", "땅콩"),
+            ("paris에서", "paris"),
+            ("Alice는", "Alice"),
         ] {
             assert_eq!(strip_particles(word), Some(stem), "{word}");
         }

@@ -4,12 +4,11 @@
 
 use std::collections::HashSet;
 
-use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Value};
+use ostrakon_core::{Entity, EntityId, Episode, Namespace, RecordRef, Timestamp, Value};
 use ostrakon_index::{FactFilter, FactView, NamespaceIndex, Scope, View};
 
 use crate::change::{Change, Receipt};
 use crate::context::lines::{Builder, entity_line, episode_line, estimate_tokens, fact_line, short};
-use crate::context::tiers::Shown;
 use crate::error::read::ReadError;
 use crate::error::write::WriteError;
 use crate::limits::MAX_CONTEXT_TOKENS;
@@ -85,10 +84,10 @@ impl Store {
         let basis = found.basis;
         let due = self.due_intentions(ns, Some(message), basis.point())?.value;
         // Read as of a valid time before now, the block tells that time: an episode that
-        // happened after it is left out (its text may state what only came later).
-        let before = (basis.valid_at < basis.clock).then_some(basis.valid_at);
+        // happened after it is marked so (its text may state what only came later).
+        let as_of = (basis.valid_at < basis.clock).then_some(basis.valid_at);
         let answer = self.read_at(ns, basis.point(), |index, view| {
-            build(index, view, budget, found.value, due, Shown { scopes, before })
+            build(index, view, budget, found.value, due, scopes, as_of)
         })?;
         Ok(Answer { basis, value: answer.value })
     }
@@ -117,7 +116,8 @@ fn build(
     budget: usize,
     search: SearchResult,
     mut intentions: Vec<crate::maintain::intentions::Due>,
-    shown: Shown<'_>,
+    scopes: Option<&[String]>,
+    as_of: Option<Timestamp>,
 ) -> ContextBlock {
     let mut facts: Vec<FactView> = Vec::new();
     let mut episodes: Vec<Episode> = Vec::new();
@@ -136,9 +136,7 @@ fn build(
                 }
             }
             RecordRef::Episode(id) => {
-                if let Some(e) = index.episode_at(id, view.known_at)
-                    && shown.shows(e.occurred_at)
-                {
+                if let Some(e) = index.episode_at(id, view.known_at) {
                     episodes.push(e.clone());
                 }
             }
@@ -154,7 +152,7 @@ fn build(
             }
         }
     }
-    let mut b = Builder { text: String::new(), budget, truncated: false };
+    let mut b = Builder { text: String::new(), budget, truncated: false, as_of };
     let intention_lines: Vec<String> = intentions
         .iter()
         .map(|d| {
@@ -163,7 +161,7 @@ fn build(
         .collect();
     intentions.truncate(b.section("Intentions due now:", &intention_lines));
     let rank = |r: RecordRef| search.hits.iter().position(|h| h.record == r);
-    let placed = crate::context::tiers::add_tiers(&mut b, index, view, budget, &shown, &rank);
+    let placed = crate::context::tiers::add_tiers(&mut b, index, view, budget, scopes, &rank);
     facts.retain(|f| !placed.shown.contains(&RecordRef::Fact(f.fact.id)));
     episodes.retain(|e| !placed.shown.contains(&RecordRef::Episode(e.id)));
     let found = (facts.len(), episodes.len());
@@ -177,7 +175,7 @@ fn build(
     let fact_lines: Vec<String> =
         facts.iter().map(|f| fact_line(index, f, view.valid_at, per_slot[&slot(f)])).collect();
     facts.truncate(b.section(&header, &fact_lines));
-    let episode_lines: Vec<String> = episodes.iter().map(episode_line).collect();
+    let episode_lines: Vec<String> = episodes.iter().map(|e| episode_line(e, as_of)).collect();
     episodes.truncate(b.section("Relevant episodes:", &episode_lines));
 
     // The entities involved: those found, then those the kept facts name.

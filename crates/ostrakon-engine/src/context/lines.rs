@@ -41,13 +41,18 @@ pub(crate) fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestam
     format!("- {} ({when})\n", fact_sentence(index, &f.fact))
 }
 
-pub(crate) fn episode_line(e: &Episode) -> String {
+/// An episode's line; one that happened after `as_of` (a block read as of a past day)
+/// says so, since it may state what only came later.
+pub(crate) fn episode_line(e: &Episode, as_of: Option<Timestamp>) -> String {
     let mut who = String::new();
     if let Some(role) = &e.role {
         who = format!("{role}: ");
     }
     let text: String = e.text.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("- [{}] {who}{text}\n", short(e.occurred_at))
+    match as_of.filter(|day| e.occurred_at > *day) {
+        Some(day) => format!("- [{}, later than {}] {who}{text}\n", short(e.occurred_at), short(day)),
+        None => format!("- [{}] {who}{text}\n", short(e.occurred_at)),
+    }
 }
 
 pub(crate) fn entity_line(e: &Entity) -> String {
@@ -70,6 +75,8 @@ pub(crate) struct Builder {
     pub(crate) text: String,
     pub(crate) budget: usize,
     pub(crate) truncated: bool,
+    /// The valid time of a block read as of a past day (episodes after it are marked).
+    pub(crate) as_of: Option<Timestamp>,
 }
 
 impl Builder {
@@ -136,7 +143,7 @@ mod tests {
 
     #[test]
     fn sections_stop_at_the_first_line_that_does_not_fit() {
-        let mut b = Builder { text: String::new(), budget: 6, truncated: false };
+        let mut b = Builder { text: String::new(), budget: 6, truncated: false, as_of: None };
         let lines =
             ["- first line\n".to_owned(), "- a much longer second line\n".to_owned(), "- 3\n".to_owned()];
         assert_eq!(b.section("H:", &lines), 1);

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use ostrakon_core::{Entity, Episode, FactView, RecordRef, Tier, Timestamp, View};
+use ostrakon_core::{Entity, Episode, FactView, RecordRef, Tier, View};
 use ostrakon_index::NamespaceIndex;
 
 use crate::context::lines::{Builder, entity_line, episode_line, fact_line};
@@ -40,47 +40,26 @@ pub(crate) struct Placed {
     pub(crate) shown: HashSet<RecordRef>,
 }
 
-/// What a block shows besides its search's finds: which ACTIVE scopes (`None`: every
-/// scope with records), and the valid time after which episodes are left out (a block
-/// read as of a past day tells that day).
-pub(crate) struct Shown<'a> {
-    pub(crate) scopes: Option<&'a [String]>,
-    pub(crate) before: Option<Timestamp>,
-}
-
-impl Shown<'_> {
-    /// Whether an episode that happened at `occurred_at` is shown.
-    pub(crate) fn shows(&self, occurred_at: Timestamp) -> bool {
-        self.before.is_none_or(|t| occurred_at <= t)
-    }
-}
-
-/// Adds CORE and the ACTIVE scopes (`shown.scopes`, or every current one) to `b`, ranking
-/// a scope's records by `rank` (the search's order; unranked ones after, newest placement
-/// first), leaving out the episodes `shown` does not show.
+/// Adds CORE and the ACTIVE scopes (`scopes`, or every current one) to `b`, ranking a
+/// scope's records by `rank` (the search's order; unranked ones after, newest placement
+/// first).
 pub(crate) fn add_tiers(
     b: &mut Builder,
     index: &NamespaceIndex,
     view: View,
     budget: usize,
-    shown: &Shown<'_>,
+    scopes: Option<&[String]>,
     rank: &dyn Fn(RecordRef) -> Option<usize>,
 ) -> Placed {
-    let shows = |r: &RecordRef| match *r {
-        RecordRef::Episode(id) => {
-            index.episode_at(id, view.known_at).is_none_or(|e| shown.shows(e.occurred_at))
-        }
-        RecordRef::Fact(_) | RecordRef::Entity(_) => true,
-    };
     let mut placed = Placed::default();
     let settings = index.tier_settings(view.known_at);
     let core = index.tier_members(&Tier::Core, view.known_at);
     if !core.is_empty() {
-        let records: Vec<RecordRef> = core.iter().map(|(r, _)| *r).filter(shows).collect();
+        let records: Vec<RecordRef> = core.iter().map(|(r, _)| *r).collect();
         let limit = (budget as f64 * settings.core_share).floor() as usize;
         add_tier(b, index, view, Tier::Core, &records, limit, &mut placed);
     }
-    let names: Vec<String> = match shown.scopes {
+    let names: Vec<String> = match scopes {
         Some(named) => named.to_vec(),
         None => index.scopes(view.known_at).into_iter().map(|(s, _, _)| s).collect(),
     };
@@ -93,7 +72,7 @@ pub(crate) fn add_tiers(
         }
         // Most relevant first: the search's order, then the newest placements.
         members.sort_by_key(|(r, p)| (rank(*r).unwrap_or(usize::MAX), std::cmp::Reverse(p.seq)));
-        let records: Vec<RecordRef> = members.iter().map(|(r, _)| *r).filter(shows).collect();
+        let records: Vec<RecordRef> = members.iter().map(|(r, _)| *r).collect();
         let before = b.tokens();
         add_tier(b, index, view, tier, &records, active_left, &mut placed);
         active_left = active_left.saturating_sub(b.tokens() - before);
@@ -130,7 +109,7 @@ fn add_tier(
         .iter()
         .map(|(_, item)| match item {
             Item::Fact(f) => fact_line(index, f, view.valid_at, 1),
-            Item::Episode(e) => episode_line(e),
+            Item::Episode(e) => episode_line(e, b.as_of),
             Item::Entity(e) => entity_line(e),
         })
         .collect();
