@@ -636,8 +636,8 @@ mod find_names_tests {
         assert_eq!(found("Paris에서 만났어요, Parisian은 아니고", &["Paris"]), vec!["Paris"]);
         // Not inside another word, nor before what is not a particle.
         assert!(found("서연희 서연구소 고서연", &names).is_empty());
-        // An endless Hangul word costs a bounded look at its tail.
-        assert!(found(&"서연은".repeat(100_000), &names).len() <= 1);
+        // An endless Hangul word costs a bounded look at its tail, and is no mention.
+        assert!(found(&"서연은".repeat(100_000), &names).is_empty());
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! with its Korean dictionary) ship dictionaries of tens of megabytes, for a rule that
 //! names need only at their end.
 
-/// The particles and endings recognised, longest first where one is another's end.
+/// The particles and endings recognised, in no order that matters: every way of cutting a
+/// tail into them is tried ([`is_particle_tail`]).
 const PARTICLES: &[&str] = &[
     "에게서",
     "한테서",
