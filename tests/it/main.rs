@@ -28,6 +28,7 @@ mod history;
 mod intentions;
 mod mcp;
 mod memory;
+mod outdated;
 mod persisted;
 mod plan;
 mod rdf;

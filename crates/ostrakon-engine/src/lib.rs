@@ -46,6 +46,7 @@ pub mod views {
     pub use crate::maintain::intentions::{Due, DueBecause, Firings};
     pub use crate::maintain::tiers::TierUpkeep;
     pub use crate::read::analytics::{Changes, ChangesQuery, Overlaps, Series, SeriesQuery};
+    pub use crate::read::outdated::Outdated;
     pub use crate::read::topics::{Association, SIMILARITY_MIN, Topic, TopicNetwork};
     pub use ostrakon_core::{
         Counts, EntityFilter, EntityView, EpisodeCursor, EpisodeFilter, FactFilter, FactView, Fading,

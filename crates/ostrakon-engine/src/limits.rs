@@ -38,6 +38,13 @@ pub const MAX_CONSOLIDATE_EVERY_SECONDS: u64 = 10 * 366 * 86_400;
 /// Most subjects `Reader::changes` ranks.
 pub const MAX_TOP: usize = 1_000;
 
+/// Most marks of what an episode stated that no longer holds, in fact order (an episode
+/// that sourced more shows the first ones).
+pub const MAX_OUTDATED: usize = 16;
+
+/// Most facts one such mark names as holding instead (a slot with many values in force).
+pub const MAX_REPLACEMENTS: usize = 3;
+
 /// Most entities one `Mention` may name.
 pub const MAX_MENTIONS: usize = 1_000;
 

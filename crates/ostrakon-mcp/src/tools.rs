@@ -440,7 +440,7 @@ macro_rules! hit_fields {
             " warnings hits { kind score explain { components { component rank score } fused retention relevance \
              status dormant } fact { ",
             fact_brief!(),
-            " } entity { id name kind } episode { id externalId text occurredAt thread role } }"
+            " } entity { id name kind } episode { id externalId text occurredAt thread role outdated { status since note } } }"
         )
     };
 }
@@ -586,7 +586,9 @@ impl McpServer {
     #[tool(
         description = "Find what the memory holds about a query: facts in force, entities and episodes, ranked \
                        by relevance and retention, each with how it was found; optionally in a time window, or \
-                       at a valid time as known at a system time. What is found is strengthened."
+                       at a valid time as known at a system time. An episode whose statement no longer holds \
+                       lists it under `outdated`, with what replaced it: do not read its words as current. What \
+                       is found is strengthened."
     )]
     async fn recall(
         &self,

@@ -85,7 +85,7 @@ impl Store {
         let due = self.due_intentions(ns, Some(message), basis.point())?.value;
         // Read as of a valid time before now, the block tells that time: an episode that
         // happened after it is marked so (its text may state what only came later).
-        let as_of = (basis.valid_at < basis.clock).then_some(basis.valid_at);
+        let as_of = (!basis.of_the_present()).then_some(basis.valid_at);
         let answer = self.read_at(ns, basis.point(), |index, view| {
             build(index, view, budget, found.value, due, scopes, as_of)
         })?;
@@ -175,7 +175,7 @@ fn build(
     let fact_lines: Vec<String> =
         facts.iter().map(|f| fact_line(index, f, view.valid_at, per_slot[&slot(f)])).collect();
     facts.truncate(b.section(&header, &fact_lines));
-    let episode_lines: Vec<String> = episodes.iter().map(|e| episode_line(e, as_of)).collect();
+    let episode_lines: Vec<String> = episodes.iter().map(|e| episode_line(index, view, e, as_of)).collect();
     episodes.truncate(b.section("Relevant episodes:", &episode_lines));
 
     // The entities involved: those found, then those the kept facts name.

@@ -1,10 +1,11 @@
-//! The lines of a context block: a fact with its validity, an episode with its date, an
-//! entity with its kind and aliases; and the builder that adds sections line by line
-//! while they fit a token budget.
+//! The lines of a context block: a fact with its validity, an episode with its date (and
+//! what it stated that no longer holds), an entity with its kind and aliases; and the
+//! builder that adds sections line by line while they fit a token budget.
 
 use ostrakon_core::{Entity, Episode, FactView, Timestamp};
-use ostrakon_index::NamespaceIndex;
+use ostrakon_index::{NamespaceIndex, View};
 
+use crate::read::outdated::outdated;
 use crate::retrieve::docs::fact_sentence;
 
 /// Estimated tokens of a text: one per four bytes, rounded up.
@@ -42,16 +43,23 @@ pub(crate) fn fact_line(index: &NamespaceIndex, f: &FactView, valid_at: Timestam
 }
 
 /// An episode's line; one that happened after `as_of` (a block read as of a past day)
-/// says so, since it may state what only came later.
-pub(crate) fn episode_line(e: &Episode, as_of: Option<Timestamp>) -> String {
+/// says so, since it may state what only came later; one that stated what no longer
+/// holds says what holds instead, and since when.
+pub(crate) fn episode_line(
+    index: &NamespaceIndex,
+    view: View,
+    e: &Episode,
+    as_of: Option<Timestamp>,
+) -> String {
     let mut who = String::new();
     if let Some(role) = &e.role {
         who = format!("{role}: ");
     }
     let text: String = e.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let marks: String = outdated(index, e.id, view).iter().map(|o| format!(" [{}]", o.note)).collect();
     match as_of.filter(|day| e.occurred_at > *day) {
-        Some(day) => format!("- [{}, later than {}] {who}{text}\n", short(e.occurred_at), short(day)),
-        None => format!("- [{}] {who}{text}\n", short(e.occurred_at)),
+        Some(day) => format!("- [{}, later than {}] {who}{text}{marks}\n", short(e.occurred_at), short(day)),
+        None => format!("- [{}] {who}{text}{marks}\n", short(e.occurred_at)),
     }
 }
 

@@ -109,7 +109,7 @@ fn add_tier(
         .iter()
         .map(|(_, item)| match item {
             Item::Fact(f) => fact_line(index, f, view.valid_at, 1),
-            Item::Episode(e) => episode_line(e, b.as_of),
+            Item::Episode(e) => episode_line(index, view, e, b.as_of),
             Item::Entity(e) => entity_line(e),
         })
         .collect();

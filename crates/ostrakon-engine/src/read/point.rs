@@ -83,6 +83,15 @@ pub struct Basis {
 }
 
 impl Basis {
+    /// Whether the read is of the present: its valid time is no earlier than the system
+    /// time of the last batch it knows (or than the clock, which a batch's time can pass
+    /// when the clock stands still: batch times only increase). A read pinned once and
+    /// resolved again later (a request's nested fields) stays of the present, and one as
+    /// of an earlier day never is.
+    pub fn of_the_present(&self) -> bool {
+        self.system_time.is_none_or(|known| self.valid_at >= known.min(self.clock))
+    }
+
     /// The read point that reproduces this answer.
     pub fn point(&self) -> ReadAt {
         ReadAt { at: Some(self.at), ..ReadAt::bitemporal(self.valid_at, self.known_at) }

@@ -6,7 +6,7 @@ use ostrakon_core::{
     Entity, EntityFilter, EntityId, EntityView, Episode, EpisodeCursor, EpisodeFilter, EpisodeId, FactFilter,
     FactId, FactView, Fading, Group, GroupBy, HeldFor, IntentionId, IntentionView, Lane, MentionSource,
     Namespace, Neighborhood, OverlapQuery, Page, Recallable, RecordKind, RecordRef, Scope, Seq,
-    SnapshotCursor, SnapshotPage, StatementView, Tier, TierSettings, Timestamp, TraceState,
+    SnapshotCursor, SnapshotPage, StatementView, Tier, TierSettings, Timestamp, TraceState, View,
 };
 use ostrakon_index::{NamespaceIndex, Placement, Proposal};
 
@@ -14,6 +14,7 @@ use crate::context::block::ContextBlock;
 use crate::error::read::ReadError;
 use crate::maintain::intentions::Due;
 use crate::read::analytics::{Changes, ChangesQuery, Overlaps, Series, SeriesQuery};
+use crate::read::outdated::Outdated;
 use crate::read::point::{Answer, Basis, ReadAt};
 use crate::read::topics::TopicNetwork;
 use crate::retrieve::query::{SearchQuery, SearchResult};
@@ -280,6 +281,31 @@ impl<'s> Reader<'s> {
     /// The facts an episode is provenance of.
     pub fn sourced_facts(&self, episode: EpisodeId) -> Result<Vec<FactId>, ReadError> {
         self.index(|i| i.sourced_facts(episode, self.seq()))
+    }
+
+    /// What an episode stated that does not hold at this point: each fact stated from
+    /// it that is superseded, negated, contradicted, corrected, retracted or ended, with
+    /// what holds instead and since when.
+    /// ```
+    #[doc = include_str!("../../doc/ada_moves.txt")]
+    /// use ostrakon_engine::change::EpisodeRef;
+    /// // Ada says she lives in Lyon, and the fact is restated citing her words; Berlin
+    /// // replaced Lyon in 2014.
+    /// let words = NewEpisode { text: "Ada: I live in Lyon.".into(), occurred_at: time("2010-05-01")?, ..NewEpisode::default() };
+    /// let Change::AssertFact(mut again) = lives_in("Lyon", "2008-01-01")? else { unreachable!() };
+    /// again.provenance = vec![EpisodeRef::New(0)];
+    /// let third = store.append(&ns, vec![Change::RecordEpisode(words), Change::AssertFact(again)])?;
+    /// let Some(RecordId::Episode(said)) = third.ids[0] else { unreachable!() };
+    /// let now = store.at(&ns, ReadAt::latest())?.outdated(said)?;
+    /// assert_eq!(now.len(), 1);
+    /// assert_eq!((now[0].verb(), now[0].since), ("superseded", Some(time("2014-01-01")?)));
+    /// // In 2010 what she said still held.
+    /// assert!(store.at(&ns, ReadAt::valid(time("2010-06-01")?))?.outdated(said)?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn outdated(&self, episode: EpisodeId) -> Result<Vec<Outdated>, ReadError> {
+        let view = View { valid_at: self.basis.valid_at, known_at: self.seq() };
+        self.index(|i| crate::read::outdated::outdated(i, episode, view))
     }
 
     /// Who has read an episode (the store's extractor: a model and a prompt version

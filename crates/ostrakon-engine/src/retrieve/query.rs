@@ -188,7 +188,11 @@ pub struct Explanation {
     /// 1 + the time boost for an episode that states a time when the query asks when,
     /// else 1.
     pub time: f64,
-    /// fused × weight × speaker × time.
+    /// More than 1 for an episode lifted just above an episode found for the query
+    /// whose statement it replaced (read at the present: what holds now comes before
+    /// what was said before it), else 1.
+    pub newer: f64,
+    /// fused × weight × speaker × time × newer.
     pub relevance: f64,
     /// Its MMR value when it was picked.
     pub mmr: f64,

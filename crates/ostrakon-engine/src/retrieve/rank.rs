@@ -26,6 +26,7 @@ use crate::retrieve::keys::episode_key;
 use crate::retrieve::keys::key;
 use crate::retrieve::keys::kind_code;
 use crate::retrieve::keys::record;
+use crate::retrieve::newer::{lift_newer, newer_first};
 use crate::retrieve::query::Component;
 use crate::retrieve::query::ComponentRank;
 use crate::retrieve::query::Explanation;
@@ -310,8 +311,9 @@ fn run_search(
         cache: Mutex::new(HashMap::new()),
     };
     let lists = candidate_lists(basis, search, &admit, query_vector, &matched, pool, &mut warnings);
-    let scored = score(basis, &admit, &lists, pool);
-    let hits = diversify(index, search, query, scored);
+    let (scored, replaced) = score(basis, &admit, &lists, pool);
+    let mut hits = diversify(index, search, query, scored);
+    newer_first(&mut hits, &replaced);
     Ok(SearchResult { hits, matched_entities: matched, indexed_seq: indexed, warnings, topics })
 }
 
@@ -484,14 +486,18 @@ fn candidate_lists(
     lists
 }
 
+/// A candidate: its key, its relevance and how it got it.
+type Scored = (u64, f64, Explanation);
+
 /// The fused candidates, each weighted by retention (or its cue), speaker and whether it
-/// states a time for a question that asks when; best first, with their explanations.
+/// states a time for a question that asks when; best first, with their explanations. And,
+/// read at the present, which candidates state what replaced another's statement.
 fn score(
     basis: &Basis,
     admit: &Admit<'_>,
     lists: &[(Component, Vec<(u64, f32)>)],
     pool: usize,
-) -> Vec<(u64, f64, Explanation)> {
+) -> (Vec<Scored>, Vec<(u64, u64)>) {
     let (index, view, query) = (admit.index, admit.view, admit.query);
     let ranked: Vec<Vec<(u64, f32)>> = lists.iter().map(|(_, l)| l.clone()).collect();
     let fused = rrf(&ranked, RRF_K);
@@ -547,6 +553,7 @@ fn score(
                     weight,
                     speaker,
                     time,
+                    newer: 1.0,
                     relevance,
                     mmr: 0.0,
                     status,
@@ -556,9 +563,9 @@ fn score(
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let replaced = if basis.of_the_present() { lift_newer(index, view, &mut scored) } else { Vec::new() };
     scored.truncate((query.limit * 3).max(30));
-
-    scored
+    (scored, replaced)
 }
 
 /// A diverse pick of the best scored candidates (MMR): cosine between vectors where

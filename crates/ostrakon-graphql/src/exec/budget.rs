@@ -113,6 +113,8 @@ const LIST_BOUNDS: &[(&str, &str, Bound)] = &[
     ("ClosedSegment", "episodes", Bound::Fixed(crate::objects::payloads::MAX_REPORTED_EPISODES as u64)),
     // Small by construction.
     ("Topic", "episodes", Bound::Fixed(3)),
+    ("Episode", "outdated", Bound::Fixed(ostrakon_engine::limits::MAX_OUTDATED as u64)),
+    ("OutdatedStatement", "replacedBy", Bound::Fixed(ostrakon_engine::limits::MAX_REPLACEMENTS as u64)),
     ("Intention", "entities", Bound::Fixed(ostrakon_engine::limits::MAX_MENTIONS as u64)),
     ("Entity", "properties", Bound::Data),
     ("Fact", "effective", Bound::Data),

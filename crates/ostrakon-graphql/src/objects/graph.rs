@@ -10,6 +10,7 @@ use ostrakon_engine::{ReadAt, Store, views::FactFilter, views::FactView, views::
 use crate::exec::context::Pin;
 use crate::exec::context::engine;
 use crate::exec::context::store;
+use crate::objects::records::OutdatedMark;
 pub(crate) use crate::objects::records::{EntityObject, EpisodeObject};
 use crate::types::enums::FactStatus;
 use crate::types::enums::Polarity;
@@ -604,6 +605,14 @@ impl EpisodeObject {
         let mut ids = self.pin.reader(store).sourced_facts(self.episode.id).map_err(engine)?;
         ids.truncate(first);
         Ok(FactObject::load_many(store, &self.pin, &ids))
+    }
+
+    /// What it stated that does not hold at the read's point: each fact stated from it
+    /// that is superseded, denied, contradicted, corrected, retracted or ended, with what
+    /// holds instead and since when (at most 16). Whoever quotes the episode should say so.
+    async fn outdated(&self, ctx: &Context<'_>) -> Result<Vec<OutdatedMark>> {
+        let marks = self.pin.reader(store(ctx)?).outdated(self.episode.id).map_err(engine)?;
+        Ok(marks.into_iter().map(|m| OutdatedMark::new(&self.pin, m)).collect())
     }
 
     #[graphql(flatten)]

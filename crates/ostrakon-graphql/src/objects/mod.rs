@@ -4,6 +4,7 @@ pub(crate) mod erased;
 pub(crate) mod graph;
 pub(crate) mod intentions;
 pub(crate) mod memory;
+pub(crate) mod outdated;
 pub(crate) mod payloads;
 pub(crate) mod records;
 pub(crate) mod search;

@@ -1,5 +1,5 @@
-//! The records the output types are made of, loaded at a read's point: an entity and an
-//! episode as known then. Their fields are resolved in `objects` (and a topic's members
+//! The records the output types are made of, loaded at a read's point: an entity, an
+//! episode and what an episode stated that no longer holds, as known then. Their fields are resolved in `objects` (and a topic's members
 //! are made of them in `topics`): the types that answer each other's fields share these
 //! data without importing each other.
 
@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use ostrakon_core::{Entity, EntityId, Episode, EpisodeId};
 use ostrakon_engine::Store;
+use ostrakon_engine::views::Outdated;
 
 use crate::exec::context::Pin;
 
@@ -41,4 +42,11 @@ impl EpisodeObject {
             recorded_seq: recorded.0,
         }))
     }
+}
+
+/// A statement of an episode that does not hold at the read's point (its fields are
+/// resolved in `outdated`).
+pub(crate) struct OutdatedMark {
+    pub(crate) pin: Arc<Pin>,
+    pub(crate) mark: Outdated,
 }

@@ -181,7 +181,10 @@ pub(crate) struct Explanation {
     /// 1.2 for an episode that states a time (a date, "yesterday", "last June") when the
     /// query asks when ("When did…", "What year…", "How long…"), else 1.
     pub time: f64,
-    /// fused × weight × speaker × time.
+    /// More than 1 for an episode lifted just above an episode found for the query whose
+    /// statement it replaced (read at the present), else 1.
+    pub newer: f64,
+    /// fused × weight × speaker × time × newer.
     pub relevance: f64,
     /// Its maximal-marginal-relevance value when picked.
     pub mmr: f64,
@@ -232,6 +235,7 @@ impl SearchHit {
             weight: e.weight,
             speaker: e.speaker,
             time: e.time,
+            newer: e.newer,
             relevance: e.relevance,
             mmr: e.mmr,
             status: e.status.map(Into::into),
