@@ -1,7 +1,9 @@
 //! `ostrakon eval`: retrieval quality on a user's own questions. Each JSONL line names a
 //! question and the external ids of the episodes that answer it; the command searches
 //! episodes for each question and reports recall@k, hit@k, the share of questions with
-//! all their evidence in the top k, and MRR, overall and per tag.
+//! all their evidence in the top k, and MRR, overall and per tag; and how long the
+//! searches took (p50, p95). Before the questions of a namespace it closes the segments
+//! of its idle threads, as the server's upkeep does.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -119,6 +121,7 @@ pub(crate) fn components(list: &str) -> anyhow::Result<Without> {
         ("time", Component::Time),
         ("vector-in-time", Component::VectorInTime),
         ("neighbour", Component::Neighbour),
+        ("segment", Component::Segment),
     ];
     let mut without = Without::default();
     for name in list.split(',').map(|s| s.trim().to_lowercase().replace('_', "-")).filter(|s| !s.is_empty()) {
@@ -210,6 +213,7 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
     let mut problems = Vec::new();
     let mut in_block = (0usize, 0usize);
     let mut ready: Vec<Namespace> = Vec::new();
+    let mut latencies: Vec<Duration> = Vec::new();
     let known = store.namespaces();
     for (n, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
@@ -245,6 +249,9 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
         }
         if !ready.contains(&ns) {
             wait_for_index(store, &ns)?;
+            // As the server's upkeep would have: threads idle for longer than the
+            // namespace's gap close their segments (the `segment` list ranks in them).
+            store.segment(&ns, false).with_context(|| format!("cannot segment {ns_name}"))?;
             ready.push(ns.clone());
         }
         let mut gold = Vec::new();
@@ -283,7 +290,10 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
             },
             ..SearchQuery::default()
         };
-        let found = match store.at(&ns, read).and_then(|r| r.search(&query)) {
+        let started = Instant::now();
+        let searched = store.at(&ns, read).and_then(|r| r.search(&query));
+        latencies.push(started.elapsed());
+        let found = match searched {
             Ok(found) => found,
             Err(e) => {
                 problems.push(format!("{where_}: search failed: {e}"));
@@ -375,6 +385,11 @@ pub(crate) fn eval(store: &Store, file: &Path, options: &Options) -> anyhow::Res
     println!("{}", overall.row("all", cuts.len()));
     for (tag, score) in &by_tag {
         println!("{}", score.row(tag, cuts.len()));
+    }
+    if !latencies.is_empty() {
+        latencies.sort_unstable();
+        let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+        println!("search latency: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", at(0.5), at(0.95), at(1.0));
     }
     if let (Some(budget), (n, found)) = (options.context, in_block)
         && n > 0

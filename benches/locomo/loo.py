@@ -2,7 +2,7 @@
 """Leave one conversation out: is a temporal rule general, or fitted to the conversations
 it was tuned on?
 
-    python3 benches/locomo/loo.py [LOCOMO.json] [--metric temporal]
+    python3 benches/locomo/loo.py [LOCOMO.json] [--metric temporal] [--rules temporal|segment]
 
 Imports the conversations once (as run.sh does), runs `ostrakon eval` once per rule set
 (the temporal lists and boost switched off one by one, and other boost values), and
@@ -22,8 +22,9 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
-# name -> extra `ostrakon eval` flags. The first is the defaults.
-RULES = [
+# name -> extra `ostrakon eval` flags. The first is the defaults, the second what the
+# defaults are compared with.
+TEMPORAL = [
     ("defaults", []),
     ("no temporal rules", ["--without", "time,vector-in-time,when"]),
     ("without the time boost", ["--without", "when"]),
@@ -33,6 +34,12 @@ RULES = [
     ("time boost 0.1", ["--time-boost", "0.1"]),
     ("time boost 0.4", ["--time-boost", "0.4"]),
 ]
+# The segment list (the other turns of the best turns' topical segments), on or off.
+SEGMENT = [
+    ("defaults", []),
+    ("no segment list", ["--without", "segment"]),
+]
+RULE_SETS = {"temporal": TEMPORAL, "segment": SEGMENT}
 CUT = 10
 
 
@@ -80,37 +87,40 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("locomo", nargs="?", default=os.path.join(ROOT, "..", "shared", "data", "locomo-dev", "locomo-dev.json"))
     p.add_argument("--metric", default="temporal", help="the category rules are chosen by (default temporal)")
+    p.add_argument("--rules", default="temporal", choices=sorted(RULE_SETS), help="which rules (default temporal)")
     a = p.parse_args()
+    rules = RULE_SETS[a.rules]
+    other = rules[1][0]
     with tempfile.TemporaryDirectory() as work:
         binary, data = prepare(a.locomo, work)
         questions = os.path.join(work, "in", "questions.jsonl")
         tables = {}
-        for name, flags in RULES:
+        for name, flags in rules:
             tables[name] = recalls(binary, data, questions, flags, os.path.join(work, "dump.jsonl"))
             print(f"ran {name}", file=sys.stderr)
     conversations = sorted({c for c, _ in tables["defaults"]})
     cat = a.metric
-    print(f"| conversation | {cat} questions | defaults | no temporal rules | chosen on the other {len(conversations) - 1} | held-out recall@{CUT} |")
+    print(f"| conversation | {cat} questions | defaults | {other} | chosen on the other {len(conversations) - 1} | held-out recall@{CUT} |")
     print("|---|---|---|---|---|---|")
     held_total = held_n = 0.0
     for c in conversations:
         others = [o for o in conversations if o != c]
         # Ties go to the earlier rule set (the defaults first).
-        chosen = max(RULES, key=lambda r: (round(score(tables[r[0]], others, cat), 6), -RULES.index(r)))[0]
+        chosen = max(rules, key=lambda r: (round(score(tables[r[0]], others, cat), 6), -rules.index(r)))[0]
         held = score(tables[chosen], [c], cat)
         n = tables["defaults"].get((c, cat), [0, 0])[1]
         held_total += held * n
         held_n += n
         print(f"| {c} | {n} | {score(tables['defaults'], [c], cat):.3f} | "
-              f"{score(tables['no temporal rules'], [c], cat):.3f} | {chosen} | {held:.3f} |")
+              f"{score(tables[other], [c], cat):.3f} | {chosen} | {held:.3f} |")
     print(f"| all | {int(held_n)} | {score(tables['defaults'], conversations, cat):.3f} | "
-          f"{score(tables['no temporal rules'], conversations, cat):.3f} | | {held_total / max(1, held_n):.3f} |")
+          f"{score(tables[other], conversations, cat):.3f} | | {held_total / max(1, held_n):.3f} |")
     print()
     print(f"Each rule set, {cat} recall@{CUT} per conversation (and all categories, all conversations):")
     print()
     print("| rule set | " + " | ".join(conversations) + f" | {cat} | all categories |")
     print("|---|" + "---|" * (len(conversations) + 2))
-    for name, _ in RULES:
+    for name, _ in rules:
         t = tables[name]
         cells = " | ".join(f"{score(t, [c], cat):.3f}" for c in conversations)
         print(f"| {name} | {cells} | {score(t, conversations, cat):.3f} | {score(t, conversations, 'all'):.3f} |")

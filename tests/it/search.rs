@@ -642,3 +642,42 @@ fn an_as_of_block_marks_what_happened_after_its_day() {
     assert!(then.text.contains("- [2029-03-01] Alice lives in Lyon"), "{}", then.text);
     assert_eq!(then.text.matches("later than").count(), 1, "{}", then.text);
 }
+
+#[test]
+fn the_segment_list_brings_the_rest_of_a_stretch_of_talk() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        episode("I bought a red kayak on Saturday.", "2029-12-01T10:00:00Z", "a"),
+        episode("The lake was calm at dawn.", "2029-12-01T10:01:00Z", "a"),
+        episode("We packed sandwiches and tea.", "2029-12-01T10:02:00Z", "a"),
+        episode("A heron stood in the reeds.", "2029-12-01T10:03:00Z", "a"),
+        episode("My cousin sells bicycles.", "2029-12-01T10:04:00Z", "b"),
+    ]);
+    let segment_finds = |q: &SearchQuery| -> Vec<String> {
+        let found = fx.store.at(&fx.ns, ReadAt::latest()).and_then(|r| r.search(q)).unwrap();
+        found
+            .value
+            .hits
+            .iter()
+            .filter(|h| h.explanation.components.iter().any(|c| c.component == Component::Segment))
+            .filter_map(|h| match h.record {
+                RecordRef::Episode(id) => {
+                    fx.store.inspect(&fx.ns, |i| i.episode(id).map(|e| e.text.clone())).unwrap()
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let q = SearchQuery { kinds: vec![RecordKind::Episode], ..text("kayak") };
+    // No segment has closed yet: no list.
+    assert!(segment_finds(&q).is_empty());
+    fx.store.segment(&fx.ns, true).unwrap();
+    // The heron is three turns from the kayak, past its neighbours, and shares no word with
+    // the question: the kayak's segment brings it; the other thread's turn stays out.
+    let found = segment_finds(&q);
+    assert!(found.iter().any(|t| t.contains("heron")), "{found:?}");
+    assert!(found.iter().any(|t| t.contains("kayak")), "the seed leads its segment: {found:?}");
+    assert!(!found.iter().any(|t| t.contains("bicycles")), "{found:?}");
+    let without = SearchQuery { without: vec![Component::Segment], ..q.clone() };
+    assert!(episodes_found(&fx, &without, ReadAt::latest()).iter().all(|t| !t.contains("heron")));
+}

@@ -116,6 +116,7 @@ class SearchComponent(str, Enum):
     TIME = "TIME"
     VECTOR_IN_TIME = "VECTOR_IN_TIME"
     NEIGHBOUR = "NEIGHBOUR"
+    SEGMENT = "SEGMENT"
 
 
 class SearchKind(str, Enum):

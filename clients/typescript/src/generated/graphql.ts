@@ -165,6 +165,11 @@ export type SearchComponent =
   | 'GRAPH'
   /** The episodes before and after the best episodes of the other lists in their threads. */
   | 'NEIGHBOUR'
+  /**
+   * The other episodes of the closed segments (stretches of a thread on one topic) of
+   * the best episodes of the other lists, those most like the query first.
+   */
+  | 'SEGMENT'
   /** BM25 over each record's own text. */
   | 'TEXT'
   /** BM25 over each episode together with the ones before and after it in its thread. */

@@ -20,6 +20,7 @@ pub(crate) mod newer;
 pub(crate) mod query;
 pub(crate) mod rank;
 pub(crate) mod saved_vectors;
+pub(crate) mod topical;
 
 #[cfg(test)]
 mod tests;

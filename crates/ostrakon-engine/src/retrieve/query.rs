@@ -140,6 +140,9 @@ pub enum Component {
     /// The episodes before and after the best episodes of the other lists in their
     /// threads, in the order of those.
     Neighbour,
+    /// The other episodes of the closed segments (stretches of a thread on one topic) of
+    /// the best episodes of the other lists, those most like the query first.
+    Segment,
 }
 
 impl Component {
@@ -154,6 +157,7 @@ impl Component {
             Component::Time => "time",
             Component::VectorInTime => "vector in time",
             Component::Neighbour => "neighbour",
+            Component::Segment => "segment",
         }
     }
 }

@@ -37,6 +37,7 @@ use crate::retrieve::query::SearchHit;
 use crate::retrieve::query::SearchQuery;
 use crate::retrieve::query::SearchResult;
 use crate::retrieve::query::TopicScore;
+use crate::retrieve::topical::{SEGMENT_SEEDS, segment_list};
 use crate::shard::Shard;
 use crate::store::Store;
 use crate::sync::lock;
@@ -469,19 +470,33 @@ fn candidate_lists(
     }
 
     // Evidence in a conversation spans turns: the turns before and after the best
-    // episodes so far, in their order, make one more list.
-    if admit.kind_ok(KIND_EPISODE) && !query.without.contains(&Component::Neighbour) {
+    // episodes so far, in their order, make one more list; the other turns of their
+    // topical segments another.
+    let wants = |c: Component| admit.kind_ok(KIND_EPISODE) && !query.without.contains(&c);
+    if wants(Component::Neighbour) || wants(Component::Segment) {
         let ranked: Vec<Vec<(u64, f32)>> = lists.iter().map(|(_, l)| l.clone()).collect();
-        let mut near = Vec::new();
-        let best = rrf(&ranked, RRF_K).into_iter().filter(|f| f.key & 3 == KIND_EPISODE);
-        for f in best.take(NEIGHBOUR_SEEDS) {
-            for forward in [false, true] {
-                if let Some(e) = index.thread_neighbour(EpisodeId(f.key >> 2), view.known_at, forward) {
-                    near.push((key(RecordRef::Episode(e.id)), 1.0 / (near.len() + 1) as f32));
+        let best: Vec<EpisodeId> = rrf(&ranked, RRF_K)
+            .into_iter()
+            .filter(|f| f.key & 3 == KIND_EPISODE)
+            .take(NEIGHBOUR_SEEDS.max(SEGMENT_SEEDS))
+            .map(|f| EpisodeId(f.key >> 2))
+            .collect();
+        if wants(Component::Segment) {
+            let seeds = &best[..best.len().min(SEGMENT_SEEDS)];
+            let topical = segment_list(index, view, search, seeds, query_vector, pool);
+            push(&mut lists, Component::Segment, Ok(topical), warnings);
+        }
+        if wants(Component::Neighbour) {
+            let mut near = Vec::new();
+            for seed in best.iter().take(NEIGHBOUR_SEEDS) {
+                for forward in [false, true] {
+                    if let Some(e) = index.thread_neighbour(*seed, view.known_at, forward) {
+                        near.push((key(RecordRef::Episode(e.id)), 1.0 / (near.len() + 1) as f32));
+                    }
                 }
             }
+            push(&mut lists, Component::Neighbour, Ok(near), warnings);
         }
-        push(&mut lists, Component::Neighbour, Ok(near), warnings);
     }
     lists
 }

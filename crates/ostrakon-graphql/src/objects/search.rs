@@ -148,6 +148,9 @@ pub enum SearchComponent {
     VectorInTime,
     /// The episodes before and after the best episodes of the other lists in their threads.
     Neighbour,
+    /// The other episodes of the closed segments (stretches of a thread on one topic) of
+    /// the best episodes of the other lists, those most like the query first.
+    Segment,
 }
 
 /// A hit's rank in one list.
