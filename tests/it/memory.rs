@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use ostrakon_engine::Store;
 use ostrakon_engine::core::{TimeZone, Timestamp};
-use ostrakon_engine::{Store, log::MemStorage};
-use ostrakon_graphql::{Access, Limits, OstrakonSchema, ops};
+use ostrakon_graphql::{Access, OstrakonSchema, ops};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -17,19 +17,11 @@ fn day(n: f64) -> String {
 }
 
 fn api() -> (Arc<Store>, OstrakonSchema) {
-    let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
-    let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    let schema = ostrakon_graphql::schema(Arc::clone(&store), Limits::default());
-    (store, schema)
+    crate::common::schema_in_2030()
 }
 
 async fn gql(schema: &OstrakonSchema, query: &str, variables: Value) -> Value {
-    let request = async_graphql::Request::new(query)
-        .variables(async_graphql::Variables::from_json(variables))
-        .data(Access::Local);
-    let response = schema.execute(request).await;
-    assert!(response.errors.is_empty(), "{query}\n{:?}", response.errors);
-    response.data.into_json().unwrap()
+    crate::common::gql_with(schema, query, variables).await
 }
 
 /// The namespace's episodes fade by MemoryBank, unit one day, S₀ = 1, Δ = +1, θ = 0.1.

@@ -3,26 +3,13 @@
 //! context block; read at the present, the episode behind the new value ranks above the
 //! old one; read as of a day when the old value held, there is no mark.
 
-use std::sync::Arc;
-
-use ostrakon_engine::core::{TimeZone, Timestamp};
-use ostrakon_engine::{Store, log::MemStorage};
-use ostrakon_graphql::{Access, Limits, OstrakonSchema};
+use ostrakon_graphql::OstrakonSchema;
 use serde_json::{Value, json};
 
-fn api() -> OstrakonSchema {
-    let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
-    let store = Arc::new(Store::with_storage(Arc::new(MemStorage::new()), Arc::new(move || now)).unwrap());
-    ostrakon_graphql::schema(store, Limits::default())
-}
+use crate::common::gql_with as gql;
 
-async fn gql(schema: &OstrakonSchema, query: &str, variables: Value) -> Value {
-    let request = async_graphql::Request::new(query)
-        .variables(async_graphql::Variables::from_json(variables))
-        .data(Access::Local);
-    let response = schema.execute(request).await;
-    assert!(response.errors.is_empty(), "{query}\n{:?}", response.errors);
-    response.data.into_json().unwrap()
+fn api() -> OstrakonSchema {
+    crate::common::schema_in_2030().1
 }
 
 const RECORD: &str = "mutation($ns: String!, $text: String!, $at: DateTime!, $facts: [FactInput!]!) {

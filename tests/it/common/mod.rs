@@ -20,6 +20,32 @@ pub(crate) async fn gql(schema: &ostrakon_graphql::OstrakonSchema, query: &str) 
     response["data"].clone()
 }
 
+/// [`gql`] with variables.
+pub(crate) async fn gql_with(
+    schema: &ostrakon_graphql::OstrakonSchema,
+    query: &str,
+    variables: serde_json::Value,
+) -> serde_json::Value {
+    let request = async_graphql::Request::new(query)
+        .variables(async_graphql::Variables::from_json(variables))
+        .data(ostrakon_graphql::Access::Local);
+    let response = serde_json::to_value(schema.execute(request).await).unwrap();
+    assert!(response["errors"].is_null(), "{query}\n{response}");
+    response["data"].clone()
+}
+
+/// An in-memory store whose clock stands at 2030-01-01, and its GraphQL schema.
+pub(crate) fn schema_in_2030() -> (std::sync::Arc<ostrakon_engine::Store>, ostrakon_graphql::OstrakonSchema) {
+    use ostrakon_engine::core::{TimeZone, Timestamp};
+    let now = Timestamp::parse("clock", "2030-01-01T00:00:00Z", &TimeZone::Utc).unwrap();
+    let storage = std::sync::Arc::new(ostrakon_engine::log::MemStorage::new());
+    let store = std::sync::Arc::new(
+        ostrakon_engine::Store::with_storage(storage, std::sync::Arc::new(move || now)).unwrap(),
+    );
+    let schema = ostrakon_graphql::schema(std::sync::Arc::clone(&store), ostrakon_graphql::Limits::default());
+    (store, schema)
+}
+
 /// Runs a GraphQL operation that must fail; the code of its first error.
 pub(crate) async fn gql_error(schema: &ostrakon_graphql::OstrakonSchema, query: &str) -> String {
     let request = async_graphql::Request::new(query).data(ostrakon_graphql::Access::Local);
