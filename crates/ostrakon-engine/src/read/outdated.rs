@@ -53,14 +53,36 @@ impl Outdated {
 /// holds, has none; nor does one that also stated what replaced it ("I lived in Paris,
 /// then moved to London" tells its own story).
 pub(crate) fn outdated(index: &NamespaceIndex, episode: EpisodeId, view: View) -> Vec<Outdated> {
-    let sourced = index.sourced_facts(episode, view.known_at);
-    sourced
-        .iter()
-        .filter_map(|id| index.fact_at(*id, view))
-        .filter_map(|f| mark(index, &f, view))
-        .filter(|m| m.replaced_by.is_empty() || !m.replaced_by.iter().any(|r| sourced.contains(r)))
-        .take(MAX_OUTDATED)
+    marks(index, episode, view)
+        .map(|(f, mut mark)| {
+            mark.note = note(index, view, &f, &mark);
+            mark
+        })
         .collect()
+}
+
+/// What replaced the statements of `episode` that no longer hold, as [`outdated`] marks
+/// them, without putting the marks in words (ranking needs only this).
+pub(crate) fn replacements(index: &NamespaceIndex, episode: EpisodeId, view: View) -> Vec<FactId> {
+    marks(index, episode, view).flat_map(|(_, mark)| mark.replaced_by).collect()
+}
+
+/// The marks without their words, each with the fact it is about.
+fn marks(
+    index: &NamespaceIndex,
+    episode: EpisodeId,
+    view: View,
+) -> impl Iterator<Item = (FactView, Outdated)> {
+    let sourced = index.sourced_facts(episode, view.known_at);
+    let facts: Vec<FactView> = sourced.iter().filter_map(|id| index.fact_at(*id, view)).collect();
+    facts
+        .into_iter()
+        .filter_map(move |f| {
+            let mark = mark(index, &f, view)?;
+            let own = mark.replaced_by.iter().any(|r| sourced.contains(r));
+            (!own).then_some((f, mark))
+        })
+        .take(MAX_OUTDATED)
 }
 
 fn mark(index: &NamespaceIndex, f: &FactView, view: View) -> Option<Outdated> {
@@ -97,16 +119,14 @@ fn mark(index: &NamespaceIndex, f: &FactView, view: View) -> Option<Outdated> {
             .take(MAX_REPLACEMENTS)
             .collect();
     }
-    let mut mark = Outdated {
+    Some(Outdated {
         fact: f.fact.id,
         status: f.status,
         corrected: corrected_by.is_some(),
         since,
         replaced_by,
         note: String::new(),
-    };
-    mark.note = note(index, view, f, &mark);
-    Some(mark)
+    })
 }
 
 fn note(index: &NamespaceIndex, view: View, f: &FactView, o: &Outdated) -> String {

@@ -30,10 +30,9 @@ pub(crate) fn lift_newer(
     let outdated: Vec<(usize, HashSet<usize>)> = (0..scored.len())
         .filter_map(|i| {
             let RecordRef::Episode(old) = record(scored[i].0) else { return None };
-            let newer: HashSet<usize> = crate::read::outdated::outdated(index, old, view)
-                .iter()
-                .flat_map(|o| o.replaced_by.iter())
-                .filter_map(|f| index.fact_at(*f, view))
+            let newer: HashSet<usize> = crate::read::outdated::replacements(index, old, view)
+                .into_iter()
+                .filter_map(|f| index.fact_at(f, view))
                 .flat_map(|f| f.provenance)
                 .filter(|e| *e != old)
                 .filter_map(|e| place.get(&key(RecordRef::Episode(e))).copied())
