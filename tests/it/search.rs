@@ -177,6 +177,27 @@ fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
 }
 
 #[test]
+fn days_told_in_korean_and_spanish_meet_a_question_naming_the_date() {
+    let fx = Fixture::new();
+    fx.append(vec![
+        // Told on 14 May, of 12 May.
+        episode("서연: 이틀 전에 호수에 갔어요.", "2024-05-14T10:00:00Z", "s1"),
+        episode("Diego: Fuimos al lago hace dos días.", "2024-05-14T11:00:00Z", "s2"),
+        // The same kind of outing, told the day it happened, another day.
+        episode("서연: 오늘 호수에 갔어요.", "2024-05-20T10:00:00Z", "s3"),
+        episode("Diego: Hoy fuimos al lago.", "2024-05-20T11:00:00Z", "s4"),
+    ]);
+    for (question, told) in [
+        ("2024년 5월 12일에 호수에 갔어요?", "서연: 이틀"),
+        ("¿Fuimos al lago el 12 de mayo de 2024?", "Diego: Fuimos"),
+    ] {
+        let (rank, lists) = rank_of(&fx, &text(question), told).unwrap();
+        assert!(lists.contains(&Component::Time), "{question}: {lists:?}");
+        assert_eq!(rank, 1, "{question}");
+    }
+}
+
+#[test]
 fn a_query_naming_a_speaker_weighs_their_turns_more() {
     let fx = Fixture::new();
     fx.append(vec![
