@@ -383,7 +383,7 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
         searches(&store, &ns)
     };
     let meta = std::fs::read_to_string(search_dir.join("text").join("meta.json")).unwrap();
-    assert!(meta.contains("ostrakon-text-3"), "the commits carry their stamp: {meta}");
+    assert!(meta.contains("ostrakon-text-4"), "the commits carry their stamp: {meta}");
     let check = |what: &str| {
         let store = open(dir.path());
         assert_eq!(searches(&store, &ns), before, "{what}");
@@ -409,10 +409,10 @@ fn the_search_index_on_disk_answers_after_a_restart_as_a_rebuild_does() {
     // says `mnemo-text-1`): not trusted, built anew from the log in this one.
     let meta_path = search_dir.join("text").join("meta.json");
     let current = std::fs::read_to_string(&meta_path).unwrap();
-    std::fs::write(&meta_path, current.replace("ostrakon-text-3", "mnemo-text-1")).unwrap();
+    std::fs::write(&meta_path, current.replace("ostrakon-text-4", "mnemo-text-1")).unwrap();
     check("an index of the earlier format");
     let rebuilt = std::fs::read_to_string(&meta_path).unwrap();
-    assert!(rebuilt.contains("ostrakon-text-3") && !rebuilt.contains("mnemo-text-1"), "{rebuilt}");
+    assert!(rebuilt.contains("ostrakon-text-4") && !rebuilt.contains("mnemo-text-1"), "{rebuilt}");
     // Damaged files: removed and built anew.
     for entry in std::fs::read_dir(search_dir.join("text")).unwrap() {
         let path = entry.unwrap().path();

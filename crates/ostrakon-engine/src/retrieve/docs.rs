@@ -197,7 +197,8 @@ pub(crate) fn is_exchange(text: &str) -> bool {
     text.lines().filter(|l| leading_name(l).is_some()).take(2).count() == 2
 }
 
-/// The name before a leading `Name:` of a line (up to three capitalised words).
+/// The name before a leading `Name:` of a line (up to three capitalised words, or words
+/// in a script without case: "서연:", "사용자:").
 fn leading_name(line: &str) -> Option<&str> {
     let (head, _) = line.split_once(':')?;
     let head = head.trim();
@@ -207,7 +208,7 @@ fn leading_name(line: &str) -> Option<&str> {
     let words: Vec<&str> = head.split_whitespace().collect();
     let named = words.len() <= 3
         && words.iter().all(|w| {
-            w.chars().next().is_some_and(char::is_uppercase)
+            w.chars().next().is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
                 && w.chars().all(|c| c.is_alphabetic() || "'.-".contains(c))
         });
     named.then_some(head)

@@ -259,9 +259,10 @@ pub(crate) struct Stamp {
 
 /// What a text index's commit payload starts with: its format. The second writes a string
 /// fact's value as it is (the first indexed its escaped form, `"a\\nb"`); the third takes
-/// Korean particles off words; an index of another format is not trusted, so it is built
-/// again from the log.
-pub(crate) const TEXT_STAMP: &str = "ostrakon-text-3";
+/// Korean particles off words; the fourth tags the days Korean and Spanish texts speak of
+/// and reads a speaker's name in a script without case ("사용자:"), which makes an
+/// exchange; an index of another format is not trusted, so it is built again from the log.
+pub(crate) const TEXT_STAMP: &str = "ostrakon-text-4";
 
 impl Stamp {
     pub(crate) fn of(index: &NamespaceIndex, seq: Seq) -> Stamp {

@@ -38,6 +38,10 @@ fn speakers_are_a_leading_name_or_the_role() {
     assert_eq!(who("Meeting at 10:30"), None);
     assert_eq!(who("We met Anna, Bob and Carl Smith Jr yesterday: fun"), None);
     assert_eq!(who("no colon here"), None);
+    // Scripts without case: any word of letters.
+    assert_eq!(who("서연: 이틀 전에 갔어요").as_deref(), Some("서연"));
+    assert_eq!(who("用户: 你好").as_deref(), Some("用户"));
+    assert_eq!(who("서연, 내일 3:00에 봐요"), None);
     let mut e = ep(1, "hello there", None);
     e.role = Some("user".into());
     assert_eq!(speaker(&e), Some("user"));
@@ -140,4 +144,5 @@ fn context_documents_pair_each_turn_with_both_neighbours_and_are_only_added() {
     }
     assert!(exchanges.context.iter().all(|(k, _)| k & 3 == KIND_EPISODE));
     assert!(is_exchange("User: hi\nAssistant: hello") && !is_exchange("Caroline: hi\nhow are you?"));
+    assert!(is_exchange("사용자: 안녕하세요\n도우미: 반가워요"));
 }
