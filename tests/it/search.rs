@@ -142,6 +142,37 @@ fn the_turns_around_the_best_hits_are_a_list_of_their_own() {
 }
 
 #[test]
+fn a_whole_exchange_brings_no_neighbours() {
+    let fx = Fixture::new();
+    let said = |user: &str, assistant: &str, at: &str| {
+        episode(&format!("User: {user}\nAssistant: {assistant}"), at, "day1")
+    };
+    fx.append(vec![
+        said("My cat is called Miso.", "A lovely name!", "2029-12-01T10:00:00Z"),
+        said("The weather is cold today.", "Wrap up warm.", "2029-12-01T10:05:00Z"),
+        said("I am reading a novel.", "Which one?", "2029-12-01T10:10:00Z"),
+    ]);
+    // Each exchange holds its own reply; the one after the best hit is another talk, and
+    // is not a candidate through it.
+    let q = text("What is my cat called?");
+    assert_eq!(rank_of(&fx, &q, "User: My cat").map(|(rank, _)| rank), Some(1));
+    for other in ["User: The weather", "User: I am reading"] {
+        assert!(
+            rank_of(&fx, &q, other).is_none_or(|(_, lists)| !lists.contains(&Component::Neighbour)),
+            "{other}"
+        );
+    }
+    // The same talk as single turns: the turn after the best hit is its neighbour.
+    let turns = Fixture::new();
+    turns.append(vec![
+        episode("User: My cat is called Miso.", "2029-12-01T10:00:00Z", "day1"),
+        episode("Assistant: A lovely name!", "2029-12-01T10:01:00Z", "day1"),
+    ]);
+    let (_, lists) = rank_of(&turns, &q, "Assistant: A lovely").expect("the reply");
+    assert!(lists.contains(&Component::Neighbour), "{lists:?}");
+}
+
+#[test]
 fn a_query_naming_a_day_ranks_the_episodes_of_that_day() {
     let fx = Fixture::new();
     fx.append(vec![

@@ -142,12 +142,48 @@ ES = ("es-lucia", "2024-05-", [
     ("¿Por qué dudaba en aceptar el puesto de supervisora?", [24], ["user-said"]),
 ])
 
+# Questions asked in another language than the memory's: (episode number, {language: question}).
+CROSS = {
+    "ko-jimin": [
+        (1, {"en": "What did I say my job is?", "es": "¿Cuál dije que es mi trabajo?", "zh": "我说过我的职业是什么？"}),
+        (3, {"en": "What are my cats' names?", "es": "¿Cómo se llaman mis gatos?", "zh": "我的猫叫什么名字？"}),
+        (5, {"en": "What food did you recommend I try in Busan?", "es": "¿Qué comida me recomendaste probar en Busan?", "zh": "你推荐我在釜山吃什么？"}),
+        (7, {"en": "What flowers did I plant with my students?", "es": "¿Qué flores planté con mis alumnos?", "zh": "我和学生们种了什么花？"}),
+        (8, {"en": "Who did I say is getting married?", "es": "¿Quién dije que se casa?", "zh": "我说谁要结婚了？"}),
+        (10, {"en": "What day is my guitar lesson?", "es": "¿Qué día es mi clase de guitarra?", "zh": "我的吉他课是星期几？"}),
+        (13, {"en": "What did the hospital say I was low on?", "es": "¿Qué me dijeron en el hospital que me faltaba?", "zh": "医院说我缺什么？"}),
+        (14, {"en": "What am I allergic to?", "es": "¿A qué soy alérgica?", "zh": "我对什么过敏？"}),
+        (16, {"en": "What did I say my dream is?", "es": "¿Cuál dije que es mi sueño?", "zh": "我说我的梦想是什么？"}),
+        (19, {"en": "What did I buy as a present for my mom?", "es": "¿Qué le compré a mi madre de regalo?", "zh": "我给妈妈买了什么礼物？"}),
+        (22, {"en": "What did the vet find wrong with Hodu?", "es": "¿Qué le encontró el veterinario a Hodu?", "zh": "兽医说Hodu怎么了？"}),
+        (24, {"en": "What do I drink instead of coffee in the morning?", "es": "¿Qué bebo por la mañana en lugar de café?", "zh": "我早上不喝咖啡，喝什么？"}),
+        (29, {"en": "Where did I decide to stay in Busan?", "es": "¿Dónde decidí alojarme en Busan?", "zh": "我决定在釜山住哪里？"}),
+        (32, {"en": "What is my favourite song these days?", "es": "¿Cuál es mi canción favorita estos días?", "zh": "我最近最喜欢的歌是什么？"}),
+    ],
+    "es-lucia": [
+        (1, {"en": "What is my job?", "ko": "제 직업이 뭐예요?", "zh": "我是做什么工作的？"}),
+        (3, {"en": "What is my dog called?", "ko": "제 강아지 이름이 뭐예요?", "zh": "我的狗叫什么名字？"}),
+        (4, {"en": "What is Canelo afraid of?", "ko": "카넬로는 무엇을 무서워해요?", "zh": "Canelo害怕什么？"}),
+        (6, {"en": "What am I allergic to?", "ko": "제가 무슨 알레르기가 있어요?", "zh": "我对什么过敏？"}),
+        (7, {"en": "Where is my sister moving to?", "ko": "제 언니는 어디로 이사 가요?", "zh": "我姐姐要搬到哪里？"}),
+        (8, {"en": "Which book am I rereading?", "ko": "제가 다시 읽고 있는 책이 뭐예요?", "zh": "我在重读哪本书？"}),
+        (10, {"en": "What day is my pottery class?", "ko": "도자기 수업은 무슨 요일이에요?", "zh": "我的陶艺课是星期几？"}),
+        (12, {"en": "Which beach did I go to with my friends?", "ko": "친구들이랑 어느 해변에 갔어요?", "zh": "我和朋友们去了哪个海滩？"}),
+        (17, {"en": "When is my mother's birthday?", "ko": "엄마 생일이 언제예요?", "zh": "我妈妈的生日是哪天？"}),
+        (19, {"en": "What did I buy for my mother?", "ko": "엄마에게 뭘 사 드렸어요?", "zh": "我给妈妈买了什么？"}),
+        (20, {"en": "How am I learning German?", "ko": "독일어를 어떻게 배우고 있어요?", "zh": "我是怎么学德语的？"}),
+        (23, {"en": "What position did the hospital offer me?", "ko": "병원에서 어떤 자리를 제안받았어요?", "zh": "医院给我提供了什么职位？"}),
+        (29, {"en": "What day is my flight to Lisbon?", "ko": "리스본 가는 비행기는 언제예요?", "zh": "我飞往里斯本的航班是哪天？"}),
+        (32, {"en": "What is my favourite film?", "ko": "제가 제일 좋아하는 영화가 뭐예요?", "zh": "我最喜欢的电影是什么？"}),
+    ],
+}
+
 LABELS = {"ko-jimin": ("사용자", "도우미"), "es-lucia": ("Usuaria", "Asistente")}
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    memories, gold = [], []
+    memories, gold, cross = [], [], []
     for namespace, month, turns, questions in (KO, ES):
         user, assistant = LABELS[namespace]
         seen = {}
@@ -166,13 +202,20 @@ def main():
         for question, numbers, tags in questions:
             gold.append({"namespace": namespace, "question": question, "gold": [ids[n - 1] for n in numbers],
                          "at": asked, "tags": [namespace[:2]] + tags})
+        for number, asked_in in CROSS[namespace]:
+            for language, question in asked_in.items():
+                cross.append({"namespace": namespace, "question": question, "gold": [ids[number - 1]],
+                              "at": asked, "tags": [f"{language}-on-{namespace[:2]}", f"asked-in-{language}"]})
     with open(os.path.join(here, "memories.jsonl"), "w", encoding="utf-8") as f:
         for line in memories:
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
     with open(os.path.join(here, "gold.jsonl"), "w", encoding="utf-8") as f:
         for line in gold:
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
-    print(len(memories), "episodes,", len(gold), "questions")
+    with open(os.path.join(here, "cross.jsonl"), "w", encoding="utf-8") as f:
+        for line in cross:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(len(memories), "episodes,", len(gold), "questions,", len(cross), "asked in another language")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ pub(crate) mod index;
 pub(crate) mod indexer;
 pub(crate) mod keys;
 pub(crate) mod lane;
+pub(crate) mod neighbours;
 pub(crate) mod newer;
 pub(crate) mod query;
 pub(crate) mod rank;

@@ -23,9 +23,9 @@ use crate::retrieve::index::SearchIndex;
 use crate::retrieve::keys::KIND_EPISODE;
 use crate::retrieve::keys::as_episodes;
 use crate::retrieve::keys::episode_key;
-use crate::retrieve::keys::key;
 use crate::retrieve::keys::kind_code;
 use crate::retrieve::keys::record;
+use crate::retrieve::neighbours::neighbour_list;
 use crate::retrieve::newer::{lift_newer, newer_first};
 use crate::retrieve::query::Component;
 use crate::retrieve::query::ComponentRank;
@@ -487,14 +487,7 @@ fn candidate_lists(
             push(&mut lists, Component::Segment, Ok(topical), warnings);
         }
         if wants(Component::Neighbour) {
-            let mut near = Vec::new();
-            for seed in best.iter().take(NEIGHBOUR_SEEDS) {
-                for forward in [false, true] {
-                    if let Some(e) = index.thread_neighbour(*seed, view.known_at, forward) {
-                        near.push((key(RecordRef::Episode(e.id)), 1.0 / (near.len() + 1) as f32));
-                    }
-                }
-            }
+            let near = neighbour_list(index, view, &best[..best.len().min(NEIGHBOUR_SEEDS)]);
             push(&mut lists, Component::Neighbour, Ok(near), warnings);
         }
     }
