@@ -4,7 +4,19 @@
 
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
-use super::{Grain, MAX_DAYS};
+/// How precise an expression is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Grain {
+    /// Some days (a date, yesterday, a week, a weekend).
+    Day,
+    /// A calendar month.
+    Month,
+    /// A calendar year.
+    Year,
+}
+
+/// Longest span of days a `Day` mention may cover (a week and a bit).
+const MAX_DAYS: i64 = 10;
 
 /// The days an expression stands for, before it has a place in a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 
 use chrono::{Duration, NaiveDate, Weekday};
 
-use super::calendar::{self, Unit};
-use super::{Mention, Word, day_number, mention, year_number};
+use super::calendar::{self, Grain, Unit};
+use super::text::{Mention, Word, day_number, mention, year_number};
 
 /// Whether the question asks for a time: it opens with "when" and an auxiliary ("When
 /// did…", "When is…"; "When I was in Paris, what…" only sets the scene), or asks "what/which
@@ -247,7 +247,7 @@ pub(super) fn mentions(ws: &[Word<'_>], reference: NaiveDate) -> Vec<Mention> {
             }
             if let Some(m) = relative(ws, i, i + 1, reference, step) {
                 // "this month", "this year" say only when the text was written.
-                if step != 0 || m.grain == super::Grain::Day {
+                if step != 0 || m.grain == Grain::Day {
                     out.push(m);
                 }
                 i += 2;

@@ -10,7 +10,7 @@ use chrono::{Duration, NaiveDate, Weekday};
 use ostrakon_core::particles::is_particle_tail;
 
 use super::calendar::{self, Days, Unit};
-use super::{Mention, Word, mention, year_number};
+use super::text::{Mention, Word, mention, year_number};
 
 /// Most words one expression spans ("2024년 3월 9일", "다음 주 토요일").
 const MAX_WORDS: usize = 3;

@@ -5,8 +5,8 @@
 
 use chrono::{Duration, NaiveDate, Weekday};
 
-use super::calendar::{self, Days, Unit};
-use super::{Grain, Mention, Word, day_number, mention, year_number};
+use super::calendar::{self, Days, Grain, Unit};
+use super::text::{Mention, Word, day_number, mention, year_number};
 
 /// Whether the question asks for a time: "cuándo" (with its accent: "cuando" is also the
 /// conjunction), "qué/cuál día|fecha|mes|año|semana|hora", "cuánto tiempo".
