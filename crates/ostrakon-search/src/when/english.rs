@@ -293,7 +293,7 @@ pub(super) fn mentions(ws: &[Word<'_>], reference: NaiveDate) -> Vec<Mention> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::super::tests::{d, found};
+    use super::super::tests::{d, day, found, one};
     use super::super::{Grain, asks_when, states_time};
 
     #[test]
@@ -326,24 +326,20 @@ mod tests {
     #[test]
     fn relative_expressions_against_the_day_written() {
         let monday = d(2023, 5, 8);
-        let one = |t: &str| {
-            let f = found(t, monday);
-            assert_eq!(f.len(), 1, "{t}: {f:?}");
-            (f[0].0, f[0].1, f[0].2)
-        };
-        assert_eq!(one("I went to a support group yesterday"), (d(2023, 5, 7), d(2023, 5, 7), Grain::Day));
-        assert_eq!(one("the day before yesterday"), (d(2023, 5, 6), d(2023, 5, 6), Grain::Day));
-        assert_eq!(one("see you tomorrow"), (d(2023, 5, 9), d(2023, 5, 9), Grain::Day));
+        let one = |t: &str| one(t, monday);
+        assert_eq!(one("I went to a support group yesterday"), day(2023, 5, 7));
+        assert_eq!(one("the day before yesterday"), day(2023, 5, 6));
+        assert_eq!(one("see you tomorrow"), day(2023, 5, 9));
         assert_eq!(one("last week"), (d(2023, 5, 1), d(2023, 5, 7), Grain::Day));
         assert_eq!(one("last weekend"), (d(2023, 5, 6), d(2023, 5, 7), Grain::Day));
         assert_eq!(one("next weekend"), (d(2023, 5, 13), d(2023, 5, 14), Grain::Day));
-        assert_eq!(one("last Saturday"), (d(2023, 5, 6), d(2023, 5, 6), Grain::Day));
-        assert_eq!(one("last Monday"), (d(2023, 5, 1), d(2023, 5, 1), Grain::Day));
-        assert_eq!(one("next Friday"), (d(2023, 5, 12), d(2023, 5, 12), Grain::Day));
-        assert_eq!(one("last night"), (d(2023, 5, 7), d(2023, 5, 7), Grain::Day));
+        assert_eq!(one("last Saturday"), day(2023, 5, 6));
+        assert_eq!(one("last Monday"), day(2023, 5, 1));
+        assert_eq!(one("next Friday"), day(2023, 5, 12));
+        assert_eq!(one("last night"), day(2023, 5, 7));
         assert_eq!(one("last month"), (d(2023, 4, 1), d(2023, 4, 30), Grain::Month));
         assert_eq!(one("last year"), (d(2022, 1, 1), d(2022, 12, 31), Grain::Year));
-        assert_eq!(one("two days ago"), (d(2023, 5, 6), d(2023, 5, 6), Grain::Day));
+        assert_eq!(one("two days ago"), day(2023, 5, 6));
         assert_eq!(one("a few days ago"), (d(2023, 5, 4), d(2023, 5, 6), Grain::Day));
         assert_eq!(one("3 weeks ago"), (d(2023, 4, 14), d(2023, 4, 20), Grain::Day));
         assert_eq!(one("a couple of months ago"), (d(2023, 3, 1), d(2023, 3, 31), Grain::Month));

@@ -247,7 +247,7 @@ pub(super) fn mentions(ws: &[Word<'_>], reference: NaiveDate) -> Vec<Mention> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{d, found};
+    use super::super::tests::{d, day, found, one};
     use super::super::{Grain, asks_when, states_time};
 
     #[test]
@@ -271,12 +271,7 @@ mod tests {
     #[test]
     fn korean_relative_expressions_against_the_day_written() {
         let thursday = d(2024, 3, 14);
-        let one = |t: &str| {
-            let f = found(t, thursday);
-            assert_eq!(f.len(), 1, "{t}: {f:?}");
-            (f[0].0, f[0].1, f[0].2)
-        };
-        let day = |y, m, dd| (d(y, m, dd), d(y, m, dd), Grain::Day);
+        let one = |t: &str| one(t, thursday);
         assert_eq!(one("어제 병원에 갔어요"), day(2024, 3, 13));
         assert_eq!(one("어제부터 밥을 안 먹어요"), day(2024, 3, 13));
         assert_eq!(one("그저께 비가 왔어요"), day(2024, 3, 12));

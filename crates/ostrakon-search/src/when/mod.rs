@@ -123,6 +123,18 @@ mod tests {
             .collect()
     }
 
+    /// The one mention of `text`, as (from, to, grain).
+    pub(super) fn one(text: &str, reference: NaiveDate) -> (NaiveDate, NaiveDate, Grain) {
+        let f = found(text, reference);
+        assert_eq!(f.len(), 1, "{text}: {f:?}");
+        (f[0].0, f[0].1, f[0].2)
+    }
+
+    /// A single day, as [`one`] gives it.
+    pub(super) fn day(y: i32, m: u32, dd: u32) -> (NaiveDate, NaiveDate, Grain) {
+        (d(y, m, dd), d(y, m, dd), Grain::Day)
+    }
+
     #[test]
     fn terms_for_the_index_and_for_queries() {
         let t = index_terms("I went camping yesterday", d(2023, 6, 1));

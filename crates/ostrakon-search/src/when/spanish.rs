@@ -217,7 +217,7 @@ pub(super) fn mentions(ws: &[Word<'_>], reference: NaiveDate) -> Vec<Mention> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{d, found};
+    use super::super::tests::{d, day, found, one};
     use super::super::{Grain, asks_when, states_time};
 
     #[test]
@@ -240,12 +240,7 @@ mod tests {
     #[test]
     fn spanish_relative_expressions_against_the_day_written() {
         let thursday = d(2024, 5, 16);
-        let one = |t: &str| {
-            let f = found(t, thursday);
-            assert_eq!(f.len(), 1, "{t}: {f:?}");
-            (f[0].0, f[0].1, f[0].2)
-        };
-        let day = |y, m, dd| (d(y, m, dd), d(y, m, dd), Grain::Day);
+        let one = |t: &str| one(t, thursday);
         assert_eq!(one("Ayer fui al médico."), day(2024, 5, 15));
         assert_eq!(one("anteayer"), day(2024, 5, 14));
         assert_eq!(one("antes de ayer"), day(2024, 5, 14));
