@@ -201,20 +201,9 @@ fn relative(s: &str, reference: NaiveDate) -> Option<Days> {
     {
         return tail(rest).then(|| calendar::weekday_of_week(reference, step, wd)).flatten();
     }
-    let units = [
-        ("주말", Unit::Weekend),
-        ("주", Unit::Week),
-        ("달", Unit::Month),
-        ("해", Unit::Year),
-        (WEEKDAYS[0].0, Unit::Weekday(WEEKDAYS[0].1)),
-        (WEEKDAYS[1].0, Unit::Weekday(WEEKDAYS[1].1)),
-        (WEEKDAYS[2].0, Unit::Weekday(WEEKDAYS[2].1)),
-        (WEEKDAYS[3].0, Unit::Weekday(WEEKDAYS[3].1)),
-        (WEEKDAYS[4].0, Unit::Weekday(WEEKDAYS[4].1)),
-        (WEEKDAYS[5].0, Unit::Weekday(WEEKDAYS[5].1)),
-        (WEEKDAYS[6].0, Unit::Weekday(WEEKDAYS[6].1)),
-    ];
-    let (unit, rest) = strip(rest, &units)?;
+    let units = [("주말", Unit::Weekend), ("주", Unit::Week), ("달", Unit::Month), ("해", Unit::Year)];
+    let (unit, rest) =
+        strip(rest, &units).or_else(|| strip(rest, &WEEKDAYS).map(|(wd, rest)| (Unit::Weekday(wd), rest)))?;
     // "이번 달", "이번 해" say only when the text was written.
     if !tail(rest) || (step == 0 && matches!(unit, Unit::Month | Unit::Year)) {
         return None;
