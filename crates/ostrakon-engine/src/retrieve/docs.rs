@@ -208,7 +208,7 @@ fn leading_name(line: &str) -> Option<&str> {
     let words: Vec<&str> = head.split_whitespace().collect();
     let named = words.len() <= 3
         && words.iter().all(|w| {
-            w.chars().next().is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+            w.chars().next().is_some_and(|c| c.is_alphabetic() && !c.is_lowercase())
                 && w.chars().all(|c| c.is_alphabetic() || "'.-".contains(c))
         });
     named.then_some(head)

@@ -108,10 +108,8 @@ fn counted(ws: &[Word<'_>], i: usize, reference: NaiveDate) -> Option<(Days, usi
         _ => return None,
     };
     let (n, vague, used) = count(ws, at)?;
-    let (unit, one) = unit_at(ws, at + used)?;
-    if one != 1 || matches!(unit, Unit::Weekday(_) | Unit::Weekend) {
-        return None;
-    }
+    // Only one-word units count (calendar::counted refuses weekends and weekdays).
+    let (unit, _) = unit_at(ws, at + used)?;
     Some((calendar::counted(n, unit, reference, vague, forward)?, at + used + 1))
 }
 
@@ -271,6 +269,7 @@ mod tests {
             "el sábado fui a la playa",
             "hace frío",
             "dos veces por semana",
+            "hace dos lunes",
         ] {
             assert!(found(t, thursday).is_empty(), "{t}");
         }
